@@ -1,0 +1,28 @@
+"""random: the baseline. Uniform over the legal actions, for both games.
+
+At Arschmallows' end decision it calls only 1 time in 20 (so rounds last long enough to reach
+every rule), and it answers the ``get_rid`` entry with a random ordered choice of two or more of
+the offered slots. Seeded from its seat seed: the same match seed gives the same play.
+Strength: the floor of every ladder. Speed: a few microseconds a decision.
+Parameters: ``random:call=0.1`` sets the call probability.
+"""
+
+import random
+
+from mallows.policies import CALL_PROBABILITY, random_action
+
+
+class Bot:
+    name = "random"
+    version = "1.0"
+    games = ("arschmallows", "take4")
+
+    def __init__(self, call: float = CALL_PROBABILITY):
+        self.call = float(call)
+        self.rng = random.Random(0)
+
+    def match_start(self, info: dict) -> None:
+        self.rng = random.Random(info["seed"])
+
+    def act(self, observation: dict) -> dict:
+        return random_action(observation, self.rng, self.call)

@@ -1,0 +1,109 @@
+"""The agent protocol v1 as the runner sees it: a bot handle, its limits, and its failures.
+
+Whatever a bot is (a Python object in this process, a subprocess speaking JSON lines, a bot in a
+Ray worker) the runner drives it through a ``BotHandle``:
+
+- ``start(info)``: the match-start hook. ``info`` = ``{"protocol", "game", "options", "seat",
+  "players", "seed", "names"}``.
+- ``act(observation) -> action``: one decision.
+- ``end(info)``: the match-end hook, ``info`` = ``{"seat", "result"}``. A failure here is
+  reported but is not a forfeit.
+- ``close()``: release everything (a subprocess is always reaped).
+
+A handle raises ``BotFailure(reason)`` when the bot raises, crashes, exits, hangs, answers
+garbage or runs over its limits; the runner turns that into a forfeit.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mallows import PROTOCOL_VERSION  # noqa: F401  (re-exported for bot authors)
+
+
+class BotFailure(Exception):
+    """The bot failed a decision or a hook; ``str(self)`` is the reason, for the bot author."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time limits. ``decision_seconds``: one decision; ``match_seconds``: all of one seat's
+    decisions in one match together; ``start_seconds``: start-up, handshake and start hook."""
+
+    decision_seconds: float = 1.0
+    match_seconds: float = 300.0
+    start_seconds: float = 10.0
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Limits":
+        return cls(**data)
+
+
+class BotHandle(Protocol):
+    name: str
+
+    def start(self, info: dict) -> None: ...
+    def act(self, observation: dict) -> Any: ...
+    def end(self, info: dict) -> None: ...
+    def close(self) -> None: ...
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``ValueError: bad thing (at mybot.py:12 in act)`` for the innermost frame of the bot."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = ""
+    if frames:
+        f = frames[-1]
+        where = f" (at {f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name})"
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+class InProcessBot:
+    """A trusted Python bot object called directly. It cannot be pre-empted, so its time is
+    measured after each call and a decision over the limit is a forfeit all the same."""
+
+    def __init__(self, bot: Any, name: str, limits: Limits = Limits()):
+        self.bot = bot
+        self.name = name
+        self.limits = limits
+        self.used = 0.0
+
+    def _call(self, hook: str, arg: Any, limit: float, what: str) -> Any:
+        fn = getattr(self.bot, hook, None)
+        if fn is None:
+            return None, 0.0
+        t0 = time.perf_counter()
+        try:
+            answer = fn(arg)
+        except Exception as exc:  # the bot's own bug: reported, never propagated
+            raise BotFailure(f"{what} raised {describe_exception(exc)}") from None
+        spent = time.perf_counter() - t0
+        if spent > limit:
+            raise BotFailure(f"{what} took {spent:.3f} s, over the limit of {limit:g} s")
+        return answer, spent
+
+    def start(self, info: dict) -> None:
+        self._call("match_start", info, self.limits.start_seconds, "the match-start hook")
+
+    def act(self, observation: dict) -> Any:
+        answer, spent = self._call("act", observation, self.limits.decision_seconds, "act()")
+        self.used += spent
+        if self.used > self.limits.match_seconds:
+            raise BotFailure(
+                f"used {self.used:.3f} s in this match, over the match budget of "
+                f"{self.limits.match_seconds:g} s")
+        return answer
+
+    def end(self, info: dict) -> None:
+        self._call("match_end", info, self.limits.start_seconds, "the match-end hook")
+
+    def close(self) -> None:
+        close = getattr(self.bot, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass

@@ -1,0 +1,34 @@
+"""The ``mallows`` command line: one typer app, one module per command group.
+
+``main()`` is the console script. Every ``MallowsError`` becomes a one-paragraph message on
+stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from mallows.errors import MallowsError
+
+app = typer.Typer(
+    name="mallows",
+    help="AI tournaments for Arschmallows and Squishmallows Take4.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+from mallows.cli import play as _play, bots as _bots, tournament as _tournament  # noqa: E402
+
+for _module in (_play, _bots, _tournament):
+    _module.register(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except MallowsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)

@@ -1,0 +1,35 @@
+"""Shared CLI plumbing: user errors become exit status 2 with a message, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+
+import typer
+
+from mallows.errors import MallowsError
+
+
+def user_errors(fn):
+    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except MallowsError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """``["table_cards=4", ...]`` -> ``{"table_cards": "4"}``; the game coerces the values."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise MallowsError(f"--option {pair!r} is not KEY=VALUE: write it as, for example, "
+                               f"--option table_cards=4")
+        out[key.strip()] = value.strip()
+    return out

@@ -1,0 +1,60 @@
+"""``mallows play GAME --bot NAME ...``: one match, printed as a table, optionally recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mallows.agents import Limits
+from mallows.cli.common import parse_options, user_errors
+from mallows.errors import MallowsError
+from mallows.games import get_game
+from mallows.registry import load_bot
+from mallows.runner import play_match
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)
+
+
+@user_errors
+def play(
+    game: str = typer.Argument(..., help="arschmallows or take4"),
+    bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat)."),
+    rules: Optional[str] = typer.Option(None, help="Rule set (arschmallows: standard, supermallows)."),
+    option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
+    seed: int = typer.Option(0, help="Match seed: same seed, same bots, same match."),
+    record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
+    decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
+) -> None:
+    """Play one match and print the result."""
+    module = get_game(game)
+    options = module.make_options(rules, parse_options(option))
+    if not module.MIN_PLAYERS <= len(bot) <= module.MAX_PLAYERS:
+        raise MallowsError(
+            f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
+            f"{len(bot)} --bot options: give one --bot per seat")
+    limits = Limits(decision_seconds=decision_seconds)
+    specs = [load_bot(name) for name in bot]
+    result = play_match(game, options, seed, [s.handle(limits) for s in specs],
+                        names=[s.name for s in specs])
+    if record is not None:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n")
+    headers, rows, notes = module.summary(result)
+    table = Table(title=f"{game} · seed {seed}")
+    for h in headers:
+        table.add_column(h)
+    for row in rows:
+        table.add_row(*(str(c) for c in row))
+    console = Console()
+    console.print(table)
+    for note in notes:
+        console.print(note)
+    if record is not None:
+        console.print(f"record written to {record}")

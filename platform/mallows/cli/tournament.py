@@ -1,0 +1,5 @@
+"""``mallows tournament``, ``mallows ratings``, ``mallows replay`` (placeholder)."""
+
+
+def register(app) -> None:
+    pass

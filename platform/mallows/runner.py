@@ -1,0 +1,106 @@
+"""One match: a game, a bot handle per seat, a seed -> the match record v1.
+
+The runner owns the bots: it starts them, asks each for its decisions with only the observation
+the game built for its seat, turns every failure (``BotFailure`` from the handle,
+``IllegalAction`` from the game) into a forfeit, lets the random policy play the forfeited seat
+from its own stream (so the deals are untouched), and closes every bot whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Sequence
+
+from mallows import PROTOCOL_VERSION, RECORD_VERSION, seeding
+from mallows.agents import BotFailure, BotHandle
+from mallows.errors import IllegalAction
+from mallows.games import get_game
+from mallows.games.base import SeededChance
+from mallows.policies import random_action
+
+MAX_SHOWN = 600  # characters of an answer or of the legal actions quoted in a forfeit reason
+
+
+def _short(value: Any) -> str:
+    try:
+        text = json.dumps(value, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"... ({len(text)} chars)"
+
+
+def decision_context(number: int, observation: dict) -> str:
+    where = [f"decision {number}"]
+    for key in ("round", "phase"):
+        if key in observation:
+            where.append(f"{key} {observation[key]}")
+    return ", ".join(where)
+
+
+def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
+               names: Sequence[str] | None = None) -> dict:
+    """Play one match and return its record. ``options`` must be the game's effective options
+    (``make_options``); the handles are closed before this returns."""
+    module = get_game(game)
+    n = len(bots)
+    names = list(names) if names is not None else [b.name for b in bots]
+    try:
+        state = module.new_state(options, n, SeededChance(seed))
+        forfeits: list[str | None] = [None] * n
+        fallbacks: list[random.Random | None] = [None] * n
+        opening: list[dict] = []
+
+        def forfeit(seat: int, reason: str, events: list[dict]) -> None:
+            forfeits[seat] = reason
+            fallbacks[seat] = random.Random(seeding.fallback_seed(seed, seat))
+            events.append({"type": "forfeit", "seat": seat, "reason": reason})
+
+        for seat, bot in enumerate(bots):
+            info = {"protocol": PROTOCOL_VERSION, "game": game, "options": state.options,
+                    "seat": seat, "players": n, "seed": seeding.bot_seed(seed, seat),
+                    "names": names}
+            try:
+                bot.start(info)
+            except BotFailure as exc:
+                forfeit(seat, f"before the first deal: {exc}", opening)
+        state.events[0:0] = opening
+
+        decisions = [0] * n
+        while not state.is_terminal():
+            seats = state.to_move()
+            observations = [state.observation(s) for s in seats]
+            for seat, obs in zip(seats, observations):
+                decisions[seat] += 1
+                if forfeits[seat] is None:
+                    answer: Any = None
+                    try:
+                        answer = bots[seat].act(obs)
+                        state.apply(seat, answer)
+                        continue
+                    except BotFailure as exc:
+                        reason = f"{decision_context(decisions[seat], obs)}: {exc}"
+                    except IllegalAction as exc:
+                        reason = (f"{decision_context(decisions[seat], obs)}: answered "
+                                  f"{_short(answer)}, which is illegal: {exc}. Legal actions "
+                                  f"were {_short(obs['legal_actions'])}")
+                    forfeit(seat, reason, state.events)
+                state.apply(seat, random_action(obs, fallbacks[seat]))
+        result = state.result(forfeits)
+        record = {"record_version": RECORD_VERSION, "game": game, "options": state.options,
+                  "seed": seed, "players": names}
+        record.update(state.record_header())
+        record["events"] = state.events
+        record["result"] = result
+        for seat, bot in enumerate(bots):
+            try:
+                bot.end({"seat": seat, "result": result})
+            except BotFailure:
+                pass  # an end hook's failure is not a forfeit
+        return record
+    finally:
+        for bot in bots:
+            try:
+                bot.close()
+            except Exception:
+                pass
