@@ -20,6 +20,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """AI tournaments for Arschmallows and Squishmallows Take4."""
+
+
 from mallows.cli import play as _play, bots as _bots, tournament as _tournament  # noqa: E402
 
 for _module in (_play, _bots, _tournament):
