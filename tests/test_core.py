@@ -1,0 +1,75 @@
+"""Seeding streams, competition ranking and the random policy: the pieces every game uses."""
+
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+
+from mallows import seeding
+from mallows.games.base import ReplayChance, SeededChance, competition_ranks
+from mallows.policies import random_action
+
+
+def test_deal_stream_depends_only_on_seed_and_round():
+    a = SeededChance(7)
+    b = SeededChance(7)
+    cards = list(range(62))
+    b.reshuffle(0, cards)  # drawing from another stream first must not move the deal
+    b.race(0, 1, [0, 1])
+    assert a.deal(3, cards) == b.deal(3, cards)
+    assert a.deal(3, cards) != a.deal(4, cards)
+    assert SeededChance(8).deal(3, cards) != a.deal(3, cards)
+
+
+def test_reshuffles_of_a_round_draw_in_order_from_one_stream():
+    cards = list(range(20))
+    a = SeededChance(1)
+    first, second = a.reshuffle(2, cards), a.reshuffle(2, cards)
+    assert first != second
+    b = SeededChance(1)
+    b.deal(2, cards)
+    assert b.reshuffle(2, cards) == first
+
+
+@given(st.integers(0, 2**63 - 1), st.integers(0, 5))
+def test_bot_seeds_are_json_safe_and_distinct_per_seat(seed, seat):
+    s = seeding.bot_seed(seed, seat)
+    assert 0 <= s < 2**53
+    assert s == seeding.bot_seed(seed, seat)
+    assert s != seeding.bot_seed(seed, seat + 1)
+    assert s != seeding.fallback_seed(seed, seat)
+
+
+def test_replay_chance_returns_recorded_draws_in_order():
+    events = [{"type": "deal", "deck": [3, 1, 2]}, {"type": "reshuffle", "deck": [9, 8]},
+              {"type": "race", "winner": 2}, {"type": "deal", "deck": [1]}]
+    chance = ReplayChance(events)
+    assert chance.deal(0, []) == [3, 1, 2]
+    assert chance.reshuffle(0, []) == [9, 8]
+    assert chance.race(0, 1, [0, 2]) == 2
+    assert chance.deal(1, []) == [1]
+
+
+@pytest.mark.parametrize("keys, forfeits, ranks", [
+    ([5, 3, 9], [], [1, 0, 2]),
+    ([1, 1, 2], [], [0, 0, 2]),  # platform.md: tied seats share the better rank, next skips
+    ([2, 1, 1, 0], [], [3, 1, 1, 0]),
+    ([0, 5, 9], ["crashed", None, None], [2, 0, 1]),  # a forfeit ranks below every other seat
+    ([0, 5, 9], ["crashed", None, "timeout"], [1, 0, 1]),  # forfeited seats tie among themselves
+    ([(3, -1), (3, -2)], [], [1, 0]),  # tuple keys: tie-break on the second element
+])
+def test_competition_ranks(keys, forfeits, ranks):
+    assert competition_ranks(keys, forfeits) == ranks
+
+
+def test_random_policy_calls_rarely_and_expands_get_rid():
+    rng = random.Random(0)
+    end = {"phase": "end", "legal_actions": [{"type": "call"}, {"type": "pass"}]}
+    calls = sum(random_action(end, rng)["type"] == "call" for _ in range(4000))
+    assert 100 < calls < 320  # about 1 in 20
+    use = {"phase": "use", "legal_actions": [{"type": "get_rid", "choose_from": [0, 2, 5]}]}
+    for _ in range(50):
+        action = random_action(use, rng)
+        assert action["type"] == "get_rid"
+        assert 2 <= len(action["slots"]) == len(set(action["slots"])) <= 3
+        assert set(action["slots"]) <= {0, 2, 5}
