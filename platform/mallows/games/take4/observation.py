@@ -1,0 +1,58 @@
+"""What a Take4 seat is shown: the observation dict of agent protocol v1 (platform.md).
+
+Owns the observation's shape. Everything in Take4 is public except the deck's order (rules.md
+2: "Everything but the deck's order is public"), and the picks of the round being decided are
+not yet made, so a round's observation is the same for every seat apart from ``seat`` (and
+``legal_actions``, which is the same list for every seat that still has to pick).
+
+Keys: ``protocol``, ``game``, ``options``, ``seat``, ``players``, ``phase`` ("pick"),
+``legal_actions``, ``round``, ``positions`` (four entries, a name or null, position 1 first),
+``collections`` (by seat, names in the order taken), ``deck`` (cards left, a count),
+``history`` (earlier rounds: ``{"round", "positions", "picks", "races"}``), and ``squads``
+(squad -> its four characters; fixed, given so a bot in any language needs no table of its own).
+
+Every call builds fresh lists and dicts: a bot that mutates its observation cannot reach the
+game's state or another seat's observation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mallows import PROTOCOL_VERSION
+from mallows.games.take4.cards import SQUADS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mallows.games.take4.state import Take4State
+
+GAME = "take4"
+PHASE = "pick"
+
+
+def copy_history_entry(entry: dict) -> dict:
+    races = entry["races"]
+    return {
+        "round": entry["round"],
+        "positions": entry["positions"][:],
+        "picks": entry["picks"][:],
+        "races": [{"position": r["position"], "contenders": r["contenders"][:],
+                   "winner": r["winner"]} for r in races] if races else [],
+    }
+
+
+def build(state: "Take4State", seat: int) -> dict:
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "game": GAME,
+        "options": dict(state.options),
+        "seat": seat,
+        "players": state.players,
+        "phase": PHASE,
+        "legal_actions": state.legal_actions(seat),
+        "round": state.round,
+        "positions": list(state.positions),
+        "collections": [list(held) for held in state.collections],
+        "deck": len(state.deck),
+        "history": list(map(copy_history_entry, state.history)),
+        "squads": {squad: list(members) for squad, members in SQUADS.items()},
+    }
