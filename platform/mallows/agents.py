@@ -25,7 +25,16 @@ from mallows import PROTOCOL_VERSION  # noqa: F401  (re-exported for bot authors
 
 
 class BotFailure(Exception):
-    """The bot failed a decision or a hook; ``str(self)`` is the reason, for the bot author."""
+    """The bot failed a decision or a hook; ``str(self)`` is the reason, for the bot author.
+
+    ``kind`` sorts failures for reports (``mallows bots check``): ``"error"`` (the bot raised or
+    reported an error), ``"crash"`` (its process exited or was killed), ``"timeout"`` (a time
+    limit or the match budget), ``"garbage"`` (a reply that is not the protocol), ``"flood"``
+    (too much output), ``"protocol"`` (handshake: wrong protocol version)."""
+
+    def __init__(self, reason: str, kind: str = "error"):
+        super().__init__(reason)
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,8 @@ class InProcessBot:
             raise BotFailure(f"{what} raised {describe_exception(exc)}") from None
         spent = time.perf_counter() - t0
         if spent > limit:
-            raise BotFailure(f"{what} took {spent:.3f} s, over the limit of {limit:g} s")
+            raise BotFailure(f"{what} took {spent:.3f} s, over the limit of {limit:g} s",
+                             kind="timeout")
         return answer, spent
 
     def start(self, info: dict) -> None:
@@ -94,7 +104,7 @@ class InProcessBot:
         if self.used > self.limits.match_seconds:
             raise BotFailure(
                 f"used {self.used:.3f} s in this match, over the match budget of "
-                f"{self.limits.match_seconds:g} s")
+                f"{self.limits.match_seconds:g} s", kind="timeout")
         return answer
 
     def end(self, info: dict) -> None:

@@ -1,20 +1,57 @@
-"""Resolving a bot name to something the runner can play.
+"""Resolving a bot name to something the runner can play, in-process or isolated.
 
-(Minimal version: loads a Python bot module from ``bots/``. The full registry, with folders,
-file paths, entry points, subprocess manifests and isolation, extends this file.)
+``load_bot(name) -> BotSpec``. ``name`` is ``BASE`` or ``BASE:key=value,key2=value2`` (the
+parameters go, as strings, to the bot's constructor, or to a subprocess bot in its ``hello`` and
+start messages). ``BASE`` is looked up, first match wins:
+
+1. a path (it contains ``/``, starts with ``.`` or ends with ``.py``): a ``.py`` file, a Python
+   package folder (``__init__.py``), or a folder with a ``bot.toml`` manifest (or the manifest
+   itself);
+2. in the bots directories (``$MALLOWS_BOTS_DIR`` or ``./bots``, then the project's own
+   ``bots/``): ``BASE.py``, or a folder ``BASE/`` as above;
+3. an entry point named ``BASE`` in group ``mallows.bots`` of an installed distribution (it
+   names a module holding ``Bot``, or the class itself: ``mybot = "mypkg.mybot:Bot"``).
+
+Trust: the bots in ``SHIPPED`` found in the project's own ``bots/`` run in-process (trusted,
+fastest). Every other Python bot runs isolated, hosted by ``python -m mallows.bothost`` in its
+own process; a subprocess bot (manifest) always runs in its own process. Override with
+``load_bot(name, isolate=True|False)`` or ``MALLOWS_ISOLATE=1`` (isolate every bot) /
+``MALLOWS_ISOLATE=0`` (run every Python bot in-process, for debugging your own bot).
+
+Untrusted code is never run in the platform's process to learn about it: an isolated bot's
+version and games are read from its source (literal class attributes ``name``, ``version``,
+``games``) or, when that is not enough, from its handshake (``BotSpec.describe()``, which
+starts it in its own process). A name that cannot be resolved or loaded raises ``BotError``
+naming the bot, where it looked and what failed.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import importlib.util
 import os
+import shutil
 import sys
+import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mallows.agents import InProcessBot, Limits
+from mallows import PROTOCOL_VERSION
+from mallows.agents import BotFailure, InProcessBot, Limits, describe_exception
 from mallows.errors import BotError
+
+SHIPPED = frozenset({"random", "greedy", "heuristic", "ismcts", "denial"})
+ENTRY_POINT_GROUP = "mallows.bots"
+MANIFEST = "bot.toml"
+KNOWN_GAMES = ("arschmallows", "take4")
+
+
+def project_bots_dir() -> Path:
+    """The project's own ``bots/`` (where the shipped bots live)."""
+    return Path(__file__).resolve().parents[2] / "bots"
 
 
 def bots_dir() -> Path:
@@ -25,32 +62,373 @@ def bots_dir() -> Path:
     here = Path.cwd() / "bots"
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parents[2] / "bots"
+    return project_bots_dir()
+
+
+def search_dirs() -> list[Path]:
+    """The bots directories, in lookup order, without duplicates."""
+    out: list[Path] = []
+    for d in (bots_dir(), project_bots_dir()):
+        d = d.resolve()
+        if d.is_dir() and d not in out:
+            out.append(d)
+    return out
+
+
+def parse_name(name: str) -> tuple[str, dict[str, str]]:
+    """``"ismcts:budget=0.5,seed=3"`` -> ``("ismcts", {"budget": "0.5", "seed": "3"})``."""
+    base, _, rest = name.partition(":")
+    params: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise BotError(f"bot {name!r}: parameter {part!r} is not key=value. Parameters "
+                           f"follow the name after a colon, separated by commas, for example "
+                           f"ismcts:budget=0.5,seed=3")
+        params[key.strip()] = value.strip()
+    if not base.strip():
+        raise BotError(f"bot {name!r} has no name before its parameters")
+    return base.strip(), params
+
+
+def _isolation_default(trusted: bool, isolate: bool | None) -> bool:
+    if isolate is not None:
+        return isolate
+    env = os.environ.get("MALLOWS_ISOLATE", "").strip().lower()
+    if env in ("1", "true", "yes", "all"):
+        return True
+    if env in ("0", "false", "no", "none"):
+        return False
+    return not trusted
 
 
 @dataclass
 class BotSpec:
-    name: str
-    cls: Any
+    """A resolved bot. ``kind``: ``"python"`` or ``"subprocess"``; ``isolated``: it runs in
+    its own process; ``trusted``: shipped with the project. ``version``/``games``/``bot_name``
+    are ``None`` when unknown without running the bot (see ``describe``)."""
+
+    name: str                      # the full name as given, parameters included
+    base: str
     params: dict = field(default_factory=dict)
-    source: str = ""
+    kind: str = "python"
+    isolated: bool = False
+    trusted: bool = False
+    version: str | None = None
+    games: tuple[str, ...] | None = None
+    bot_name: str | None = None    # the bot's own name (class attribute or manifest)
+    source: str = ""               # where it comes from, for people
+    origin: str = ""               # "bots", "path" or "entry point"
+    cls: Any = None                # in-process: the class
+    target: str | None = None      # isolated Python: what bothost loads
+    command: list[str] | None = None  # subprocess: argv (resolved)
+    cwd: str | None = None
 
-    def handle(self, limits: Limits = Limits()) -> InProcessBot:
-        return InProcessBot(self.cls(**self.params), self.name, limits)
+    @property
+    def kind_label(self) -> str:
+        if self.kind == "subprocess":
+            return "subprocess"
+        return "python, isolated" if self.isolated else "python, in-process"
+
+    def bot_command(self) -> list[str]:
+        if self.kind == "subprocess":
+            return list(self.command)
+        return [sys.executable, "-P", "-m", "mallows.bothost", self.target,
+                *(f"{k}={v}" for k, v in self.params.items())]
+
+    def handle(self, limits: Limits = Limits()):
+        """A fresh ``BotHandle`` for one match."""
+        if not self.isolated:
+            try:
+                bot = self.cls(**self.params)
+            except Exception as exc:
+                raise BotError(f"bot {self.name!r} ({self.source}) could not be constructed: "
+                               f"{self.cls.__name__}(**{self.params!r}) raised "
+                               f"{describe_exception(exc)}") from None
+            return InProcessBot(bot, self.name, limits)
+        from mallows.isolation import SubprocessBot
+        return SubprocessBot(self.name, self.bot_command(), cwd=self.cwd, params=self.params,
+                             limits=limits)
+
+    def describe(self, timeout: float = 10.0) -> dict:
+        """Start the bot in its own process, shake hands, stop it; return its hello
+        (``name``, ``version``, ``games``) and fill in what was unknown. ``BotError`` on
+        failure. For an in-process bot, its class attributes."""
+        if not self.isolated:
+            return {"name": self.bot_name, "version": self.version,
+                    "games": list(self.games) if self.games else None}
+        handle = self.handle(Limits(start_seconds=timeout))
+        try:
+            deadline = time.monotonic() + timeout
+            handle.spawn()
+            hello = handle._request({"type": "hello", "protocol": PROTOCOL_VERSION,
+                                     "params": self.params}, deadline,
+                                    "the handshake (hello)", "start_seconds")
+            handle._check_hello(hello)
+        except BotFailure as exc:
+            raise BotError(f"bot {self.name!r} ({self.source}) failed its handshake: {exc}") \
+                from None
+        finally:
+            handle.close()
+        if self.version is None and hello.get("version") is not None:
+            self.version = str(hello["version"])
+        if self.games is None and isinstance(hello.get("games"), list):
+            self.games = tuple(str(g) for g in hello["games"])
+        if self.bot_name is None and hello.get("name") is not None:
+            self.bot_name = str(hello["name"])
+        return hello
 
 
-def _load_module(path: Path, modname: str):
-    spec = importlib.util.spec_from_file_location(modname, path)
+# -- loading ---------------------------------------------------------------------------------
+
+_MODULES: dict[tuple[str, int], Any] = {}
+
+
+def _import_path(path: Path, modname: str):
+    """Import a trusted bot file or package folder by path (``bots/`` stays off sys.path, so
+    ``bots/random.py`` does not shadow the standard library), cached by path and mtime."""
+    init = path / "__init__.py" if path.is_dir() else path
+    key = (str(init), init.stat().st_mtime_ns)
+    if key in _MODULES:
+        return _MODULES[key]
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(modname, init,
+                                                      submodule_search_locations=[str(path)])
+    else:
+        spec = importlib.util.spec_from_file_location(modname, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[modname] = module
     spec.loader.exec_module(module)
+    _MODULES[key] = module
     return module
 
 
-def load_bot(name: str) -> BotSpec:
-    base = name.split(":", 1)[0]
-    path = bots_dir() / f"{base}.py"
-    if not path.is_file():
-        raise BotError(f"unknown bot {name!r}: no {path}")
-    module = _load_module(path, f"mallows_bots.{base}")
-    return BotSpec(name=name, cls=module.Bot, source=str(path))
+def _class_meta(cls: Any) -> dict:
+    games = getattr(cls, "games", None)
+    return {"bot_name": getattr(cls, "name", None),
+            "version": None if getattr(cls, "version", None) is None else str(cls.version),
+            "games": tuple(games) if games else None}
+
+
+def _static_meta(name: str, path: Path) -> dict:
+    """Read ``class Bot``'s literal ``name``/``version``/``games`` from the source without
+    running it. A syntax error, or no ``Bot`` at all, is a ``BotError``."""
+    source_file = path / "__init__.py" if path.is_dir() else path
+    try:
+        tree = ast.parse(source_file.read_bytes(), filename=str(source_file))
+    except SyntaxError as exc:
+        raise BotError(f"bot {name!r} ({source_file}) does not parse: SyntaxError at line "
+                       f"{exc.lineno}: {exc.msg}") from None
+    except OSError as exc:
+        raise BotError(f"bot {name!r}: cannot read {source_file}: {exc}") from None
+    meta: dict = {"bot_name": None, "version": None, "games": None}
+    has_bot = False
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Bot":
+            has_bot = True
+            for item in node.body:
+                if isinstance(item, ast.Assign) and len(item.targets) == 1 \
+                        and isinstance(item.targets[0], ast.Name):
+                    key = item.targets[0].id
+                    try:
+                        value = ast.literal_eval(item.value)
+                    except ValueError:
+                        continue
+                    if key == "name":
+                        meta["bot_name"] = str(value)
+                    elif key == "version":
+                        meta["version"] = str(value)
+                    elif key == "games" and isinstance(value, (list, tuple)):
+                        meta["games"] = tuple(str(g) for g in value)
+        elif isinstance(node, (ast.ImportFrom, ast.Import)):
+            has_bot = has_bot or any((a.asname or a.name) == "Bot" for a in node.names)
+        elif isinstance(node, ast.Assign):
+            has_bot = has_bot or any(isinstance(t, ast.Name) and t.id == "Bot"
+                                     for t in node.targets)
+    if not has_bot:
+        raise BotError(f"bot {name!r} ({source_file}) defines no class Bot: a Python bot is a "
+                       f"module with a class Bot that has act(observation) -> action")
+    return meta
+
+
+def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> BotSpec:
+    path = folder / MANIFEST
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise BotError(f"bot {name!r}: its manifest {path} cannot be read: {exc}") from None
+
+    def need(key: str, kind: type, example: str):
+        value = data.get(key)
+        if not isinstance(value, kind) or not value:
+            raise BotError(f"bot {name!r}: its manifest {path} needs {key} = {example}")
+        return value
+
+    bot_name = str(need("name", str, '"mybot"'))
+    version = str(need("version", str, '"1.0"'))
+    command = need("command", list, '["node", "bot.js"] (run in the bot\'s folder)')
+    if not all(isinstance(c, str) and c for c in command):
+        raise BotError(f"bot {name!r}: in {path}, command must be a list of strings, "
+                       f"for example [\"node\", \"bot.js\"]")
+    games = need("games", list, '["arschmallows", "take4"]')
+    unknown = [g for g in games if g not in KNOWN_GAMES]
+    if unknown:
+        raise BotError(f"bot {name!r}: {path} lists unknown games {unknown}: the games are "
+                       f"{', '.join(KNOWN_GAMES)}")
+    protocol = data.get("protocol", PROTOCOL_VERSION)
+    if protocol != PROTOCOL_VERSION:
+        raise BotError(f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "
+                       f"speaks protocol {PROTOCOL_VERSION}")
+    program = command[0]
+    if program in ("python", "python3"):
+        resolved = sys.executable  # the platform's own interpreter
+    elif "/" in program:
+        resolved = str((folder / program).resolve())
+        if not os.access(resolved, os.X_OK):
+            raise BotError(f"bot {name!r}: {path} names the command {program!r}, but "
+                           f"{resolved} is not an executable file")
+    else:
+        resolved = shutil.which(program)
+        if resolved is None:
+            raise BotError(f"bot {name!r}: {path} names the command {program!r}, which is "
+                           f"not on PATH: install it, or give its path")
+    return BotSpec(name=name, base=base, params=params, kind="subprocess", isolated=True,
+                   trusted=False, version=version, games=tuple(games), bot_name=bot_name,
+                   source=str(path), origin=origin, command=[resolved, *command[1:]],
+                   cwd=str(folder))
+
+
+def _from_path(name: str, base: str, params: dict, path: Path, origin: str,
+               isolate: bool | None) -> BotSpec:
+    path = path.resolve()
+    if path.name == MANIFEST and path.is_file():
+        path = path.parent
+    if path.is_dir() and (path / MANIFEST).is_file():
+        return _manifest(name, base, params, path, origin)
+    if path.is_dir() and not (path / "__init__.py").is_file():
+        raise BotError(f"bot {name!r}: the folder {path} has neither a {MANIFEST} manifest "
+                       f"(a subprocess bot) nor an __init__.py (a Python package bot)")
+    trusted = (origin == "bots" and base in SHIPPED
+               and path.parent == project_bots_dir().resolve())
+    isolated = _isolation_default(trusted, isolate)
+    spec = BotSpec(name=name, base=base, params=params, kind="python", isolated=isolated,
+                   trusted=trusted, source=str(path), origin=origin, target=str(path),
+                   cwd=str(path.parent))
+    if isolated:
+        meta = _static_meta(name, path)
+    else:
+        try:
+            module = _import_path(path, f"mallows_bots.{base}")
+        except Exception as exc:
+            raise BotError(f"bot {name!r} ({path}) failed to load: "
+                           f"{describe_exception(exc)}") from None
+        spec.cls = getattr(module, "Bot", None)
+        if not isinstance(spec.cls, type):
+            raise BotError(f"bot {name!r} ({path}) defines no class Bot: a Python bot is a "
+                           f"module with a class Bot that has act(observation) -> action")
+        meta = _class_meta(spec.cls)
+    spec.bot_name, spec.version, spec.games = meta["bot_name"], meta["version"], meta["games"]
+    return spec
+
+
+def _entry_points() -> list:
+    return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
+def _from_entry_point(name: str, base: str, params: dict, ep, isolate: bool | None) -> BotSpec:
+    dist = getattr(ep, "dist", None)
+    dist_text = f" of {dist.name} {dist.version}" if dist is not None else ""
+    spec = BotSpec(name=name, base=base, params=params, kind="python",
+                   isolated=_isolation_default(False, isolate), trusted=False,
+                   version=dist.version if dist is not None else None,
+                   source=f"entry point {ep.name} = {ep.value}{dist_text}",
+                   origin="entry point", target=ep.value)
+    if not spec.isolated:
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise BotError(f"bot {name!r} ({spec.source}) failed to load: "
+                           f"{describe_exception(exc)}") from None
+        cls = obj if isinstance(obj, type) else getattr(obj, "Bot", None)
+        if not isinstance(cls, type):
+            raise BotError(f"bot {name!r} ({spec.source}) names neither a class nor a module "
+                           f"with a class Bot")
+        spec.cls = cls
+        meta = _class_meta(cls)
+        spec.bot_name, spec.games = meta["bot_name"], meta["games"]
+        spec.version = meta["version"] or spec.version
+    return spec
+
+
+def _looks_like_path(base: str) -> bool:
+    return "/" in base or os.sep in base or base.startswith(".") or base.endswith(".py") \
+        or base.endswith(".toml")
+
+
+def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
+    """Resolve ``name`` (see the module docstring). ``isolate`` forces isolation on or off
+    for Python bots (default: shipped bots in-process, every other one isolated)."""
+    base, params = parse_name(name)
+    if _looks_like_path(base):
+        path = Path(base).expanduser()
+        if not path.exists():
+            raise BotError(f"unknown bot {name!r}: there is no file or folder {path.resolve()}")
+        stem = path.resolve().parent.name if path.name == MANIFEST else path.resolve().stem
+        return _from_path(name, stem, params, path, "path", isolate)
+    looked: list[str] = []
+    for d in search_dirs():
+        for candidate in (d / f"{base}.py", d / base):
+            if candidate.exists():
+                return _from_path(name, base, params, candidate, "bots", isolate)
+        looked.append(f"{d}/{base}.py, {d}/{base}/")
+    eps = _entry_points()
+    for ep in eps:
+        if ep.name == base:
+            return _from_entry_point(name, base, params, ep, isolate)
+    installed = sorted({ep.name for ep in eps})
+    raise BotError(
+        f"unknown bot {name!r}: looked for {'; '.join(looked) or 'a bots directory (none found)'}"
+        f", and for an entry point {base!r} in group {ENTRY_POINT_GROUP} (installed: "
+        f"{', '.join(installed) or 'none'}). Give a bot in bots/, a path to a .py file or bot "
+        f"folder, or install a distribution with that entry point")
+
+
+@dataclass
+class Listing:
+    """One row of ``mallows bots list``: a spec, or the error that stopped it loading."""
+
+    name: str
+    spec: BotSpec | None
+    error: str | None
+    source: str
+
+
+def list_bots() -> list[Listing]:
+    """Every bot in the bots directories and every entry point, first name wins."""
+    seen: set[str] = set()
+    out: list[Listing] = []
+
+    def add(base: str, where: str, load) -> None:
+        if base in seen:
+            return
+        seen.add(base)
+        try:
+            out.append(Listing(base, load(), None, where))
+        except BotError as exc:
+            out.append(Listing(base, None, str(exc), where))
+
+    for d in search_dirs():
+        for entry in sorted(d.iterdir()):
+            if entry.name.startswith(("_", ".")):
+                continue
+            if entry.is_file() and entry.suffix == ".py":
+                add(entry.stem, str(entry),
+                    lambda e=entry: _from_path(e.stem, e.stem, {}, e, "bots", None))
+            elif entry.is_dir() and ((entry / MANIFEST).is_file()
+                                     or (entry / "__init__.py").is_file()):
+                add(entry.name, str(entry),
+                    lambda e=entry: _from_path(e.name, e.name, {}, e, "bots", None))
+    for ep in _entry_points():
+        add(ep.name, f"entry point {ep.value}",
+            lambda ep=ep: _from_entry_point(ep.name, ep.name, {}, ep, None))
+    return out

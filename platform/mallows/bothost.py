@@ -1,0 +1,183 @@
+"""Host one untrusted Python bot in its own process, speaking the protocol v1 wire format.
+
+Run as ``python -m mallows.bothost TARGET [key=value ...]``. ``TARGET`` is a ``.py`` file, a
+package folder (with ``__init__.py``), or an importable ``module`` / ``module:attribute`` (what
+an entry point names). The module's ``Bot`` class (or the attribute itself, if it is a class) is
+constructed with the parameters as keyword arguments (strings) when the platform's ``hello``
+arrives (the ``params`` of ``hello`` are added to those of the command line), and its
+``match_start`` / ``act`` / ``match_end`` are called for the ``start`` / ``act`` / ``end``
+messages (see ``mallows.isolation`` for the messages).
+
+The protocol runs on private copies of fds 0 and 1: the bot's own ``print()`` goes to stderr
+(the bot's log) and its ``input()`` reads nothing, so bot code cannot corrupt the channel. An
+exception in the bot is answered with an ``error`` message naming the exception and the line
+that raised it; the platform makes that the forfeit reason. This module imports nothing from
+the engine: the process holds the bot and the observations it was sent, nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+PROTOCOL_VERSION = 1  # kept equal to mallows.PROTOCOL_VERSION (a test checks it)
+
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``ValueError: bad thing (at mybot.py:12 in act)``: the innermost frame."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = ""
+    if frames:
+        f = frames[-1]
+        where = f" (at {f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name})"
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def load_target(target: str):
+    """The bot class named by ``target`` (file, package folder, or ``module[:attr]``)."""
+    path = Path(target)
+    if target.endswith(".py") or os.sep in target or path.exists():
+        if path.is_dir():
+            init = path / "__init__.py"
+            spec = importlib.util.spec_from_file_location(
+                f"mallows_hosted.{path.name}", init, submodule_search_locations=[str(path)])
+        else:
+            spec = importlib.util.spec_from_file_location(f"mallows_hosted.{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{target} is not a Python file or package folder")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        obj = module
+    else:
+        modname, _, attr = target.partition(":")
+        obj = importlib.import_module(modname)
+        for part in filter(None, attr.split(".")):
+            obj = getattr(obj, part)
+    if isinstance(obj, type):
+        return obj
+    cls = getattr(obj, "Bot", None)
+    if not isinstance(cls, type):
+        raise ImportError(f"{target} defines no class Bot")
+    return cls
+
+
+class _Channel:
+    """JSON lines on two fds, with our own read buffer."""
+
+    def __init__(self, rfd: int, wfd: int):
+        self.rfd, self.wfd = rfd, wfd
+        self.buf = bytearray()
+
+    def read(self) -> dict | None:
+        buf = self.buf
+        while True:
+            i = buf.find(b"\n")
+            if i >= 0:
+                line = bytes(buf[:i])
+                del buf[:i + 1]
+                if line.strip():
+                    return json.loads(line)
+                continue
+            chunk = os.read(self.rfd, 65536)
+            if not chunk:
+                return None
+            buf += chunk
+
+    def write(self, message: dict) -> None:
+        data = (_encode(message) + "\n").encode()
+        while data:
+            data = data[os.write(self.wfd, data):]
+
+
+def serve(target: str, params: dict, channel: _Channel) -> int:
+    cls = bot = None
+    load_error = None
+    try:
+        cls = load_target(target)
+    except Exception as exc:
+        traceback.print_exc()
+        load_error = f"could not load the bot from {target}: {describe_exception(exc)}"
+    while True:
+        message = channel.read()
+        if message is None:
+            return 0
+        kind = message.get("type")
+        if kind == "quit":
+            return 0
+        if load_error:
+            channel.write({"type": "error", "message": load_error})
+            return 1
+        try:
+            if kind == "hello":
+                params = dict(params, **(message.get("params") or {}))
+                what = f"{cls.__name__}(**{params!r})" if params else f"{cls.__name__}()"
+                bot = cls(**params)
+                games = getattr(bot, "games", None)
+                channel.write({"type": "hello", "protocol": PROTOCOL_VERSION,
+                               "name": str(getattr(bot, "name", Path(target).stem)),
+                               "version": str(getattr(bot, "version", "0")),
+                               "games": list(games) if games is not None else None})
+            elif kind == "act":
+                what = "act()"
+                action = bot.act(message["observation"])
+                try:
+                    reply = _encode({"type": "action", "action": action})
+                except (TypeError, ValueError) as exc:
+                    channel.write({"type": "error", "message":
+                                   f"act() returned {action!r}, which is not JSON-compatible "
+                                   f"({exc})"})
+                    continue
+                data = (reply + "\n").encode()
+                while data:
+                    data = data[os.write(channel.wfd, data):]
+            elif kind in ("start", "end"):
+                hook = "match_start" if kind == "start" else "match_end"
+                what = f"the {hook} hook"
+                fn = getattr(bot, hook, None)
+                if fn is not None:
+                    fn(message.get("info"))
+                channel.write({"type": "ok"})
+            else:
+                channel.write({"type": "error",
+                               "message": f"bothost got an unknown message type {kind!r}"})
+        except Exception as exc:
+            traceback.print_exc()
+            channel.write({"type": "error", "message": f"{what} raised {describe_exception(exc)}"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    target, params = argv[0], {}
+    for pair in argv[1:]:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            print(f"bothost: parameter {pair!r} is not key=value", file=sys.stderr)
+            return 2
+        params[key] = value
+    # Keep the protocol on private fds; the bot's stdout and stdin are the log and nothing.
+    rfd, wfd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if target.endswith(".py") or os.sep in target:
+        # The bot's sibling modules can be imported, but cannot shadow the standard library
+        # (the platform runs this with ``python -P``: no script or cwd directory up front).
+        sys.path.append(str(Path(target).resolve().parent))
+    return serve(target, params, _Channel(rfd, wfd))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
