@@ -1,0 +1,155 @@
+"""Ratings: pure functions from match results to leaderboards. No I/O, no SQLite, no games.
+
+A result is ``(players, ranks)``: bot name by seat and the record's ``result.ranks`` (0-based
+competition ranks, forfeits already placed last, so a forfeit counts as last place). Results must
+be given in schedule order: TrueSkill updates are order-dependent, and rating in schedule order
+(never finishing order) makes a table independent of executor, worker count and timing.
+
+One ``trueskill.TrueSkill`` environment per game and per rating (never the global one).
+Parameters and their defaults (``DEFAULT_PARAMS``, overridable in a tournament's [ratings]):
+
+- ``mu`` 25, ``sigma`` 25/3, ``beta`` 25/6: TrueSkill's usual scale.
+- ``tau`` 0: bots are fixed programs whose skill does not drift between matches, so there is no
+  dynamics noise (TrueSkill's default, sigma/100, is meant for people who improve; it would keep
+  sigma from shrinking and weigh late matches more than early ones).
+- ``draw_probability`` 0.02: small but not 0 (at 0 the draw margin is 0 and TrueSkill cannot
+  update a tie, which both games produce: shared places).
+
+Leaderboards sort by the conservative rating mu - 3 sigma (then mu, then name).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Iterable, Sequence
+
+import trueskill
+
+DEFAULT_PARAMS = {"mu": 25.0, "sigma": 25.0 / 3, "beta": 25.0 / 6, "tau": 0.0,
+                  "draw_probability": 0.02}
+
+Result = tuple[Sequence[str], Sequence[int]]
+
+
+@dataclass
+class Row:
+    rank: int
+    bot: str
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int
+    wins: int
+    mean_place: float  # 1 = first
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def make_env(params: dict | None = None) -> trueskill.TrueSkill:
+    p = dict(DEFAULT_PARAMS)
+    p.update(params or {})
+    return trueskill.TrueSkill(mu=p["mu"], sigma=p["sigma"], beta=p["beta"], tau=p["tau"],
+                               draw_probability=p["draw_probability"])
+
+
+def _update(env: trueskill.TrueSkill, current: dict, players: Sequence[str],
+            ranks: Sequence[int]) -> None:
+    groups = [(current[name],) for name in players]
+    try:
+        rated = env.rate(groups, ranks=list(ranks))
+    except FloatingPointError:
+        # extreme surprises underflow the float backend; mpmath (if installed) is exact
+        env2 = trueskill.TrueSkill(mu=env.mu, sigma=env.sigma, beta=env.beta, tau=env.tau,
+                                   draw_probability=env.draw_probability, backend="mpmath")
+        rated = env2.rate(groups, ranks=list(ranks))
+    for name, (rating,) in zip(players, rated):
+        current[name] = env.create_rating(float(rating.mu), float(rating.sigma))
+
+
+def leaderboard(results: Iterable[Result], params: dict | None = None,
+                bots: Iterable[str] = ()) -> list[Row]:
+    """Rate ``results`` in the given order and return the sorted leaderboard. ``bots`` adds
+    rows for bots without a result yet (prior rating, 0 matches)."""
+    env = make_env(params)
+    current: dict[str, trueskill.Rating] = {}
+    matches: dict[str, int] = defaultdict(int)
+    wins: dict[str, int] = defaultdict(int)
+    places: dict[str, int] = defaultdict(int)
+    for name in bots:
+        current.setdefault(name, env.create_rating())
+    for players, ranks in results:
+        if len(players) != len(ranks):
+            raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
+        for name in players:
+            current.setdefault(name, env.create_rating())
+        if len(players) > 1:
+            _update(env, current, players, ranks)
+        for name, rank in zip(players, ranks):
+            matches[name] += 1
+            places[name] += rank + 1
+            wins[name] += rank == 0
+    rows = [Row(0, name, r.mu, r.sigma, r.mu - 3 * r.sigma, matches[name], wins[name],
+                places[name] / matches[name] if matches[name] else 0.0)
+            for name, r in current.items()]
+    rows.sort(key=lambda row: (-row.conservative, -row.mu, row.bot))
+    for i, row in enumerate(rows):
+        row.rank = i + 1
+    return rows
+
+
+@dataclass
+class HeadToHead:
+    bot: str
+    other: str
+    matches: int       # matches both played in
+    mean_place: float  # bot's mean place (1 = first) in those matches
+    ahead: float       # share of those matches in which bot finished strictly ahead of other
+
+
+def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
+    """``table[a][b]``: how ``a`` did in the matches it shared with ``b``."""
+    count: dict = defaultdict(int)
+    place: dict = defaultdict(int)
+    ahead: dict = defaultdict(int)
+    bots: set[str] = set()
+    for players, ranks in results:
+        bots.update(players)
+        for a, ra in zip(players, ranks):
+            for b, rb in zip(players, ranks):
+                if a == b:
+                    continue
+                count[a, b] += 1
+                place[a, b] += ra + 1
+                ahead[a, b] += ra < rb
+    table: dict[str, dict[str, HeadToHead]] = {a: {} for a in sorted(bots)}
+    for (a, b), n in count.items():
+        table[a][b] = HeadToHead(a, b, n, place[a, b] / n, ahead[a, b] / n)
+    return table
+
+
+class LiveLeader:
+    """An incremental TrueSkill over results in *arrival* order, for a progress display only
+    (the stored tables are always recomputed in schedule order). ``add`` is O(1); the queued
+    results are rated when ``leader()`` is asked, so a caller can ask on a timer."""
+
+    def __init__(self, params: dict | None = None):
+        self.env = make_env(params)
+        self.current: dict[str, trueskill.Rating] = {}
+        self.queue: list[Result] = []
+
+    def add(self, players: Sequence[str], ranks: Sequence[int]) -> None:
+        self.queue.append((list(players), list(ranks)))
+
+    def leader(self) -> tuple[str, float] | None:
+        for players, ranks in self.queue:
+            for name in players:
+                self.current.setdefault(name, self.env.create_rating())
+            if len(players) > 1:
+                _update(self.env, self.current, players, ranks)
+        self.queue.clear()
+        if not self.current:
+            return None
+        name, r = max(self.current.items(), key=lambda kv: (kv[1].mu - 3 * kv[1].sigma, kv[0]))
+        return name, r.mu - 3 * r.sigma

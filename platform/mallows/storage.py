@@ -1,0 +1,227 @@
+"""Storage: the only module that talks to SQLite (through sqlite-utils).
+
+Tables (platform.md, "Storage and ratings"):
+
+- ``meta``: ``schema_version`` and other bookkeeping (key, value).
+- ``bots``: every bot name a tournament used, with where it was loaded from.
+- ``tournaments``: one row per name, with the canonical definition (JSON) and its digest; a file
+  changed under an existing name is refused, naming what changed.
+- ``matches``: one row per finished match, keyed by ``id`` = ``"<tournament>/<index>"`` (unique
+  on (tournament, idx)), with its record (JSON) and, for ratings, its players and ranks.
+- ``ratings``: per tournament (``scope = 'tournament'``) and per game (``scope = 'game'``):
+  rank, mu, sigma, mu - 3 sigma, games, wins, mean place.
+
+The database runs in WAL mode, so another process can read while a tournament writes. Every
+match is committed in its own transaction as it arrives, so a run killed at any moment loses at
+most the matches still in flight; a rerun plays only the missing indices. The schema version is
+recorded in ``meta``; ``MIGRATIONS[i]`` takes a database from version i to i + 1 and opening a
+database runs the missing ones in order.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import sqlite_utils
+
+from mallows.errors import MallowsError
+
+DEFAULT_DB = Path("results") / "mallows.db"
+
+
+class StorageError(MallowsError):
+    """A database problem the user can act on (a newer schema, a changed tournament file)."""
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    db["bots"].create({"name": str, "source": str, "first_seen": str}, pk="name",
+                      if_not_exists=True)
+    db["tournaments"].create(
+        {"name": str, "game": str, "definition": str, "digest": str, "file": str,
+         "total": int, "created": str, "finished": str}, pk="name", if_not_exists=True)
+    db["matches"].create(
+        {"id": str, "tournament": str, "idx": int, "game": str, "tbl": int, "rotation": int,
+         "deal": int, "seed": int, "players": str, "ranks": str, "forfeits": int,
+         "record": str, "seconds": float, "finished_at": str},
+        pk="id", foreign_keys=[("tournament", "tournaments", "name")], if_not_exists=True)
+    db["matches"].create_index(["tournament", "idx"], unique=True, if_not_exists=True)
+    db["matches"].create_index(["game"], if_not_exists=True)
+    db["ratings"].create(
+        {"scope": str, "name": str, "game": str, "rank": int, "bot": str, "mu": float,
+         "sigma": float, "conservative": float, "games": int, "wins": int,
+         "mean_place": float, "updated": str},
+        pk=("scope", "name", "bot"), if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class Store:
+    def __init__(self, path: str | Path = DEFAULT_DB):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise StorageError(f"--db {str(self.path)!r} is a folder: give a file path, "
+                               f"e.g. results/mallows.db")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA busy_timeout = 30000")
+        self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable against kill -9
+        self._migrate()
+
+    # -- schema -------------------------------------------------------------------------------
+    def schema_version(self) -> int:
+        if "meta" not in self.db.table_names():
+            return 0
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _migrate(self) -> None:
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"{self.path} has schema version {version}, newer than this mallows "
+                f"understands ({SCHEMA_VERSION}): upgrade mallows or use another --db")
+        while version < SCHEMA_VERSION:
+            with self.db.conn:
+                MIGRATIONS[version](self.db)
+                version += 1
+                self.db["meta"].upsert({"key": "schema_version", "value": str(version)},
+                                       pk="key")
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # -- tournaments --------------------------------------------------------------------------
+    def register_tournament(self, t, bot_sources: dict[str, str] | None = None) -> bool:
+        """Record ``t`` (a ``Tournament``); True if new. A stored tournament of the same name
+        with a different definition is refused with the list of changes."""
+        from mallows.tournament import diff_definitions  # no import cycle at module load
+
+        row = self.tournament(t.name)
+        if row is not None:
+            if row["digest"] != t.digest():
+                changes = diff_definitions(json.loads(row["definition"]), t.definition())
+                raise StorageError(
+                    f"tournament {t.name!r} is already in {self.path} with a different "
+                    f"definition; changed: {'; '.join(changes)}. Its matches were played under "
+                    f"the old definition, so it cannot resume: give the file a new `name`, "
+                    f"restore the old values, or use another --db")
+            return False
+        with self.db.conn:
+            self.db["tournaments"].insert(
+                {"name": t.name, "game": t.game,
+                 "definition": json.dumps(t.definition(), sort_keys=True),
+                 "digest": t.digest(), "file": t.source, "total": t.match_count(),
+                 "created": _now(), "finished": None}, pk="name")
+            for bot in t.bots:
+                self.db["bots"].insert({"name": bot, "source": (bot_sources or {}).get(bot, ""),
+                                        "first_seen": _now()}, pk="name", ignore=True)
+        return True
+
+    def tournament(self, name: str) -> dict | None:
+        rows = list(self.db.query("SELECT * FROM tournaments WHERE name = ?", [name]))
+        return rows[0] if rows else None
+
+    def tournaments(self) -> list[dict]:
+        return list(self.db.query(
+            "SELECT t.name, t.game, t.total, t.created, t.finished, t.file, "
+            "(SELECT COUNT(*) FROM matches m WHERE m.tournament = t.name) AS done "
+            "FROM tournaments t ORDER BY t.rowid"))
+
+    def mark_finished(self, name: str) -> None:
+        with self.db.conn:
+            self.db.execute("UPDATE tournaments SET finished = ? WHERE name = ?", [_now(), name])
+
+    # -- matches ------------------------------------------------------------------------------
+    def done_indices(self, tournament: str) -> set[int]:
+        return {r[0] for r in self.db.execute(
+            "SELECT idx FROM matches WHERE tournament = ?", [tournament]).fetchall()}
+
+    def count_matches(self, tournament: str) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
+                               [tournament]).fetchone()[0]
+
+    def add_match(self, tournament: str, game: str, spec, record: dict,
+                  seconds: float = 0.0) -> None:
+        """Commit one finished match (its own transaction). A match already stored is kept."""
+        from mallows.schedule import match_id
+
+        forfeits = record["result"].get("forfeits") or []
+        with self.db.conn:
+            self.db["matches"].insert({
+                "id": match_id(tournament, spec.index), "tournament": tournament,
+                "idx": spec.index, "game": game, "tbl": spec.table, "rotation": spec.rotation,
+                "deal": spec.deal, "seed": spec.seed,
+                "players": json.dumps(record["players"]),
+                "ranks": json.dumps(record["result"]["ranks"]),
+                "forfeits": sum(1 for f in forfeits if f),
+                "record": json.dumps(record, separators=(",", ":")),
+                "seconds": float(seconds), "finished_at": _now()}, pk="id", ignore=True)
+
+    def results(self, tournament: str | None = None, game: str | None = None
+                ) -> Iterator[tuple[list[str], list[int]]]:
+        """(players, ranks) in rating order: tournaments by creation, matches by index."""
+        where, args = [], []
+        if tournament is not None:
+            where.append("m.tournament = ?")
+            args.append(tournament)
+        if game is not None:
+            where.append("m.game = ?")
+            args.append(game)
+        sql = ("SELECT m.players, m.ranks FROM matches m JOIN tournaments t "
+               "ON t.name = m.tournament" + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY t.rowid, m.idx")
+        for players, ranks in self.db.execute(sql, args):
+            yield json.loads(players), json.loads(ranks)
+
+    def match(self, match_id: str) -> dict | None:
+        rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
+        return rows[0] if rows else None
+
+    def match_ids(self, tournament: str, limit: int = 5) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM matches WHERE tournament = ? ORDER BY idx LIMIT ?",
+            [tournament, limit])]
+
+    def games(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT game FROM tournaments ORDER BY game")]
+
+    # -- ratings ------------------------------------------------------------------------------
+    def count_game_matches(self, game: str) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM matches WHERE game = ?",
+                               [game]).fetchone()[0]
+
+    def ratings_stale(self, scope: str, name: str) -> bool:
+        """True when the stored table was computed over a different number of matches."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?",
+                              [f"ratings:{scope}:{name}"]).fetchone()
+        now = self.count_matches(name) if scope == "tournament" else self.count_game_matches(name)
+        return row is None or int(row[0]) != now
+
+    def save_ratings(self, scope: str, name: str, game: str, rows, stamp: int = 0) -> None:
+        """Replace one leaderboard; ``stamp`` is the number of matches it was computed over."""
+        with self.db.conn:
+            self.db["meta"].upsert({"key": f"ratings:{scope}:{name}", "value": str(stamp)},
+                                   pk="key")
+            self.db.execute("DELETE FROM ratings WHERE scope = ? AND name = ?", [scope, name])
+            stamp = _now()
+            self.db["ratings"].insert_all(
+                ({"scope": scope, "name": name, "game": game, "rank": r.rank, "bot": r.bot,
+                  "mu": r.mu, "sigma": r.sigma, "conservative": r.conservative,
+                  "games": r.matches, "wins": r.wins, "mean_place": r.mean_place,
+                  "updated": stamp} for r in rows), pk=("scope", "name", "bot"))
+
+    def ratings(self, scope: str, name: str) -> list[dict]:
+        return list(self.db.query(
+            "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]))

@@ -1,0 +1,421 @@
+"""Tournament files: TOML -> a validated ``Tournament``.
+
+This module owns the tournament file format (platform.md, "Tournaments") and its validation.
+Every problem a user can make in a file (an unknown key, an unknown bot, a bad option, a value
+of the wrong type, too few bots) raises ``TournamentError`` (a ``MallowsError``: the CLI prints
+it and exits 2) with a message that names the key and says how to fix it.
+
+Keys::
+
+    name = "demo"            # unique in a database; letters, digits, . _ -
+    game = "take4"           # or "arschmallows"
+    rules = "standard"       # rule set (arschmallows: standard, supermallows); optional
+    players = 4              # seats per match
+    deals = 10               # deals per table; each is played in every seat rotation
+    seed = 2026              # the tournament seed; every match seed derives from it
+    bots = ["random", ...]   # at least `players` distinct bot names
+    [options]                # rule option overrides, e.g. table_cards = 4
+    [limits]                 # decision_seconds, match_seconds, start_seconds
+    [ratings]                # TrueSkill: mu, sigma, beta, tau, draw_probability
+
+``Tournament.definition()`` is the canonical JSON-able form that storage keeps, and
+``Tournament.digest()`` its hash: a rerun under the same name must have the same definition.
+
+It also runs one (``run_tournament``): schedule -> executor -> storage, one commit per finished
+match, only the matches not stored yet; then the ratings are recomputed from the stored results
+in schedule order (``refresh_ratings``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mallows.agents import Limits
+from mallows.errors import MallowsError
+from mallows.games import GAMES, get_game
+from mallows.ratings import DEFAULT_PARAMS
+
+REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
+OPTIONAL = ("rules", "options", "limits", "ratings")
+KEYS = REQUIRED + OPTIONAL
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+MAX_MATCHES = 5_000_000
+
+
+class TournamentError(MallowsError):
+    """A tournament file that cannot be run as written; the message names the key and the fix."""
+
+
+@dataclass(frozen=True)
+class Tournament:
+    name: str
+    game: str
+    rules: str | None
+    players: int
+    deals: int
+    seed: int
+    bots: tuple[str, ...]
+    options: dict = field(default_factory=dict)        # overrides as written in [options]
+    limits: dict = field(default_factory=dict)         # [limits] as written
+    ratings: dict = field(default_factory=dict)        # effective TrueSkill parameters
+    effective_options: dict = field(default_factory=dict)  # make_options(rules, options)
+    source: str = ""
+
+    def limits_obj(self) -> Limits:
+        return Limits(**self.limits)
+
+    def definition(self) -> dict:
+        """The canonical form: what a rerun under the same name must match."""
+        return {
+            "name": self.name, "game": self.game, "rules": self.rules,
+            "players": self.players, "deals": self.deals, "seed": self.seed,
+            "bots": list(self.bots), "options": dict(sorted(self.options.items())),
+            "limits": dict(sorted(self.limits.items())),
+            "ratings": dict(sorted(self.ratings.items())),
+        }
+
+    def digest(self) -> str:
+        text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def match_count(self) -> int:
+        return math.comb(len(self.bots), self.players) * self.players * self.deals
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _where(source: str) -> str:
+    return f"{source}: " if source else ""
+
+
+def _int(data: dict, key: str, low: int, high: int | None, src: str, hint: str) -> int:
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TournamentError(f"{_where(src)}`{key}` must be a whole number, got {value!r}: {hint}")
+    if value < low or (high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise TournamentError(f"{_where(src)}`{key}` must be {span}, got {value}: {hint}")
+    return value
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def available_bots() -> list[str]:
+    """Bot names found in the bots folder (for error messages only)."""
+    try:
+        from mallows import registry
+        lister = getattr(registry, "list_bots", None)
+        if lister is not None:
+            found = lister()
+            return sorted(getattr(b, "name", str(b)) for b in found)
+        folder = registry.bots_dir()
+        return sorted(p.stem for p in folder.iterdir()
+                      if not p.name.startswith(("_", ".")) and (p.suffix == ".py" or p.is_dir()))
+    except Exception:
+        return []
+
+
+def _check_bot(name: str, game: str, src: str) -> None:
+    from mallows.registry import load_bot
+    try:
+        spec = load_bot(name)
+    except MallowsError as exc:
+        known = available_bots()
+        listing = f"; bots found: {', '.join(known)}" if known else ""
+        raise TournamentError(
+            f"{_where(src)}`bots`: cannot load {name!r}: {exc}{listing}. Fix the name in "
+            f"`bots = [...]` or add the bot to bots/") from None
+    games = getattr(spec, "games", None) or getattr(getattr(spec, "cls", None), "games", None)
+    if isinstance(games, (list, tuple)) and games and game not in games:
+        raise TournamentError(
+            f"{_where(src)}`bots`: {name!r} plays {', '.join(games)}, not {game}: remove it "
+            f"from `bots`")
+
+
+def _check_limits(limits: Any, src: str) -> dict:
+    if not isinstance(limits, dict):
+        raise TournamentError(f"{_where(src)}`limits` must be a table: write [limits] "
+                              f"followed by lines like decision_seconds = 1.0")
+    names = [f.name for f in dataclasses.fields(Limits)]
+    out = {}
+    for key, value in limits.items():
+        if key not in names:
+            raise TournamentError(
+                f"{_where(src)}unknown key `limits.{key}`{_suggest(key, names)}: [limits] "
+                f"takes {', '.join(names)}")
+        if not _number(value) or value <= 0:
+            raise TournamentError(f"{_where(src)}`limits.{key}` must be a positive number of "
+                                  f"seconds, got {value!r}")
+        out[key] = float(value)
+    Limits(**out)
+    return out
+
+
+def _check_ratings(ratings: Any, src: str) -> dict:
+    if not isinstance(ratings, dict):
+        raise TournamentError(f"{_where(src)}`ratings` must be a table: write [ratings] "
+                              f"followed by lines like draw_probability = 0.02")
+    out = dict(DEFAULT_PARAMS)
+    for key, value in ratings.items():
+        if key not in DEFAULT_PARAMS:
+            raise TournamentError(
+                f"{_where(src)}unknown key `ratings.{key}`{_suggest(key, DEFAULT_PARAMS)}: "
+                f"[ratings] takes {', '.join(DEFAULT_PARAMS)}")
+        if not _number(value):
+            raise TournamentError(f"{_where(src)}`ratings.{key}` must be a number, got {value!r}")
+        out[key] = float(value)
+    for key in ("sigma", "beta"):
+        if out[key] <= 0:
+            raise TournamentError(f"{_where(src)}`ratings.{key}` must be above 0, got {out[key]}")
+    if out["tau"] < 0:
+        raise TournamentError(f"{_where(src)}`ratings.tau` must be 0 or more, got {out['tau']}")
+    if not 0 < out["draw_probability"] < 1:
+        raise TournamentError(
+            f"{_where(src)}`ratings.draw_probability` must be above 0 and below 1 (TrueSkill "
+            f"breaks down at exactly 0), got {out['draw_probability']}: try 0.02")
+    return out
+
+
+def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> Tournament:
+    """Validate a parsed TOML document; ``source`` names the file in messages."""
+    src = source
+    for key in data:
+        if key not in KEYS:
+            raise TournamentError(
+                f"{_where(src)}unknown key `{key}`{_suggest(key, KEYS)}: a tournament file "
+                f"takes {', '.join(KEYS)} (rule options go under [options])")
+    for key in REQUIRED:
+        if key not in data:
+            raise TournamentError(f"{_where(src)}missing key `{key}`: add it, for example "
+                                  f"{_EXAMPLES[key]}")
+    name = data["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise TournamentError(
+            f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
+            f"(no spaces or '/'), got {name!r}: for example name = \"demo\"")
+    game = data["game"]
+    if not isinstance(game, str) or game not in GAMES:
+        raise TournamentError(f"{_where(src)}`game` must be one of {', '.join(sorted(GAMES))}, "
+                              f"got {game!r}" + (_suggest(game, GAMES) if isinstance(game, str) else ""))
+    module = get_game(game)
+    rules = data.get("rules")
+    if rules is not None and not isinstance(rules, str):
+        raise TournamentError(f"{_where(src)}`rules` must be a rule-set name, got {rules!r}")
+    rule_sets = getattr(module, "RULE_SETS", {})
+    if rules is not None and rule_sets and rules not in rule_sets:
+        raise TournamentError(
+            f"{_where(src)}`rules`: unknown rule set {rules!r} for {game}"
+            f"{_suggest(rules, rule_sets)}: choose one of {', '.join(rule_sets)} or leave "
+            f"`rules` out for {getattr(module, 'DEFAULT_RULES', 'the default')}")
+    if rules is None:
+        rules = getattr(module, "DEFAULT_RULES", None)
+    players = _int(data, "players", module.MIN_PLAYERS, module.MAX_PLAYERS, src,
+                   f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players")
+    deals = _int(data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10")
+    seed = _int(data, "seed", 0, 2**63 - 1, src, "any non-negative whole number, e.g. seed = 2026")
+    bots = data["bots"]
+    if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
+        raise TournamentError(f"{_where(src)}`bots` must be a list of bot names, e.g. "
+                              f"bots = [\"random\", \"greedy\"]")
+    seen = set()
+    for bot in bots:
+        if bot in seen:
+            raise TournamentError(f"{_where(src)}`bots` lists {bot!r} twice: list each bot once "
+                                  f"(give a variant its own parameters, e.g. \"{bot}:call=0.1\")")
+        seen.add(bot)
+    if len(bots) < players:
+        raise TournamentError(
+            f"{_where(src)}`bots` has {len(bots)} bot{'s' if len(bots) != 1 else ''} but "
+            f"`players` = {players}: every match needs {players} different bots, so add bots "
+            f"or lower `players`")
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise TournamentError(f"{_where(src)}`options` must be a table: write [options] "
+                              f"followed by lines like table_cards = 4")
+    try:
+        effective = module.make_options(rules, dict(options))
+    except MallowsError as exc:
+        raise TournamentError(f"{_where(src)}[options]: {exc}") from None
+    limits = _check_limits(data.get("limits", {}), src)
+    ratings = _check_ratings(data.get("ratings", {}), src)
+    t = Tournament(name=name, game=game, rules=rules, players=players, deals=deals, seed=seed,
+                   bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
+                   effective_options=effective, source=source)
+    if t.match_count() > MAX_MATCHES:
+        raise TournamentError(
+            f"{_where(src)}this file schedules {t.match_count():,} matches (C({len(bots)}, "
+            f"{players}) tables x {players} rotations x {deals} deals), over the limit of "
+            f"{MAX_MATCHES:,}: lower `deals` or split `bots` into several tournaments")
+    if check_bots:
+        for bot in bots:
+            _check_bot(bot, game, src)
+    return t
+
+
+_EXAMPLES = {
+    "name": 'name = "my-tournament"', "game": 'game = "take4"', "players": "players = 4",
+    "deals": "deals = 10", "seed": "seed = 2026", "bots": 'bots = ["random", "greedy"]',
+}
+
+
+def load_tournament(path: str | Path, check_bots: bool = True) -> Tournament:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TournamentError(f"no tournament file {str(path)!r}: check the path (the shipped "
+                              f"ones are in tournaments/)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TournamentError(f"cannot read {str(path)!r}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentError(f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
+                              f"double quotes, lists in [ ])") from None
+    return parse_tournament(data, str(path), check_bots=check_bots)
+
+
+def diff_definitions(old: dict, new: dict) -> list[str]:
+    """Human-readable differences ``key: old -> new`` between two definitions."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            for sub in sorted(set(a) | set(b)):
+                if a.get(sub) != b.get(sub):
+                    out.append(f"{key}.{sub}: {_show(a.get(sub))} -> {_show(b.get(sub))}")
+        else:
+            out.append(f"{key}: {_show(a)} -> {_show(b)}")
+    return out
+
+
+def _show(value: Any) -> str:
+    return "(unset)" if value is None else json.dumps(value)
+
+
+# -- running ----------------------------------------------------------------------------------
+
+class MatchFailed(MallowsError):
+    """A match raised inside the engine or the runner (not a bot failure: those are forfeits)."""
+
+
+@dataclass
+class RunSummary:
+    total: int = 0
+    already: int = 0      # stored before this run
+    played: int = 0       # played and stored by this run
+    wall: float = 0.0
+    storage_seconds: float = 0.0
+    ratings_seconds: float = 0.0
+    executor: str = ""
+
+
+def jobs_for(t: Tournament, specs) -> list:
+    from mallows.executor import Job
+    return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
+                seats=s.seats, limits=dict(t.limits)) for s in specs]
+
+
+def refresh_ratings(store, name: str) -> list:
+    """Recompute and store the ratings of tournament ``name`` and of its game (over all the
+    game's tournaments, with the default parameters), from the stored results in schedule
+    order. Returns the tournament's leaderboard rows."""
+    from mallows.ratings import leaderboard
+
+    row = store.tournament(name)
+    definition = json.loads(row["definition"])
+    game = row["game"]
+    rows = leaderboard(store.results(tournament=name), definition.get("ratings"),
+                       bots=definition.get("bots", ()))
+    store.save_ratings("tournament", name, game, rows, stamp=store.count_matches(name))
+    game_rows = leaderboard(store.results(game=game))
+    store.save_ratings("game", game, game, game_rows, stamp=store.count_game_matches(game))
+    return rows
+
+
+def ensure_ratings(store, scope: str, name: str) -> None:
+    """Recompute a stored leaderboard if matches were added since (e.g. after kill -9)."""
+    from mallows.ratings import leaderboard
+
+    if not store.ratings_stale(scope, name):
+        return
+    if scope == "tournament":
+        refresh_ratings(store, name)
+    else:
+        store.save_ratings("game", name, name, leaderboard(store.results(game=name)),
+                           stamp=store.count_game_matches(name))
+
+
+def bot_sources(t: Tournament) -> dict[str, str]:
+    from mallows.registry import load_bot
+
+    sources = {}
+    for bot in t.bots:
+        try:
+            sources[bot] = str(getattr(load_bot(bot), "source", "") or "")
+        except MallowsError:
+            sources[bot] = ""
+    return sources
+
+
+def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
+                   ) -> RunSummary:
+    """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
+    and ``on_outcome(outcome, spec)`` drive a progress display."""
+    import time
+
+    from mallows.schedule import match_id, schedule
+
+    t0 = time.perf_counter()
+    summary = RunSummary(executor=executor.describe())
+    store.register_tournament(t, bot_sources(t))
+    specs = schedule(t)
+    done = store.done_indices(t.name)
+    todo = [s for s in specs if s.index not in done]
+    by_index = {s.index: s for s in todo}
+    summary.total, summary.already = len(specs), len(specs) - len(todo)
+    if on_start:
+        on_start(summary.total, summary.already)
+    failure = None
+    try:
+        for outcome in executor.run(jobs_for(t, todo)):
+            spec = by_index[outcome.index]
+            if outcome.error is not None:
+                failure = failure or (spec, outcome.error)
+                continue
+            s0 = time.perf_counter()
+            store.add_match(t.name, t.game, spec, outcome.record, outcome.seconds)
+            summary.storage_seconds += time.perf_counter() - s0
+            summary.played += 1
+            if on_outcome:
+                on_outcome(outcome, spec)
+    finally:
+        r0 = time.perf_counter()
+        refresh_ratings(store, t.name)
+        summary.ratings_seconds += time.perf_counter() - r0
+        summary.wall = time.perf_counter() - t0
+    if failure is not None:
+        spec, error = failure
+        raise MatchFailed(
+            f"match {match_id(t.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
+            f"failed: {error.strip()}\nThe other finished matches are stored; fix the cause "
+            f"and rerun the same command to play what is missing")
+    if store.count_matches(t.name) == summary.total:
+        store.mark_finished(t.name)
+    return summary
