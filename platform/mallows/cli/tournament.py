@@ -1,5 +1,430 @@
-"""``mallows tournament``, ``mallows ratings``, ``mallows replay`` (placeholder)."""
+"""``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``.
+
+The commands only parse arguments and print: loading and validation live in
+``mallows.tournament``, execution in ``mallows.executor``, SQLite in ``mallows.storage``,
+TrueSkill in ``mallows.ratings``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeRemainingColumn)
+from rich.table import Table
+
+from mallows.cli.common import user_errors
+from mallows.errors import MallowsError
+from mallows.storage import DEFAULT_DB, Store
+
+FORMATS = ("table", "csv", "json", "markdown")
+DB_HELP = "SQLite database (created if missing)."
+
+tournament_app = typer.Typer(help="Run round-robin tournaments and read their results.",
+                             no_args_is_help=True)
 
 
-def register(app) -> None:
-    pass
+def register(app: typer.Typer) -> None:
+    app.add_typer(tournament_app, name="tournament")
+    app.command("ratings")(ratings)
+    app.command("replay")(replay)
+
+
+def _open(db: Path, must_exist: bool = False) -> Store:
+    if must_exist and not Path(db).exists():
+        raise MallowsError(f"no database at {db}: run a tournament first "
+                           f"(mallows tournament run tournaments/demo.toml) or pass --db PATH")
+    return Store(db)
+
+
+# -- leaderboards -----------------------------------------------------------------------------
+
+COLUMNS = ("rank", "bot", "mu", "sigma", "mu-3σ", "matches", "wins", "mean place")
+
+
+def _row_values(r: dict) -> list[str]:
+    return [str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+            f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]),
+            f"{r['mean_place']:.2f}" if r["games"] else "-"]
+
+
+def _json_row(r: dict) -> dict:
+    return {"rank": r["rank"], "bot": r["bot"], "mu": r["mu"], "sigma": r["sigma"],
+            "conservative": r["conservative"], "matches": r["games"], "games": r["games"],
+            "wins": r["wins"], "mean_place": r["mean_place"], "game": r["game"],
+            "scope": r["scope"], "name": r["name"]}
+
+
+def _rich_table(title: str, rows: list[dict]) -> Table:
+    table = Table(title=title)
+    for c in COLUMNS:
+        table.add_column(c, justify="left" if c == "bot" else "right")
+    for r in rows:
+        table.add_row(*_row_values(r))
+    return table
+
+
+def _markdown(title: str, rows: list[dict]) -> str:
+    lines = [f"### {title}", "", "| " + " | ".join(COLUMNS) + " |",
+             "|" + "|".join("---:" if c != "bot" else "---" for c in COLUMNS) + "|"]
+    lines += ["| " + " | ".join(_row_values(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _print_boards(boards: list[tuple[str, list[dict]]], fmt: str) -> None:
+    if fmt == "json":
+        typer.echo(json.dumps([_json_row(r) for _, rows in boards for r in rows], indent=2))
+    elif fmt == "csv":
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["scope", "name", "rank", "bot", "mu", "sigma", "conservative", "matches",
+                    "wins", "mean_place"])
+        for _, rows in boards:
+            for r in rows:
+                w.writerow([r["scope"], r["name"], r["rank"], r["bot"], f"{r['mu']:.6f}",
+                            f"{r['sigma']:.6f}", f"{r['conservative']:.6f}", r["games"],
+                            r["wins"], f"{r['mean_place']:.6f}"])
+        sys.stdout.write(out.getvalue())
+    elif fmt == "markdown":
+        typer.echo("\n".join(_markdown(title, rows) for title, rows in boards), nl=False)
+    else:
+        console = Console()
+        for title, rows in boards:
+            console.print(_rich_table(title, rows))
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise MallowsError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}: "
+                           f"e.g. --format json")
+    return fmt
+
+
+def _board(store: Store, scope: str, name: str) -> list[dict]:
+    from mallows.tournament import ensure_ratings
+    ensure_ratings(store, scope, name)
+    return store.ratings(scope, name)
+
+
+# -- tournament run -----------------------------------------------------------------------------
+
+@tournament_app.command("run")
+@user_errors
+def run(
+    file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/demo.toml"),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", help="1: in this process; N > 1: a local Ray with N CPUs "
+        "(default: the CPU count)."),
+    address: Optional[str] = typer.Option(
+        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size",
+                                             help="Matches per Ray task (default: automatic)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Play every match of FILE not yet stored in --db, then print the rating table."""
+    from mallows.executor import make_executor
+    from mallows.ratings import LiveLeader
+    from mallows.schedule import schedule
+    from mallows.tournament import bot_sources, load_tournament, run_tournament
+
+    t = load_tournament(file)
+    if batch_size is not None and batch_size < 1:
+        raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
+    store = Store(db)
+    # refuse a changed definition before starting Ray
+    store.register_tournament(t, bot_sources(t))
+    console = Console(stderr=True)
+    remaining = t.match_count() - store.count_matches(t.name)
+    if remaining == 0:
+        executor = make_executor(1, None)
+    else:
+        with console.status("starting the executor..."):
+            executor = make_executor(workers, address)
+    if batch_size and hasattr(executor, "batch_size"):
+        executor.batch_size = batch_size
+    live = LiveLeader(t.ratings)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+        TextColumn("leader: {task.fields[leader]}"), console=console,
+        disable=quiet or remaining == 0, refresh_per_second=4)
+    state = {"task": None, "t0": time.perf_counter(), "last": 0.0, "played": 0}
+
+    def on_start(total: int, already: int) -> None:
+        for players, ranks in store.results(tournament=t.name):
+            live.add(players, ranks)
+        state["task"] = progress.add_task(t.name, total=total, completed=already,
+                                          rate="", leader=_leader_text(live))
+
+    def on_outcome(outcome, spec) -> None:
+        live.add(outcome.record["players"], outcome.record["result"]["ranks"])
+        state["played"] += 1
+        now = time.perf_counter()
+        fields = {}
+        if now - state["last"] >= 1.0:
+            state["last"] = now
+            fields["leader"] = _leader_text(live)
+        elapsed = now - state["t0"]
+        fields["rate"] = f"{state['played'] / elapsed:.1f} matches/s" if elapsed > 0 else ""
+        progress.update(state["task"], advance=1, **fields)
+
+    try:
+        with executor, progress:
+            summary = run_tournament(t, store, executor, on_start, on_outcome)
+    except KeyboardInterrupt:
+        console.print(f"interrupted: {store.count_matches(t.name)} of {t.match_count()} "
+                      f"matches are stored in {db}; rerun the same command to resume")
+        raise typer.Exit(130)
+    out = Console()
+    rows = store.ratings("tournament", t.name)
+    out.print(_rich_table(f"{t.name} · {t.game} · {len(schedule(t))} matches", rows))
+    rate = summary.played / summary.wall if summary.wall > 0 else 0.0
+    out.print(f"played {summary.played} matches ({summary.already} already stored) in "
+              f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
+              f"Head-to-head: mallows tournament show {t.name}"
+              + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+
+
+def _leader_text(live) -> str:
+    best = live.leader()
+    return f"{best[0]} ({best[1]:.1f})" if best else "-"
+
+
+# -- tournament list / show -------------------------------------------------------------------
+
+@tournament_app.command("list")
+@user_errors
+def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
+    """The tournaments in --db, with how many of their matches are stored."""
+    store = _open(db, must_exist=True)
+    table = Table(title=f"tournaments in {db}")
+    for c in ("name", "game", "matches", "status", "created", "file"):
+        table.add_column(c)
+    for r in store.tournaments():
+        status = "finished" if r["done"] == r["total"] else "incomplete (rerun to resume)"
+        table.add_row(r["name"], r["game"], f"{r['done']}/{r['total']}", status,
+                      r["created"], r["file"] or "")
+    Console().print(table)
+
+
+@tournament_app.command("show")
+@user_errors
+def show(
+    name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+) -> None:
+    """A tournament's definition, leaderboard and head-to-head table."""
+    from mallows.ratings import head_to_head
+
+    store = _open(db, must_exist=True)
+    row = store.tournament(name)
+    if row is None:
+        known = ", ".join(r["name"] for r in store.tournaments()) or "none"
+        raise MallowsError(f"no tournament {name!r} in {db} (tournaments: {known}): check the "
+                           f"name with mallows tournament list")
+    definition = json.loads(row["definition"])
+    console = Console()
+    done = store.count_matches(name)
+    console.print(f"[bold]{name}[/bold] · {row['game']}"
+                  + (f" ({definition.get('rules')})" if definition.get("rules") else "")
+                  + f" · {definition['players']} players · {definition['deals']} deals · seed "
+                  f"{definition['seed']} · {done}/{row['total']} matches"
+                  + ("" if done == row["total"] else " (incomplete: rerun to resume)"))
+    if definition.get("options"):
+        console.print("options: " + ", ".join(f"{k}={v}" for k, v in definition["options"].items()))
+    console.print(_rich_table("leaderboard", _board(store, "tournament", name)))
+    h2h = head_to_head(store.results(tournament=name))
+    bots = [r["bot"] for r in store.ratings("tournament", name)]
+    table = Table(title="head-to-head",
+                  caption="cell: the row bot's mean place (1 = first) in the matches it shared "
+                          "with the column bot · share of them it finished ahead of it")
+    table.add_column("bot")
+    for b in bots:
+        table.add_column(b, justify="right")
+    for a in bots:
+        cells = []
+        for b in bots:
+            h = h2h.get(a, {}).get(b)
+            cells.append("" if a == b else ("-" if h is None else
+                                             f"{h.mean_place:.2f} · {h.ahead:.0%}"))
+        table.add_row(a, *cells)
+    console.print(table)
+    ids = store.match_ids(name, 1)
+    if ids:
+        console.print(f"replay a match: mallows replay {ids[0]}"
+                      + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+
+
+# -- ratings ----------------------------------------------------------------------------------
+
+@user_errors
+def ratings(
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    game: Optional[str] = typer.Option(None, "--game", help="One game's leaderboard over all "
+                                       "its tournaments."),
+    tournament: Optional[str] = typer.Option(None, "--tournament", help="One tournament's."),
+    format: str = typer.Option("table", "--format", help="table, csv, json or markdown."),
+) -> None:
+    """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
+    fmt = _check_format(format)
+    store = _open(db, must_exist=True)
+    boards: list[tuple[str, list[dict]]] = []
+    if tournament is not None:
+        row = store.tournament(tournament)
+        if row is None:
+            known = ", ".join(r["name"] for r in store.tournaments()) or "none"
+            raise MallowsError(f"no tournament {tournament!r} in {db} (tournaments: {known})")
+        if game is not None and game != row["game"]:
+            raise MallowsError(f"tournament {tournament!r} is {row['game']}, not {game}: drop "
+                               f"--game or change it")
+        boards.append((f"{tournament} ({row['game']})", _board(store, "tournament", tournament)))
+    else:
+        games = store.games()
+        if game is not None:
+            if game not in games:
+                raise MallowsError(f"no {game!r} tournaments in {db} (games: "
+                                   f"{', '.join(games) or 'none'}): check --game")
+            games = [game]
+        for g in games:
+            boards.append((f"{g} (all tournaments)", _board(store, "game", g)))
+    _print_boards(boards, fmt)
+
+
+# -- replay -----------------------------------------------------------------------------------
+
+@user_errors
+def replay(
+    match_id: str = typer.Argument(..., help="Match id, <tournament>/<index>, e.g. demo/0"),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the match record (JSON)."),
+) -> None:
+    """Print a stored match turn by turn (or its record with --json)."""
+    store = _open(db, must_exist=True)
+    row = store.match(match_id)
+    if row is None:
+        name = match_id.rsplit("/", 1)[0]
+        hint = ", ".join(store.match_ids(name, 3)) if store.tournament(name) else ""
+        raise MallowsError(f"no match {match_id!r} in {db}: ids are <tournament>/<index>"
+                           + (f", e.g. {hint}" if hint else "; see mallows tournament list"))
+    record = json.loads(row["record"])
+    if as_json:
+        typer.echo(json.dumps(record, indent=1))
+        return
+    for line in replay_lines(match_id, record):
+        typer.echo(line)
+
+
+def _seat(record: dict, seat) -> str:
+    names = record.get("players", [])
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return f"seat {seat} ({names[seat]})"
+    return f"seat {seat}"
+
+
+def _arsch_action(record: dict, a: dict) -> str:
+    kind = a.get("type")
+    if kind == "peek":
+        return f"peeks at slots {a['slots'][0]} and {a['slots'][1]}"
+    if kind == "draw":
+        return "draws from the draw pile"
+    if kind == "take_discard":
+        return "takes the top of the discard pile"
+    if kind == "swap":
+        return f"swaps the held card into slot {a['slot']}"
+    if kind == "refuse":
+        return f"discards the held card and turns slot {a['slot']} face up"
+    if kind == "spy":
+        return f"spies {_seat(record, a['player'])} slot {a['slot']}"
+    if kind == "exchange":
+        return (f"exchanges own slot {a['slot']} with {_seat(record, a['player'])} slot "
+                f"{a['their_slot']}")
+    if kind == "play_twice":
+        return "plays twice: two extra turns"
+    if kind == "get_rid":
+        return f"tries to get rid of slots {a['slots']}"
+    if kind == "call":
+        return "calls Arschmallows!"
+    if kind == "pass":
+        return "passes"
+    return json.dumps(a)
+
+
+def replay_lines(match_id: str, record: dict) -> list[str]:
+    game = record.get("game")
+    names = record.get("players", [])
+    lines = [f"match {match_id} · {game}"
+             + (f" ({record['rules']})" if record.get("rules") else "")
+             + f" · seed {record.get('seed')}",
+             "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names))]
+    options = record.get("options", {})
+    n = len(names)
+    for e in record.get("events", []):
+        kind = e.get("type")
+        if kind == "deal" and game == "arschmallows":
+            t = int(options.get("table_cards", 6))
+            deck = e["deck"]
+            lines.append(f"-- round {e.get('round')} --")
+            for s in range(n):
+                lines.append(f"  {_seat(record, s)} dealt {deck[s * t:(s + 1) * t]}")
+            if len(deck) > n * t:
+                lines.append(f"  discard pile: {deck[n * t]}; draw pile: {len(deck) - n * t - 1}"
+                             f" cards")
+        elif kind == "deal":
+            deck = e["deck"]
+            lines.append(f"deck dealt ({len(deck)} cards), top first: {', '.join(map(str, deck[:8]))}"
+                         + (" ..." if len(deck) > 8 else ""))
+        elif kind == "action":
+            a = e.get("action", {})
+            text = _arsch_action(record, a) if game == "arschmallows" else json.dumps(a)
+            lines.append(f"  {_seat(record, e.get('seat'))} {text}")
+        elif kind == "reshuffle":
+            deck = e["deck"]
+            lines.append(f"  reshuffle: the discard pile becomes a new draw pile "
+                         f"({len(deck) - 1} cards), {deck[0] if deck else '-'} turned face up")
+        elif kind == "forfeit":
+            lines.append(f"  {_seat(record, e.get('seat'))} FORFEITS: {e.get('reason')}")
+        elif kind == "round_end":
+            caller = e.get("caller")
+            lines.append(f"  round {e.get('round')} ends ({e.get('reason')})"
+                         + (f", caller {_seat(record, caller)}" if caller is not None else "")
+                         + f"; scores {e.get('scores')}")
+        elif kind == "picks":
+            picks = e.get("picks", [])
+            lines.append(f"round {e.get('round')}: "
+                         + ", ".join(f"{names[s] if s < n else s} picks {p}"
+                                     for s, p in enumerate(picks)))
+        elif kind == "race":
+            who = ", ".join(_seat(record, s) for s in e.get("contenders", []))
+            lines.append(f"  race for position {e.get('position')} between {who}: "
+                         f"{_seat(record, e.get('winner'))} grabs Benny")
+        elif kind == "game_end":
+            winners = e.get("winners", [])
+            lines.append(f"game ends ({e.get('reason')}); winners: "
+                         + (", ".join(_seat(record, s) for s in winners) or "none"))
+        else:
+            lines.append("  " + json.dumps(e))
+    result = record.get("result", {})
+    lines.append("result:")
+    ranks = result.get("ranks", [])
+    for s in sorted(range(len(ranks)), key=lambda s: (ranks[s], s)):
+        extra = []
+        for key in ("totals", "round_wins"):
+            if isinstance(result.get(key), list) and s < len(result[key]):
+                extra.append(f"{key.replace('_', ' ')} {result[key][s]}")
+        if isinstance(result.get("collections"), list) and s < len(result["collections"]):
+            extra.append(f"collection {', '.join(result['collections'][s]) or '-'}")
+        forfeits = result.get("forfeits") or []
+        if s < len(forfeits) and forfeits[s]:
+            extra.append("forfeited")
+        lines.append(f"  place {ranks[s] + 1}: {_seat(record, s)}"
+                     + (f" · {' · '.join(extra)}" if extra else ""))
+    return lines

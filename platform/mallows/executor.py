@@ -1,0 +1,275 @@
+"""Execution: matches in, records out, through one interface with two executors.
+
+This is the only module that imports Ray. ``Executor.run(jobs)`` takes ``Job``s (everything a
+worker needs to play one match: game, effective options, seed, bot names by seat, limits) and
+yields an ``Outcome`` per job as soon as it is known, in no particular order; callers that need
+an order (ratings) sort by ``Outcome.index``.
+
+- ``InProcessExecutor`` (``--workers 1``): plays the jobs one after another in this process.
+- ``RayExecutor``: ``--workers N > 1`` starts a local Ray with N CPUs (loopback only, no
+  dashboard); ``address=`` joins an existing cluster and ships ``bots/`` and the ``mallows``
+  package with the job in a runtime environment. Jobs go out in batches (several matches per
+  Ray task, so the per-task overhead stays small), at most a few batches per CPU in flight;
+  each batch's outcomes come back as the batch finishes (``ray.wait``). A batch lost with its
+  worker (the process or the node died) is submitted again, up to ``RETRIES`` times.
+
+Workers load bots by name through ``mallows.registry.load_bot`` and play with
+``mallows.runner.play_match``; a match that raises (an engine bug, a bot that cannot be loaded
+on the worker) comes back as an ``Outcome`` with ``error`` set, never as a lost batch.
+Environment variables named ``MALLOWS_*`` are forwarded to Ray workers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from mallows.errors import MallowsError
+
+RETRIES = 3             # times a lost batch is submitted again
+MAX_BATCH = 64          # matches per Ray task, at most
+BATCHES_PER_WORKER = 6  # aim for this many batches per CPU over a run (load balance)
+IN_FLIGHT_PER_WORKER = 2
+
+
+class ExecutorError(MallowsError):
+    """Ray could not be started or joined, or a batch was lost too many times."""
+
+
+@dataclass(frozen=True)
+class Job:
+    index: int
+    game: str
+    options: dict
+    seed: int
+    seats: tuple[str, ...]
+    limits: dict = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    index: int
+    record: dict | None
+    seconds: float
+    error: str | None = None
+    attempts: int = 1
+
+
+# -- the worker side (runs in this process or in a Ray worker) --------------------------------
+
+_SPECS: dict = {}
+
+
+def _spec(name: str):
+    spec = _SPECS.get(name)
+    if spec is None:
+        from mallows.registry import load_bot
+        spec = _SPECS[name] = load_bot(name)
+    return spec
+
+
+def play_job(job: Job) -> Outcome:
+    from mallows.agents import Limits
+    from mallows.runner import play_match
+
+    t0 = time.perf_counter()
+    try:
+        limits = Limits(**job.limits)
+        specs = [_spec(name) for name in job.seats]
+        record = play_match(job.game, job.options, job.seed,
+                            [s.handle(limits) for s in specs], names=list(job.seats))
+        return Outcome(job.index, record, time.perf_counter() - t0)
+    except Exception as exc:  # reported to the caller with the match it belongs to
+        tail = "".join(traceback.format_exception(exc)[-6:]).strip()
+        return Outcome(job.index, None, time.perf_counter() - t0,
+                       error=f"{type(exc).__name__}: {exc}\n{tail}")
+
+
+def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
+    return [play_job(job) for job in jobs]
+
+
+# -- the interface ----------------------------------------------------------------------------
+
+class Executor:
+    """Run jobs, yield outcomes as they finish. Use as a context manager (``close``)."""
+
+    kind = "abstract"
+    workers = 1
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def describe(self) -> str:
+        return f"{self.kind}, {self.workers} worker{'s' if self.workers != 1 else ''}"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class InProcessExecutor(Executor):
+    kind = "in-process"
+
+    def __init__(self):
+        self.workers = 1
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
+        for job in jobs:
+            yield play_job(job)
+
+
+def batch_size_for(jobs: int, workers: int) -> int:
+    """Big enough that Ray's per-task overhead is small, small enough to balance the load and
+    stream results back: about ``BATCHES_PER_WORKER`` batches per CPU, at most ``MAX_BATCH``."""
+    return max(1, min(MAX_BATCH, math.ceil(jobs / max(1, workers * BATCHES_PER_WORKER))))
+
+
+def _import_ray():
+    # Ray reads this when it is imported: with 0 a Ray started here uses the loopback address
+    # (a local Ray needs no network); a cluster joined by address is unaffected.
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    import ray
+    return ray
+
+
+def _forwarded_env() -> dict:
+    return {k: v for k, v in os.environ.items() if k.startswith("MALLOWS_")}
+
+
+def _auth_problem(exc: BaseException) -> bool:
+    text = f"{type(exc).__name__} {exc}".lower()
+    return any(w in text for w in ("authenticat", "auth_token", "unauthenticated", "token"))
+
+
+class RayExecutor(Executor):
+    kind = "ray"
+
+    def __init__(self, workers: int | None = None, address: str | None = None,
+                 batch_size: int | None = None):
+        from mallows.registry import bots_dir
+
+        self.address = address
+        self.batch_size = batch_size
+        self._staging: str | None = None
+        self.lost_batches = 0
+        ray = self.ray = _import_ray()
+        if ray.is_initialized():
+            ray.shutdown()
+        env = _forwarded_env()
+        try:
+            if address:
+                self._staging = tempfile.mkdtemp(prefix="mallows-job-")
+                src = bots_dir()
+                if src.is_dir():
+                    shutil.copytree(src, Path(self._staging) / "bots",
+                                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                import mallows
+                env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
+                runtime_env = {"working_dir": self._staging,
+                               "py_modules": [str(Path(mallows.__file__).parent)],
+                               "env_vars": env}
+                ray.init(address=address, runtime_env=runtime_env, logging_level="ERROR",
+                         log_to_driver=False)
+            else:
+                # a local Ray is ours alone, on loopback, for one run: no token needed
+                os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+                env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
+                ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+                         _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
+                         logging_level="ERROR", log_to_driver=False)
+        except Exception as exc:
+            self.close()
+            if address and _auth_problem(exc):
+                raise ExecutorError(
+                    f"could not join the Ray cluster at {address}: it refused this process "
+                    f"because of token authentication ({_first_line(exc)}). Give this process "
+                    f"the cluster's token (RAY_AUTH_MODE=token with RAY_AUTH_TOKEN or "
+                    f"RAY_AUTH_TOKEN_PATH; `ray get-auth-token` on the head prints it), or start "
+                    f"the cluster with RAY_AUTH_MODE=disabled on a trusted network") from None
+            where = f"join the Ray cluster at {address}" if address else "start a local Ray"
+            hint = ("check the address (the head's host:port, as `ray start --head` printed "
+                    "it) and that this machine runs the same Ray and Python versions"
+                    if address else "try --workers 1 to run in this process")
+            raise ExecutorError(f"could not {where}: {_first_line(exc)}. Fix: {hint}") from None
+        self.workers = max(1, int(ray.cluster_resources().get("CPU", workers or 1)))
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(play_batch)
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
+        ray = self.ray
+        size = self.batch_size or batch_size_for(len(jobs), self.workers)
+        batches = [list(jobs[i:i + size]) for i in range(0, len(jobs), size)]
+        batches.reverse()  # pop() from the end keeps schedule order
+        lost_errors = (ray.exceptions.WorkerCrashedError, ray.exceptions.RayActorError,
+                       ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError,
+                       ray.exceptions.OwnerDiedError)
+        in_flight: dict = {}
+        window = max(1, self.workers * IN_FLIGHT_PER_WORKER)
+        while batches or in_flight:
+            while batches and len(in_flight) < window:
+                batch = batches.pop()
+                in_flight[self._remote.remote(batch)] = (batch, 1)
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in ready:
+                batch, attempt = in_flight.pop(ref)
+                try:
+                    outcomes = ray.get(ref)
+                except lost_errors as exc:
+                    self.lost_batches += 1
+                    if attempt > RETRIES:
+                        raise ExecutorError(
+                            f"a batch of {len(batch)} matches (from index {batch[0].index}) "
+                            f"was lost with its worker {attempt} times: {_first_line(exc)}. "
+                            f"The finished matches are stored; rerun to resume") from None
+                    in_flight[self._remote.remote(batch)] = (batch, attempt + 1)
+                    continue
+                except ray.exceptions.RayTaskError as exc:
+                    raise ExecutorError(
+                        f"a Ray task failed outside any match (is mallows importable on "
+                        f"the workers?): {_first_line(exc)}") from None
+                for outcome in outcomes:
+                    outcome.attempts = attempt
+                    yield outcome
+
+    def close(self) -> None:
+        try:
+            if self.ray.is_initialized():
+                self.ray.shutdown()
+        except Exception:
+            pass
+        if self._staging:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return (lines[0] if lines else text)[:400]
+
+
+def make_executor(workers: int | None = None, address: str | None = None) -> Executor:
+    """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
+    above 1 starts a local Ray, and 1 runs in this process."""
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if workers is not None and workers < 1:
+        raise ExecutorError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
+                            f"run in this process")
+    if address:
+        return RayExecutor(workers, address=address)
+    workers = workers or os.cpu_count() or 1
+    if workers == 1:
+        return InProcessExecutor()
+    return RayExecutor(workers)
