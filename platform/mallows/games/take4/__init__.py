@@ -111,16 +111,15 @@ def summary(record: dict) -> tuple[list[str], list[list], list[str]]:
     rows = []
     for seat, name in enumerate(names):
         held = result["collections"][seat]
-        best, total = progress(held)
-        squads = _best_squads(held)
+        _, total = progress(held)
         mark = " (winner)" if seat in winners else ""
         mark += " (forfeited)" if forfeits[seat] else ""
         rows.append([seat, name + mark, result["ranks"][seat], len(held),
-                     f"{'/'.join(squads)} {best}/4", total, ", ".join(held) or "-"])
+                     _best_label(held), total, ", ".join(held) or "-"])
     notes = []
     reason = end["reason"] if end else None
     if winners:
-        who = ", ".join(f"seat {s} ({names[s]}: {'/'.join(_completed(result['collections'][s]))})"
+        who = ", ".join(f"seat {s} ({names[s]}: {'/'.join(completed_squads(result['collections'][s]))})"
                         for s in winners)
         verb = "share the win" if len(winners) > 1 else "wins"
         notes.append(f"{who} {verb}, completing a squad in round {rounds - 1}.")
@@ -135,11 +134,11 @@ def summary(record: dict) -> tuple[list[str], list[list], list[str]]:
     return headers, rows, notes
 
 
-def _best_squads(held) -> list[str]:
+def _best_label(held) -> str:
+    """``Fantasy 3/4`` for a unique best squad, ``2/4 (3 squads)`` for a tie, ``-`` if empty."""
     counts = squad_counts(held)
     best = max(counts.values())
-    return [squad for squad, count in counts.items() if count == best] if best else ["-"]
-
-
-def _completed(held) -> list[str]:
-    return completed_squads(held)
+    if not best:
+        return "-"
+    tops = [squad for squad, count in counts.items() if count == best]
+    return f"{tops[0]} {best}/4" if len(tops) == 1 else f"{best}/4 ({len(tops)} squads)"
