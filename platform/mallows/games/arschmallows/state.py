@@ -1,0 +1,491 @@
+"""The Arschmallows state machine: deal, peek, take, use, end; triggers, final turns, piles.
+
+Owns: ``ArschmallowsState`` (the ``mallows.games.base.State`` the runner drives), action
+validation with messages a bot author can act on, and the record events (deal, action,
+reshuffle, round_end). Scoring and options live in ``rules``; what a seat knows and the
+observation dict live in ``observation``. RULES.md section numbers are cited as ``1.x``.
+
+Cards are named by card id, their index in the round's dealt deck; ``values[id]`` is the value.
+Rows hold card ids by slot; the draw pile is a list with its top at the end; the discard pile is
+a list bottom to top, with its values kept alongside for cheap observations.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Sequence
+
+from mallows.errors import IllegalAction
+from mallows.games.arschmallows import cards, rules
+from mallows.games.arschmallows.cards import ACTION_VALUES, EXCHANGE, PLAY_TWICE, SPY
+from mallows.games.arschmallows.observation import Knowledge, build_observation
+
+#: Exact action shapes (platform.md); the keys of each, ``type`` included.
+SHAPES = {
+    "peek": ('{"type": "peek", "slots": [i, j]}', ("type", "slots")),
+    "draw": ('{"type": "draw"}', ("type",)),
+    "take_discard": ('{"type": "take_discard"}', ("type",)),
+    "swap": ('{"type": "swap", "slot": i}', ("type", "slot")),
+    "refuse": ('{"type": "refuse", "slot": i}', ("type", "slot")),
+    "spy": ('{"type": "spy", "player": p, "slot": i}', ("type", "player", "slot")),
+    "exchange": ('{"type": "exchange", "slot": i, "player": p, "their_slot": j}',
+                 ("type", "slot", "player", "their_slot")),
+    "play_twice": ('{"type": "play_twice"}', ("type",)),
+    "get_rid": ('{"type": "get_rid", "slots": [i, j, ...]}', ("type", "slots")),
+    "call": ('{"type": "call"}', ("type",)),
+    "pass": ('{"type": "pass"}', ("type",)),
+}
+PHASE_TYPES = {
+    "peek": ("peek",),
+    "take": ("draw", "take_discard"),
+    "use": ("swap", "refuse", "spy", "exchange", "play_twice", "get_rid"),
+    "end": ("call", "pass"),
+}
+KEYSETS = {kind: frozenset(keys) for kind, (_, keys) in SHAPES.items()}
+ACTION_OF = {SPY: "spy", EXCHANGE: "exchange", PLAY_TWICE: "play_twice"}
+
+
+def _int(action: dict, key: str) -> int:
+    value = action[key]
+    if type(value) is not int:
+        raise IllegalAction(f"{key!r} must be a whole number, got {value!r}")
+    return value
+
+
+class ArschmallowsState:
+    game = "arschmallows"
+
+    def __init__(self, options: dict, players: int, chance: Any):
+        self.options = options
+        self.players = players
+        self.chance = chance
+        self.table_cards = options["table_cards"]
+        self.max_turns = options["max_turns_per_round"]
+        self.final_turns_on = options["final_turns"]
+        self.pairs = [(i, j) for i in range(self.table_cards) for j in range(i + 1, self.table_cards)]
+        self.events: list[dict] = []
+        # Per seat, parts of observations shared between that seat's observations (read-only,
+        # see observation.py): a copy of the options and the fixed legal-action dicts.
+        self.seat_options = [dict(options) for _ in range(players)]
+        self._fixed = [{kind: {"type": kind} for kind in ("draw", "take_discard", "call", "pass",
+                                                          "play_twice")} for _ in range(players)]
+        self._swaps: list[list[dict]] = [[] for _ in range(players)]
+        self._refusals: list[list[dict]] = [[] for _ in range(players)]
+        self.round = 0
+        self.starting_seat = 0
+        self.totals = [0] * players
+        self.round_scores: list[list[int]] = []
+        self.round_wins = [0] * players
+        #: per finished round: raw scores, caller, whether doubled, trigger and its seat.
+        self.history: list[dict] = []
+        self._start_round()
+
+    # ----------------------------------------------------------------- the State interface
+    def to_move(self) -> tuple[int, ...]:
+        return () if self.phase is None else (self.current,)
+
+    def is_terminal(self) -> bool:
+        return self.phase is None
+
+    def observation(self, seat: int) -> dict:
+        return build_observation(self, seat)
+
+    def record_header(self) -> dict:
+        return {"rules": self.options["rules"]}
+
+    def result(self, forfeits: Sequence[str | None]) -> dict:
+        forfeits = list(forfeits) + [None] * (self.players - len(forfeits))
+        return {
+            "ranks": rules.final_ranks(self.totals, self.round_wins, forfeits),
+            "totals": list(self.totals),
+            "round_scores": [list(s) for s in self.round_scores],
+            "round_wins": list(self.round_wins),
+            "forfeits": forfeits,
+        }
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        phase = self.phase
+        if phase is None or seat != self.current:
+            return []
+        fixed = self._fixed[seat]
+        if phase == "take":
+            if not self.draw:
+                return [fixed["take_discard"]]
+            return [fixed["draw"], fixed["take_discard"]] if self.discard else [fixed["draw"]]
+        if phase == "end":
+            return [fixed["call"], fixed["pass"]]
+        if phase == "peek":
+            return [{"type": "peek", "slots": [i, j]} for i, j in self.pairs]
+        down = self.face_down(seat)
+        swaps, refusals = self._swaps[seat], self._refusals[seat]
+        while len(swaps) < len(self.rows[seat]):
+            swaps.append({"type": "swap", "slot": len(swaps)})
+            refusals.append({"type": "refuse", "slot": len(refusals)})
+        out = [swaps[i] for i in down] + [refusals[i] for i in down]
+        if self.held_source == "draw":
+            value = self.values[self.held]
+            if value == SPY:
+                out += [{"type": "spy", "player": p, "slot": j}
+                        for p in range(self.players) for j in self.face_down(p)]
+            elif value == EXCHANGE:
+                theirs = [(p, j) for p in range(self.players) if p != seat
+                          for j in self.face_down(p)]
+                out += [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
+                        for i in down for p, j in theirs]
+            elif value == PLAY_TWICE:
+                out.append(fixed["play_twice"])
+        if len(down) >= 2:
+            out.append({"type": "get_rid", "choose_from": down})
+        return out
+
+    def apply(self, seat: int, action: Any) -> None:
+        if self.phase is None:
+            raise IllegalAction("the match is over: no more actions")
+        if seat != self.current:
+            raise IllegalAction(f"it is seat {self.current}'s turn, not seat {seat}'s")
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action is a JSON object such as {{\"type\": \"draw\"}}, "
+                                f"got {type(action).__name__}")
+        kind = action.get("type")
+        if kind is None:
+            raise IllegalAction("'type' missing: an action is a JSON object such as "
+                                "{\"type\": \"draw\"}")
+        if not isinstance(kind, str) or kind not in SHAPES:
+            raise IllegalAction(f"unknown action type {kind!r}: the types are "
+                                f"{', '.join(SHAPES)}")
+        allowed = PHASE_TYPES[self.phase]
+        if kind not in allowed:
+            raise IllegalAction(f"{kind} is not legal now: this is the {self.phase} decision"
+                                f"{self._holding()}, where the types are {', '.join(allowed)}")
+        shape, keys = SHAPES[kind]
+        if action.keys() != KEYSETS[kind]:
+            for k in keys:
+                if k not in action:
+                    raise IllegalAction(f"{k!r} missing: a {kind} action is {shape}")
+            extra = sorted(repr(k) for k in action if k not in keys)
+            raise IllegalAction(f"unexpected key {extra[0]} in a {kind} action: it is "
+                                f"exactly {shape}")
+        HANDLERS[kind](self, seat, action)
+
+    # ----------------------------------------------------------------- queries
+    def face_down(self, seat: int) -> list[int]:
+        up = self.up
+        return [i for i, c in enumerate(self.rows[seat]) if not up[c]]
+
+    def all_cards(self) -> list[int]:
+        """Every card id where it is now (rows, discard, draw pile, held): for invariant checks."""
+        out = [c for row in self.rows for c in row] + self.discard + self.draw
+        return out + ([self.held] if self.held is not None else [])
+
+    def _holding(self) -> str:
+        if self.held is None:
+            return ""
+        return f" (you hold a {self.values[self.held]} from the {self.held_source} pile)"
+
+    # ----------------------------------------------------------------- validation helpers
+    def _own_down(self, seat: int, slot: int) -> int:
+        """The card id in ``seat``'s face-down ``slot``, or IllegalAction saying why not."""
+        row = self.rows[seat]
+        if not 0 <= slot < len(row):
+            raise IllegalAction(f"no such slot {slot}: your row has {len(row)} slots "
+                                f"(0 to {len(row) - 1})")
+        card = row[slot]
+        if self.up[card]:
+            raise IllegalAction(f"slot {slot} is face up (blocked): choose a face-down slot")
+        return card
+
+    def _their_down(self, seat: int, player: int, slot: int, key: str) -> int:
+        if not 0 <= player < self.players:
+            raise IllegalAction(f"no such player {player}: players are 0 to {self.players - 1}")
+        if player == seat:
+            return self._own_down(seat, slot)
+        row = self.rows[player]
+        if not 0 <= slot < len(row):
+            raise IllegalAction(f"no such {key} {slot}: seat {player}'s row has {len(row)} "
+                                f"slots (0 to {len(row) - 1})")
+        card = row[slot]
+        if self.up[card]:
+            raise IllegalAction(f"seat {player}'s slot {slot} is face up (blocked): choose a "
+                                f"face-down card")
+        return card
+
+    def _need_action_card(self, kind: str) -> None:
+        value = self.values[self.held]
+        if self.held_source != "draw" or ACTION_OF.get(value) != kind:
+            needed = {v: k for k, v in ACTION_OF.items()}[kind]
+            raise IllegalAction(f"{kind} needs a {needed} ({cards.ACTION_NAMES[needed]}) drawn "
+                                f"from the draw pile, but you hold a {value} from the "
+                                f"{self.held_source} pile")
+
+    def _slot_list(self, seat: int, action: dict, key: str = "slots") -> list[int]:
+        slots = action[key]
+        if not isinstance(slots, list):
+            raise IllegalAction(f"{key!r} must be a list of slot numbers, got {slots!r}")
+        for slot in slots:
+            if type(slot) is not int:
+                raise IllegalAction(f"{key!r} must hold whole numbers, got {slot!r}")
+        for k, slot in enumerate(slots):
+            if slot in slots[:k]:
+                raise IllegalAction(f"slot {slot} is listed twice: list distinct slots")
+            self._own_down(seat, slot)
+        return slots
+
+    # ----------------------------------------------------------------- the decisions
+    def _do_peek(self, seat: int, action: dict) -> None:
+        slots = self._slot_list(seat, action)
+        if len(slots) != 2:
+            raise IllegalAction(f"a peek names exactly two distinct slots, got {len(slots)}")
+        i, j = sorted(slots)
+        row = self.rows[seat]
+        self.knowledge.learn(seat, row[i])
+        self.knowledge.learn(seat, row[j])
+        self.knowledge.touch(seat)
+        self._log(seat, {"type": "peek", "slots": [i, j]})  # recorded as i < j
+        if seat + 1 < self.players:
+            self.current = seat + 1
+        else:
+            self.current = self.starting_seat
+            self._begin_turn()
+
+    def _do_draw(self, seat: int, action: dict) -> None:
+        if not self.draw:
+            raise IllegalAction("the draw pile is empty: take_discard instead")
+        card = self.draw.pop()
+        self.knowledge.learn(seat, card)
+        self._hold(seat, card, "draw", {"type": "draw"})
+
+    def _do_take_discard(self, seat: int, action: dict) -> None:
+        if not self.discard:
+            raise IllegalAction("the discard pile is empty: draw instead")
+        card = self.discard.pop()
+        self.discard_values.pop()
+        self._hold(seat, card, "discard", {"type": "take_discard"})
+
+    def _hold(self, seat: int, card: int, source: str, logged: dict) -> None:
+        self.held = card
+        self.held_source = source
+        self.phase = "use"
+        self._log(seat, logged)
+
+    def _do_swap(self, seat: int, action: dict) -> None:
+        slot = _int(action, "slot")
+        old = self._own_down(seat, slot)
+        self.rows[seat][slot] = self.held
+        self.knowledge.touch(seat)
+        self._log(seat, {"type": "swap", "slot": slot})
+        self._to_discard(old)
+        self._used(seat)
+
+    def _do_refuse(self, seat: int, action: dict) -> None:
+        slot = _int(action, "slot")
+        card = self._own_down(seat, slot)
+        self._log(seat, {"type": "refuse", "slot": slot})
+        self._to_discard(self.held)
+        self.up[card] = True
+        self.knowledge.show(card)
+        self.knowledge.touch(seat)
+        self._used(seat)
+
+    def _do_spy(self, seat: int, action: dict) -> None:
+        self._need_action_card("spy")
+        player, slot = _int(action, "player"), _int(action, "slot")
+        card = self._their_down(seat, player, slot, "slot")
+        self._log(seat, {"type": "spy", "player": player, "slot": slot})
+        self.knowledge.learn(seat, card)
+        self.knowledge.touch(player)
+        self._to_discard(self.held)
+        self._used(seat)
+
+    def _do_exchange(self, seat: int, action: dict) -> None:
+        self._need_action_card("exchange")
+        slot, player, their = _int(action, "slot"), _int(action, "player"), _int(action, "their_slot")
+        self._own_down(seat, slot)
+        if player == seat:
+            raise IllegalAction(f"exchange is with another seat: player {player} is you")
+        self._their_down(seat, player, their, "their_slot")
+        self._log(seat, {"type": "exchange", "slot": slot, "player": player, "their_slot": their})
+        mine, others = self.rows[seat], self.rows[player]
+        mine[slot], others[their] = others[their], mine[slot]
+        self.knowledge.touch(seat)
+        self.knowledge.touch(player)
+        self._to_discard(self.held)
+        self._used(seat)
+
+    def _do_play_twice(self, seat: int, action: dict) -> None:
+        self._need_action_card("play_twice")
+        self._log(seat, {"type": "play_twice"})
+        self.extra += 2
+        self._to_discard(self.held)
+        self._used(seat)
+
+    def _do_get_rid(self, seat: int, action: dict) -> None:
+        slots = self._slot_list(seat, action)
+        if len(slots) < 2:
+            raise IllegalAction(f"get_rid names two or more distinct face-down slots in reveal "
+                                f"order, got {len(slots)}")
+        self._log(seat, {"type": "get_rid", "slots": list(slots)})
+        row, values = self.rows[seat], self.values
+        listed = [row[i] for i in slots]
+        first = values[listed[0]]
+        same = True
+        for card in listed:  # revealed one by one, up to the first that differs (1.6)
+            self.knowledge.show(card)
+            if values[card] != first:
+                same = False
+                break
+        if same and len(listed) >= (2 if first in ACTION_VALUES else 3):
+            for card in listed:
+                self._to_discard(card)
+            gone = set(slots[1:])
+            row[slots[0]] = self.held
+            self.rows[seat] = [c for i, c in enumerate(row) if i not in gone]
+        else:  # a mistake: all stay, face down; the held card is a penalty card at the end
+            row.append(self.held)
+        self.knowledge.touch(seat)
+        self._used(seat)
+
+    def _do_call(self, seat: int, action: dict) -> None:
+        self._log(seat, {"type": "call"})
+        self.caller = seat
+        if not self._trigger(seat, "call"):
+            self._end_turn()
+
+    def _do_pass(self, seat: int, action: dict) -> None:
+        self._log(seat, {"type": "pass"})
+        self._end_turn()
+
+    # ----------------------------------------------------------------- the flow of a round
+    def _log(self, seat: int, action: dict) -> None:
+        self.events.append({"type": "action", "seat": seat, "action": action})
+
+    def _to_discard(self, card: int) -> None:
+        self.discard.append(card)
+        self.discard_values.append(self.values[card])
+        self.knowledge.show(card)
+
+    def _used(self, seat: int) -> None:
+        """After the use decision: the all-face-up trigger, then the end decision or the turn's end."""
+        self.held = None
+        self.held_source = None
+        up = self.up
+        for card in self.rows[seat]:
+            if not up[card]:  # a face-down card is left
+                if self.trigger is None:
+                    self.phase = "end"
+                else:
+                    self._end_turn()  # final turns: nobody can call (1.7)
+                return
+        if self.trigger is None:
+            if self._trigger(seat, "all_face_up"):
+                return
+        else:
+            self.extra = 0  # all face up during the final turns: no more extra turns (1.8)
+        self._end_turn()
+
+    def _trigger(self, seat: int, reason: str) -> bool:
+        """The round-ending trigger (1.7). Returns True when the round ended at once."""
+        self.trigger = reason
+        self.trigger_seat = seat
+        self.extra = 0
+        if not self.final_turns_on:
+            self._end_round(reason)
+            return True
+        self.final_queue = deque((seat + k) % self.players for k in range(1, self.players))
+        return False
+
+    def _end_turn(self) -> None:
+        self.turns += 1
+        if self.trigger is None:
+            if self.turns >= self.max_turns:
+                self._end_round("turn_limit")
+                return
+            if self.extra:
+                self.extra -= 1
+            else:
+                self.current = (self.current + 1) % self.players
+        elif self.extra:
+            self.extra -= 1
+        elif self.final_queue:
+            self.current = self.final_queue.popleft()
+        else:
+            self._end_round(self.trigger)
+            return
+        if not self.draw and len(self.discard) >= 2:
+            self._reshuffle()
+        self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        if not self.draw and not self.discard:
+            self._end_round(self.trigger or "exhausted")
+        else:
+            self.phase = "take"
+
+    def _reshuffle(self) -> None:
+        """The discard pile becomes the draw pile; its first card is the new discard (1.8)."""
+        pool: dict[int, list[int]] = {}
+        for card in self.discard:
+            pool.setdefault(self.values[card], []).append(card)
+        deck = list(self.chance.reshuffle(self.round, list(self.discard_values)))
+        try:
+            ids = [pool[v].pop() for v in deck]
+        except (KeyError, IndexError):
+            ids = None
+        if ids is None or len(ids) != len(self.discard):
+            raise ValueError(f"round {self.round}: the reshuffled deck {deck} is not the discard "
+                             f"pile {self.discard_values}")
+        self.events.append({"type": "reshuffle", "deck": deck})
+        self.discard = [ids[0]]
+        self.discard_values = [deck[0]]
+        self.draw = ids[:0:-1]  # top (ids[1]) at the end
+        self.knowledge.forget(self.draw)
+
+    def _start_round(self) -> None:
+        deck = list(self.chance.deal(self.round, list(cards.VALUES)))
+        if not cards.is_deck(deck):
+            raise ValueError(f"round {self.round}: the dealt deck is not the 62 cards: {deck}")
+        self.events.append({"type": "deal", "round": self.round, "deck": list(deck)})
+        n, t = self.players, self.table_cards
+        self.values = deck
+        self.knowledge = Knowledge(n, deck)
+        self.rows = [list(range(s * t, (s + 1) * t)) for s in range(n)]
+        self.up = [False] * len(deck)
+        first = n * t
+        self.discard = [first]
+        self.discard_values = [deck[first]]
+        self.knowledge.show(first)
+        self.draw = list(range(len(deck) - 1, first, -1))  # top (first + 1) at the end
+        self.held = None
+        self.held_source = None
+        self.turns = 0
+        self.extra = 0
+        self.caller = None
+        self.trigger = None
+        self.trigger_seat = None
+        self.final_queue: deque[int] = deque()
+        self.phase = "peek"
+        self.current = 0
+
+    def _end_round(self, reason: str) -> None:
+        raw = [sum(self.values[c] for c in row) for row in self.rows]
+        scores, doubled = rules.score_round(raw, self.caller, self.options)
+        self.events.append({"type": "round_end", "round": self.round, "reason": reason,
+                            "caller": self.caller, "scores": list(scores)})
+        self.history.append({"raw": raw, "scores": scores, "caller": self.caller,
+                             "doubled": doubled, "reason": reason,
+                             "trigger_seat": self.trigger_seat})
+        self.round_scores.append(scores)
+        for seat in rules.round_winners(scores):
+            self.round_wins[seat] += 1
+        self.totals = [t + s for t, s in zip(self.totals, scores)]
+        start = rules.next_starter(scores, self.totals, self.starting_seat, self.options)
+        self.round += 1
+        if self.round >= self.options["rounds"]:
+            self.phase = None
+            self.current = None
+            self.held = None
+            return
+        self.starting_seat = start
+        self._start_round()
+
+
+HANDLERS = {kind: getattr(ArschmallowsState, "_do_" + kind) for kind in SHAPES}
