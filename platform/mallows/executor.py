@@ -9,7 +9,8 @@ an order (ratings) sort by ``Outcome.index``.
 - ``RayExecutor``: ``--workers N > 1`` starts a local Ray with N CPUs (loopback only, no
   dashboard); ``address=`` joins an existing cluster and ships ``bots/`` and the ``mallows``
   package with the job in a runtime environment. Jobs go out in batches (several matches per
-  Ray task, so the per-task overhead stays small), at most a few batches per CPU in flight;
+  Ray task, so the per-task overhead stays small; batches shrink towards the end so the CPUs
+  finish together), at most a few batches per CPU in flight;
   each batch's outcomes come back as the batch finishes (``ray.wait``). A batch lost with its
   worker (the process or the node died) is submitted again, up to ``RETRIES`` times.
 
@@ -35,7 +36,7 @@ from mallows.errors import MallowsError
 
 RETRIES = 3             # times a lost batch is submitted again
 MAX_BATCH = 64          # matches per Ray task, at most
-BATCHES_PER_WORKER = 6  # aim for this many batches per CPU over a run (load balance)
+BATCHES_PER_WORKER = 3  # next batch ~ remaining / (CPUs * this): shrinks towards the end
 IN_FLIGHT_PER_WORKER = 2
 
 
@@ -132,8 +133,10 @@ class InProcessExecutor(Executor):
 
 
 def batch_size_for(jobs: int, workers: int) -> int:
-    """Big enough that Ray's per-task overhead is small, small enough to balance the load and
-    stream results back: about ``BATCHES_PER_WORKER`` batches per CPU, at most ``MAX_BATCH``."""
+    """The size of the next batch when ``jobs`` are still to be sent (guided self-scheduling):
+    big enough that Ray's per-task overhead is small, at most ``MAX_BATCH`` so results stream
+    back, and shrinking towards the end (about 1/``BATCHES_PER_WORKER`` of each CPU's share of
+    what is left) so that no worker is left with a long last batch while the others idle."""
     return max(1, min(MAX_BATCH, math.ceil(jobs / max(1, workers * BATCHES_PER_WORKER))))
 
 
@@ -209,17 +212,21 @@ class RayExecutor(Executor):
 
     def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
         ray = self.ray
-        size = self.batch_size or batch_size_for(len(jobs), self.workers)
-        batches = [list(jobs[i:i + size]) for i in range(0, len(jobs), size)]
-        batches.reverse()  # pop() from the end keeps schedule order
+        pending = list(jobs)
+        pending.reverse()  # pop() from the end keeps schedule order
+
+        def next_batch() -> list[Job]:
+            size = self.batch_size or batch_size_for(len(pending), self.workers)
+            return [pending.pop() for _ in range(min(size, len(pending)))]
+
         lost_errors = (ray.exceptions.WorkerCrashedError, ray.exceptions.RayActorError,
                        ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError,
                        ray.exceptions.OwnerDiedError)
         in_flight: dict = {}
         window = max(1, self.workers * IN_FLIGHT_PER_WORKER)
-        while batches or in_flight:
-            while batches and len(in_flight) < window:
-                batch = batches.pop()
+        while pending or in_flight:
+            while pending and len(in_flight) < window:
+                batch = next_batch()
                 in_flight[self._remote.remote(batch)] = (batch, 1)
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:

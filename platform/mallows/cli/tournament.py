@@ -65,8 +65,12 @@ def _json_row(r: dict) -> dict:
 
 def _rich_table(title: str, rows: list[dict]) -> Table:
     table = Table(title=title)
+    width = max([len(r["bot"]) for r in rows] + [3])
     for c in COLUMNS:
-        table.add_column(c, justify="left" if c == "bot" else "right")
+        if c == "bot":
+            table.add_column(c, min_width=width, no_wrap=True)
+        else:
+            table.add_column(c, justify="right")
     for r in rows:
         table.add_row(*_row_values(r))
     return table

@@ -1,0 +1,108 @@
+"""Shared fixtures: tournament files in a temp folder, the project as working directory, and a
+real Ray head started as a child process (``ray start --head --block`` on loopback, ended by
+killing its process group; never ``ray stop``, which would stop every Ray on the machine)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+# Every process that starts or joins Ray from the tests stays on loopback.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def in_repo(monkeypatch):
+    """Run from the project root, so ``./bots`` and ``tournaments/`` are the project's."""
+    monkeypatch.chdir(REPO)
+    monkeypatch.delenv("MALLOWS_BOTS_DIR", raising=False)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    return REPO
+
+
+@pytest.fixture
+def write_toml(tmp_path):
+    def write(text: str, name: str = "t.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+    return write
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ray_env(**extra: str) -> dict:
+    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_MODE="disabled",
+               RAY_USAGE_STATS_ENABLED="0")
+    env.pop("RAY_ADDRESS", None)
+    env.update(extra)
+    return env
+
+
+def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
+    """Start ``ray start --head --block`` in its own process group; return (process, address)."""
+    port = free_port()
+    cmd = [str(Path(sys.executable).with_name("ray")) if Path(sys.executable).with_name("ray").exists()
+           else "ray", "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
+           "--port", str(port), "--num-cpus", str(num_cpus), "--include-dashboard=false",
+           "--disable-usage-stats", "--ray-client-server-port", str(free_port()),
+           "--dashboard-agent-listen-port", str(free_port()),
+           "--dashboard-agent-grpc-port", str(free_port()),
+           "--runtime-env-agent-port", str(free_port()),
+           "--metrics-export-port", str(free_port())]
+    out = open(log, "wb")
+    proc = subprocess.Popen(cmd, env=env or ray_env(), stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"ray start exited {proc.returncode}: {log.read_text()[-2000:]}")
+        if b"Ray runtime started" in log.read_bytes():
+            break
+        time.sleep(0.3)
+    else:
+        stop_ray_head(proc)
+        raise RuntimeError(f"ray start did not come up in 60 s: {log.read_text()[-2000:]}")
+    return proc, f"127.0.0.1:{port}"
+
+
+def stop_ray_head(proc) -> None:
+    """End the head and everything it started: its process group, by id."""
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            time.sleep(0.5)
+        except subprocess.TimeoutExpired:
+            continue
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # stragglers in the group
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def ray_head(tmp_path_factory):
+    """A real two-CPU Ray cluster on loopback for the tests of one module: yields its address."""
+    log = tmp_path_factory.mktemp("rayhead") / "ray-head.log"
+    proc, address = start_ray_head(log)
+    try:
+        yield address
+    finally:
+        stop_ray_head(proc)
