@@ -11,12 +11,13 @@ Keys: ``protocol``, ``game``, ``options``, ``seat``, ``players``, ``phase`` ("pi
 ``history`` (earlier rounds: ``{"round", "positions", "picks", "races"}``), and ``squads``
 (squad -> its four characters; fixed, given so a bot in any language needs no table of its own).
 
-Every call builds fresh lists and dicts: a bot that mutates its observation cannot reach the
-game's state or another seat's observation.
+Every call returns fresh lists and dicts (a per-round snapshot, rebuilt for each seat): a bot
+that mutates its observation cannot reach the game's state or another seat's observation.
 """
 
 from __future__ import annotations
 
+import marshal
 from typing import TYPE_CHECKING
 
 from mallows import PROTOCOL_VERSION
@@ -40,15 +41,17 @@ def copy_history_entry(entry: dict) -> dict:
     }
 
 
-def build(state: "Take4State", seat: int) -> dict:
+def public(state: "Take4State") -> dict:
+    """Everything a seat is shown apart from ``seat`` (and the legal actions of a seat that has
+    already picked, which are none)."""
     return {
         "protocol": PROTOCOL_VERSION,
         "game": GAME,
         "options": dict(state.options),
-        "seat": seat,
+        "seat": None,
         "players": state.players,
         "phase": PHASE,
-        "legal_actions": state.legal_actions(seat),
+        "legal_actions": [{"type": "pick", "position": p} for p in state.legal_positions()],
         "round": state.round,
         "positions": list(state.positions),
         "collections": [list(held) for held in state.collections],
@@ -56,3 +59,18 @@ def build(state: "Take4State", seat: int) -> dict:
         "history": list(map(copy_history_entry, state.history)),
         "squads": {squad: list(members) for squad, members in SQUADS.items()},
     }
+
+
+def snapshot(state: "Take4State") -> bytes:
+    """The round's public part, serialised once per round. ``marshal`` round-trips exactly the
+    JSON types used here (dict, list, str, int, bool, None) and rebuilds them in C, which makes
+    a fresh deep copy per seat cheap."""
+    return marshal.dumps(public(state))
+
+
+def build(state: "Take4State", seat: int) -> dict:
+    observation = marshal.loads(state.public_snapshot())
+    observation["seat"] = seat
+    if seat not in state.to_move():
+        observation["legal_actions"] = []
+    return observation

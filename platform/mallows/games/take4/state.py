@@ -43,6 +43,7 @@ class Take4State:
         self._pending: list[int | None] = [None] * players
         self._to_move: tuple[int, ...] = ()
         self._legal: tuple[int, ...] = ()
+        self._snapshot: bytes | None = None
         self._start_round()
 
     # -- the runner's interface -------------------------------------------------------------
@@ -60,6 +61,16 @@ class Take4State:
 
     def observation(self, seat: int) -> dict:
         return _observation.build(self, seat)
+
+    def legal_positions(self) -> tuple[int, ...]:
+        """The positions that can be picked this round (the filled ones); none once over."""
+        return self._legal
+
+    def public_snapshot(self) -> bytes:
+        """The round's public observation, serialised once per round (see observation.py)."""
+        if self._snapshot is None:
+            self._snapshot = _observation.snapshot(self)
+        return self._snapshot
 
     def apply(self, seat: int, action: Any) -> None:
         position = self._check(seat, action)
@@ -115,6 +126,7 @@ class Take4State:
         self._legal = rules.legal_positions(self.positions)
         self._pending = [None] * self.players
         self._to_move = tuple(range(self.players))
+        self._snapshot = None
 
     def _resolve(self) -> None:
         picks = [int(p) for p in self._pending]  # every seat has answered
@@ -134,6 +146,7 @@ class Take4State:
         self._pending = [None] * self.players
         self._to_move = ()
         self._legal = ()
+        self._snapshot = None
         self.winners = rules.winners(self.collections, sorted({seat for seat, _ in takes}))
         reason = rules.end_reason(self.winners, len(self.deck), r + 1,
                                   int(self.options["max_rounds"]))
