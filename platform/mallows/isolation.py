@@ -343,6 +343,16 @@ class SubprocessBot:
             if not chunk:
                 self._died(what)
             self._buf += chunk
+        settle = time.monotonic() + 0.05  # let the rest of that line arrive, to quote it
+        while b"\n" not in self._buf and len(self._buf) < SHOWN * 2 \
+                and self._rpoll.poll(max(0, math.ceil((settle - time.monotonic()) * 1000))):
+            try:
+                chunk = os.read(self._rfd, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            self._buf += chunk
         extra = bytes(self._buf[:SHOWN * 2]).split(b"\n", 1)[0]
         self._stop("it wrote output nobody asked for")
         when = "after its answer" if after else f"before {what}"
