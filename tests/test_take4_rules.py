@@ -329,17 +329,28 @@ def test_T12_ranks(winners, collections, forfeits, by_progress, expected):
     assert rules.ranks(winners, collections, forfeits, by_progress) == expected
 
 
-def test_T12_progress_option_reaches_the_result_of_a_played_match():
+@pytest.mark.parametrize("by_progress, expected", [("true", [0, 1, 3, 2]),
+                                                    ("false", [0, 1, 1, 1])])
+def test_T12_progress_option_reaches_the_result_of_a_played_match(by_progress, expected):
     state = new(4, FixedChance(_two_squads_deck()[:12] + ["Lola", "Stacy", "Archie", "Carl"]),
-                rank_losers_by_progress="true")
+                rank_losers_by_progress=by_progress)
     for _ in range(4):
         play_round(state, [1, 2, 3, 4])
     # seat 0 completes Classic; seat 1 holds 3 Fantasy + Stacy; seats 2 and 3 hold one
-    # character (four Archie; three Maui and a Carl: 2 distinct)
+    # character (four Archie) and two (three Maui and a Carl)
     assert state.winners == [0]
-    assert state.result([None] * 4)["ranks"] == [0, 1, 3, 2]
-    state.options = dict(state.options, rank_losers_by_progress=False)
-    assert state.result([None] * 4)["ranks"] == [0, 1, 1, 1]
+    assert state.result([None] * 4)["ranks"] == expected
+
+
+def test_T10_T12_options_are_read_once_so_a_bot_mutating_them_changes_nothing():
+    state = new(2, FixedChance(race=lambda r, p, seats: seats[r % 2]), max_rounds=3)
+    state.options["max_rounds"] = 1  # what a bot could do to the dict the runner hands it
+    state.options["rank_losers_by_progress"] = True
+    play_round(state, [1, 1])
+    assert not state.is_terminal()
+    play_round(state, [1, 1])
+    play_round(state, [1, 1])
+    assert state.reason == "round_limit" and state.result()["ranks"] == [0, 0]
 
 
 # -- T5 / T11: picks, observations --------------------------------------------------------------

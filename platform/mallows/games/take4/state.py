@@ -27,6 +27,10 @@ class Take4State:
 
     def __init__(self, options: dict, players: int, chance: Chance):
         self.options = options
+        # The rules read their own copies: ``options`` is handed to bots by the runner, and a
+        # bot that mutates it must not change the game it is playing.
+        self._max_rounds = int(options["max_rounds"])
+        self._by_progress = bool(options["rank_losers_by_progress"])
         self.players = players
         self.chance = chance
         deck = list(chance.deal(0, list(DECK)))
@@ -82,8 +86,7 @@ class Take4State:
     def result(self, forfeits: Sequence[str | None] = ()) -> dict:
         forfeits = [forfeits[s] if s < len(forfeits) else None for s in range(self.players)]
         return {
-            "ranks": rules.ranks(self.winners, self.collections, forfeits,
-                                 bool(self.options["rank_losers_by_progress"])),
+            "ranks": rules.ranks(self.winners, self.collections, forfeits, self._by_progress),
             "winners": list(self.winners),
             "collections": [list(held) for held in self.collections],
             "forfeits": forfeits,
@@ -148,8 +151,7 @@ class Take4State:
         self._legal = ()
         self._snapshot = None
         self.winners = rules.winners(self.collections, sorted({seat for seat, _ in takes}))
-        reason = rules.end_reason(self.winners, len(self.deck), r + 1,
-                                  int(self.options["max_rounds"]))
+        reason = rules.end_reason(self.winners, len(self.deck), r + 1, self._max_rounds)
         if reason is not None:
             self.reason = reason
             self.events.append({"type": "game_end", "reason": reason,
