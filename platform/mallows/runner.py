@@ -8,6 +8,7 @@ from its own stream (so the deals are untouched), and closes every bot whatever 
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any, Sequence
@@ -57,9 +58,10 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
             events.append({"type": "forfeit", "seat": seat, "reason": reason})
 
         for seat, bot in enumerate(bots):
-            info = {"protocol": PROTOCOL_VERSION, "game": game, "options": state.options,
+            info = {"protocol": PROTOCOL_VERSION, "game": game,
+                    "options": copy.deepcopy(state.options),
                     "seat": seat, "players": n, "seed": seeding.bot_seed(seed, seat),
-                    "names": names}
+                    "names": list(names)}
             try:
                 bot.start(info)
             except BotFailure as exc:
@@ -94,7 +96,7 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         record["result"] = result
         for seat, bot in enumerate(bots):
             try:
-                bot.end({"seat": seat, "result": result})
+                bot.end({"seat": seat, "result": copy.deepcopy(result)})
             except BotFailure:
                 pass  # an end hook's failure is not a forfeit
         return record
