@@ -31,8 +31,9 @@ _encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def describe_exception(exc: BaseException) -> str:
-    """``ValueError: bad thing (at mybot.py:12 in act)``: the innermost frame."""
-    frames = traceback.extract_tb(exc.__traceback__)
+    """``ValueError: bad thing (at mybot.py:12 in act)``: the innermost frame of the bot's
+    own code (none when the call itself failed, e.g. a wrong constructor argument)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     where = ""
     if frames:
         f = frames[-1]

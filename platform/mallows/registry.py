@@ -210,6 +210,28 @@ def _class_meta(cls: Any) -> dict:
             "games": tuple(games) if games else None}
 
 
+def _literal_assignments(body: list):
+    """``(name, value)`` for every ``x = literal``, ``x: T = literal`` and ``a, b = 1, 2``."""
+    for item in body:
+        if isinstance(item, ast.AnnAssign) and item.value is not None:
+            pairs = [(item.target, item.value)]
+        elif isinstance(item, ast.Assign) and len(item.targets) == 1:
+            target, value = item.targets[0], item.value
+            if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
+                    and len(target.elts) == len(value.elts):
+                pairs = list(zip(target.elts, value.elts))
+            else:
+                pairs = [(target, value)]
+        else:
+            continue
+        for target, value in pairs:
+            if isinstance(target, ast.Name):
+                try:
+                    yield target.id, ast.literal_eval(value)
+                except ValueError:
+                    pass
+
+
 def _static_meta(name: str, path: Path) -> dict:
     """Read ``class Bot``'s literal ``name``/``version``/``games`` from the source without
     running it. A syntax error, or no ``Bot`` at all, is a ``BotError``."""
@@ -226,20 +248,13 @@ def _static_meta(name: str, path: Path) -> dict:
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == "Bot":
             has_bot = True
-            for item in node.body:
-                if isinstance(item, ast.Assign) and len(item.targets) == 1 \
-                        and isinstance(item.targets[0], ast.Name):
-                    key = item.targets[0].id
-                    try:
-                        value = ast.literal_eval(item.value)
-                    except ValueError:
-                        continue
-                    if key == "name":
-                        meta["bot_name"] = str(value)
-                    elif key == "version":
-                        meta["version"] = str(value)
-                    elif key == "games" and isinstance(value, (list, tuple)):
-                        meta["games"] = tuple(str(g) for g in value)
+            for key, value in _literal_assignments(node.body):
+                if key == "name":
+                    meta["bot_name"] = str(value)
+                elif key == "version":
+                    meta["version"] = str(value)
+                elif key == "games" and isinstance(value, (list, tuple)):
+                    meta["games"] = tuple(str(g) for g in value)
         elif isinstance(node, (ast.ImportFrom, ast.Import)):
             has_bot = has_bot or any((a.asname or a.name) == "Bot" for a in node.names)
         elif isinstance(node, ast.Assign):
