@@ -104,11 +104,13 @@ def values_rows(state) -> list[list[int]]:
 
 # --------------------------------------------------------------------------- bots
 class RecordingBot:
-    """Wraps a bot: keeps every observation it was sent, in order."""
+    """Wraps a bot: appends ``(seat, observation)`` for every observation it is sent to
+    ``log`` (share one log between the seats to keep the match's order)."""
 
-    def __init__(self, bot):
+    def __init__(self, bot, seat: int, log: list):
         self.bot = bot
-        self.observations: list[dict] = []
+        self.seat = seat
+        self.log = log
 
     def match_start(self, info):
         hook = getattr(self.bot, "match_start", None)
@@ -116,22 +118,45 @@ class RecordingBot:
             hook(info)
 
     def act(self, observation):
-        self.observations.append(observation)
+        self.log.append((self.seat, observation))
         return self.bot.act(observation)
 
 
 class RandomBot:
-    """The random policy with a chosen call probability."""
+    """The random policy with a chosen call probability; half the time it gets rid of own
+    face-down cards it knows to be equal. ``patient`` bots re-pick once when the random pick is
+    a refuse, so rows stay face down longer and rounds run long enough to reshuffle."""
 
-    def __init__(self, call: float = 0.05, seed: int = 0):
+    def __init__(self, call: float = 0.05, seed: int = 0, patient: bool = False):
         self.call = call
+        self.patient = patient
         self.rng = random.Random(seed)
 
     def match_start(self, info):
         self.rng = random.Random(info["seed"] * 7 + int(self.call * 1000))
 
     def act(self, observation):
-        return random_action(observation, self.rng, self.call)
+        if observation["phase"] == "use":
+            known = known_groups(observation)
+            if known and self.rng.random() < 0.5:
+                return {"type": "get_rid", "slots": self.rng.choice(known)}
+        action = random_action(observation, self.rng, self.call)
+        if self.patient and action["type"] == "refuse":
+            action = random_action(observation, self.rng, self.call)
+        return action
+
+
+def known_groups(obs) -> list[list[int]]:
+    """Own face-down slots holding the same known value, where a get_rid would succeed."""
+    legal = [a for a in obs["legal_actions"] if a["type"] == "get_rid"]
+    if not legal:
+        return []
+    by_value: dict = {}
+    for i in legal[0]["choose_from"]:
+        v = obs["rows"][obs["seat"]][i]["value"]
+        if v is not None:
+            by_value.setdefault(v, []).append(i)
+    return [slots for v, slots in by_value.items() if len(slots) >= (2 if v in ACTION_VALUES else 3)]
 
 
 class GreedyishBot:
@@ -202,8 +227,10 @@ class KnowledgeModel:
         self.discard.append(c)
 
     def act(self, seat, a):
+        """Apply one action event; returns "success" or "mistake" for a get_rid, else None."""
         kind = a["type"]
         row = self.rows[seat]
+        outcome = None
         if kind == "peek":
             for i in a["slots"]:
                 row[i]["seen"].add(seat)
@@ -245,10 +272,13 @@ class KnowledgeModel:
                 gone = set(a["slots"][1:])
                 self.rows[seat] = [self.held if i == a["slots"][0] else c
                                    for i, c in enumerate(row) if i not in gone]
+                outcome = "success"
             else:
                 row.append(self.held)
+                outcome = "mistake"
         if kind not in ("peek", "draw", "take_discard", "call", "pass"):
             self.held = None
+        return outcome
 
     def expected_rows(self, seat):
         return [[{"face_up": c["up"], "value": c["v"] if (c["up"] or seat in c["seen"]) else None}
@@ -262,29 +292,76 @@ class KnowledgeModel:
                 "held_value": held}
 
 
-def check_observations(record: dict, observations: Sequence[tuple[int, dict]]) -> int:
+def _first_difference(shown, expected) -> str:
+    if len(shown) != len(expected):
+        return f"{len(shown)} rows shown, {len(expected)} expected"
+    for p, (a, b) in enumerate(zip(shown, expected)):
+        if len(a) != len(b):
+            return f"seat {p}'s row has {len(a)} slots shown, {len(b)} expected"
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return f"seat {p} slot {i}: shown {x}, the model says {y}"
+    return "?"
+
+
+def check_observations(record: dict, observations: Sequence[tuple[int, dict]]) -> Counter:
     """Replay ``record`` through the model and compare, in order, every observation a seat was
-    sent (``(seat, observation)``, one per action event) with what the model says it knows.
-    Returns the number of observations checked."""
+    sent (``(seat, observation)``, one per action event) with what the model says that seat
+    knows: the rows exactly (every value it knows shown, every other hidden), the discard pile,
+    the draw pile's size and the held card. Returns what happened, counted: action types,
+    ``get_rid success``/``get_rid mistake``, ``reshuffle``, ``end <reason>``, ``observations``."""
     n = len(record["players"])
     model = KnowledgeModel(n, record["options"]["table_cards"])
     it = iter(observations)
-    checked = 0
+    seen: Counter = Counter()
     for event in record["events"]:
-        if event["type"] == "deal":
+        kind = event["type"]
+        if kind == "deal":
             model.deal(event["deck"])
-        elif event["type"] == "reshuffle":
+        elif kind == "reshuffle":
             model.reshuffle(event["deck"])
-        elif event["type"] == "action":
+            seen["reshuffle"] += 1
+        elif kind == "round_end":
+            seen["end " + event["reason"]] += 1
+        elif kind == "action":
             seat, obs = next(it)
             assert seat == event["seat"] == obs["seat"]
             expected = model.expected_rows(seat)
-            assert obs["rows"] == expected, (checked, seat, obs["rows"], expected)
+            if obs["rows"] != expected:
+                raise AssertionError(f"observation {seen['observations']} (seat {seat}): "
+                                     f"{_first_difference(obs['rows'], expected)}")
             public = model.expected_public(seat)
             assert obs["discard"] == public["discard"]
             assert obs["draw_pile"] == public["draw_pile"]
             assert (obs["held"] or {}).get("value") == public["held_value"]
-            checked += 1
-            model.act(seat, event["action"])
+            in_play = sum(len(r) for r in obs["rows"]) + len(obs["discard"]) + obs["draw_pile"]
+            assert in_play + (obs["held"] is not None) == 62
+            seen["observations"] += 1
+            seen[event["action"]["type"]] += 1
+            outcome = model.act(seat, event["action"])
+            if outcome:
+                seen["get_rid " + outcome] += 1
     assert next(it, None) is None, "more observations than action events"
-    return checked
+    return seen
+
+
+def recorded_match(seed: int, players: int = 4, rules: str = "standard", table_cards: int = 6,
+                   call: float = 0.05, max_turns: int = 500, bots=None, patient: bool = False):
+    """Play one match through the runner with recording bots (``RandomBot(call)`` unless
+    ``bots`` is given); returns ``(record, [(seat, observation), ...])``."""
+    from mallows.agents import InProcessBot
+    from mallows.runner import play_match
+
+    o = options(rules, table_cards=table_cards, max_turns_per_round=max_turns)
+    log: list = []
+    bots = bots if bots is not None else [RandomBot(call, patient=patient) for _ in range(players)]
+    handles = [InProcessBot(RecordingBot(b, s, log), f"bot{s}") for s, b in enumerate(bots)]
+    return play_match("arschmallows", o, seed, handles), log
+
+
+def step_randomly(state, rng: random.Random, call: float = 0.05):
+    """Yield after every decision of a random game played directly on ``state``."""
+    while not state.is_terminal():
+        seat = state.to_move()[0]
+        state.apply(seat, random_action(state.observation(seat), rng, call))
+        yield state
