@@ -1,0 +1,115 @@
+"""``mallows bots list`` and ``mallows bots check``: through typer's CliRunner and through the
+real console script. A good bot passes with exit 0; a misbehaving one fails with exit 1 and the
+first problem (reason, observation, answer, legal actions), never a traceback; bad input exits 2.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mallows.agents import Limits
+from mallows.cli import app
+from mallows.cli.bots import run_check
+from mallows.registry import load_bot
+
+BOTS = Path(__file__).parent / "misbehaving_bots"
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_list_shows_name_version_kind_games_and_source():
+    result = invoke("bots", "list")
+    assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines()
+            if line.startswith("│")}
+    assert "subprocess" in rows["example_node"] and "bots/example_node/bot.toml" in \
+        rows["example_node"]
+    assert "python, in-process" in rows["random"] and "arschmallows, take4" in rows["random"]
+    assert "1.0" in rows["example_python"]
+
+
+@pytest.mark.parametrize("bot", ["example_python", "example_node"])
+def test_the_example_bots_pass(bot):
+    result = invoke("bots", "check", bot, "--games", "2")
+    assert result.exit_code == 0, result.output
+    assert f"OK: {bot} passed 2 match(es) in arschmallows, take4 with no forfeit" in \
+        result.output
+    for game in ("arschmallows", "take4"):
+        row = next(l for l in result.output.splitlines() if l.startswith(f"│ {game}"))
+        cells = [c.strip() for c in row.split("│")[1:-1]]
+        assert cells[1] == "2" and int(cells[2]) > 0 and cells[3] == "0"
+        assert all(float(c) > 0 for c in cells[8:12])  # p50, p90, p99, max
+
+
+def test_an_illegal_answer_fails_showing_observation_answer_and_legal_actions():
+    result = invoke("bots", "check", str(BOTS / "illegal.py"), "--game", "take4",
+                    "--games", "2")
+    assert result.exit_code == 1, result.output
+    out = result.output
+    assert "FAILED: 2 forfeit(s). First problem, take4, match 0" in out
+    assert "decision 2, round 1, phase pick: answered" in out
+    assert '"phase": "pick",' in out and '"positions": [' in out
+    answer = out.split("Answer:")[1].split("Legal actions")[0]
+    assert '{"type":"teleport","position":99}' in answer
+    legal = out.split("Legal actions (")[1]
+    assert legal.startswith("4):") and '{"type":"pick","position":1}' in legal
+
+
+def test_a_failure_before_the_first_decision_has_no_observation():
+    result = invoke("bots", "check", str(BOTS / "protocol2"), "--game", "take4", "--games", "1")
+    assert result.exit_code == 1, result.output
+    assert "before the first deal: the bot speaks protocol 2" in result.output
+    assert "no observation" in result.output
+
+
+def test_check_counts_forfeits_by_kind():
+    limits = Limits(decision_seconds=0.3)
+    cases = {"raiser.py": "crash", "exiter.py": "crash", "hanger.py": "timeout",
+             "garbage": "garbage", "flooder": "garbage", "illegal.py": "illegal"}
+    for bot, kind in cases.items():
+        reports, problems = run_check(load_bot(str(BOTS / bot), isolate=True), ["take4"], 1,
+                                      0, limits)
+        assert reports[0].forfeits[kind] == 1 and reports[0].forfeit_total == 1, bot
+        assert problems[0].observation is not None and problems[0].decision == 2, bot
+
+
+@pytest.mark.parametrize("args, message", [
+    (["bots", "check", "no_such_bot"], "unknown bot 'no_such_bot'"),
+    (["bots", "check", "example_node", "--game", "chess"], "unknown game 'chess'"),
+    (["bots", "check", str(BOTS / "broken_import.py"), "--game", "arschmallows"],
+     "declares the games take4, not 'arschmallows'"),
+    (["bots", "check", "example_node", "--games", "0"], "play at least one match"),
+    (["bots", "check", str(BOTS / "syntax_error.py")], "does not parse"),
+])
+def test_bad_input_exits_2_with_a_message(args, message):
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_the_console_script():
+    ok = subprocess.run(["mallows", "bots", "check", "example_node", "--game", "take4",
+                         "--games", "2"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "OK: example_node passed" in ok.stdout
+    bad = subprocess.run(["mallows", "bots", "check", str(BOTS / "garbage"), "--game", "take4",
+                          "--games", "1"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1
+    assert "not JSON" in bad.stdout and "thinking very hard about pick" in bad.stdout
+    assert "Traceback" not in bad.stdout + bad.stderr
+    unknown = subprocess.run(["mallows", "bots", "check", "no_such_bot"], capture_output=True,
+                             text=True, timeout=120)
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith("error: unknown bot 'no_such_bot'")
+    listing = subprocess.run(["mallows", "bots", "list"], capture_output=True, text=True,
+                             timeout=120)
+    assert listing.returncode == 0 and "example_python" in listing.stdout
