@@ -22,9 +22,11 @@ Environment variables named ``MALLOWS_*`` are forwarded to Ray workers.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -152,9 +154,38 @@ def _forwarded_env() -> dict:
     return {k: v for k, v in os.environ.items() if k.startswith("MALLOWS_")}
 
 
-def _auth_problem(exc: BaseException) -> bool:
-    text = f"{type(exc).__name__} {exc}".lower()
-    return any(w in text for w in ("authenticat", "auth_token", "unauthenticated", "token"))
+def _chain_text(exc: BaseException | None) -> str:
+    parts, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        parts.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or exc.__context__
+    return "\n".join(parts)
+
+
+def _auth_problem(text: str) -> bool:
+    text = text.lower()
+    return any(w in text for w in ("authenticat", "auth_token", "invalidauthtoken"))
+
+
+@contextlib.contextmanager
+def _captured_stderr():
+    """Collect what Ray's C++ core writes on file descriptor 2 while joining a cluster (it
+    retries for a while and logs every attempt); yields a callable returning the text."""
+    buffer = tempfile.TemporaryFile()
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield lambda: ""
+        return
+    os.dup2(buffer.fileno(), 2)
+    try:
+        yield lambda: (buffer.seek(0), buffer.read().decode("utf-8", "replace"))[1]
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 class RayExecutor(Executor):
@@ -162,7 +193,7 @@ class RayExecutor(Executor):
 
     def __init__(self, workers: int | None = None, address: str | None = None,
                  batch_size: int | None = None):
-        from mallows.registry import bots_dir
+        from mallows.registry import bots_dir, search_dirs
 
         self.address = address
         self.batch_size = batch_size
@@ -175,17 +206,22 @@ class RayExecutor(Executor):
         try:
             if address:
                 self._staging = tempfile.mkdtemp(prefix="mallows-job-")
-                src = bots_dir()
-                if src.is_dir():
-                    shutil.copytree(src, Path(self._staging) / "bots",
+                # every bots directory, the first one found winning (as the registry looks)
+                for src in reversed(search_dirs()):
+                    shutil.copytree(src, Path(self._staging) / "bots", dirs_exist_ok=True,
                                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
                 import mallows
                 env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
                 runtime_env = {"working_dir": self._staging,
                                "py_modules": [str(Path(mallows.__file__).parent)],
                                "env_vars": env}
-                ray.init(address=address, runtime_env=runtime_env, logging_level="ERROR",
-                         log_to_driver=False)
+                with _captured_stderr() as captured:
+                    try:
+                        ray.init(address=address, runtime_env=runtime_env,
+                                 logging_level="ERROR", log_to_driver=False)
+                    except Exception as exc:
+                        exc.mallows_log = captured()
+                        raise
             else:
                 # a local Ray is ours alone, on loopback, for one run: no token needed
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
@@ -195,7 +231,7 @@ class RayExecutor(Executor):
                          logging_level="ERROR", log_to_driver=False)
         except Exception as exc:
             self.close()
-            if address and _auth_problem(exc):
+            if address and _auth_problem(_chain_text(exc) + getattr(exc, "mallows_log", "")):
                 raise ExecutorError(
                     f"could not join the Ray cluster at {address}: it refused this process "
                     f"because of token authentication ({_first_line(exc)}). Give this process "
@@ -206,7 +242,10 @@ class RayExecutor(Executor):
             hint = ("check the address (the head's host:port, as `ray start --head` printed "
                     "it) and that this machine runs the same Ray and Python versions"
                     if address else "try --workers 1 to run in this process")
-            raise ExecutorError(f"could not {where}: {_first_line(exc)}. Fix: {hint}") from None
+            log = [ln for ln in getattr(exc, "mallows_log", "").splitlines() if " E " in ln]
+            detail = f" (Ray: {log[-1].strip()[:300]})" if log else ""
+            raise ExecutorError(f"could not {where}: {_first_line(exc)}{detail}. Fix: "
+                                f"{hint}") from None
         self.workers = max(1, int(ray.cluster_resources().get("CPU", workers or 1)))
         self._remote = ray.remote(num_cpus=1, max_retries=0)(play_batch)
 

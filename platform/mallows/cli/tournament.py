@@ -211,8 +211,9 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
     """The tournaments in --db, with how many of their matches are stored."""
     store = _open(db, must_exist=True)
     table = Table(title=f"tournaments in {db}")
-    for c in ("name", "game", "matches", "status", "created", "file"):
-        table.add_column(c)
+    for c in ("name", "game", "matches", "status", "created"):
+        table.add_column(c, no_wrap=c != "status")
+    table.add_column("file", overflow="fold")
     for r in store.tournaments():
         status = "finished" if r["done"] == r["total"] else "incomplete (rerun to resume)"
         table.add_row(r["name"], r["game"], f"{r['done']}/{r['total']}", status,

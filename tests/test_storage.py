@@ -1,0 +1,91 @@
+"""Storage on real SQLite files: WAL, schema version, one row per match, refusals, order."""
+
+import json
+import sqlite3
+
+import pytest
+
+from mallows.errors import MallowsError
+from mallows.schedule import schedule
+from mallows.storage import SCHEMA_VERSION, Store
+from mallows.tournament import parse_tournament
+
+BASE = {"name": "s", "game": "take4", "players": 2, "deals": 2, "seed": 1,
+        "bots": ["random", "greedy"]}
+
+
+def tournament(**changes):
+    return parse_tournament({**BASE, **changes}, check_bots=False)
+
+
+def fake_record(spec, ranks):
+    return {"record_version": 1, "game": "take4", "seed": spec.seed, "players": list(spec.seats),
+            "events": [], "result": {"ranks": ranks, "forfeits": [None, "boom"]}}
+
+
+def test_wal_schema_version_and_tables(tmp_path):
+    path = tmp_path / "sub" / "m.db"
+    Store(path).close()
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] \
+        == str(SCHEMA_VERSION)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"bots", "tournaments", "matches", "ratings", "meta"} <= tables
+    con.close()
+    Store(path).close()  # reopening migrates nothing and keeps the version
+    assert Store(path).schema_version() == SCHEMA_VERSION
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "m.db"
+    Store(path).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)])
+    con.commit()
+    con.close()
+    with pytest.raises(MallowsError, match="newer"):
+        Store(path)
+
+
+def test_one_row_per_match_and_results_in_schedule_order(tmp_path):
+    store = Store(tmp_path / "m.db")
+    t = tournament()
+    store.register_tournament(t, {"random": "bots/random.py"})
+    specs = schedule(t)
+    for spec in reversed(specs):  # arrive in reverse order
+        store.add_match(t.name, t.game, spec, fake_record(spec, [spec.index % 2, 1 - spec.index % 2]))
+    store.add_match(t.name, t.game, specs[0], fake_record(specs[0], [1, 0]))  # a duplicate
+    assert store.count_matches("s") == len(specs)
+    assert store.done_indices("s") == set(range(len(specs)))
+    got = list(store.results(tournament="s"))
+    assert got == [(list(s.seats), [s.index % 2, 1 - s.index % 2]) for s in specs]
+    row = store.match("s/3")
+    assert json.loads(row["record"])["seed"] == specs[3].seed and row["forfeits"] == 1
+    assert store.db["bots"].get("random")["source"] == "bots/random.py"
+
+
+def test_changed_definition_is_refused_naming_the_changes(tmp_path):
+    store = Store(tmp_path / "m.db")
+    assert store.register_tournament(tournament()) is True
+    assert store.register_tournament(tournament()) is False  # same file: resume
+    with pytest.raises(MallowsError) as err:
+        store.register_tournament(tournament(deals=3, options={"max_rounds": 50}))
+    text = str(err.value)
+    assert "deals: 2 -> 3" in text and "options.max_rounds" in text and "new `name`" in text
+
+
+def test_ratings_are_replaced_and_stamped(tmp_path):
+    from mallows.ratings import leaderboard
+
+    store = Store(tmp_path / "m.db")
+    t = tournament()
+    store.register_tournament(t)
+    spec = schedule(t)[0]
+    store.add_match(t.name, t.game, spec, fake_record(spec, [0, 1]))
+    assert store.ratings_stale("tournament", "s")
+    store.save_ratings("tournament", "s", "take4", leaderboard(store.results("s")), stamp=1)
+    store.save_ratings("tournament", "s", "take4", leaderboard(store.results("s")), stamp=1)
+    rows = store.ratings("tournament", "s")
+    assert [r["rank"] for r in rows] == [1, 2] and rows[0]["games"] == 1
+    assert not store.ratings_stale("tournament", "s")

@@ -1,0 +1,235 @@
+"""Tournament files and the tournament CLI: validation (exit 2, no traceback), resume,
+kill -9 and rerun, refusals, leaderboards in every format, head-to-head, replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mallows.cli import app
+from mallows.tournament import TournamentError, load_tournament
+
+from conftest import REPO
+
+GOOD = """
+name = "t"
+game = "take4"
+players = 2
+deals = 3
+seed = 1
+bots = ["random", "greedy"]
+"""
+
+ARSCH = """
+name = "a"
+game = "arschmallows"
+players = 3
+deals = 2
+seed = 5
+bots = ["random", "random:call=0.2", "random:call=0.01"]
+"""
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+# -- validation -------------------------------------------------------------------------------
+
+BAD = [
+    (GOOD + "deal = 3\n", ["unknown key `deal`", "did you mean 'deals'"]),
+    (GOOD.replace('"greedy"', '"nosuchbot"'), ["`bots`", "nosuchbot", "bots/"]),
+    (GOOD + "[options]\nmax_rounds = -5\n", ["[options]", "max_rounds"]),
+    (GOOD + "[options]\ntable_cards = 4\n", ["[options]", "table_cards"]),
+    (GOOD.replace("players = 2", "players = 3"),
+     ["`bots` has 2 bots but `players` = 3", "add bots or lower `players`"]),
+    (GOOD.replace("seed = 1\n", ""), ["missing key `seed`", "seed = 2026"]),
+    (GOOD.replace("players = 2", 'players = "two"'), ["`players` must be a whole number"]),
+    (GOOD.replace("players = 2", "players = 9"), ["`players` must be from 2 to 4"]),
+    (GOOD + "[ratings]\ndraw_probability = 0\n", ["ratings.draw_probability", "above 0"]),
+    (GOOD + "[ratings]\nsigmma = 3\n", ["unknown key `ratings.sigmma`", "did you mean 'sigma'"]),
+    (GOOD + "[limits]\ndecision = 1\n", ["unknown key `limits.decision`", "decision_seconds"]),
+    (GOOD.replace('"greedy"', '"random"'), ["lists 'random' twice"]),
+    (GOOD.replace('game = "take4"', 'game = "arschmallows"'), ["'greedy' plays take4"]),
+    (GOOD.replace('game = "take4"', 'game = "take5"'), ["`game` must be one of", "take4"]),
+    (GOOD.replace('name = "t"', 'name = "a b/c"'), ["`name` must be"]),
+    (GOOD + "rules = ", ["not valid TOML"]),
+]
+
+
+@pytest.mark.parametrize("text,needles", BAD, ids=[f"bad{i}" for i in range(len(BAD))])
+def test_malformed_files_exit_2_with_a_message_naming_the_key(in_repo, write_toml, tmp_path,
+                                                               text, needles):
+    path = write_toml(text)
+    with pytest.raises(TournamentError) as err:
+        load_tournament(path)
+    for needle in needles:
+        assert needle in str(err.value)
+    result = invoke("tournament", "run", path, "--db", tmp_path / "m.db", "--workers", "1")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and needles[0] in result.output
+    assert not (tmp_path / "m.db").exists()  # refused before the database is touched
+
+
+def test_malformed_file_through_the_console_script(in_repo, write_toml, tmp_path):
+    path = write_toml(GOOD + "colour = 3\n")
+    proc = subprocess.run(["mallows", "tournament", "run", str(path), "--db",
+                           str(tmp_path / "m.db"), "--workers", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "unknown key `colour`" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    missing = subprocess.run(["mallows", "tournament", "run", str(tmp_path / "nope.toml")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no tournament file" in missing.stderr
+
+
+def test_shipped_tournament_files_are_valid(in_repo):
+    files = sorted((REPO / "tournaments").glob("*.toml"))
+    names = {p.stem for p in files}
+    assert {"demo", "arschmallows-reference", "take4-reference"} <= names
+    games = set()
+    for path in files:
+        t = load_tournament(path)
+        assert t.name == path.stem
+        games.add(t.game)
+    assert games == {"arschmallows", "take4"}
+
+
+# -- running, resuming, refusing ----------------------------------------------------------------
+
+def ratings_json(db: Path, *extra: str) -> list[dict]:
+    result = invoke("ratings", "--db", db, "--format", "json", *extra)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_run_resume_and_changed_file(in_repo, write_toml, tmp_path):
+    db = tmp_path / "m.db"
+    path = write_toml(GOOD)
+    first = invoke("tournament", "run", path, "--db", db, "--workers", "1")
+    assert first.exit_code == 0, first.output
+    assert "played 6 matches (0 already stored)" in first.output
+    table = ratings_json(db, "--tournament", "t")
+    assert [r["bot"] for r in table] and {r["matches"] for r in table} == {6}
+    again = invoke("tournament", "run", path, "--db", db, "--workers", "1")
+    assert again.exit_code == 0 and "played 0 matches (6 already stored)" in again.output
+    assert ratings_json(db, "--tournament", "t") == table
+    changed = write_toml(GOOD.replace("deals = 3", "deals = 4").replace("seed = 1", "seed = 2"))
+    refused = invoke("tournament", "run", changed, "--db", db, "--workers", "1")
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert "deals: 3 -> 4" in refused.output and "seed: 1 -> 2" in refused.output
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM matches").fetchone() == (6, 6)
+
+
+def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path):
+    db = tmp_path / "m.db"
+    for text, name in ((GOOD, "t.toml"), (ARSCH, "a.toml")):
+        result = invoke("tournament", "run", write_toml(text, name), "--db", db, "--workers", "1")
+        assert result.exit_code == 0, result.output
+    rows = ratings_json(db, "--game", "arschmallows")
+    assert {"bot", "mu", "sigma", "matches"} <= set(rows[0])
+    cons = [r["mu"] - 3 * r["sigma"] for r in rows]
+    assert cons == sorted(cons, reverse=True) and [r["rank"] for r in rows] == [1, 2, 3]
+    assert sum(r["matches"] for r in rows) == 3 * 3 * 2
+    both = ratings_json(db)
+    assert {r["game"] for r in both} == {"take4", "arschmallows"}
+    csv_out = invoke("ratings", "--db", db, "--tournament", "t", "--format", "csv").output
+    assert csv_out.splitlines()[0].startswith("scope,name,rank,bot,mu,sigma")
+    assert len(csv_out.splitlines()) == 3
+    md = invoke("ratings", "--db", db, "--format", "markdown", "--game", "take4").output
+    assert "| rank | bot | mu |" in md and "| greedy |" in md
+    bad = invoke("ratings", "--db", db, "--format", "xml")
+    assert bad.exit_code == 2 and "--format" in bad.output
+    shown = invoke("tournament", "show", "a", "--db", db)
+    assert shown.exit_code == 0 and "head-to-head" in shown.output
+    assert "random:call=0.2" in shown.output and "mean place" in shown.output
+    listed = invoke("tournament", "list", "--db", db)
+    assert listed.output.count("6/6") == 2 and listed.output.count("finished") == 2
+
+    take4 = invoke("replay", "t/0", "--db", db)
+    assert take4.exit_code == 0, take4.output
+    assert "round 0:" in take4.output and "picks" in take4.output and "place 1" in take4.output
+    arsch = invoke("replay", "a/1", "--db", db)
+    assert "-- round 0 --" in arsch.output and "peeks at slots" in arsch.output
+    assert "round 0 ends" in arsch.output
+    record = json.loads(invoke("replay", "a/1", "--db", db, "--json").output)
+    stored = sqlite3.connect(db).execute("SELECT record FROM matches WHERE id='a/1'").fetchone()
+    assert record == json.loads(stored[0]) and record["players"][0] == "random:call=0.2"
+    missing = invoke("replay", "a/99", "--db", db)
+    assert missing.exit_code == 2 and "a/0" in missing.output
+
+
+def test_duplicate_deals_across_rotations_in_stored_records(in_repo, write_toml, tmp_path):
+    db = tmp_path / "m.db"
+    assert invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1"
+                  ).exit_code == 0
+    con = sqlite3.connect(db)
+    groups = {}
+    for tbl, deal, record in con.execute("SELECT tbl, deal, record FROM matches"):
+        r = json.loads(record)
+        first_deal = next(e["deck"] for e in r["events"] if e["type"] == "deal")
+        groups.setdefault((tbl, deal), set()).add((r["seed"], tuple(first_deal)))
+    assert len(groups) == 2 and all(len(g) == 1 for g in groups.values())
+
+
+# -- kill -9 and rerun ------------------------------------------------------------------------
+
+KILL = """
+name = "k"
+game = "arschmallows"
+players = 4
+deals = 12
+seed = 3
+bots = ["random", "random:call=0.01", "random:call=0.1", "random:call=0.2", "random:call=0.4"]
+"""
+
+
+def count(db: Path) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tmp_path):
+    path = write_toml(KILL)  # 5 tables x 4 rotations x 12 deals = 240 matches
+    killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
+    proc = subprocess.Popen(["mallows", "tournament", "run", str(path), "--db", str(killed_db),
+                             "--workers", "1", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while count(killed_db) < 25 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    at_kill = count(killed_db)
+    assert 25 <= at_kill < 240, f"killed with {at_kill} matches stored"
+    resumed = invoke("tournament", "run", path, "--db", killed_db, "--workers", "1")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"played {240 - at_kill} matches ({at_kill} already stored)" in resumed.output
+    clean = invoke("tournament", "run", path, "--db", clean_db, "--workers", "1")
+    assert clean.exit_code == 0, clean.output
+    assert ratings_json(killed_db) == ratings_json(clean_db)
+    a, b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
+    assert a.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
+                     ).fetchone() == (240, 240, 0, 239)
+    assert dict(a.execute("SELECT id, record FROM matches")) == \
+        dict(b.execute("SELECT id, record FROM matches"))
