@@ -1,4 +1,4 @@
-"""greedy: the one-step greedy bot, one module for both games (Take4 for now).
+"""greedy: the one-step greedy bot, one module for both games.
 
 Idea, Take4: take the card that advances the bot's best squad most. Each filled position is
 scored by how many different characters its card's squad would then hold (so a squad's fourth
@@ -11,20 +11,39 @@ It ignores races: it does not avoid positions that other seats are likely to pic
 Strength: clearly above ``random`` (it never wastes a pick on a duplicate and finishes squads
 it is close to); blind to contention. Speed: tens of microseconds a decision.
 
-Arschmallows: not yet played by this bot (its section is added later, beside Take4's).
+Idea, Arschmallows: use what it knows, one decision at a time. An unknown card is valued at
+the expectation of the cards it has not seen (``mallows.botlib.unseen``: the deck minus every
+value its observation shows). It peeks slots 0 and 1; takes the discard pile's top card when
+that card beats its worst face-down card (known value, or the expectation) by 2.5 or more,
+else draws; swaps the held card into the slot where it gains most if it gains more than 0.5;
+otherwise refuses it (it never uses an action card), turning face up its lowest known card
+(an unknown one if it knows none). It calls when its estimated total (unknowns at the
+expectation) is at most 0, or lower than every opponent's estimate by ``margin`` (default 6).
+
+Strength: clearly above ``random`` in both games; below ``heuristic`` (no actions, no get_rid,
+a crude call). Speed: tens of microseconds a decision.
+
+Parameters: ``greedy:margin=4`` (Arschmallows call margin, points).
 """
 
 from __future__ import annotations
 
 import random
 
+from mallows.botlib import expected_unknown, row_estimate
+
 
 class Bot:
     name = "greedy"
     version = "1.0"
-    games = ("take4",)
+    games = ("arschmallows", "take4")
 
-    def __init__(self) -> None:
+    def __init__(self, margin: float | str = 6.0) -> None:
+        try:
+            self.margin = float(margin)
+        except ValueError:
+            raise ValueError(f"greedy: margin must be a number of points, got {margin!r} "
+                             f"(for example greedy:margin=4)") from None
         self.rng = random.Random(0)
 
     def match_start(self, info: dict) -> None:
@@ -35,6 +54,8 @@ class Bot:
         play = _GAMES.get(game)
         if play is None:
             raise ValueError(f"greedy does not play {game!r} yet; it plays {', '.join(_GAMES)}")
+        if game == "arschmallows":
+            return arschmallows_act(observation, self.margin)
         return play(observation, self.rng)
 
 
@@ -78,4 +99,66 @@ def take4_act(observation: dict, rng: random.Random) -> dict:
     return best_of(denial)
 
 
-_GAMES = {"take4": take4_act}
+# --------------------------------------------------------------------------------------------
+# Arschmallows
+# --------------------------------------------------------------------------------------------
+
+def _best_slot(row: list[dict], value: float, e: float) -> tuple[float, int]:
+    """(gain, slot): putting a card of ``value`` in the face-down slot where it gains most."""
+    best, where = -99.0, -1
+    for i, s in enumerate(row):
+        if s["face_up"]:
+            continue
+        gain = (e if s["value"] is None else s["value"]) - value
+        if gain > best:
+            best, where = gain, i
+    return best, where
+
+
+def _refuse_slot(row: list[dict], e: float) -> int:
+    """The face-down slot whose card costs least to lock: the lowest known, else an unknown."""
+    best, where = 99.0, -1
+    for i, s in enumerate(row):
+        if s["face_up"]:
+            continue
+        v = e + 1.0 if s["value"] is None else s["value"]
+        if v < best:
+            best, where = v, i
+    return where
+
+
+def _find(legal: list[dict], kind: str) -> dict | None:
+    for action in legal:
+        if action["type"] == kind:
+            return action
+    return None
+
+
+def arschmallows_act(obs: dict, margin: float) -> dict:
+    legal = obs["legal_actions"]
+    phase = obs["phase"]
+    if phase == "peek":
+        return {"type": "peek", "slots": [0, 1]}
+    seat = obs["seat"]
+    row = obs["rows"][seat]
+    e = expected_unknown(obs)
+    if phase == "take":
+        take = _find(legal, "take_discard")
+        draw = _find(legal, "draw")
+        if take is not None and (draw is None or _best_slot(row, obs["discard"][-1], e)[0] >= 2.5):
+            return take
+        return draw
+    if phase == "use":
+        gain, slot = _best_slot(row, obs["held"]["value"], e)
+        if gain > 0.5:
+            return {"type": "swap", "slot": slot}
+        return {"type": "refuse", "slot": _refuse_slot(row, e)}
+    # end: call when clearly lowest
+    mine = row_estimate(row, e)
+    others = min(row_estimate(r, e) for p, r in enumerate(obs["rows"]) if p != seat)
+    if mine <= 0 or mine + margin <= others:
+        return {"type": "call"}
+    return {"type": "pass"}
+
+
+_GAMES = {"take4": take4_act, "arschmallows": arschmallows_act}

@@ -1,0 +1,512 @@
+"""Bot-side helpers for the shipped reference bots (and anyone else's): card counting, the
+determinization of an Arschmallows observation, and a compact forward model of a round.
+
+Everything here reads *observation dicts only* (protocol v1, platform.md): nothing touches an
+engine object, so a bot built on it sees exactly what the platform shows its seat.
+
+Arschmallows
+------------
+- ``unseen(obs)``: the multiset (``Counter`` value -> copies) of the cards this seat has not
+  seen: the full deck minus every value the observation shows (known row values of every seat,
+  the discard pile, the held card). Its size is always the number of this seat's unknown row
+  slots plus the draw pile's count, since every other card is shown.
+- ``expected_unknown(obs)``: the mean of that multiset, the value of a card one cannot see.
+- ``row_estimate(row, e)``: a row's total with each unknown card valued at ``e``.
+- ``sample_world(obs, rng)`` -> ``Sim``: one determinization. Unknown row cards and the draw
+  pile are dealt from ``unseen(obs)`` only (shuffled, without replacement), known cards are
+  where the observation shows them. Opponents' own knowledge is not shown to us; each of their
+  face-down cards is assumed known to them with a probability that grows with the turns played.
+- ``Sim``: the rest of a round, the rules of ``rules.md`` 1 (take / use / end, actions,
+  get_rid, call, final turns, reshuffles, the turn limit, caller doubling) on card ids with
+  per-seat knowledge, fast enough for a few thousand turns per second in pure Python.
+  ``Sim.rollout(rng)`` plays to the round's end with ``rollout_policy``, a cheap greedy
+  player (swap when the card beats the worst known card or the expected unknown, spy own
+  unknown cards, exchange a high known card away, refuse otherwise, call when clearly lowest).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from mallows.games.arschmallows.cards import COUNTS, EXCHANGE, PLAY_TWICE, SPY
+
+ACTION_SET = frozenset((SPY, EXCHANGE, PLAY_TWICE))
+DECK_MEAN = sum(v * k for v, k in COUNTS.items()) / sum(COUNTS.values())
+
+
+# ----------------------------------------------------------------------------- counting
+
+def unseen(obs: dict) -> Counter:
+    """Value -> copies of the cards this seat has not seen (never negative)."""
+    left = Counter(COUNTS)
+    for row in obs["rows"]:
+        for slot in row:
+            v = slot["value"]
+            if v is not None:
+                left[v] -= 1
+    for v in obs["discard"]:
+        left[v] -= 1
+    held = obs.get("held")
+    if held is not None:
+        left[held["value"]] -= 1
+    return +left  # drops zero (and, on a malformed observation, negative) counts
+
+
+def unseen_values(obs: dict) -> list[int]:
+    """``unseen(obs)`` as a sorted list of values."""
+    return sorted(unseen(obs).elements())
+
+
+def expected_unknown(obs: dict, pool: Counter | None = None) -> float:
+    """The mean value of the unseen cards (the deck's mean if, oddly, none are unseen)."""
+    pool = unseen(obs) if pool is None else pool
+    total = sum(pool.values())
+    if not total:
+        return DECK_MEAN
+    return sum(v * k for v, k in pool.items()) / total
+
+
+def variance_unknown(obs: dict, pool: Counter | None = None) -> float:
+    pool = unseen(obs) if pool is None else pool
+    total = sum(pool.values())
+    if not total:
+        return 16.0
+    mean = sum(v * k for v, k in pool.items()) / total
+    return sum(k * (v - mean) ** 2 for v, k in pool.items()) / total
+
+
+def row_estimate(row: list[dict], e: float) -> float:
+    """The row's total, unknown cards valued at ``e``."""
+    return sum(e if s["value"] is None else s["value"] for s in row)
+
+
+def face_down(row: list[dict]) -> list[int]:
+    return [i for i, s in enumerate(row) if not s["face_up"]]
+
+
+# ----------------------------------------------------------------------------- the forward model
+
+class Sim:
+    """One determinized Arschmallows round, from some decision to the round's end.
+
+    Cards are ids into ``values``; ``rows[p]`` holds ids by slot, ``up`` marks face-up ids,
+    ``know[p][id]`` whether seat p has seen that card. The draw pile's top is its last item.
+    ``me`` is the seat the determinization was made for; ``e`` the value it gives an unknown
+    card. Phases are "take", "use", "end"; ``None`` once the round is over (``scores`` set).
+    """
+
+    __slots__ = ("values", "n", "rows", "up", "know", "draw", "discard", "current", "phase",
+                 "held", "src", "extra", "trigger", "caller", "queue", "turns", "max_turns",
+                 "final_on", "strict", "double_neg", "scores", "me", "e", "call_margin", "rng")
+
+    def copy(self) -> "Sim":
+        s = Sim.__new__(Sim)
+        s.values = self.values
+        s.n = self.n
+        s.rows = [r[:] for r in self.rows]
+        s.up = self.up[:]
+        s.know = [k[:] for k in self.know]
+        s.draw = self.draw[:]
+        s.discard = self.discard[:]
+        s.current, s.phase, s.held, s.src = self.current, self.phase, self.held, self.src
+        s.extra, s.trigger, s.caller = self.extra, self.trigger, self.caller
+        s.queue = self.queue[:]
+        s.turns, s.max_turns, s.final_on = self.turns, self.max_turns, self.final_on
+        s.strict, s.double_neg, s.scores = self.strict, self.double_neg, self.scores
+        s.me, s.e, s.call_margin = self.me, self.e, self.call_margin
+        s.rng = self.rng
+        return s
+
+    # -- knowledge
+    def _show(self, card: int) -> None:
+        for k in self.know:
+            k[card] = 1
+
+    # -- decisions (no validation: callers pass legal actions)
+    def take(self, from_draw: bool) -> None:
+        if from_draw:
+            card = self.draw.pop()
+            self.know[self.current][card] = 1
+            self.src = "draw"
+        else:
+            card = self.discard.pop()
+            self.src = "discard"
+        self.held = card
+        self.phase = "use"
+
+    def swap(self, slot: int) -> None:
+        s = self.current
+        row = self.rows[s]
+        old = row[slot]
+        row[slot] = self.held
+        self.know[s][self.held] = 1
+        self.discard.append(old)
+        self._show(old)
+        self._used(s)
+
+    def refuse(self, slot: int) -> None:
+        s = self.current
+        self.discard.append(self.held)
+        self._show(self.held)
+        card = self.rows[s][slot]
+        self.up[card] = True
+        self._show(card)
+        self._used(s)
+
+    def spy(self, player: int, slot: int) -> None:
+        s = self.current
+        self.know[s][self.rows[player][slot]] = 1
+        self.discard.append(self.held)
+        self._show(self.held)
+        self._used(s)
+
+    def exchange(self, slot: int, player: int, their: int) -> None:
+        s = self.current
+        mine, others = self.rows[s], self.rows[player]
+        mine[slot], others[their] = others[their], mine[slot]
+        self.discard.append(self.held)
+        self._show(self.held)
+        self._used(s)
+
+    def play_twice(self) -> None:
+        s = self.current
+        self.extra += 2
+        self.discard.append(self.held)
+        self._show(self.held)
+        self._used(s)
+
+    def get_rid(self, slots: list[int]) -> None:
+        s = self.current
+        row, values = self.rows[s], self.values
+        listed = [row[i] for i in slots]
+        first = values[listed[0]]
+        same = True
+        for card in listed:
+            self._show(card)
+            if values[card] != first:
+                same = False
+                break
+        if same and len(listed) >= (2 if first in ACTION_SET else 3):
+            for card in listed:
+                self.discard.append(card)
+            gone = set(slots[1:])
+            row[slots[0]] = self.held
+            self.rows[s] = [c for i, c in enumerate(row) if i not in gone]
+        else:
+            row.append(self.held)
+        self.know[s][self.held] = 1
+        self._used(s)
+
+    def call(self) -> None:
+        s = self.current
+        self.caller = s
+        if not self._trigger(s, "call"):
+            self._end_turn()
+
+    def pass_(self) -> None:
+        self._end_turn()
+
+    def apply(self, action: dict) -> None:
+        """Apply a protocol action dict (the root decision of a search)."""
+        kind = action["type"]
+        if kind == "draw":
+            self.take(True)
+        elif kind == "take_discard":
+            self.take(False)
+        elif kind == "swap":
+            self.swap(action["slot"])
+        elif kind == "refuse":
+            self.refuse(action["slot"])
+        elif kind == "spy":
+            self.spy(action["player"], action["slot"])
+        elif kind == "exchange":
+            self.exchange(action["slot"], action["player"], action["their_slot"])
+        elif kind == "play_twice":
+            self.play_twice()
+        elif kind == "get_rid":
+            self.get_rid(list(action["slots"]))
+        elif kind == "call":
+            self.call()
+        elif kind == "pass":
+            self.pass_()
+        else:
+            raise ValueError(f"the simulator cannot apply {action!r}")
+
+    # -- flow
+    def _used(self, s: int) -> None:
+        self.held = None
+        self.src = None
+        up = self.up
+        for card in self.rows[s]:
+            if not up[card]:
+                if self.trigger is None:
+                    self.phase = "end"
+                else:
+                    self._end_turn()
+                return
+        if self.trigger is None:
+            if self._trigger(s, "all_face_up"):
+                return
+        else:
+            self.extra = 0
+        self._end_turn()
+
+    def _trigger(self, s: int, reason: str) -> bool:
+        self.trigger = reason
+        self.extra = 0
+        if not self.final_on:
+            self._end_round()
+            return True
+        self.queue = [(s + k) % self.n for k in range(1, self.n)]
+        return False
+
+    def _end_turn(self) -> None:
+        self.turns += 1
+        if self.trigger is None:
+            if self.turns >= self.max_turns:
+                self._end_round()
+                return
+            if self.extra:
+                self.extra -= 1
+            else:
+                self.current = (self.current + 1) % self.n
+        elif self.extra:
+            self.extra -= 1
+        elif self.queue:
+            self.current = self.queue.pop(0)
+        else:
+            self._end_round()
+            return
+        if not self.draw and len(self.discard) >= 2:
+            pile = self.discard
+            self.rng.shuffle(pile)
+            self.discard = [pile[0]]
+            self.draw = pile[:0:-1]
+        if not self.draw and not self.discard:
+            self._end_round()
+        else:
+            self.phase = "take"
+
+    def _end_round(self) -> None:
+        values = self.values
+        raw = [sum(values[c] for c in row) for row in self.rows]
+        if self.caller is not None:
+            c = self.caller
+            mine = raw[c]
+            low = min(v for p, v in enumerate(raw) if p != c)
+            lowest = mine < low if self.strict else mine <= low
+            if not lowest and (mine > 0 or self.double_neg):
+                raw[c] = 2 * mine
+        self.scores = raw
+        self.phase = None
+
+    # -- the rollout policy
+    def _best_slot(self, s: int, v: int) -> tuple[float, int]:
+        """(gain, slot) of putting a card of value ``v`` in s's best face-down slot."""
+        row, up, know, values, e = self.rows[s], self.up, self.know[s], self.values, self.e
+        best, where = -99.0, -1
+        for i, c in enumerate(row):
+            if up[c]:
+                continue
+            g = (values[c] if know[c] else e) - v
+            if g > best:
+                best, where = g, i
+        return best, where
+
+    def estimate(self, s: int, viewer: int) -> float:
+        know, values, up, e = self.know[viewer], self.values, self.up, self.e
+        return sum(values[c] if (up[c] or know[c]) else e for c in self.rows[s])
+
+    def policy_step(self) -> None:
+        """One decision of the current seat by the rollout policy."""
+        s = self.current
+        phase = self.phase
+        if phase == "take":
+            if not self.draw:
+                self.take(False)
+                return
+            if self.discard:
+                top = self.values[self.discard[-1]]
+                gain, _ = self._best_slot(s, top)
+                if gain >= 2.5:
+                    self.take(False)
+                    return
+            self.take(True)
+            return
+        if phase == "use":
+            v = self.values[self.held]
+            gain, slot = self._best_slot(s, v)
+            if gain > 0.5:
+                self.swap(slot)
+                return
+            row, up, know, values = self.rows[s], self.up, self.know[s], self.values
+            if self.src == "draw" and v in ACTION_SET:
+                if v == SPY:
+                    for i, c in enumerate(row):
+                        if not up[c] and not know[c]:
+                            self.spy(s, i)
+                            return
+                elif v == PLAY_TWICE:
+                    self.play_twice()
+                    return
+                else:  # exchange the worst known card for an opponent's best card
+                    worst, wi = -99, -1
+                    for i, c in enumerate(row):
+                        if not up[c] and know[c] and values[c] > worst:
+                            worst, wi = values[c], i
+                    if wi >= 0 and worst >= self.e + 1:
+                        best, bp, bj = 99.0, -1, -1
+                        for p in range(self.n):
+                            if p == s:
+                                continue
+                            for j, c in enumerate(self.rows[p]):
+                                if up[c]:
+                                    continue
+                                val = values[c] if know[c] else self.e
+                                if val < best:
+                                    best, bp, bj = val, p, j
+                        if bp >= 0 and worst - best > 1:
+                            self.exchange(wi, bp, bj)
+                            return
+            # refuse: lock the lowest known card, else an unknown one
+            best, slot = 99.0, -1
+            for i, c in enumerate(row):
+                if up[c]:
+                    continue
+                val = values[c] if know[c] else self.e + 1.0
+                if val < best:
+                    best, slot = val, i
+            self.refuse(slot)
+            return
+        # end
+        mine = self.estimate(s, s)
+        if mine <= 0:
+            self.call()
+            return
+        others = min(self.estimate(p, s) for p in range(self.n) if p != s)
+        if mine + self.call_margin <= others:
+            self.call()
+        else:
+            self.pass_()
+
+    def rollout(self, rng: random.Random) -> list[int]:
+        """Play the round to its end with the rollout policy; return the round scores."""
+        self.rng = rng
+        while self.phase is not None:
+            self.policy_step()
+        return self.scores
+
+
+def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
+                 call_margin: float = 6.0) -> Sim:
+    """One determinization of ``obs`` (an Arschmallows observation of the seat to move) as a
+    ``Sim``. Hidden cards (unknown row slots, the draw pile) come only from ``unseen(obs)``."""
+    pool = unseen(obs) if pool is None else pool
+    hidden = list(pool.elements())
+    rng.shuffle(hidden)
+    me = obs["seat"]
+    n = obs["players"]
+    values: list[int] = []
+    rows: list[list[int]] = []
+    up: list[bool] = []
+    mine_known: list[int] = []
+    theirs: list[tuple[int, bool]] = []  # (id, face up) of opponents' cards
+    opts = obs["options"]
+    table = opts.get("table_cards", 6) or 6
+    p_know = min(0.9, (2 + obs.get("turn", 0) / n) / table)
+    for p, row in enumerate(obs["rows"]):
+        ids = []
+        for slot in row:
+            v = slot["value"]
+            if v is None:
+                v = hidden.pop() if hidden else round(DECK_MEAN)
+            else:
+                mine_known.append(len(values))
+            ids.append(len(values))
+            if p != me:
+                theirs.append((len(values), slot["face_up"]))
+            values.append(v)
+            up.append(bool(slot["face_up"]))
+        rows.append(ids)
+    discard = []
+    for v in obs["discard"]:
+        discard.append(len(values))
+        mine_known.append(len(values))
+        values.append(v)
+        up.append(False)
+    draw_n = obs["draw_pile"]
+    draw = []
+    for _ in range(draw_n):
+        draw.append(len(values))
+        values.append(hidden.pop() if hidden else round(DECK_MEAN))
+        up.append(False)
+    held = obs.get("held")
+    held_id = None
+    if held is not None:
+        held_id = len(values)
+        mine_known.append(held_id)
+        values.append(held["value"])
+        up.append(False)
+    size = len(values)
+    know = [bytearray(size) for _ in range(n)]
+    for c in mine_known:
+        know[me][c] = 1
+    for c in discard:
+        for k in know:
+            k[c] = 1
+    for c in range(size):
+        if up[c]:
+            for k in know:
+                k[c] = 1
+    # Opponents' knowledge of their own cards: unknown to us, so drawn at random.
+    for p in range(n):
+        if p == me:
+            continue
+        kp = know[p]
+        for c in rows[p]:
+            if up[c] or rng.random() < p_know:
+                kp[c] = 1
+    s = Sim.__new__(Sim)
+    s.values = values
+    s.n = n
+    s.rows = rows
+    s.up = up
+    s.know = know
+    s.draw = draw
+    s.discard = discard
+    s.current = obs.get("current_seat", me) if obs.get("current_seat") is not None else me
+    s.phase = obs["phase"]
+    s.held = held_id
+    s.src = held["source"] if held is not None else None
+    s.extra = obs.get("extra_turns", 0)
+    s.caller = obs.get("caller")
+    s.turns = obs.get("turn", 0)
+    s.max_turns = opts.get("max_turns_per_round", 500)
+    s.final_on = bool(opts.get("final_turns", True))
+    s.strict = bool(opts.get("caller_strictly_lowest", True))
+    s.double_neg = bool(opts.get("double_negative", False))
+    s.scores = None
+    s.me = me
+    s.e = expected_unknown(obs, pool)
+    s.call_margin = call_margin
+    s.queue = []
+    s.rng = rng
+    if obs.get("final_turns"):
+        s.trigger = "call" if s.caller is not None else "all_face_up"
+        trigger_seat = s.caller
+        if trigger_seat is None:
+            for p in range(n):
+                if all(up[c] for c in rows[p]):
+                    trigger_seat = p
+                    break
+        if trigger_seat is None:
+            trigger_seat = me
+        # Seats still to play their final turn: after the current one, up to the trigger seat.
+        k = (s.current + 1) % n
+        while k != trigger_seat:
+            s.queue.append(k)
+            k = (k + 1) % n
+    else:
+        s.trigger = None
+    return s
