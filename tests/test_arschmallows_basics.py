@@ -16,7 +16,7 @@ from mallows.runner import play_match
 
 
 def test_deck_is_62_cards_with_the_ruled_counts():
-    """rules.md 1 Cards: -4 x1, -2 x1, 0..7 x4, 8/9/10 x8, 11 x4."""
+    """RULES.md 1.1: -4 x1, -2 x1, 0..7 x4, 8/9/10 x8, 11 x4."""
     assert len(cards.VALUES) == 62
     assert cards.VALUES.count(-4) == 1 and cards.VALUES.count(-2) == 1
     assert all(cards.VALUES.count(v) == 4 for v in range(8))
@@ -32,7 +32,7 @@ def test_module_constants():
 
 
 def test_rule_set_defaults():
-    """rules.md 1, rule sets table."""
+    """RULES.md 2: the options table, both rule sets."""
     std, sup = GAME.make_options("standard"), GAME.make_options("supermallows")
     assert std == {"rules": "standard", "rounds": 6, "table_cards": 6, "final_turns": True,
                    "next_starter": "highest_total", "caller_strictly_lowest": True,
@@ -213,7 +213,7 @@ def test_deck_for_helper_builds_a_full_deck():
 
 
 def test_call_ends_round_at_once_without_final_turns():
-    """rules.md 1.4: without final_turns the round ends at once."""
+    """RULES.md 1.10: without final_turns the round ends at once."""
     st = scenario([[1, 2, 3, 4], [5, 6, 7, 8]], discard=0, draw=[3], rules="supermallows")
     peek_all(st)
     st.apply(0, DRAW)

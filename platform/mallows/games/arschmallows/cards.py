@@ -13,7 +13,7 @@ PLAY_TWICE = 11
 ACTION_VALUES = frozenset({SPY, EXCHANGE, PLAY_TWICE})
 ACTION_NAMES = {SPY: "Spy", EXCHANGE: "Exchange", PLAY_TWICE: "Play twice"}
 
-#: value -> number of copies (rules.md 1, "Cards").
+#: value -> number of copies (RULES.md 1.1).
 COUNTS = {-4: 1, -2: 1, **{v: 4 for v in range(0, 8)}, 8: 8, SPY: 8, EXCHANGE: 8, PLAY_TWICE: 4}
 
 #: The whole deck, lowest value first: the order handed to the chance before a shuffle.

@@ -118,7 +118,7 @@ def check_players(players: Any) -> None:
 
 
 def score_round(raw: Sequence[int], caller: int | None, options: Mapping) -> tuple[list[int], bool]:
-    """Round scores after the caller rule (RULES.md 1.9), and whether the caller was doubled.
+    """Round scores after the caller rule (RULES.md 1.14), and whether the caller was doubled.
 
     The caller is doubled when its score is not strictly below every other seat's (with
     ``caller_strictly_lowest`` false, a tie with the lowest counts as lowest), unless the score
@@ -143,7 +143,7 @@ def round_winners(scores: Sequence[int]) -> list[int]:
 
 
 def next_starter(scores: Sequence[int], totals: Sequence[int], start: int, options: Mapping) -> int:
-    """The next round's starting seat (RULES.md 1.10): the highest round score after doubling
+    """The next round's starting seat (RULES.md 1.15): the highest round score after doubling
     (``highest_round``) or highest total (``highest_total``); a tie goes to the first of the
     tied seats counting clockwise from this round's starting seat, that seat included."""
     by = scores if options["next_starter"] == "highest_round" else totals
@@ -158,5 +158,5 @@ def next_starter(scores: Sequence[int], totals: Sequence[int], start: int, optio
 
 def final_ranks(totals: Sequence[int], round_wins: Sequence[int],
                 forfeits: Sequence[str | None]) -> list[int]:
-    """Lowest total first; then more round wins; still tied: a shared place (RULES.md 1.11)."""
+    """Lowest total first; then more round wins; still tied: a shared place (RULES.md 1.16)."""
     return competition_ranks([(t, -w) for t, w in zip(totals, round_wins)], forfeits)

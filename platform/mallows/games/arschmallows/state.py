@@ -328,7 +328,7 @@ class ArschmallowsState:
         listed = [row[i] for i in slots]
         first = values[listed[0]]
         same = True
-        for card in listed:  # revealed one by one, up to the first that differs (1.6)
+        for card in listed:  # revealed one by one, up to the first that differs (1.8)
             self.knowledge.show(card)
             if values[card] != first:
                 same = False
@@ -373,17 +373,17 @@ class ArschmallowsState:
                 if self.trigger is None:
                     self.phase = "end"
                 else:
-                    self._end_turn()  # final turns: nobody can call (1.7)
+                    self._end_turn()  # final turns: nobody can call (1.10)
                 return
         if self.trigger is None:
             if self._trigger(seat, "all_face_up"):
                 return
         else:
-            self.extra = 0  # all face up during the final turns: no more extra turns (1.8)
+            self.extra = 0  # all face up during the final turns: no more extra turns (1.10)
         self._end_turn()
 
     def _trigger(self, seat: int, reason: str) -> bool:
-        """The round-ending trigger (1.7). Returns True when the round ended at once."""
+        """The round-ending trigger (1.9). Returns True when the round ended at once."""
         self.trigger = reason
         self.trigger_seat = seat
         self.extra = 0
@@ -421,7 +421,7 @@ class ArschmallowsState:
             self.phase = "take"
 
     def _reshuffle(self) -> None:
-        """The discard pile becomes the draw pile; its first card is the new discard (1.8)."""
+        """The discard pile becomes the draw pile; its first card is the new discard (1.11)."""
         pool: dict[int, list[int]] = {}
         for card in self.discard:
             pool.setdefault(self.values[card], []).append(card)
