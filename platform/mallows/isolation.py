@@ -56,7 +56,25 @@ QUIT_GRACE_SECONDS = 0.2              # after "quit", how long a bot may take to
 SHOWN = 200                           # characters of an offending line quoted in a reason
 READ_CHUNK = 65536
 
-_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+try:  # the same JSON, 3 to 6 times faster to encode and decode, when orjson is installed
+    import orjson
+
+    def dumps(obj: Any) -> bytes:
+        """Compact JSON as bytes."""
+        try:
+            return orjson.dumps(obj)
+        except TypeError:  # e.g. integer keys, which the json module turns into strings
+            return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
+
+    loads = orjson.loads
+except ImportError:  # pragma: no cover - depends on the environment
+    _json_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+    def dumps(obj: Any) -> bytes:
+        """Compact JSON as bytes."""
+        return _json_encode(obj).encode()
+
+    loads = json.loads
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_OUT = select.POLLOUT
 
@@ -165,7 +183,7 @@ class SubprocessBot:
         left = self.limits.match_seconds - self.used
         budget = left < limit
         t0 = time.monotonic()
-        data = b'{"type":"act","observation":' + _encode(observation).encode() + b'}\n'
+        data = b'{"type":"act","observation":' + dumps(observation) + b'}\n'
         try:
             line = self._exchange(data, t0 + (left if budget else limit), "a decision",
                                   "match_seconds" if budget else "decision_seconds")
@@ -226,7 +244,7 @@ class SubprocessBot:
             raise BotFailure(f"the bot was already stopped: {self._stopped}", kind="crash")
         # A bot that says hello before it is asked is tolerated: the check for unrequested
         # output starts after the handshake.
-        line = self._exchange((_encode(message) + "\n").encode(), deadline, what, limit_name,
+        line = self._exchange(dumps(message) + b"\n", deadline, what, limit_name,
                               check=message["type"] != "hello")
         return self._parse(line, what)
 
@@ -234,7 +252,7 @@ class SubprocessBot:
         if hello.get("type") != "hello":
             self._stop("its handshake was wrong")
             raise BotFailure(
-                f"answered the handshake with {_shown(_encode(hello))}, but the answer to "
+                f"answered the handshake with {_shown(dumps(hello))}, but the answer to "
                 f'hello must be {{"type":"hello","protocol":{PROTOCOL_VERSION},"name":...,'
                 f'"version":...}}', kind="garbage")
         proto = hello.get("protocol")
@@ -249,12 +267,12 @@ class SubprocessBot:
     def _expect_ok(self, reply: dict, what: str) -> None:
         if reply.get("type") != "ok":
             self._stop(f"it answered {what} wrongly")
-            raise BotFailure(f"answered {what} with {_shown(_encode(reply))}, but the answer "
+            raise BotFailure(f"answered {what} with {_shown(dumps(reply))}, but the answer "
                              f'must be {{"type":"ok"}}', kind="garbage")
 
     def _parse(self, line: bytes, what: str) -> dict:
         try:
-            reply = json.loads(line)
+            reply = loads(line)
         except ValueError as exc:
             self._stop("it wrote something that is not JSON")
             raise BotFailure(f"answered {what} with a line that is not JSON: {_shown(line)} "

@@ -37,6 +37,7 @@ bots_app = typer.Typer(help="List the bots, and check a bot before it enters a t
 
 LINE_CHARS = 240    # one line of the printed observation
 LEGAL_SHOWN = 40    # legal actions printed, at most
+LIST_SHOWN = 12     # elements of a long observation list printed (the last ones)
 _NOTHING = object()
 
 
@@ -211,15 +212,24 @@ def _ms(values: np.ndarray, q: float) -> str:
 
 def _json_object_lines(obj: dict) -> list[str]:
     """A JSON object, one key a line, each line cut at ``LINE_CHARS``."""
+    compact = lambda v: json.dumps(v, separators=(",", ":"))
+    cut = lambda line: line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
     lines = ["{"]
     items = list(obj.items())
     for n, (key, value) in enumerate(items):
-        line = f"  {json.dumps(key)}: {json.dumps(value, separators=(',', ':'))}"
-        if n < len(items) - 1:
-            line += ","
-        if len(line) > LINE_CHARS:
-            line = line[:LINE_CHARS] + " …"
-        lines.append(line)
+        comma = "," if n < len(items) - 1 else ""
+        line = f"  {json.dumps(key)}: {compact(value)}{comma}"
+        if len(line) > LINE_CHARS and isinstance(value, list) and value:
+            # a long list (rows by seat, history): one element a line, the last ones kept
+            lines.append(f"  {json.dumps(key)}: [")
+            if len(value) > LIST_SHOWN:
+                lines.append(f"    ... {len(value) - LIST_SHOWN} earlier entries,")
+            shown = value[-LIST_SHOWN:]
+            for m, element in enumerate(shown):
+                lines.append(cut(f"    {compact(element)}{',' if m < len(shown) - 1 else ''}"))
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(cut(line))
     lines.append("}")
     return lines
 
