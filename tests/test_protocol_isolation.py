@@ -289,3 +289,13 @@ def test_a_failed_command_is_a_bot_failure_not_an_exception():
     with pytest.raises(BotFailure, match="could not start"):
         handle.start({})
     handle.close()
+
+
+def test_an_answer_that_is_not_json_compatible_is_named(tmp_path):
+    path = tmp_path / "setbot.py"
+    path.write_text("class Bot:\n"
+                    "    def act(self, observation):\n"
+                    "        return {'type': 'pick', 'position': {1, 2}}\n")
+    record, handle = play(str(path))
+    assert_forfeit(record, 1, "decision 1", "act() returned", "not JSON-compatible")
+    assert_reaped(handle)
