@@ -81,32 +81,37 @@ class Knowledge:
         return built[:]
 
 
-def build_observation(state: "ArschmallowsState", seat: int) -> dict:
-    """The observation for ``seat``: the public state plus exactly what ``seat`` knows."""
-    rows = state.knowledge.rows(seat, state.rows, state.up)
-    mine = seat == state.current
-    held = None
-    if mine and state.held is not None:
-        held = {"value": state.values[state.held], "source": state.held_source}
+def round_base(state: "ArschmallowsState", seat: int) -> dict:
+    """The keys of ``seat``'s observations that stay the same for a whole round."""
     return {
         "protocol": PROTOCOL,
         "game": "arschmallows",
         "options": state.seat_options[seat],
         "seat": seat,
         "players": state.players,
-        "phase": state.phase,
-        "legal_actions": state.legal_actions(seat),
         "rules": state.options["rules"],
         "round": state.round,
         "starting_seat": state.starting_seat,
         "scores": list(state.totals),
-        "rows": rows,
-        "discard": list(state.discard_values),
-        "draw_pile": len(state.draw),
-        "held": held,
-        "extra_turns": state.extra if mine else 0,
-        "caller": state.caller,
-        "final_turns": state.trigger is not None,
-        "current_seat": state.current,
-        "turn": state.turns,
     }
+
+
+def build_observation(state: "ArschmallowsState", seat: int) -> dict:
+    """The observation for ``seat``: the public state plus exactly what ``seat`` knows."""
+    obs = state.round_base[seat].copy()
+    obs["phase"] = state.phase
+    obs["legal_actions"] = state.legal_actions(seat)
+    obs["rows"] = state.knowledge.rows(seat, state.rows, state.up)
+    obs["discard"] = state.discard_values[:]
+    obs["draw_pile"] = len(state.draw)
+    mine = seat == state.current
+    if mine and state.held is not None:
+        obs["held"] = {"value": state.values[state.held], "source": state.held_source}
+    else:
+        obs["held"] = None
+    obs["extra_turns"] = state.extra if mine else 0
+    obs["caller"] = state.caller
+    obs["final_turns"] = state.trigger is not None
+    obs["current_seat"] = state.current
+    obs["turn"] = state.turns
+    return obs

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from mallows.errors import IllegalAction
 from mallows.games.arschmallows import cards, rules
 from mallows.games.arschmallows.cards import ACTION_VALUES, EXCHANGE, PLAY_TWICE, SPY
-from mallows.games.arschmallows.observation import Knowledge, build_observation
+from mallows.games.arschmallows.observation import Knowledge, build_observation, round_base
 
 #: Exact action shapes (platform.md); the keys of each, ``type`` included.
 SHAPES = {
@@ -41,7 +41,9 @@ PHASE_TYPES = {
     "use": ("swap", "refuse", "spy", "exchange", "play_twice", "get_rid"),
     "end": ("call", "pass"),
 }
-KEYSETS = {kind: frozenset(keys) for kind, (_, keys) in SHAPES.items()}
+#: phase -> action type -> its exact key set: one lookup validates type, phase and keys.
+PHASE_KEYSETS = {phase: {kind: frozenset(SHAPES[kind][1]) for kind in kinds}
+                 for phase, kinds in PHASE_TYPES.items()}
 ACTION_OF = {SPY: "spy", EXCHANGE: "exchange", PLAY_TWICE: "play_twice"}
 
 
@@ -147,6 +149,13 @@ class ArschmallowsState:
             raise IllegalAction(f"an action is a JSON object such as {{\"type\": \"draw\"}}, "
                                 f"got {type(action).__name__}")
         kind = action.get("type")
+        expected = PHASE_KEYSETS[self.phase].get(kind) if type(kind) is str else None
+        if expected is None or action.keys() != expected:
+            self._explain(action, kind)
+        HANDLERS[kind](self, seat, action)
+
+    def _explain(self, action: dict, kind: Any) -> None:
+        """Raise IllegalAction saying what is wrong with ``action``'s type or keys."""
         if kind is None:
             raise IllegalAction("'type' missing: an action is a JSON object such as "
                                 "{\"type\": \"draw\"}")
@@ -158,14 +167,11 @@ class ArschmallowsState:
             raise IllegalAction(f"{kind} is not legal now: this is the {self.phase} decision"
                                 f"{self._holding()}, where the types are {', '.join(allowed)}")
         shape, keys = SHAPES[kind]
-        if action.keys() != KEYSETS[kind]:
-            for k in keys:
-                if k not in action:
-                    raise IllegalAction(f"{k!r} missing: a {kind} action is {shape}")
-            extra = sorted(repr(k) for k in action if k not in keys)
-            raise IllegalAction(f"unexpected key {extra[0]} in a {kind} action: it is "
-                                f"exactly {shape}")
-        HANDLERS[kind](self, seat, action)
+        for k in keys:
+            if k not in action:
+                raise IllegalAction(f"{k!r} missing: a {kind} action is {shape}")
+        extra = sorted(repr(k) for k in action if k not in keys)
+        raise IllegalAction(f"unexpected key {extra[0]} in a {kind} action: it is exactly {shape}")
 
     # ----------------------------------------------------------------- queries
     def face_down(self, seat: int) -> list[int]:
@@ -464,6 +470,7 @@ class ArschmallowsState:
         self.final_queue: deque[int] = deque()
         self.phase = "peek"
         self.current = 0
+        self.round_base = [round_base(self, seat) for seat in range(n)]
 
     def _end_round(self, reason: str) -> None:
         raw = [sum(self.values[c] for c in row) for row in self.rows]
