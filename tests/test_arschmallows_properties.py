@@ -50,6 +50,7 @@ def test_all_62_cards_accounted_for_after_every_decision(cfg):
         decisions += 1
         if not state.is_terminal():
             assert sorted(state.all_cards()) == list(range(62))
+            assert state.down_slots == [state.face_down(p) for p in range(cfg["players"])]
             assert sorted(state.values) == sorted(GAME.cards.VALUES)
     rounds = [e for e in state.events if e["type"] == "round_end"]
     assert len(rounds) == o["rounds"]  # every match ends, after all its rounds

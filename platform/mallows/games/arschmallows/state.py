@@ -64,15 +64,19 @@ class ArschmallowsState:
         self.table_cards = options["table_cards"]
         self.max_turns = options["max_turns_per_round"]
         self.final_turns_on = options["final_turns"]
-        self.pairs = [(i, j) for i in range(self.table_cards) for j in range(i + 1, self.table_cards)]
+        t = self.table_cards
         self.events: list[dict] = []
         # Per seat, parts of observations shared between that seat's observations (read-only,
         # see observation.py): a copy of the options and the fixed legal-action dicts.
         self.seat_options = [dict(options) for _ in range(players)]
+        self._peeks = [[{"type": "peek", "slots": [i, j]} for i in range(t) for j in range(i + 1, t)]
+                       for _ in range(players)]
         self._fixed = [{kind: {"type": kind} for kind in ("draw", "take_discard", "call", "pass",
                                                           "play_twice")} for _ in range(players)]
         self._swaps: list[list[dict]] = [[] for _ in range(players)]
         self._refusals: list[list[dict]] = [[] for _ in range(players)]
+        # per seat: (the down_slots list it was built for, its swap and refuse actions)
+        self._use_base: list[tuple[list | None, list]] = [(None, [])] * players
         self.round = 0
         self.starting_seat = 0
         self.totals = [0] * players
@@ -117,27 +121,31 @@ class ArschmallowsState:
         if phase == "end":
             return [fixed["call"], fixed["pass"]]
         if phase == "peek":
-            return [{"type": "peek", "slots": [i, j]} for i, j in self.pairs]
-        down = self.face_down(seat)
-        swaps, refusals = self._swaps[seat], self._refusals[seat]
-        while len(swaps) < len(self.rows[seat]):
-            swaps.append({"type": "swap", "slot": len(swaps)})
-            refusals.append({"type": "refuse", "slot": len(refusals)})
-        out = [swaps[i] for i in down] + [refusals[i] for i in down]
+            return self._peeks[seat][:]
+        down = self.down_slots[seat]
+        built_for, base = self._use_base[seat]
+        if built_for is not down:  # the face-down slots changed since: rebuild
+            swaps, refusals = self._swaps[seat], self._refusals[seat]
+            while len(swaps) < len(self.rows[seat]):
+                swaps.append({"type": "swap", "slot": len(swaps)})
+                refusals.append({"type": "refuse", "slot": len(refusals)})
+            base = [swaps[i] for i in down] + [refusals[i] for i in down]
+            self._use_base[seat] = (down, base)
+        out = base[:]
         if self.held_source == "draw":
             value = self.values[self.held]
             if value == SPY:
                 out += [{"type": "spy", "player": p, "slot": j}
-                        for p in range(self.players) for j in self.face_down(p)]
+                        for p in range(self.players) for j in self.down_slots[p]]
             elif value == EXCHANGE:
                 theirs = [(p, j) for p in range(self.players) if p != seat
-                          for j in self.face_down(p)]
+                          for j in self.down_slots[p]]
                 out += [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
                         for i in down for p, j in theirs]
             elif value == PLAY_TWICE:
                 out.append(fixed["play_twice"])
         if len(down) >= 2:
-            out.append({"type": "get_rid", "choose_from": down})
+            out.append({"type": "get_rid", "choose_from": down[:]})
         return out
 
     def apply(self, seat: int, action: Any) -> None:
@@ -175,6 +183,7 @@ class ArschmallowsState:
 
     # ----------------------------------------------------------------- queries
     def face_down(self, seat: int) -> list[int]:
+        """``seat``'s face-down slots, computed (``down_slots`` keeps them between changes)."""
         up = self.up
         return [i for i, c in enumerate(self.rows[seat]) if not up[c]]
 
@@ -288,6 +297,7 @@ class ArschmallowsState:
         self._log(seat, {"type": "refuse", "slot": slot})
         self._to_discard(self.held)
         self.up[card] = True
+        self.down_slots[seat] = self.face_down(seat)
         self.knowledge.show(card)
         self.knowledge.touch(seat)
         self._used(seat)
@@ -347,6 +357,7 @@ class ArschmallowsState:
             self.rows[seat] = [c for i, c in enumerate(row) if i not in gone]
         else:  # a mistake: all stay, face down; the held card is a penalty card at the end
             row.append(self.held)
+        self.down_slots[seat] = self.face_down(seat)
         self.knowledge.touch(seat)
         self._used(seat)
 
@@ -373,14 +384,12 @@ class ArschmallowsState:
         """After the use decision: the all-face-up trigger, then the end decision or the turn's end."""
         self.held = None
         self.held_source = None
-        up = self.up
-        for card in self.rows[seat]:
-            if not up[card]:  # a face-down card is left
-                if self.trigger is None:
-                    self.phase = "end"
-                else:
-                    self._end_turn()  # final turns: nobody can call (1.10)
-                return
+        if self.down_slots[seat]:  # a face-down card is left
+            if self.trigger is None:
+                self.phase = "end"
+            else:
+                self._end_turn()  # final turns: nobody can call (1.10)
+            return
         if self.trigger is None:
             if self._trigger(seat, "all_face_up"):
                 return
@@ -455,6 +464,8 @@ class ArschmallowsState:
         self.knowledge = Knowledge(n, deck)
         self.rows = [list(range(s * t, (s + 1) * t)) for s in range(n)]
         self.up = [False] * len(deck)
+        #: per seat, its face-down slots; replaced (never changed) when they change.
+        self.down_slots = [list(range(t)) for _ in range(n)]
         first = n * t
         self.discard = [first]
         self.discard_values = [deck[first]]
