@@ -162,6 +162,18 @@ def test_use_decision_errors_name_the_slot():
         st.apply(0, swap(2))
 
 
+def test_numpy_integers_are_accepted_and_recorded_as_ints():
+    np = pytest.importorskip("numpy")
+    st = scenario([[1, 2, 3, 4], [5, 6, 7, 8]], discard=0, draw=[9])
+    st.apply(0, {"type": "peek", "slots": [np.int64(2), np.int32(0)]})
+    assert st.events[-1]["action"] == {"type": "peek", "slots": [0, 2]}
+    assert all(type(i) is int for i in st.events[-1]["action"]["slots"])
+    with pytest.raises(IllegalAction, match="must be a whole number, got 1.0"):
+        st.apply(1, {"type": "peek", "slots": [1.0, 2]})
+    with pytest.raises(IllegalAction, match="must be a whole number, got True"):
+        st.apply(1, {"type": "peek", "slots": [True, 2]})
+
+
 def test_peek_answer_in_either_order_is_recorded_ascending():
     """Peeks: either order is accepted; the record keeps [i, j] with i < j (RULES.md)."""
     st = scenario([[1, 2, 3, 4], [5, 6, 7, 8]], discard=0)

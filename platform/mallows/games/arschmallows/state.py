@@ -12,6 +12,7 @@ a list bottom to top, with its values kept alongside for cheap observations.
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from typing import Any, Sequence
 
@@ -47,11 +48,18 @@ PHASE_KEYSETS = {phase: {kind: frozenset(SHAPES[kind][1]) for kind in kinds}
 ACTION_OF = {SPY: "spy", EXCHANGE: "exchange", PLAY_TWICE: "play_twice"}
 
 
+def _whole(value: Any, what: str) -> int:
+    """``value`` as a Python int. Integers of other types (numpy's) are accepted and recorded
+    as plain ints; bools, floats and strings are not."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise IllegalAction(f"{what} must be a whole number, got {value!r}")
+    return operator.index(value)
+
+
 def _int(action: dict, key: str) -> int:
-    value = action[key]
-    if type(value) is not int:
-        raise IllegalAction(f"{key!r} must be a whole number, got {value!r}")
-    return value
+    return _whole(action[key], repr(key))
 
 
 class ArschmallowsState:
@@ -236,9 +244,7 @@ class ArschmallowsState:
         slots = action[key]
         if not isinstance(slots, list):
             raise IllegalAction(f"{key!r} must be a list of slot numbers, got {slots!r}")
-        for slot in slots:
-            if type(slot) is not int:
-                raise IllegalAction(f"{key!r} must hold whole numbers, got {slot!r}")
+        slots = [_whole(slot, f"each of {key!r}") for slot in slots]
         for k, slot in enumerate(slots):
             if slot in slots[:k]:
                 raise IllegalAction(f"slot {slot} is listed twice: list distinct slots")
