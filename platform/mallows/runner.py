@@ -87,6 +87,7 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
                                   f"{_short(answer)}, which is illegal: {exc}. Legal actions "
                                   f"were {_short(obs['legal_actions'])}")
                     forfeit(seat, reason, state.events)
+                    obs = state.observation(seat)  # the failed bot may have altered its copy
                 state.apply(seat, random_action(obs, fallbacks[seat]))
         result = state.result(forfeits)
         record = {"record_version": RECORD_VERSION, "game": game, "options": state.options,
