@@ -72,7 +72,7 @@ def test_a_failure_before_the_first_decision_has_no_observation():
 
 
 def test_check_counts_forfeits_by_kind():
-    limits = Limits(decision_seconds=0.3)
+    limits = Limits(decision_seconds=0.5)
     cases = {"raiser.py": "crash", "exiter.py": "crash", "hanger.py": "timeout",
              "garbage": "garbage", "flooder": "garbage", "illegal.py": "illegal"}
     for bot, kind in cases.items():

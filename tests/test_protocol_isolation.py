@@ -23,7 +23,7 @@ from mallows.registry import load_bot
 from mallows.runner import play_match
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
-FAST = Limits(decision_seconds=0.5, match_seconds=30.0, start_seconds=10.0)
+FAST = Limits(decision_seconds=2.0, match_seconds=60.0, start_seconds=10.0)
 
 
 def play(bot: str, game: str = "take4", seat: int = 1, players: int = 2,
@@ -111,7 +111,7 @@ def test_a_slow_bot_runs_out_of_its_match_budget():
     record, handle = play(str(BOTS / "slowpoke.py:delay=0.06"), limits=limits)
     reason = assert_forfeit(record, 1, "match time budget of 0.25 s", "match_seconds")
     decisions = int(reason.split(",")[0].split()[1])
-    assert 3 <= decisions <= 6  # 0.25 s at 0.06 s a decision
+    assert 2 <= decisions <= 5  # 0.25 s at 0.06 s (or more, on a busy machine) a decision
     assert_reaped(handle)
 
 
@@ -129,7 +129,8 @@ def test_a_bot_that_answers_the_wrong_json_shape_forfeits():
 
 def test_a_bot_that_writes_a_second_line_forfeits():
     record, handle = play(str(BOTS / "chatty"))
-    assert_forfeit(record, 1, "and another thing", "nobody asked for")
+    assert_forfeit(record, 1, "decision 2", "and another thing", "after its answer",
+                   "nobody asked for")
     assert_reaped(handle)
 
 

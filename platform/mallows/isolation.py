@@ -177,8 +177,10 @@ class SubprocessBot:
         self._expect_ok(reply, "the match-start message")
 
     def act(self, observation: dict) -> Any:
-        if self._stopped:
-            raise BotFailure(f"the bot was already stopped: {self._stopped}", kind="crash")
+        if self._stopped or self.proc is None:
+            raise BotFailure(f"the bot was already stopped: {self._stopped}" if self._stopped
+                             else "the bot was asked to decide before it was started",
+                             kind="crash")
         limit = self.limits.decision_seconds
         left = self.limits.match_seconds - self.used
         budget = left < limit
