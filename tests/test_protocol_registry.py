@@ -6,6 +6,7 @@ into a temporary virtual environment."""
 from __future__ import annotations
 
 import json
+import site
 import subprocess
 import sys
 import textwrap
@@ -192,9 +193,14 @@ def venv(tmp_path_factory):
         backend-path = ["."]
         '''))
     env = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
-                    str(env)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
+    # The new environment sees this one's packages (mallows, pip), whether this one is the
+    # system's or itself a venv: a .pth line adds each of our site directories.
+    venv_site = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    Path(venv_site, "_parent_env.pth").write_text(
+        "".join(f"import site; site.addsitedir({d!r})\n" for d in site.getsitepackages()))
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
                     "--no-build-isolation", "--no-index", str(pkg)], check=True)
     return python
