@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from mallows.ratings import DEFAULT_PARAMS, LiveLeader, head_to_head, leaderboard
+from mallows.ratings import DEFAULT_PARAMS, Rater, head_to_head, leaderboard
 
 
 def results(n=60, seed=3):
@@ -77,10 +77,19 @@ def test_head_to_head_mean_place_and_share_ahead():
     assert "c" not in h["a"] or h["a"]["c"].matches == 1
 
 
-def test_live_leader_is_the_best_conservative_rating():
-    live = LiveLeader()
-    for players, ranks in results():
-        live.add(players, ranks)
-    name, value = live.leader()
-    assert name == "strong"
-    assert value == pytest.approx(leaderboard(results())[0].conservative)
+def test_rater_fed_in_any_order_equals_the_schedule_order_table():
+    res = results()
+    order = list(range(len(res)))
+    random.Random(7).shuffle(order)
+    rater = Rater(expected=range(len(res)))
+    first_gap = min(order[:10]) if 0 not in order[:10] else None
+    for i in order[:10]:
+        rater.add(i, *res[i])
+    if first_gap is not None:
+        assert rater.rated == 0  # nothing is rated before index 0 arrives
+    for i in order[10:]:
+        rater.add(i, *res[i])
+    assert rater.complete() and rater.rated == len(res)
+    assert rater.rows() == leaderboard(res)  # bit-identical, not approximately
+    name, value = rater.leader()
+    assert name == "strong" and value == leaderboard(res)[0].conservative

@@ -61,7 +61,6 @@ BAD = [
     (GOOD + "[ratings]\nsigmma = 3\n", ["unknown key `ratings.sigmma`", "did you mean 'sigma'"]),
     (GOOD + "[limits]\ndecision = 1\n", ["unknown key `limits.decision`", "decision_seconds"]),
     (GOOD.replace('"greedy"', '"random"'), ["lists 'random' twice"]),
-    (GOOD.replace('game = "take4"', 'game = "arschmallows"'), ["'greedy' plays take4"]),
     (GOOD.replace('game = "take4"', 'game = "take5"'), ["`game` must be one of", "take4"]),
     (GOOD.replace('name = "t"', 'name = "a b/c"'), ["`name` must be"]),
     (GOOD + "rules = ", ["not valid TOML"]),
@@ -80,6 +79,15 @@ def test_malformed_files_exit_2_with_a_message_naming_the_key(in_repo, write_tom
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and needles[0] in result.output
     assert not (tmp_path / "m.db").exists()  # refused before the database is touched
+
+
+def test_a_bot_that_does_not_play_the_game_is_refused(in_repo, write_toml, tmp_path):
+    bot = tmp_path / "t4only.py"
+    bot.write_text('class Bot:\n    games = ("take4",)\n\n    def act(self, o):\n'
+                   '        return o["legal_actions"][0]\n')
+    text = GOOD.replace('game = "take4"', 'game = "arschmallows"').replace('"greedy"', f'"{bot}"')
+    result = invoke("tournament", "run", write_toml(text), "--db", tmp_path / "m.db")
+    assert result.exit_code == 2 and "plays take4, not arschmallows" in result.output
 
 
 def test_malformed_file_through_the_console_script(in_repo, write_toml, tmp_path):

@@ -23,6 +23,7 @@ Environment variables named ``MALLOWS_*`` are forwarded to Ray workers.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import shutil
@@ -58,11 +59,21 @@ class Job:
 
 @dataclass
 class Outcome:
+    """One played match. The record travels as JSON text made in the worker (cheap to ship
+    and stored as is), with the few fields the coordinator needs beside it."""
+
     index: int
-    record: dict | None
+    record_json: str | None
+    players: list | None
+    ranks: list | None
+    forfeits: int
     seconds: float
     error: str | None = None
     attempts: int = 1
+
+    @property
+    def record(self) -> dict | None:
+        return None if self.record_json is None else json.loads(self.record_json)
 
 
 # -- the worker side (runs in this process or in a Ray worker) --------------------------------
@@ -88,10 +99,14 @@ def play_job(job: Job) -> Outcome:
         specs = [_spec(name) for name in job.seats]
         record = play_match(job.game, job.options, job.seed,
                             [s.handle(limits) for s in specs], names=list(job.seats))
-        return Outcome(job.index, record, time.perf_counter() - t0)
+        result = record["result"]
+        return Outcome(job.index, json.dumps(record, separators=(",", ":")),
+                       list(record["players"]), list(result["ranks"]),
+                       sum(1 for f in result.get("forfeits") or [] if f),
+                       time.perf_counter() - t0)
     except Exception as exc:  # reported to the caller with the match it belongs to
         tail = "".join(traceback.format_exception(exc)[-6:]).strip()
-        return Outcome(job.index, None, time.perf_counter() - t0,
+        return Outcome(job.index, None, None, None, 0, time.perf_counter() - t0,
                        error=f"{type(exc).__name__}: {exc}\n{tail}")
 
 
@@ -226,7 +241,9 @@ class RayExecutor(Executor):
                 # a local Ray is ours alone, on loopback, for one run: no token needed
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
-                ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+                # address="local": always a new Ray of our own, never one already running here
+                ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
+                         include_dashboard=False,
                          _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
                          logging_level="ERROR", log_to_driver=False)
         except Exception as exc:

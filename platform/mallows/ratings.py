@@ -68,35 +68,75 @@ def _update(env: trueskill.TrueSkill, current: dict, players: Sequence[str],
         current[name] = env.create_rating(float(rating.mu), float(rating.sigma))
 
 
+class Rater:
+    """TrueSkill in schedule order, fed incrementally: ``add(index, players, ranks)`` in any
+    order; results are rated as soon as every earlier index in ``expected`` has arrived (the
+    contiguous prefix), so the table at any moment is exactly the table of that prefix, and
+    once everything has arrived it is the schedule-order table, whatever the arrival order.
+    ``leaderboard()`` is implemented on it, so both give bit-identical numbers."""
+
+    def __init__(self, params: dict | None = None, bots: Iterable[str] = (),
+                 expected: Iterable[int] | None = None):
+        self.env = make_env(params)
+        self.current: dict[str, trueskill.Rating] = {}
+        self.matches: dict[str, int] = defaultdict(int)
+        self.wins: dict[str, int] = defaultdict(int)
+        self.places: dict[str, int] = defaultdict(int)
+        self.order = sorted(expected) if expected is not None else None
+        self.pos = 0          # next position in ``order`` to rate
+        self.waiting: dict[int, Result] = {}
+        self.rated = 0
+        for name in bots:
+            self.current.setdefault(name, self.env.create_rating())
+
+    def _rate(self, players: Sequence[str], ranks: Sequence[int]) -> None:
+        if len(players) != len(ranks):
+            raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
+        for name in players:
+            self.current.setdefault(name, self.env.create_rating())
+        if len(players) > 1:
+            _update(self.env, self.current, players, ranks)
+        for name, rank in zip(players, ranks):
+            self.matches[name] += 1
+            self.places[name] += rank + 1
+            self.wins[name] += rank == 0
+        self.rated += 1
+
+    def add(self, index: int | None, players: Sequence[str], ranks: Sequence[int]) -> None:
+        if self.order is None:  # plain sequence: rate now
+            self._rate(players, ranks)
+            return
+        self.waiting[index] = (players, ranks)
+        while self.pos < len(self.order) and self.order[self.pos] in self.waiting:
+            self._rate(*self.waiting.pop(self.order[self.pos]))
+            self.pos += 1
+
+    def complete(self) -> bool:
+        return self.order is None or self.pos == len(self.order)
+
+    def rows(self) -> list[Row]:
+        rows = [Row(0, name, r.mu, r.sigma, r.mu - 3 * r.sigma, self.matches[name],
+                    self.wins[name],
+                    self.places[name] / self.matches[name] if self.matches[name] else 0.0)
+                for name, r in self.current.items()]
+        rows.sort(key=lambda row: (-row.conservative, -row.mu, row.bot))
+        for i, row in enumerate(rows):
+            row.rank = i + 1
+        return rows
+
+    def leader(self) -> tuple[str, float] | None:
+        rated = [r for r in self.rows() if r.matches]
+        return (rated[0].bot, rated[0].conservative) if rated else None
+
+
 def leaderboard(results: Iterable[Result], params: dict | None = None,
                 bots: Iterable[str] = ()) -> list[Row]:
     """Rate ``results`` in the given order and return the sorted leaderboard. ``bots`` adds
     rows for bots without a result yet (prior rating, 0 matches)."""
-    env = make_env(params)
-    current: dict[str, trueskill.Rating] = {}
-    matches: dict[str, int] = defaultdict(int)
-    wins: dict[str, int] = defaultdict(int)
-    places: dict[str, int] = defaultdict(int)
-    for name in bots:
-        current.setdefault(name, env.create_rating())
+    rater = Rater(params, bots)
     for players, ranks in results:
-        if len(players) != len(ranks):
-            raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
-        for name in players:
-            current.setdefault(name, env.create_rating())
-        if len(players) > 1:
-            _update(env, current, players, ranks)
-        for name, rank in zip(players, ranks):
-            matches[name] += 1
-            places[name] += rank + 1
-            wins[name] += rank == 0
-    rows = [Row(0, name, r.mu, r.sigma, r.mu - 3 * r.sigma, matches[name], wins[name],
-                places[name] / matches[name] if matches[name] else 0.0)
-            for name, r in current.items()]
-    rows.sort(key=lambda row: (-row.conservative, -row.mu, row.bot))
-    for i, row in enumerate(rows):
-        row.rank = i + 1
-    return rows
+        rater.add(None, players, ranks)
+    return rater.rows()
 
 
 @dataclass
@@ -128,28 +168,3 @@ def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
         table[a][b] = HeadToHead(a, b, n, place[a, b] / n, ahead[a, b] / n)
     return table
 
-
-class LiveLeader:
-    """An incremental TrueSkill over results in *arrival* order, for a progress display only
-    (the stored tables are always recomputed in schedule order). ``add`` is O(1); the queued
-    results are rated when ``leader()`` is asked, so a caller can ask on a timer."""
-
-    def __init__(self, params: dict | None = None):
-        self.env = make_env(params)
-        self.current: dict[str, trueskill.Rating] = {}
-        self.queue: list[Result] = []
-
-    def add(self, players: Sequence[str], ranks: Sequence[int]) -> None:
-        self.queue.append((list(players), list(ranks)))
-
-    def leader(self) -> tuple[str, float] | None:
-        for players, ranks in self.queue:
-            for name in players:
-                self.current.setdefault(name, self.env.create_rating())
-            if len(players) > 1:
-                _update(self.env, self.current, players, ranks)
-        self.queue.clear()
-        if not self.current:
-            return None
-        name, r = max(self.current.items(), key=lambda kv: (kv[1].mu - 3 * kv[1].sigma, kv[0]))
-        return name, r.mu - 3 * r.sigma

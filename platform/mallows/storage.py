@@ -65,6 +65,13 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+_MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
+                  "players", "ranks", "forfeits", "record", "seconds", "finished_at")
+# a prepared statement: sqlite-utils' insert() introspects the table on every call
+_INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
+                 f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
+
+
 class Store:
     def __init__(self, path: str | Path = DEFAULT_DB):
         self.path = Path(path)
@@ -151,22 +158,23 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
                                [tournament]).fetchone()[0]
 
-    def add_match(self, tournament: str, game: str, spec, record: dict,
-                  seconds: float = 0.0) -> None:
-        """Commit one finished match (its own transaction). A match already stored is kept."""
+    def add_match(self, tournament: str, game: str, spec, record: dict | str,
+                  seconds: float = 0.0, players=None, ranks=None, forfeits=None) -> None:
+        """Commit one finished match (its own transaction). ``record`` is the record or its
+        JSON text (then ``players``, ``ranks`` and ``forfeits`` (a count) come beside it).
+        A match already stored is kept."""
         from mallows.schedule import match_id
 
-        forfeits = record["result"].get("forfeits") or []
-        with self.db.conn:
-            self.db["matches"].insert({
-                "id": match_id(tournament, spec.index), "tournament": tournament,
-                "idx": spec.index, "game": game, "tbl": spec.table, "rotation": spec.rotation,
-                "deal": spec.deal, "seed": spec.seed,
-                "players": json.dumps(record["players"]),
-                "ranks": json.dumps(record["result"]["ranks"]),
-                "forfeits": sum(1 for f in forfeits if f),
-                "record": json.dumps(record, separators=(",", ":")),
-                "seconds": float(seconds), "finished_at": _now()}, pk="id", ignore=True)
+        if isinstance(record, dict):
+            result = record["result"]
+            players, ranks = record["players"], result["ranks"]
+            forfeits = sum(1 for f in result.get("forfeits") or [] if f)
+            record = json.dumps(record, separators=(",", ":"))
+        row = (match_id(tournament, spec.index), tournament, spec.index, game, spec.table,
+               spec.rotation, spec.deal, spec.seed, json.dumps(players), json.dumps(ranks),
+               int(forfeits or 0), record, float(seconds), _now())
+        with self.db.conn:  # one transaction per match
+            self.db.execute(_INSERT_MATCH, row)
 
     def results(self, tournament: str | None = None, game: str | None = None
                 ) -> Iterator[tuple[list[str], list[int]]]:
@@ -183,6 +191,12 @@ class Store:
                + " ORDER BY t.rowid, m.idx")
         for players, ranks in self.db.execute(sql, args):
             yield json.loads(players), json.loads(ranks)
+
+    def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]:
+        for idx, players, ranks in self.db.execute(
+                "SELECT idx, players, ranks FROM matches WHERE tournament = ? ORDER BY idx",
+                [tournament]):
+            yield idx, json.loads(players), json.loads(ranks)
 
     def match(self, match_id: str) -> dict | None:
         rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))

@@ -332,20 +332,27 @@ def jobs_for(t: Tournament, specs) -> list:
                 seats=s.seats, limits=dict(t.limits)) for s in specs]
 
 
-def refresh_ratings(store, name: str) -> list:
-    """Recompute and store the ratings of tournament ``name`` and of its game (over all the
-    game's tournaments, with the default parameters), from the stored results in schedule
-    order. Returns the tournament's leaderboard rows."""
-    from mallows.ratings import leaderboard
+def refresh_ratings(store, name: str, rows=None) -> list:
+    """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
+    match in schedule order, else recomputed from storage) and of its game (over all the
+    game's tournaments, with the default parameters). Returns the tournament's rows."""
+    from mallows.ratings import DEFAULT_PARAMS, leaderboard
 
     row = store.tournament(name)
     definition = json.loads(row["definition"])
     game = row["game"]
-    rows = leaderboard(store.results(tournament=name), definition.get("ratings"),
-                       bots=definition.get("bots", ()))
-    store.save_ratings("tournament", name, game, rows, stamp=store.count_matches(name))
-    game_rows = leaderboard(store.results(game=game))
-    store.save_ratings("game", game, game, game_rows, stamp=store.count_game_matches(game))
+    params = definition.get("ratings") or dict(DEFAULT_PARAMS)
+    count = store.count_matches(name)
+    if rows is None:
+        rows = leaderboard(store.results(tournament=name), params,
+                           bots=definition.get("bots", ()))
+    store.save_ratings("tournament", name, game, rows, stamp=count)
+    game_count = store.count_game_matches(game)
+    if game_count == count and params == DEFAULT_PARAMS and all(r.matches for r in rows):
+        game_rows = rows  # the game's only results, rated the same way: the same table
+    else:
+        game_rows = leaderboard(store.results(game=game))
+    store.save_ratings("game", game, game, game_rows, stamp=game_count)
     return rows
 
 
@@ -377,9 +384,12 @@ def bot_sources(t: Tournament) -> dict[str, str]:
 def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
-    and ``on_outcome(outcome, spec)`` drive a progress display."""
+    and ``on_outcome(outcome, spec, rater)`` drive a progress display. The ratings are built
+    as results arrive, in schedule order (``ratings.Rater``), so the rater's leader is the
+    leader of every match up to the first one still missing."""
     import time
 
+    from mallows.ratings import Rater
     from mallows.schedule import match_id, schedule
 
     t0 = time.perf_counter()
@@ -390,6 +400,11 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
     todo = [s for s in specs if s.index not in done]
     by_index = {s.index: s for s in todo}
     summary.total, summary.already = len(specs), len(specs) - len(todo)
+    r0 = time.perf_counter()
+    rater = Rater(t.ratings, t.bots, expected=[s.index for s in specs])
+    for index, players, ranks in store.indexed_results(t.name):
+        rater.add(index, players, ranks)
+    summary.ratings_seconds += time.perf_counter() - r0
     if on_start:
         on_start(summary.total, summary.already)
     failure = None
@@ -400,14 +415,19 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
                 failure = failure or (spec, outcome.error)
                 continue
             s0 = time.perf_counter()
-            store.add_match(t.name, t.game, spec, outcome.record, outcome.seconds)
-            summary.storage_seconds += time.perf_counter() - s0
+            store.add_match(t.name, t.game, spec, outcome.record_json, outcome.seconds,
+                            outcome.players, outcome.ranks, outcome.forfeits)
+            r0 = time.perf_counter()
+            summary.storage_seconds += r0 - s0
+            rater.add(spec.index, outcome.players, outcome.ranks)
+            summary.ratings_seconds += time.perf_counter() - r0
             summary.played += 1
             if on_outcome:
-                on_outcome(outcome, spec)
+                on_outcome(outcome, spec, rater)
     finally:
         r0 = time.perf_counter()
-        refresh_ratings(store, t.name)
+        covered = rater.rated == store.count_matches(t.name)
+        refresh_ratings(store, t.name, rater.rows() if covered else None)
         summary.ratings_seconds += time.perf_counter() - r0
         summary.wall = time.perf_counter() - t0
     if failure is not None:

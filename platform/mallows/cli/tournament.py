@@ -136,7 +136,6 @@ def run(
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.executor import make_executor
-    from mallows.ratings import LiveLeader
     from mallows.schedule import schedule
     from mallows.tournament import bot_sources, load_tournament, run_tournament
 
@@ -155,7 +154,6 @@ def run(
             executor = make_executor(workers, address)
     if batch_size and hasattr(executor, "batch_size"):
         executor.batch_size = batch_size
-    live = LiveLeader(t.ratings)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
@@ -164,19 +162,16 @@ def run(
     state = {"task": None, "t0": time.perf_counter(), "last": 0.0, "played": 0}
 
     def on_start(total: int, already: int) -> None:
-        for players, ranks in store.results(tournament=t.name):
-            live.add(players, ranks)
         state["task"] = progress.add_task(t.name, total=total, completed=already,
-                                          rate="", leader=_leader_text(live))
+                                          rate="", leader="-")
 
-    def on_outcome(outcome, spec) -> None:
-        live.add(outcome.record["players"], outcome.record["result"]["ranks"])
+    def on_outcome(outcome, spec, rater) -> None:
         state["played"] += 1
         now = time.perf_counter()
         fields = {}
         if now - state["last"] >= 1.0:
             state["last"] = now
-            fields["leader"] = _leader_text(live)
+            fields["leader"] = _leader_text(rater)
         elapsed = now - state["t0"]
         fields["rate"] = f"{state['played'] / elapsed:.1f} matches/s" if elapsed > 0 else ""
         progress.update(state["task"], advance=1, **fields)
@@ -189,6 +184,10 @@ def run(
                       f"matches are stored in {db}; rerun the same command to resume")
         raise typer.Exit(130)
     out = Console()
+    lost = getattr(executor, "lost_batches", 0)
+    if lost:
+        out.print(f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
+                  f" worker {'were' if lost != 1 else 'was'} run again")
     rows = store.ratings("tournament", t.name)
     out.print(_rich_table(f"{t.name} · {t.game} · {len(schedule(t))} matches", rows))
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
@@ -198,8 +197,8 @@ def run(
               + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
 
 
-def _leader_text(live) -> str:
-    best = live.leader()
+def _leader_text(rater) -> str:
+    best = rater.leader()
     return f"{best[0]} ({best[1]:.1f})" if best else "-"
 
 

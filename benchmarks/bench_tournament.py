@@ -1,0 +1,105 @@
+"""Benchmark: matches per second for tournaments, in-process and on a local Ray with 2 workers,
+in one run; and the share of wall time spent on storage and ratings.
+
+    python benchmarks/bench_tournament.py [FILE ...] [--workers 2] [--batch-size N] [--json]
+
+FILEs default to tournaments/arschmallows-reference.toml (the shipped bots) and
+tournaments/demo.toml (random bots only). Each executor plays each whole tournament into its own
+fresh database. Ray is started once; its start-up and its workers' first imports (a warm-up
+batch) are timed apart, so the rate is the steady-state throughput. Target: Ray on 2 workers at
+least 1.8x in-process for random bots. Both executors must give the same table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+from mallows.executor import InProcessExecutor, RayExecutor  # noqa: E402
+from mallows.schedule import schedule  # noqa: E402
+from mallows.storage import Store  # noqa: E402
+from mallows.tournament import jobs_for, load_tournament, run_tournament  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def measure(t, executor, db: Path) -> dict:
+    store = Store(db)
+    s = run_tournament(t, store, executor)
+    table = [(r["bot"], round(r["mu"], 9), round(r["sigma"], 9))
+             for r in store.ratings("tournament", t.name)]
+    store.close()
+    return {"executor": s.executor, "matches": s.played, "wall": s.wall,
+            "rate": s.played / s.wall, "storage": s.storage_seconds, "ratings": s.ratings_seconds,
+            "share": (s.storage_seconds + s.ratings_seconds) / s.wall, "table": table}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", default=[
+        str(ROOT / "tournaments" / "arschmallows-reference.toml"),
+        str(ROOT / "tournaments" / "demo.toml")])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--batch-size", type=int, default=None)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args()
+    os.chdir(ROOT)  # ./bots is the project's: the shipped bots run in-process
+    tournaments = [load_tournament(f) for f in args.files]
+    tmp = Path(tempfile.mkdtemp(prefix="mallows-bench-"))
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start", flush=True)
+
+    inproc = {}
+    for t in tournaments:
+        inproc[t.name] = measure(t, InProcessExecutor(), tmp / f"{t.name}-inproc.db")
+        print(f"{t.name}: in-process {inproc[t.name]['rate']:.1f} matches/s", flush=True)
+
+    t0 = time.perf_counter()
+    ray_exec = RayExecutor(args.workers, batch_size=args.batch_size)
+    start = time.perf_counter() - t0
+    t = tournaments[0]
+    t0 = time.perf_counter()
+    list(ray_exec.run(jobs_for(t, schedule(t)[: 2 * args.workers])))  # start every worker
+    warmup = time.perf_counter() - t0
+    on_ray = {}
+    try:
+        for t in tournaments:
+            on_ray[t.name] = measure(t, ray_exec, tmp / f"{t.name}-ray.db")
+            print(f"{t.name}: ray x{args.workers} {on_ray[t.name]['rate']:.1f} matches/s",
+                  flush=True)
+    finally:
+        ray_exec.close()
+
+    print(f"\nRay start {start:.1f} s and warm-up {warmup:.1f} s, not counted below; "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
+    header = (f"{'tournament':<24}{'matches':>8}{'in-process/s':>14}{'ray x' + str(args.workers) + '/s':>11}"
+              f"{'speed-up':>10}{'store+rate share':>18}{'same table':>12}")
+    print(header)
+    ok = True
+    figures = []
+    for t in tournaments:
+        a, b = inproc[t.name], on_ray[t.name]
+        speedup = b["rate"] / a["rate"]
+        same = a["table"] == b["table"]
+        ok &= same
+        print(f"{t.name:<24}{a['matches']:>8}{a['rate']:>14.1f}{b['rate']:>11.1f}"
+              f"{speedup:>9.2f}x{100 * a['share']:>8.1f}% /{100 * b['share']:>5.1f}%"
+              f"{str(same):>12}")
+        figures.append({"tournament": t.name, "in_process": a, "ray": b, "speedup": speedup,
+                        "same_table": same})
+    print("store+rate share: time spent on storage and ratings, in-process / on Ray, as a share"
+          " of each run's wall time (on Ray it overlaps with play)")
+    print("target: Ray on 2 workers >= 1.8x in-process for random bots (demo)")
+    if args.json:
+        print(json.dumps({"ray_start": start, "warmup": warmup, "runs": figures}, default=str))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""The README's main command, in a fresh clone: venv, editable install, the demo, the table.
+
+The venv sees the system site-packages and pip runs with --no-deps --no-build-isolation, so the
+test needs no network; otherwise the command is the README's, word for word."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO, ray_env
+
+pytestmark = pytest.mark.slow
+
+
+def test_readme_main_command_in_a_fresh_clone(tmp_path):
+    readme = (REPO / "tournaments" / "README.md").read_text()
+    line = next(ln for ln in readme.splitlines() if ln.startswith("python3 -m venv"))
+    steps = line.split(" && ")
+    assert steps == ["python3 -m venv .venv", ".venv/bin/pip install -q -e .",
+                     ".venv/bin/mallows tournament run tournaments/demo.toml"]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120)
+    offline = [steps[0] + " --system-site-packages",
+               steps[1] + " --no-deps --no-build-isolation", steps[2]]
+    env = ray_env()
+    env.pop("MALLOWS_BOTS_DIR", None)
+    proc = subprocess.run(" && ".join(offline), shell=True, cwd=clone, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (clone / "results" / "mallows.db").exists()
+    assert "demo · arschmallows · 1600 matches" in proc.stdout
+    rows = re.findall(r"│\s+(\d)\s+│\s+(\S+)\s+│", proc.stdout)
+    assert [r[0] for r in rows] == ["1", "2", "3", "4", "5"]
+    assert "played 1600 matches (0 already stored)" in proc.stdout
+    assert "ray, 2 workers" in proc.stdout or "in-process" in proc.stdout
