@@ -10,6 +10,9 @@ The bot is the shipped ``random`` bot, once in-process (``InProcessBot``) and on
    switch each way).
 3. whole matches: the same seat played in-process and isolated, engine included.
 
+For scale it also prints the machine's floor: a raw one-byte pipe round trip between two
+Python processes (no JSON, no bot), and the load average (the machine may be shared).
+
 Run: ``python benchmarks/bench_isolation.py [--decisions N] [--matches M]``.
 """
 
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import select
 import statistics
 import time
 
@@ -79,6 +84,29 @@ def per_decision(handle, obs: list[dict], info: dict, rounds: int = 7) -> float:
         handle.close()
 
 
+def pipe_floor(n: int = 20000) -> float:
+    """Seconds for a one-byte round trip over two pipes between two Python processes."""
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the echo child
+        for _ in range(n):
+            os.write(w2, os.read(r1, 1))
+        os._exit(0)
+    poller = select.poll()
+    poller.register(r2, select.POLLIN)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        os.write(w1, b"x")
+        poller.poll(1000)
+        os.read(r2, 1)
+    spent = (time.perf_counter() - t0) / n
+    os.waitpid(pid, 0)
+    for fd in (r1, w1, r2, w2):
+        os.close(fd)
+    return spent
+
+
 def info_for(game: str) -> dict:
     module = get_game(game)
     return {"protocol": PROTOCOL_VERSION, "game": game, "options": module.make_options(None, None),
@@ -136,6 +164,8 @@ def main() -> None:
               f"seat; wall time {s0:.2f} s in-process, {s1:.2f} s isolated "
               f"({(s1 - s0) / args.matches * 1000:.1f} ms a match more, process start-up "
               f"included; {(s1 - s0) / d0 * 1e6:.0f} µs a decision all in)")
+    print(f"machine floor: a raw pipe round trip takes {pipe_floor() * 1e6:.1f} µs; load average "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     verdict = "met" if worst <= TARGET_US / 1e6 else "NOT met"
     print(f"isolation overhead per decision on real observations: {worst * 1e6:.1f} µs at most "
           f"(target {TARGET_US:.0f} µs: {verdict})")
