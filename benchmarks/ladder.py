@@ -1,7 +1,7 @@
 """The reference ladder: the shipped bots against each other, with confidence intervals.
 
 Plays duplicate-style matches through the real runner (``mallows.runner.play_match``, shipped
-bots in-process, the platform's default time limits): for every deal seed, one match per
+bots in-process, generous time limits: see ``LIMITS``): for every deal seed, one match per
 cyclic rotation of the seats, so every bot plays every seat on the same cards. Then prints, per
 game, one row per bot:
 
@@ -45,6 +45,9 @@ from mallows.registry import load_bot
 from mallows.runner import play_match
 
 Z95 = 1.959963984540054
+#: Generous time limits: on a loaded shared machine a 0.02 s decision can stall past the
+#: platform's default 1 s; the bots keep to their own budgets, the ladder measures strength.
+LIMITS = Limits(decision_seconds=10.0, match_seconds=3600.0)
 
 
 def _match(task: tuple) -> tuple:
@@ -54,7 +57,7 @@ def _match(task: tuple) -> tuple:
     k = len(names)
     seating = [(rotation + s) % k for s in range(k)]  # seat s gets bot seating[s]
     options = get_game(game).make_options(rules, {}) if rules else get_game(game).make_options(None, {})
-    handles = [load_bot(names[b]).handle(Limits()) for b in seating]
+    handles = [load_bot(names[b]).handle(LIMITS) for b in seating]
     record = play_match(game, options, seed, handles, [names[b] for b in seating])
     result = record["result"]
     places = [0.0] * k
@@ -66,7 +69,7 @@ def _match(task: tuple) -> tuple:
             scores[b] = result["totals"][seat]
         else:
             scores[b] = 1.0 if seat in result["winners"] else 0.0
-        forfeits[b] = 1 if result["forfeits"][seat] else 0
+        forfeits[b] = result["forfeits"][seat] or 0
     return index, rotation, places, scores, forfeits
 
 
@@ -94,13 +97,17 @@ def run_game(game: str, names: list[str], deals: int, seed: int, workers: int,
     place = [[0.0] * k for _ in range(deals)]
     score = [[0.0] * k for _ in range(deals)]
     forfeits = [0] * k
+    reasons: list[str] = []
     for index, _rotation, places, scores, ff in out:
         for b in range(k):
             place[index][b] += places[b] / k
             score[index][b] += scores[b] / k
-            forfeits[b] += ff[b]
+            if ff[b]:
+                forfeits[b] += 1
+                reasons.append(f"{names[b]} (deal {index}): {ff[b]}")
     return {"game": game, "names": names, "labels": label or {}, "deals": deals,
             "matches": deals * k, "place": place, "score": score, "forfeits": forfeits,
+            "reasons": reasons,
             "seconds": elapsed}
 
 
@@ -136,6 +143,8 @@ def report(res: dict, score_name: str, lower_score_better: bool) -> list[str]:
                      f"{pm:+.3f} +- {pc:.3f} ({'separated' if sep_place else 'NOT separated'}"
                      f" at 95%), {score_name} {sm:+.3f} +- {sc:.3f} "
                      f"({'separated' if sep_score else 'NOT separated'} at 95%)")
+    for reason in res["reasons"][:5]:
+        lines.append(f"  forfeit: {reason[:300]}")
     lines.append(f"  expected order {' < '.join(res['labels'].get(n, n) for n in names)}: "
                  f"{'holds at 95% for every adjacent pair' if all_sep else 'NOT established'}")
     return lines

@@ -26,6 +26,7 @@ Arschmallows
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -98,7 +99,7 @@ class Sim:
 
     __slots__ = ("values", "n", "rows", "up", "know", "draw", "discard", "current", "phase",
                  "held", "src", "extra", "trigger", "caller", "queue", "turns", "max_turns",
-                 "final_on", "strict", "double_neg", "scores", "me", "e", "call_margin", "rng")
+                 "final_on", "strict", "double_neg", "scores", "me", "e", "var", "risk", "rng")
 
     def copy(self) -> "Sim":
         s = Sim.__new__(Sim)
@@ -114,7 +115,7 @@ class Sim:
         s.queue = self.queue[:]
         s.turns, s.max_turns, s.final_on = self.turns, self.max_turns, self.final_on
         s.strict, s.double_neg, s.scores = self.strict, self.double_neg, self.scores
-        s.me, s.e, s.call_margin = self.me, self.e, self.call_margin
+        s.me, s.e, s.var, s.risk = self.me, self.e, self.var, self.risk
         s.rng = self.rng
         return s
 
@@ -379,27 +380,48 @@ class Sim:
                     best, slot = val, i
             self.refuse(slot)
             return
-        # end
-        mine = self.estimate(s, s)
-        if mine <= 0:
+        # end: the heuristic's risk model, P(strictly lowest) from normal estimates
+        know, values, up, e = self.know[s], self.values, self.up, self.e
+        est, unk = [], []
+        for row in self.rows:
+            total, u = 0.0, 0
+            for c in row:
+                if up[c] or know[c]:
+                    total += values[c]
+                else:
+                    total += e
+                    u += 1
+            est.append(total)
+            unk.append(u)
+        mine = est[s]
+        if mine <= 0 and unk[s] == 0:
             self.call()
             return
-        others = min(self.estimate(p, s) for p in range(self.n) if p != s)
-        if mine + self.call_margin <= others:
+        prob, var = 1.0, self.var
+        for p in range(self.n):
+            if p != s:
+                prob *= _phi((est[p] - 2.0 - mine - 0.5) / math.sqrt((unk[s] + unk[p]) * var + 1.0))
+                if prob < self.risk:
+                    break
+        if prob >= self.risk:
             self.call()
         else:
             self.pass_()
 
-    def rollout(self, rng: random.Random) -> list[int]:
-        """Play the round to its end with the rollout policy; return the round scores."""
+    def rollout(self, rng: random.Random, max_turns: int | None = None) -> list[int]:
+        """Play the round to its end with the rollout policy; return the round scores. With
+        ``max_turns``, after that many more turns the round is scored as it lies (no caller
+        doubling unless someone called)."""
         self.rng = rng
+        if max_turns is not None:
+            self.max_turns = min(self.max_turns, self.turns + max_turns)
         while self.phase is not None:
             self.policy_step()
         return self.scores
 
 
 def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
-                 call_margin: float = 6.0) -> Sim:
+                 risk: float = 0.7) -> Sim:
     """One determinization of ``obs`` (an Arschmallows observation of the seat to move) as a
     ``Sim``. Hidden cards (unknown row slots, the draw pile) come only from ``unseen(obs)``."""
     pool = unseen(obs) if pool is None else pool
@@ -489,7 +511,8 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
     s.scores = None
     s.me = me
     s.e = expected_unknown(obs, pool)
-    s.call_margin = call_margin
+    s.var = variance_unknown(obs, pool)
+    s.risk = risk
     s.queue = []
     s.rng = rng
     if obs.get("final_turns"):
@@ -510,3 +533,152 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
     else:
         s.trigger = None
     return s
+
+
+# ----------------------------------------------------------------------------- the heuristic policy
+# The decision rules of the shipped ``heuristic`` bot (see bots/heuristic.py for the idea);
+# here so that the search bot can use them as its prior.
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def _options(row: list[dict], v: float, e: float) -> tuple[float, dict]:
+    """The best way to put a card of value ``v`` into the row: (gain, action), a swap or a
+    get_rid of known equal cards. gain = how much the row's estimated total falls."""
+    best, action = -99.0, None
+    groups: dict[int, list[int]] = {}
+    for i, s in enumerate(row):
+        if s["face_up"]:
+            continue
+        known = s["value"]
+        gain = (e if known is None else known) - v
+        if gain > best:
+            best, action = gain, {"type": "swap", "slot": i}
+        if known is not None:
+            groups.setdefault(known, []).append(i)
+    for value, slots in groups.items():
+        if len(slots) >= (2 if value in ACTION_SET else 3):
+            gain = value * len(slots) - v
+            if gain > best:
+                best, action = gain, {"type": "get_rid", "slots": slots}
+    return best, action
+
+
+def _refuse(row: list[dict], e: float) -> tuple[float, dict]:
+    """Refusing: lock the cheapest face-down card. Cost 0 for a known low card, more for an
+    unknown one (it might be high and could have been swapped away later)."""
+    best, where = 99.0, -1
+    for i, s in enumerate(row):
+        if s["face_up"]:
+            continue
+        v = e + 1.0 if s["value"] is None else s["value"]
+        if v < best:
+            best, where = v, i
+    cost = 0.3 if best <= 2 else 1.0
+    return -cost, {"type": "refuse", "slot": where}
+
+
+def _spy(obs: dict, row: list[dict]) -> tuple[float, dict | None]:
+    seat = obs["seat"]
+    for i, s in enumerate(row):
+        if not s["face_up"] and s["value"] is None:
+            return 1.5, {"type": "spy", "player": seat, "slot": i}
+    for p, other in enumerate(obs["rows"]):
+        if p == seat:
+            continue
+        for j, s in enumerate(other):
+            if not s["face_up"] and s["value"] is None:
+                return 0.2, {"type": "spy", "player": p, "slot": j}
+    return -99.0, None
+
+
+def _exchange(obs: dict, row: list[dict], e: float) -> tuple[float, dict | None]:
+    seat = obs["seat"]
+    worst, wi = -99.0, -1
+    for i, s in enumerate(row):
+        if s["face_up"]:
+            continue
+        v = e if s["value"] is None else s["value"]
+        if v > worst or (v == worst and s["value"] is not None):
+            worst, wi = v, i
+    if wi < 0:
+        return -99.0, None
+    best, target = 99.0, None
+    for p, other in enumerate(obs["rows"]):
+        if p == seat:
+            continue
+        for j, s in enumerate(other):
+            if s["face_up"]:
+                continue
+            v = e if s["value"] is None else s["value"]
+            if v < best:
+                best, target = v, (p, j)
+    if target is None:
+        return -99.0, None
+    # Swapping an unknown card for an unknown one gains nothing but loses our knowledge.
+    gain = worst - best - (0.5 if row[wi]["value"] is None else 0.0)
+    return gain, {"type": "exchange", "slot": wi, "player": target[0], "their_slot": target[1]}
+
+
+def p_lowest(obs: dict, e: float, var: float, improve: float) -> tuple[float, float]:
+    """(P(this seat's round score is strictly the lowest), its estimated score)."""
+    seat = obs["seat"]
+    est, spread = [], []
+    for p, row in enumerate(obs["rows"]):
+        known = sum(s["value"] for s in row if s["value"] is not None)
+        unknown = sum(1 for s in row if s["value"] is None)
+        mean = known + unknown * e
+        if p != seat and not obs.get("final_turns"):
+            mean -= improve
+        est.append(mean)
+        spread.append(unknown * var)
+    mine, mvar = est[seat], spread[seat]
+    prob = 1.0
+    for p in range(len(est)):
+        if p == seat:
+            continue
+        prob *= _phi((est[p] - mine - 0.5) / math.sqrt(mvar + spread[p] + 1.0))
+    return prob, mine
+
+
+def heuristic_decide(obs: dict, risk: float = 0.7, improve: float = 2.0) -> dict:
+    legal = obs["legal_actions"]
+    phase = obs["phase"]
+    if phase == "peek":
+        return {"type": "peek", "slots": [0, 1]}
+    seat = obs["seat"]
+    row = obs["rows"][seat]
+    pool = unseen(obs)
+    e = expected_unknown(obs, pool)
+    if phase == "take":
+        kinds = {a["type"] for a in legal}
+        if "draw" not in kinds:
+            return {"type": "take_discard"}
+        if "take_discard" in kinds:
+            gain, _ = _options(row, obs["discard"][-1], e)
+            if gain >= 2.5:
+                return {"type": "take_discard"}
+        return {"type": "draw"}
+    if phase == "use":
+        held = obs["held"]
+        v = held["value"]
+        best, action = _options(row, v, e)
+        if best <= 0.5:
+            best, action = -99.0, None
+        candidates = [(best, action), _refuse(row, e)]
+        if held["source"] == "draw" and v in ACTION_SET:
+            if v == 9:
+                candidates.append(_spy(obs, row))
+            elif v == 10:
+                candidates.append(_exchange(obs, row, e))
+            else:
+                candidates.append((2.0, {"type": "play_twice"}))
+        gain, action = max((c for c in candidates if c[1] is not None), key=lambda c: c[0])
+        return action
+    # end
+    prob, mine = p_lowest(obs, e, variance_unknown(obs, pool), improve)
+    unknown = sum(1 for s in row if s["value"] is None)
+    if prob >= risk or (mine <= 0 and unknown == 0):
+        return {"type": "call"}
+    return {"type": "pass"}
