@@ -43,10 +43,10 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
                names: Sequence[str] | None = None) -> dict:
     """Play one match and return its record. ``options`` must be the game's effective options
     (``make_options``); the handles are closed before this returns."""
-    module = get_game(game)
     n = len(bots)
     names = list(names) if names is not None else [b.name for b in bots]
     try:
+        module = get_game(game)
         state = module.new_state(options, n, SeededChance(seed))
         forfeits: list[str | None] = [None] * n
         fallbacks: list[random.Random | None] = [None] * n
