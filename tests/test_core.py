@@ -73,3 +73,16 @@ def test_random_policy_calls_rarely_and_expands_get_rid():
         assert action["type"] == "get_rid"
         assert 2 <= len(action["slots"]) == len(set(action["slots"])) <= 3
         assert set(action["slots"]) <= {0, 2, 5}
+
+
+def test_limits_from_a_mapping_name_a_bad_key_or_value():
+    from mallows.agents import Limits
+    from mallows.errors import MallowsError
+
+    assert Limits.from_dict({"decision_seconds": 2}).decision_seconds == 2.0
+    with pytest.raises(MallowsError, match="unknown limit 'decison_seconds'"):
+        Limits.from_dict({"decison_seconds": 2})
+    with pytest.raises(MallowsError, match="positive"):
+        Limits.from_dict({"decision_seconds": -1})
+    with pytest.raises(MallowsError, match="positive"):
+        Limits.from_dict({"decision_seconds": "fast"})

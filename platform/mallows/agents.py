@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
+from mallows.errors import MallowsError
 from mallows import PROTOCOL_VERSION  # noqa: F401  (re-exported for bot authors)
 
 
@@ -48,7 +49,18 @@ class Limits:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Limits":
-        return cls(**data)
+        """Limits from a mapping such as a tournament file's ``[limits]`` table; an unknown
+        key or a value that is not a positive number is a ``MallowsError`` naming it."""
+        known = {f.name for f in fields(cls)}
+        values = {}
+        for key, value in data.items():
+            if key not in known:
+                raise MallowsError(f"unknown limit {key!r}: the limits are "
+                                   f"{', '.join(sorted(known))}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise MallowsError(f"limit {key} = {value!r} must be a positive number")
+            values[key] = float(value)
+        return cls(**values)
 
 
 class BotHandle(Protocol):
