@@ -31,7 +31,8 @@ class BotFailure(Exception):
     ``kind`` sorts failures for reports (``mallows bots check``): ``"error"`` (the bot raised or
     reported an error), ``"crash"`` (its process exited or was killed), ``"timeout"`` (a time
     limit or the match budget), ``"garbage"`` (a reply that is not the protocol), ``"flood"``
-    (too much output), ``"protocol"`` (handshake: wrong protocol version)."""
+    (too much output), ``"protocol"`` (handshake: wrong protocol version), ``"memory"`` (it ran
+    out of memory, usually its ``memory_mb`` limit)."""
 
     def __init__(self, reason: str, kind: str = "error"):
         super().__init__(reason)
@@ -40,12 +41,15 @@ class BotFailure(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    """Time limits. ``decision_seconds``: one decision; ``match_seconds``: all of one seat's
-    decisions in one match together; ``start_seconds``: start-up, handshake and start hook."""
+    """Limits. ``decision_seconds``: one decision; ``match_seconds``: all of one seat's
+    decisions in one match together; ``start_seconds``: start-up, handshake and start hook;
+    ``memory_mb``: an isolated bot's address space (``RLIMIT_AS``, 0: none; in-process bots
+    share the platform's memory and are not bounded)."""
 
     decision_seconds: float = 1.0
     match_seconds: float = 300.0
     start_seconds: float = 10.0
+    memory_mb: float = 2048.0
 
     @classmethod
     def from_dict(cls, data: dict) -> "Limits":
