@@ -8,8 +8,14 @@ to the shipped random bot.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,6 +30,18 @@ from mallows.runner import play_match
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
 FAST = Limits(decision_seconds=2.0, match_seconds=60.0, start_seconds=10.0)
+ROOT = os.geteuid() == 0
+LINUX = sys.platform.startswith("linux")
+
+
+@pytest.fixture
+def shared_dir():
+    """A folder every user may write to: an isolated bot may run as ``nobody``, which cannot
+    write into pytest's (private) tmp_path."""
+    path = Path(tempfile.mkdtemp(prefix="mallows-test-"))
+    path.chmod(0o1777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def play(bot: str, game: str = "take4", seat: int = 1, players: int = 2,
@@ -189,8 +207,8 @@ def test_a_missing_program_is_a_forfeit_not_a_crash_of_the_match(tmp_path):
 
 # -- reaping, bounds --------------------------------------------------------------------------
 
-def test_stopping_a_bot_also_kills_what_it_spawned(tmp_path):
-    pidfile = tmp_path / "pids"
+def test_stopping_a_bot_also_kills_what_it_spawned(shared_dir):
+    pidfile = shared_dir / "pids"
     limits = Limits(decision_seconds=0.3, match_seconds=30.0, start_seconds=10.0)
     record, handle = play(f"{BOTS / 'spawner'}:pidfile={pidfile}", limits=limits)
     assert_forfeit(record, 1, "decision 2", "within the time limit")
@@ -243,8 +261,8 @@ def test_a_clean_match_leaves_no_process_and_matches_in_process_play():
 # -- the cheat test ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("game", ["take4", "arschmallows"])
-def test_an_isolated_bot_cannot_find_the_engine_state_but_in_process_it_can(tmp_path, game):
-    out = tmp_path / "found.txt"
+def test_an_isolated_bot_cannot_find_the_engine_state_but_in_process_it_can(shared_dir, game):
+    out = shared_dir / "found.txt"
     bot = f"{BOTS / 'cheater.py'}:out={out}"
     record, _ = play(bot, game=game, isolate=True)
     assert record["result"]["forfeits"] == [None, None]
@@ -300,3 +318,171 @@ def test_an_answer_that_is_not_json_compatible_is_named(tmp_path):
     record, handle = play(str(path))
     assert_forfeit(record, 1, "decision 1", "act() returned", "not JSON-compatible")
     assert_reaped(handle)
+
+
+# -- hardening: the platform's memory, the bot's user, its limits ----------------------------
+
+PEEKER = BOTS / "peeker" / "bot.py"
+# Holds a secret (in its memory only), starts the peeker as its child the plain way, dumpable
+# or not as argv[1] says, and prints the secret and the peeker's report.
+DRIVER = r"""
+import ctypes, json, os, secrets, subprocess, sys
+secret = ("MALLOWS-SECRET-" + secrets.token_hex(16)).encode()
+if sys.argv[1] == "non-dumpable":
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+bot = subprocess.Popen([sys.executable, sys.argv[2]], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, text=True)
+bot.stdin.write(json.dumps({"type": "hello", "protocol": 1, "params": {}}) + "\n")
+bot.stdin.flush()
+report = json.loads(bot.stdout.readline())["report"]
+bot.stdin.close()
+bot.wait()
+print(json.dumps({"secret": secret[15:].decode(), "report": report}))
+"""
+
+
+def system_python() -> str | None:
+    """A Python that ``nobody`` can run (when we are root), for the peeker as ``nobody``."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
+        if os.path.exists(candidate) and isolation.plan_sandbox(
+                [candidate, str(PEEKER)], str(PEEKER.parent)).user is not None:
+            return candidate
+    return None
+
+
+def peek(command: list[str], cwd: str) -> dict:
+    handle = SubprocessBot("peeker", command, cwd=cwd, limits=FAST)
+    try:
+        handle.start({"seed": 1})
+        return dict(handle.hello["report"], sandbox=handle.sandbox)
+    finally:
+        handle.close()
+        assert_reaped(handle)
+
+
+def assert_locked_out(report: dict, secret: str) -> None:
+    """Every attempt ran and was refused by the kernel (not skipped, not failing otherwise)."""
+    assert report["ppid"] == os.getpid()
+    assert report["environ"] == "EACCES", report
+    assert report["maps"] == "EACCES", report
+    assert report["mem"] == "EACCES", report
+    assert report["ptrace"] == "EPERM", report
+    assert secret not in report["found"] and report["found"] == []
+    assert report["no_new_privs"] == "1"
+    if ROOT:  # an unprivileged user, or root with no capability at all
+        assert report["uid"] != 0 or int(report["cap_eff"], 16) == 0, report
+
+
+@pytest.mark.skipif(not LINUX, reason="/proc, prctl and ptrace are Linux's")
+def test_an_isolated_bot_cannot_read_the_platforms_memory_environ_or_ptrace_it():
+    secret = secrets.token_hex(16)
+    held = ("MALLOWS-SECRET-" + secret).encode()  # in this process's memory, nowhere else
+    # As the registry runs it (a manifest bot on the platform's Python): nobody when nobody
+    # can reach everything, else root without capabilities.
+    record, handle = play(str(BOTS / "peeker"))
+    assert record["result"]["forfeits"] == [None, None]
+    assert_locked_out(handle.hello["report"], secret)
+    assert isolation.PR_GET_DUMPABLE and \
+        ctypes.CDLL(None).prctl(isolation.PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+    if ROOT:  # and as nobody, when a Python that nobody can run exists
+        python = system_python()
+        if python is not None:
+            report = peek([python, str(PEEKER)], str(PEEKER.parent))
+            assert report["sandbox"].user == "nobody" and report["uid"] != 0, report
+            assert report["groups"] == [] or report["groups"] == [report["gid"]]
+            assert_locked_out(report, secret)
+    assert held  # kept alive until here
+
+
+@pytest.mark.skipif(not LINUX, reason="/proc, prctl and ptrace are Linux's")
+@pytest.mark.parametrize("mode", ["dumpable", "non-dumpable"])
+def test_the_peeker_does_read_a_dumpable_parent_of_its_own_user(mode):
+    """The control: the same peeker, the child of a parent of its own user without any
+    privilege, finds the parent's secret in its memory, reads its environ and attaches to it;
+    the same parent made non-dumpable (what the platform does) refuses all of it."""
+    if ROOT:
+        python = system_python()
+        if python is None:
+            pytest.skip("no Python that nobody can run, for a parent without privileges")
+        run_as = dict(user="nobody", group=isolation.pwd.getpwnam("nobody").pw_gid,
+                      extra_groups=[])
+    else:
+        python, run_as = sys.executable, {}
+    out = subprocess.run([python, "-c", DRIVER, mode, str(PEEKER)], capture_output=True,
+                         text=True, timeout=60, cwd="/", **run_as)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    report, secret = data["report"], data["secret"]
+    assert report["uid"] == os.getuid() if not ROOT else report["uid"] != 0
+    if mode == "dumpable":
+        assert secret in report["found"], report
+        assert report["environ"].startswith("read ") and report["mem"].startswith("read ")
+        assert report["ptrace"] == "attached"
+    else:
+        assert report["found"] == [] and report["mem"] == "EACCES"
+        assert report["environ"] == "EACCES" and report["ptrace"] == "EPERM"
+
+
+def test_a_bot_gets_only_an_allowlist_of_the_platforms_environment(monkeypatch):
+    monkeypatch.setenv("MALLOWS_TEST_API_TOKEN", "do-not-leak")
+    monkeypatch.setenv("MALLOWS_TEST_WANTED", "1")
+    monkeypatch.setenv("MALLOWS_BOT_ENV", "MALLOWS_TEST_WANTED")
+    report = peek([sys.executable, str(PEEKER)], str(PEEKER.parent))
+    assert "MALLOWS_TEST_API_TOKEN" not in report["env"]
+    assert {"PATH", "MALLOWS_TEST_WANTED", "PYTHONUNBUFFERED"} <= set(report["env"])
+
+
+def test_a_named_bot_user_that_cannot_run_the_bot_is_a_clear_failure(monkeypatch, tmp_path):
+    monkeypatch.setenv("MALLOWS_BOT_USER", "nobody")
+    script = tmp_path / "private" / "bot.py"  # under pytest's private tmp folder
+    script.parent.mkdir()
+    script.write_text("print('never')\n")
+    handle = SubprocessBot("private", [sys.executable, str(script)], cwd=str(script.parent),
+                           limits=FAST)
+    with pytest.raises(BotFailure) as failure:
+        handle.start({})
+    handle.close()
+    reason = str(failure.value)
+    assert "cannot run the bot as user 'nobody'" in reason or \
+        "cannot run the bot as user nobody" in reason, reason
+    if ROOT:
+        assert "MALLOWS_BOT_USER=nobody" in reason and "user nobody cannot" in reason
+        assert "chmod o+rx" in reason
+    else:
+        assert "only a platform running as root can switch users" in reason
+    monkeypatch.setenv("MALLOWS_BOT_USER", "mallows-no-such-user")
+    handle = SubprocessBot("private", [sys.executable, str(script)], limits=FAST)
+    with pytest.raises(BotFailure, match="there is no such user"):
+        handle.start({})
+    handle.close()
+
+
+MEMORY = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=10.0, memory_mb=300)
+
+
+def test_a_python_bot_over_its_memory_limit_forfeits_saying_so():
+    record, handle = play(str(BOTS / "hog.py"), limits=MEMORY)
+    assert_forfeit(record, 1, "decision 2", "MemoryError", "hog.py:",
+                   "memory limit is 300 MiB", "memory_mb")
+    assert_reaped(handle)
+
+
+def test_a_subprocess_bot_that_dies_of_its_memory_limit_forfeits_saying_so():
+    record, handle = play(str(BOTS / "hog_native"), limits=MEMORY)
+    assert_forfeit(record, 1, "decision 2", "exited with status 1",
+                   "memory limit is 300 MiB", "MemoryError")
+    assert_reaped(handle)
+
+
+def test_the_child_limits_are_set_before_the_bot_runs(tmp_path):
+    code = ("import resource, sys; g = resource.getrlimit; print(g(resource.RLIMIT_AS), "
+            "g(resource.RLIMIT_CORE), g(resource.RLIMIT_FSIZE), file=sys.stderr)")
+    handle = SubprocessBot("limits", [sys.executable, "-c", code],
+                           limits=Limits(memory_mb=123))
+    handle.spawn()
+    handle.proc.wait(10)
+    size = os.fstat(handle._err.fileno()).st_size
+    text = os.pread(handle._err.fileno(), size, 0).decode()
+    handle.close()
+    mib, fsize = 123 * 1024 * 1024, isolation.STDERR_LIMIT_BYTES
+    assert text.split() == f"({mib}, {mib}) (0, 0) ({fsize}, {fsize})".split(), text

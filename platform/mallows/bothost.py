@@ -12,7 +12,9 @@ The protocol runs on private copies of fds 0 and 1: the bot's own ``print()`` go
 (the bot's log) and its ``input()`` reads nothing, so bot code cannot corrupt the channel. An
 exception in the bot is answered with an ``error`` message naming the exception and the line
 that raised it; the platform makes that the forfeit reason. This module imports nothing from
-the engine: the process holds the bot and the observations it was sent, nothing else.
+the engine: the process holds the bot and the observations it was sent, nothing else, and it
+makes itself non-dumpable (Linux) before it loads the bot, so that another bot running as the
+same user cannot read those observations.
 """
 
 from __future__ import annotations
@@ -55,6 +57,24 @@ def describe_exception(exc: BaseException) -> str:
         f = frames[-1]
         where = f" (at {f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name})"
     return f"{type(exc).__name__}: {exc}{where}"
+
+
+def make_non_dumpable() -> None:
+    """Linux: another process of the same user (another seat's bot) cannot ptrace this one or
+    read its memory, which holds this seat's observations."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+        except (OSError, AttributeError):  # pragma: no cover - depends on the libc
+            pass
+
+
+def _free(exc: BaseException) -> None:
+    """Drop the locals of the frames a ``MemoryError`` unwound (they hold what filled the
+    memory), so that reporting it does not run out of memory too."""
+    if isinstance(exc, MemoryError):
+        traceback.clear_frames(exc.__traceback__)
 
 
 def load_target(target: str):
@@ -120,6 +140,7 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
     try:
         cls = load_target(target)
     except Exception as exc:
+        _free(exc)
         traceback.print_exc()
         load_error = f"could not load the bot from {target}: {describe_exception(exc)}"
     read, write, wfd = channel.read, channel.write, channel.wfd
@@ -142,6 +163,7 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                     data = data[os.write(wfd, data):]
                 continue
             except Exception as exc:
+                _free(exc)
                 traceback.print_exc()
                 write({"type": "error", "message": f"{what} raised {describe_exception(exc)}"})
                 continue
@@ -172,6 +194,7 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                 write({"type": "error", "message": f"bothost got the message {kind!r} out of "
                                                    f"order or of an unknown type"})
         except Exception as exc:
+            _free(exc)
             traceback.print_exc()
             write({"type": "error", "message": f"{what} raised {describe_exception(exc)}"})
 
@@ -188,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bothost: parameter {pair!r} is not key=value", file=sys.stderr)
             return 2
         params[key] = value
+    make_non_dumpable()
     # Keep the protocol on private fds; the bot's stdout and stdin are the log and nothing.
     rfd, wfd = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
