@@ -208,7 +208,7 @@ class RayExecutor(Executor):
 
     def __init__(self, workers: int | None = None, address: str | None = None,
                  batch_size: int | None = None):
-        from mallows.registry import bots_dir, search_dirs
+        from mallows.registry import bots_dir, search_dirs, trusted_shipped
 
         self.address = address
         self.batch_size = batch_size
@@ -227,6 +227,8 @@ class RayExecutor(Executor):
                                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
                 import mallows
                 env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
+                # the shipped bots trusted here stay in-process on the workers too
+                env.setdefault("MALLOWS_TRUSTED_SHIPPED", ",".join(trusted_shipped()))
                 runtime_env = {"working_dir": self._staging,
                                "py_modules": [str(Path(mallows.__file__).parent)],
                                "env_vars": env}

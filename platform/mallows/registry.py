@@ -75,6 +75,29 @@ def search_dirs() -> list[Path]:
     return out
 
 
+def trusted_shipped() -> list[str]:
+    """The shipped bots that a lookup here finds in the project's own ``bots/`` (not shadowed
+    by a user's bot of the same name): the ones this process runs in-process."""
+    project = project_bots_dir().resolve()
+    out = []
+    for base in sorted(SHIPPED):
+        for d in search_dirs():
+            if (d / f"{base}.py").is_file() or (d / base).is_dir():
+                if d == project:
+                    out.append(base)
+                break
+    return out
+
+
+def _trusted_by_driver() -> frozenset[str]:
+    """``$MALLOWS_TRUSTED_SHIPPED``: set by the executor for Ray workers of a joined cluster,
+    where the shipped bots arrive in the job's working directory instead of the project's
+    ``bots/``. It carries the driver's own decision (``trusted_shipped()``), so the same bots
+    run in-process on the cluster as on the organiser's machine."""
+    raw = os.environ.get("MALLOWS_TRUSTED_SHIPPED", "")
+    return frozenset(n for n in raw.split(",") if n in SHIPPED)
+
+
 def parse_name(name: str) -> tuple[str, dict[str, str]]:
     """``"ismcts:budget=0.5,seed=3"`` -> ``("ismcts", {"budget": "0.5", "seed": "3"})``."""
     base, _, rest = name.partition(":")
@@ -324,7 +347,8 @@ def _from_path(name: str, base: str, params: dict, path: Path, origin: str,
         raise BotError(f"bot {name!r}: the folder {path} has neither a {MANIFEST} manifest "
                        f"(a subprocess bot) nor an __init__.py (a Python package bot)")
     trusted = (origin == "bots" and base in SHIPPED
-               and path.parent == project_bots_dir().resolve())
+               and (path.parent == project_bots_dir().resolve()
+                    or base in _trusted_by_driver()))
     isolated = _isolation_default(trusted, isolate)
     spec = BotSpec(name=name, base=base, params=params, kind="python", isolated=isolated,
                    trusted=trusted, source=str(path), origin=origin, target=str(path),
