@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeRemainingColumn)
+from rich import box
 from rich.table import Table
 
 from mallows.cli.common import user_errors
@@ -248,19 +249,21 @@ def show(
     console.print(_rich_table("leaderboard", _board(store, "tournament", name)))
     h2h = head_to_head(store.results(tournament=name))
     bots = [r["bot"] for r in store.ratings("tournament", name)]
-    table = Table(title="head-to-head",
+    table = Table(title="head-to-head", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
                   caption="cell: the row bot's mean place (1 = first) in the matches it shared "
-                          "with the column bot · share of them it finished ahead of it")
-    table.add_column("bot")
-    for b in bots:
-        table.add_column(b, justify="right")
-    for a in bots:
+                          "with the column bot (columns numbered as the rows), and the share of them "
+                          "it finished ahead of it")
+    table.add_column("#", justify="right", min_width=2, no_wrap=True)
+    table.add_column("bot", no_wrap=True)
+    for k in range(1, len(bots) + 1):  # numbers: bot names (with parameters) are too wide
+        table.add_column(f"vs {k}", justify="right", no_wrap=True)
+    for k, a in enumerate(bots, 1):
         cells = []
         for b in bots:
             h = h2h.get(a, {}).get(b)
             cells.append("" if a == b else ("-" if h is None else
-                                             f"{h.mean_place:.2f} · {h.ahead:.0%}"))
-        table.add_row(a, *cells)
+                                             f"{h.mean_place:.2f} {h.ahead:>4.0%}"))
+        table.add_row(str(k), a, *cells)
     console.print(table)
     ids = store.match_ids(name, 1)
     if ids:
