@@ -86,3 +86,13 @@ def test_limits_from_a_mapping_name_a_bad_key_or_value():
         Limits.from_dict({"decision_seconds": -1})
     with pytest.raises(MallowsError, match="positive"):
         Limits.from_dict({"decision_seconds": "fast"})
+
+
+def test_memory_limit_is_whole_mib_and_zero_means_none():
+    from mallows.agents import Limits
+    from mallows.errors import MallowsError
+
+    assert Limits.from_dict({"memory_mb": 0}).memory_mb == 0
+    assert Limits.from_dict({"memory_mb": 512}).memory_mb == 512
+    with pytest.raises(MallowsError, match="whole number of MiB"):
+        Limits.from_dict({"memory_mb": 1.5})

@@ -49,7 +49,7 @@ class Limits:
     decision_seconds: float = 1.0
     match_seconds: float = 300.0
     start_seconds: float = 10.0
-    memory_mb: float = 2048.0
+    memory_mb: int = 2048
 
     @classmethod
     def from_dict(cls, data: dict) -> "Limits":
@@ -61,6 +61,12 @@ class Limits:
             if key not in known:
                 raise MallowsError(f"unknown limit {key!r}: the limits are "
                                    f"{', '.join(sorted(known))}")
+            if key == "memory_mb":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise MallowsError(f"limit memory_mb = {value!r} must be a whole number of "
+                                       f"MiB (0 for no limit)")
+                values[key] = value
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise MallowsError(f"limit {key} = {value!r} must be a positive number")
             values[key] = float(value)

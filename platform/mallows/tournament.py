@@ -157,6 +157,12 @@ def _check_limits(limits: Any, src: str) -> dict:
             raise TournamentError(
                 f"{_where(src)}unknown key `limits.{key}`{_suggest(key, names)}: [limits] "
                 f"takes {', '.join(names)}")
+        if key == "memory_mb":  # MiB for an isolated bot's address space; 0: no limit
+            if not _number(value) or value < 0 or value != int(value):
+                raise TournamentError(f"{_where(src)}`limits.memory_mb` must be a whole number "
+                                      f"of MiB (0 for no limit), got {value!r}")
+            out[key] = int(value)
+            continue
         if not _number(value) or value <= 0:
             raise TournamentError(f"{_where(src)}`limits.{key}` must be a positive number of "
                                   f"seconds, got {value!r}")
