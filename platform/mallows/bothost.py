@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import os
 import sys
 import traceback
@@ -29,23 +28,7 @@ from pathlib import Path
 
 PROTOCOL_VERSION = 1  # kept equal to mallows.PROTOCOL_VERSION (a test checks it)
 
-try:  # the same JSON, faster, when orjson is installed
-    import orjson
-
-    def dumps(obj) -> bytes:
-        try:
-            return orjson.dumps(obj)
-        except TypeError:  # e.g. integer keys, which the json module turns into strings
-            return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
-
-    loads = orjson.loads
-except ImportError:  # pragma: no cover - depends on the environment
-    _json_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-
-    def dumps(obj) -> bytes:
-        return _json_encode(obj).encode()
-
-    loads = json.loads
+from mallows.wire import dumps, loads  # noqa: E402  (the shared codec)
 
 
 def describe_exception(exc: BaseException) -> str:
