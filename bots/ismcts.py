@@ -4,35 +4,49 @@ Idea. At each decision with more than one sensible choice, repeat until the time
 spent: deal one *determinization* of the hidden cards consistent with what this seat has seen
 (``mallows.botlib.sample_world``: the unknown row cards and the draw pile are drawn, without
 replacement, only from the multiset of cards it has not seen: the deck minus every value its
-observation shows; opponents' knowledge of their own cards is sampled too), then, for every
-candidate action, play the rest of the round in that world with the cheap greedy rollout policy
-of ``mallows.botlib.Sim`` for every seat, and score the round's end as (mean of the opponents'
-round scores) minus (its own round score, caller doubling included). All candidates share each
-determinization and the rollout's random stream (common random numbers), so their differences
-are measured on the same deals. The action with the best mean wins.
+observation shows), then, for every candidate action, play the rest of the round in that world
+with the cheap rollout policy of ``mallows.botlib.Sim`` for every seat (greedy swaps, spying,
+exchanges, play twice, and the heuristic's risk model for calling, each seat using only what it
+knows in that world), and score the round's end as (mean of the opponents' round scores) minus
+(its own round score, caller doubling included). All candidates share each determinization and
+the rollout's random stream (common random numbers), so their differences are paired.
+
+Two refinements make the search pay at small budgets:
+
+- a prior: the ``heuristic`` bot's choice (``mallows.botlib.heuristic_decide``) is the default,
+  and another candidate replaces it only when its mean paired advantage exceeds ``z`` standard
+  errors (``z`` = 1.5 at the call decision, ``z_play`` = 2.5 at the take and use decisions,
+  where more candidates make a lucky winner likelier);
+- opponents' unknown cards are skewed low: opponents keep the low cards they draw unseen by us,
+  so with a probability growing with the turns played (times ``skew``) an opponent's unknown
+  card is dealt as the lower of two unseen cards (the other goes back: still only unseen cards).
 
 The candidates are pruned by what cannot differ in this seat's information set: the take
 decision (draw or take the discard), call or pass, and at the use decision the swaps and
 refusals into every known face-down slot plus one unknown slot (all unknown own slots are
 alike to it), spying one own unknown card or one opponent's, the best exchanges, play twice,
 and every get_rid of known equal cards. A decision with one candidate (the peek: no slot is
-known yet, so any two are alike) is answered at once, spending nothing.
+known yet, so any two are alike) is answered at once, spending nothing. Opponents' knowledge of
+their own cards is not shown to us; in each determinization each of their face-down cards is
+known to them with a probability that grows with the turns played.
 
-Strength: the strongest shipped Arschmallows bot (above ``heuristic``, even at a 0.02 s budget).
+Strength: the strongest shipped Arschmallows bot, above ``heuristic`` (the ladder,
+``benchmarks/ladder.py``, measures it at a 0.02 s budget; more budget only helps).
 Speed: its budget per decision, default 0.2 s (it stops at 90% of the budget to leave slack for
-the platform's own per-decision limit); roughly 1000 rollouts a second on one core.
+the platform's own per-decision limit); about 1500-3000 rollouts a second on one core.
 
-Parameters (``ismcts:budget=0.5,seed=3``): ``budget`` seconds per decision (0 < budget <= 60),
-``iterations`` a cap on determinizations per decision (0 = none; with it and a large budget the
-play is reproducible for a given seed), ``seed`` overrides the seat seed.
+Parameters (``ismcts:budget=0.5,seed=3``): ``budget`` seconds per decision (0 < budget <= 60);
+``iterations`` a cap on determinizations per decision (0 = none; with a cap and a large budget
+the play is reproducible for a given seed); ``seed`` overrides the seat seed; ``z``, ``z_play``
+(the prior's margins above); ``skew`` (0..1, default 1); ``search`` the phases searched,
+joined by ``+`` (default ``end+use+take``; the others follow the heuristic).
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
-
-import math
 
 from mallows.botlib import ACTION_SET, expected_unknown, heuristic_decide, sample_world, unseen
 
@@ -59,10 +73,12 @@ class Bot:
 
     def __init__(self, budget: float | str = 0.2, iterations: int | str = 0,
                  seed: int | str | None = None, z: float | str = 1.5,
-                 z_play: float | str = 2.5, search: str = "end+use+take"):
+                 z_play: float | str = 2.5, search: str = "end+use+take",
+                 skew: float | str = 1.0):
         self.budget = _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
+        self.skew = _number("skew", skew, 0.0, 1.0)
         self.phases = set(str(search).split("+"))
         if not self.phases or not self.phases <= {"end", "use", "take"}:
             raise ValueError(f"ismcts: parameter search={search!r} must name phases from "
@@ -106,7 +122,7 @@ class Bot:
         diff2 = [0.0] * k
         count = 0
         while True:
-            world = sample_world(obs, rng, pool)
+            world = sample_world(obs, rng, pool, skew=self.skew)
             seed = rng.getrandbits(48)
             utils = []
             for action in candidates:

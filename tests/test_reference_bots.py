@@ -151,8 +151,8 @@ def test_determinization_samples_only_unseen_cards():
             if obs["phase"] == "peek":
                 continue
             pool = botlib.unseen(obs)
-            for _ in range(3):
-                world = botlib.sample_world(obs, rng, pool)
+            for skew in (0.0, 0.5, 1.0):
+                world = botlib.sample_world(obs, rng, pool, skew=skew)
                 hidden = Counter()
                 for p, row in enumerate(obs["rows"]):
                     assert len(world.rows[p]) == len(row)

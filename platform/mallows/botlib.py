@@ -16,12 +16,17 @@ Arschmallows
   pile are dealt from ``unseen(obs)`` only (shuffled, without replacement), known cards are
   where the observation shows them. Opponents' own knowledge is not shown to us; each of their
   face-down cards is assumed known to them with a probability that grows with the turns played.
-- ``Sim``: the rest of a round, the rules of ``rules.md`` 1 (take / use / end, actions,
+  With ``skew`` > 0 an opponent's unknown card is, with a probability growing with the turns
+  played, the lower of two unseen cards (opponents keep the low cards they draw).
+- ``Sim``: the rest of a round, the Arschmallows rulings (take / use / end, actions,
   get_rid, call, final turns, reshuffles, the turn limit, caller doubling) on card ids with
-  per-seat knowledge, fast enough for a few thousand turns per second in pure Python.
-  ``Sim.rollout(rng)`` plays to the round's end with ``rollout_policy``, a cheap greedy
+  per-seat knowledge, about 25,000 turns a second in pure Python.
+  ``Sim.rollout(rng)`` plays to the round's end with ``Sim.policy_step``, a cheap greedy
   player (swap when the card beats the worst known card or the expected unknown, spy own
-  unknown cards, exchange a high known card away, refuse otherwise, call when clearly lowest).
+  unknown cards, exchange a high known card away, refuse otherwise, and call by the
+  heuristic's risk model).
+- ``heuristic_decide(obs, risk, improve)``: the rules of the shipped ``heuristic`` bot (see
+  ``bots/heuristic.py``), here so that the search bot can use them as its prior.
 """
 
 from __future__ import annotations
@@ -421,7 +426,7 @@ class Sim:
 
 
 def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
-                 risk: float = 0.7) -> Sim:
+                 risk: float = 0.7, skew: float = 0.0) -> Sim:
     """One determinization of ``obs`` (an Arschmallows observation of the seat to move) as a
     ``Sim``. Hidden cards (unknown row slots, the draw pile) come only from ``unseen(obs)``."""
     pool = unseen(obs) if pool is None else pool
@@ -437,12 +442,20 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
     opts = obs["options"]
     table = opts.get("table_cards", 6) or 6
     p_know = min(0.9, (2 + obs.get("turn", 0) / n) / table)
+    # Opponents keep low cards they drew (unseen by us): with probability q an opponent's
+    # unknown card is the lower of two unseen cards (the other goes back to the pool).
+    q = skew * min(1.0, obs.get("turn", 0) / n / 6)
     for p, row in enumerate(obs["rows"]):
         ids = []
         for slot in row:
             v = slot["value"]
             if v is None:
                 v = hidden.pop() if hidden else round(DECK_MEAN)
+                if p != me and q and hidden and rng.random() < q:
+                    other = hidden.pop()
+                    if other < v:
+                        v, other = other, v
+                    hidden.insert(rng.randrange(len(hidden) + 1), other)
             else:
                 mine_known.append(len(values))
             ids.append(len(values))
