@@ -35,7 +35,7 @@ from mallows.botlib import expected_unknown, row_estimate
 
 class Bot:
     name = "greedy"
-    version = "1.0"
+    version = "1.1"  # 1.1: plays Arschmallows too (Take4 play unchanged)
     games = ("arschmallows", "take4")
 
     def __init__(self, margin: float | str = 6.0) -> None:
