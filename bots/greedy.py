@@ -9,7 +9,8 @@ are broken at random from the bot's seat seed, so the same match seed gives the 
 It ignores races: it does not avoid positions that other seats are likely to pick.
 
 Strength: clearly above ``random`` (it never wastes a pick on a duplicate and finishes squads
-it is close to); blind to contention. Speed: tens of microseconds a decision.
+it is close to); blind to contention, so below ``denial``. Speed: tens of microseconds a
+decision.
 
 Idea, Arschmallows: use what it knows, one decision at a time. An unknown card is valued at
 the expectation of the cards it has not seen (``mallows.botlib.unseen``: the deck minus every
@@ -20,8 +21,8 @@ otherwise refuses it (it never uses an action card), turning face up its lowest 
 (an unknown one if it knows none). It calls when its estimated total (unknowns at the
 expectation) is at most 0, or lower than every opponent's estimate by ``margin`` (default 6).
 
-Strength: clearly above ``random`` in both games; below ``heuristic`` (no actions, no get_rid,
-a crude call). Speed: tens of microseconds a decision.
+Strength: clearly above ``random``; below ``heuristic`` (no actions, no get_rid, a crude
+call). Speed: tens of microseconds a decision.
 
 Parameters: ``greedy:margin=4`` (Arschmallows call margin, points).
 """
