@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
-    deals_a = args.deals_arschmallows or (15 if args.quick else 100)
+    deals_a = args.deals_arschmallows or (15 if args.quick else 150)
     deals_t = args.deals_take4 or (300 if args.quick else 2000)
     print(f"ladder: seed {args.seed}, {args.workers} worker(s)", flush=True)
     if args.game in ("arschmallows", "both"):

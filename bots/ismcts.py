@@ -78,6 +78,7 @@ class Bot:
         self.budget = _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
+        self.z = self.z_end  # the margin of the decision being searched
         self.skew = _number("skew", skew, 0.0, 1.0)
         self.phases = set(str(search).split("+"))
         if not self.phases or not self.phases <= {"end", "use", "take"}:
