@@ -13,6 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Whole matches per example: a busy CI machine must not turn into a flaky deadline failure.
+settings.register_profile("mallows", deadline=None)
+settings.load_profile("mallows")
 
 # Every process that starts or joins Ray from the tests stays on loopback.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
