@@ -163,4 +163,5 @@ def decide(obs: dict, rng: random.Random, deny: float = 1.0, win: float = 60.0) 
             value[mine] += prob * (gains[me][mine] / (c + 1) - deny * theirs)
     top = max(value.values())
     best = [k for k in legal if value[k] >= top - 1e-9]
-    return {"type": "pick", "position": best[rng.randrange(len(best))] if len(best) > 1 else best[0]}
+    choice = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+    return {"type": "pick", "position": choice}

@@ -39,6 +39,14 @@ from mallows.games.arschmallows.cards import COUNTS, EXCHANGE, PLAY_TWICE, SPY
 
 ACTION_SET = frozenset((SPY, EXCHANGE, PLAY_TWICE))
 DECK_MEAN = sum(v * k for v, k in COUNTS.items()) / sum(COUNTS.values())
+#: The heuristic's call rule: call when P(strictly lowest) >= RISK, each opponent's estimate
+#: lowered by IMPROVE points (it keeps low cards we did not see, and plays on).
+RISK = 0.7
+IMPROVE = 2.0
+#: The same rule tuned on the ladder (0.7 / 2 calls too early and is often doubled): what the
+#: search bot uses for its prior and its rollouts.
+TUNED_RISK = 0.85
+TUNED_IMPROVE = 5.0
 
 
 # ----------------------------------------------------------------------------- counting
@@ -104,7 +112,8 @@ class Sim:
 
     __slots__ = ("values", "n", "rows", "up", "know", "draw", "discard", "current", "phase",
                  "held", "src", "extra", "trigger", "caller", "queue", "turns", "max_turns",
-                 "final_on", "strict", "double_neg", "scores", "me", "e", "var", "risk", "rng")
+                 "final_on", "strict", "double_neg", "scores", "me", "e", "var", "risk", "improve",
+                 "rng")
 
     def copy(self) -> "Sim":
         s = Sim.__new__(Sim)
@@ -121,6 +130,7 @@ class Sim:
         s.turns, s.max_turns, s.final_on = self.turns, self.max_turns, self.final_on
         s.strict, s.double_neg, s.scores = self.strict, self.double_neg, self.scores
         s.me, s.e, s.var, s.risk = self.me, self.e, self.var, self.risk
+        s.improve = self.improve
         s.rng = self.rng
         return s
 
@@ -405,7 +415,8 @@ class Sim:
         prob, var = 1.0, self.var
         for p in range(self.n):
             if p != s:
-                prob *= _phi((est[p] - 2.0 - mine - 0.5) / math.sqrt((unk[s] + unk[p]) * var + 1.0))
+                prob *= _phi((est[p] - self.improve - mine - 0.5)
+                              / math.sqrt((unk[s] + unk[p]) * var + 1.0))
                 if prob < self.risk:
                     break
         if prob >= self.risk:
@@ -426,7 +437,8 @@ class Sim:
 
 
 def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
-                 risk: float = 0.7, skew: float = 0.0) -> Sim:
+                 risk: float = TUNED_RISK, improve: float = TUNED_IMPROVE,
+                 skew: float = 0.0) -> Sim:
     """One determinization of ``obs`` (an Arschmallows observation of the seat to move) as a
     ``Sim``. Hidden cards (unknown row slots, the draw pile) come only from ``unseen(obs)``."""
     pool = unseen(obs) if pool is None else pool
@@ -526,6 +538,7 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
     s.e = expected_unknown(obs, pool)
     s.var = variance_unknown(obs, pool)
     s.risk = risk
+    s.improve = improve
     s.queue = []
     s.rng = rng
     if obs.get("final_turns"):
@@ -655,7 +668,7 @@ def p_lowest(obs: dict, e: float, var: float, improve: float) -> tuple[float, fl
     return prob, mine
 
 
-def heuristic_decide(obs: dict, risk: float = 0.7, improve: float = 2.0) -> dict:
+def heuristic_decide(obs: dict, risk: float = RISK, improve: float = IMPROVE) -> dict:
     legal = obs["legal_actions"]
     phase = obs["phase"]
     if phase == "peek":
