@@ -4,7 +4,7 @@ in one run; and the share of wall time spent on storage and ratings.
     python benchmarks/bench_tournament.py [FILE ...] [--workers 2] [--batch-size N] [--json]
 
 FILEs default to tournaments/arschmallows-reference.toml (the shipped bots) and
-tournaments/demo.toml (random bots only). Each executor plays each whole tournament into its own
+benchmarks/random-field.toml (random bots only). Each executor plays each whole tournament into its own
 fresh database. Ray is started once; its start-up and its workers' first imports (a warm-up
 batch) are timed apart, so the rate is the steady-state throughput. Target: Ray on 2 workers at
 least 1.8x in-process for random bots. Both executors must give the same table.
@@ -45,7 +45,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", default=[
         str(ROOT / "tournaments" / "arschmallows-reference.toml"),
-        str(ROOT / "tournaments" / "demo.toml")])
+        str(ROOT / "benchmarks" / "random-field.toml")])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=None)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -95,7 +95,7 @@ def main() -> int:
                         "same_table": same})
     print("store+rate share: time spent on storage and ratings, in-process / on Ray, as a share"
           " of each run's wall time (on Ray it overlaps with play)")
-    print("target: Ray on 2 workers >= 1.8x in-process for random bots (demo)")
+    print("target: Ray on 2 workers >= 1.8x in-process for random bots (random-field)")
     if args.json:
         print(json.dumps({"ray_start": start, "warmup": warmup, "runs": figures}, default=str))
     return 0 if ok else 1
