@@ -21,21 +21,16 @@ Parameters: ``denial:deny=0.5,win=60``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
+
+from mallows.botlib import number_param
 
 POTENTIAL = (0.0, 1.0, 3.0, 7.0)
 
 
-def _number(key: str, value, low: float, high: float) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"denial: parameter {key} must be a number, got {value!r} "
-                         f"(for example denial:deny=0.5)") from None
-    if not low <= x <= high:
-        raise ValueError(f"denial: parameter {key}={x:g} is out of range {low:g}..{high:g}")
-    return x
+_number = functools.partial(number_param, "denial")
 
 
 class Bot:

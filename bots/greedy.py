@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 
-from mallows.botlib import expected_unknown, row_estimate
+from mallows.botlib import cheapest_to_lock, expected_unknown, row_estimate
 
 
 class Bot:
@@ -116,18 +116,6 @@ def _best_slot(row: list[dict], value: float, e: float) -> tuple[float, int]:
     return best, where
 
 
-def _refuse_slot(row: list[dict], e: float) -> int:
-    """The face-down slot whose card costs least to lock: the lowest known, else an unknown."""
-    best, where = 99.0, -1
-    for i, s in enumerate(row):
-        if s["face_up"]:
-            continue
-        v = e + 1.0 if s["value"] is None else s["value"]
-        if v < best:
-            best, where = v, i
-    return where
-
-
 def _find(legal: list[dict], kind: str) -> dict | None:
     for action in legal:
         if action["type"] == kind:
@@ -153,7 +141,7 @@ def arschmallows_act(obs: dict, margin: float) -> dict:
         gain, slot = _best_slot(row, obs["held"]["value"], e)
         if gain > 0.5:
             return {"type": "swap", "slot": slot}
-        return {"type": "refuse", "slot": _refuse_slot(row, e)}
+        return {"type": "refuse", "slot": cheapest_to_lock(row, e)[1]}
     # end: call when clearly lowest
     mine = row_estimate(row, e)
     others = min(row_estimate(r, e) for p, r in enumerate(obs["rows"]) if p != seat)

@@ -32,7 +32,11 @@ opponent is assumed better than its visible estimate).
 
 from __future__ import annotations
 
-from mallows.botlib import IMPROVE, RISK, heuristic_decide
+import functools
+
+from mallows.botlib import IMPROVE, RISK, heuristic_decide, number_param
+
+_number = functools.partial(number_param, "heuristic")
 
 
 class Bot:
@@ -50,13 +54,3 @@ class Bot:
         if obs.get("game") != "arschmallows":
             raise ValueError(f"heuristic plays arschmallows only, not {obs.get('game')!r}")
         return heuristic_decide(obs, self.risk, self.improve)
-
-
-def _number(key: str, value, low: float, high: float) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"heuristic: parameter {key} must be a number, got {value!r}") from None
-    if not low <= x <= high:
-        raise ValueError(f"heuristic: parameter {key}={x:g} is out of range {low:g}..{high:g}")
-    return x

@@ -48,11 +48,12 @@ tuned on the ladder; the ``heuristic`` bot's defaults, 0.7 and 2, call too early
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
 
-from mallows.botlib import (ACTION_SET, TUNED_IMPROVE, TUNED_RISK, expected_unknown,
+from mallows.botlib import (ACTION_SET, number_param, TUNED_IMPROVE, TUNED_RISK, expected_unknown,
                             heuristic_decide, sample_world, unseen)
 
 
@@ -60,15 +61,7 @@ from mallows.botlib import (ACTION_SET, TUNED_IMPROVE, TUNED_RISK, expected_unkn
 ROLLOUT_TURNS = 120
 
 
-def _number(key: str, value, low: float, high: float, kind=float):
-    try:
-        x = kind(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"ismcts: parameter {key} must be a {kind.__name__}, got {value!r} "
-                         f"(for example ismcts:budget=0.5)") from None
-    if not low <= x <= high:
-        raise ValueError(f"ismcts: parameter {key}={value} is out of range {low:g}..{high:g}")
-    return x
+_number = functools.partial(number_param, "ismcts")
 
 
 class Bot:

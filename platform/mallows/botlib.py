@@ -51,6 +51,20 @@ TUNED_IMPROVE = 5.0
 
 # ----------------------------------------------------------------------------- counting
 
+def number_param(bot: str, key: str, value, low: float, high: float, kind=float):
+    """A bot parameter from ``name:key=value`` (a string) as a number in [low, high]; a bad one
+    is a ``ValueError`` naming the bot, the parameter and an example."""
+    try:
+        x = kind(value)
+    except (TypeError, ValueError):
+        what = "whole number" if kind is int else "number"
+        raise ValueError(f"{bot}: parameter {key} must be a {what}, got {value!r} "
+                         f"(for example {bot}:{key}={kind(low) if low > 0 else kind(1)})") from None
+    if not low <= x <= high:
+        raise ValueError(f"{bot}: parameter {key}={value} is out of range {low:g}..{high:g}")
+    return x
+
+
 def unseen(obs: dict) -> Counter:
     """Value -> copies of the cards this seat has not seen (never negative)."""
     left = Counter(COUNTS)
@@ -591,9 +605,10 @@ def _options(row: list[dict], v: float, e: float) -> tuple[float, dict]:
     return best, action
 
 
-def _refuse(row: list[dict], e: float) -> tuple[float, dict]:
-    """Refusing: lock the cheapest face-down card. Cost 0 for a known low card, more for an
-    unknown one (it might be high and could have been swapped away later)."""
+def cheapest_to_lock(row: list[dict], e: float) -> tuple[float, int]:
+    """The face-down slot whose card costs least to turn face up for good: the lowest known
+    card, else an unknown one (valued a little above the expectation ``e``, since it might be
+    high and could have been swapped away later). Returns (its value, its slot)."""
     best, where = 99.0, -1
     for i, s in enumerate(row):
         if s["face_up"]:
@@ -601,6 +616,13 @@ def _refuse(row: list[dict], e: float) -> tuple[float, dict]:
         v = e + 1.0 if s["value"] is None else s["value"]
         if v < best:
             best, where = v, i
+    return best, where
+
+
+def _refuse(row: list[dict], e: float) -> tuple[float, dict]:
+    """Refusing: lock the cheapest face-down card. Cost 0 for a known low card, more for an
+    unknown one."""
+    best, where = cheapest_to_lock(row, e)
     cost = 0.3 if best <= 2 else 1.0
     return -cost, {"type": "refuse", "slot": where}
 
