@@ -8,6 +8,7 @@ to the shipped random bot.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import json
 import os
@@ -322,7 +323,20 @@ def test_an_answer_that_is_not_json_compatible_is_named(tmp_path):
 
 # -- hardening: the platform's memory, the bot's user, its limits ----------------------------
 
-PEEKER = BOTS / "peeker" / "bot.py"
+def _readable_copy(folder: Path) -> Path:
+    """A copy of ``folder`` that every user can read. The project may sit in a private folder
+    (a clone made in ``mktemp -d`` is mode 700), out of ``nobody``'s reach, and the peeker must
+    be able to run as ``nobody`` for the tests below to mean anything."""
+    dest = Path(tempfile.mkdtemp(prefix="mallows-peeker-"))
+    dest.chmod(0o755)
+    copy = Path(shutil.copytree(folder, dest / folder.name))
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    atexit.register(shutil.rmtree, dest, True)
+    return copy
+
+
+PEEKER = _readable_copy(BOTS / "peeker") / "bot.py"
 # Holds a secret (in its memory only), starts the peeker as its child the plain way, dumpable
 # or not as argv[1] says, and prints the secret and the peeker's report.
 DRIVER = r"""
