@@ -27,6 +27,7 @@ import json
 import math
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -325,6 +326,29 @@ def _first_line(exc: BaseException) -> str:
     return (lines[0] if lines else text)[:400]
 
 
+REACH_SECONDS = 5.0  # how long to wait for a cluster's address to accept a connection
+
+
+def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
+    """Fail fast when nothing listens at a cluster ``address`` (``host:port`` or
+    ``ray://host:port``): ``ray.init`` would otherwise keep retrying for minutes."""
+    target = address.split("://", 1)[-1]
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit():
+        if address.strip().lower() in ("auto", "local"):
+            return
+        raise ExecutorError(f"--address {address!r} is not HOST:PORT: give the head's address "
+                            f"as `ray start --head` printed it, for example 10.0.0.5:6379")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout):
+            pass
+    except OSError as exc:
+        raise ExecutorError(
+            f"could not reach a Ray cluster at {address} ({exc.strerror or exc}): is its head "
+            f"running (`ray start --head` prints the address to join) and is the port open "
+            f"from this machine?") from None
+
+
 def make_executor(workers: int | None = None, address: str | None = None) -> Executor:
     """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
     above 1 starts a local Ray, and 1 runs in this process."""
@@ -333,6 +357,7 @@ def make_executor(workers: int | None = None, address: str | None = None) -> Exe
         raise ExecutorError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                             f"run in this process")
     if address:
+        check_reachable(address)
         return RayExecutor(workers, address=address)
     workers = workers or os.cpu_count() or 1
     if workers == 1:
