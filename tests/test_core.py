@@ -96,3 +96,25 @@ def test_memory_limit_is_whole_mib_and_zero_means_none():
     assert Limits.from_dict({"memory_mb": 512}).memory_mb == 512
     with pytest.raises(MallowsError, match="whole number of MiB"):
         Limits.from_dict({"memory_mb": 1.5})
+
+
+@pytest.mark.parametrize("game, option", [("arschmallows", "rounds"), ("take4", "max_rounds")])
+@pytest.mark.parametrize("text", ["+-5", "1_000", "5.0", "", "five"])
+def test_an_unreadable_whole_number_option_is_a_clear_error(game, option, text):
+    from mallows.errors import GameConfigError
+    from mallows.games import get_game
+
+    with pytest.raises(GameConfigError, match=option):
+        get_game(game).make_options(None, {option: text})
+
+
+@pytest.mark.parametrize("game", ["arschmallows", "take4"])
+def test_option_strings_read_the_same_in_both_games(game):
+    from mallows.games import get_game
+
+    module = get_game(game)
+    key = "rounds" if game == "arschmallows" else "max_rounds"
+    assert module.make_options(None, {key: " +3 "})[key] == 3
+    flag = "final_turns" if game == "arschmallows" else "rank_losers_by_progress"
+    assert module.make_options(None, {flag: "Yes"})[flag] is True
+    assert module.make_options(None, {flag: "off"})[flag] is False

@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from mallows.errors import GameConfigError
 from mallows.games.base import competition_ranks
+from mallows.games.options import parse_bool, parse_int
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -51,26 +52,19 @@ OPTIONS: dict[str, tuple[str, Any, str]] = {
     "max_turns_per_round": ("int", (1, 1_000_000), "turns after which a round ends, turn_limit"),
 }
 
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
 
 
 def _coerce(key: str, value: Any) -> Any:
     kind, allowed, _ = OPTIONS[key]
     if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-            return value.strip().lower() in _TRUE
+        flag = parse_bool(value)
+        if flag is not None:
+            return flag
         raise GameConfigError(f"option {key}={value!r} is not a boolean: write {key}=true "
                               f"or {key}=false")
     if kind == "int":
         low, high = allowed
-        number = None
-        if isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-            number = int(value.strip())
+        number = parse_int(value)
         if number is None:
             raise GameConfigError(f"option {key}={value!r} is not a whole number: write, for "
                                   f"example, {key}={RULE_SETS[DEFAULT_RULES][key]}")

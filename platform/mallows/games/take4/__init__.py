@@ -13,6 +13,7 @@ from typing import Any
 
 from mallows.errors import GameConfigError
 from mallows.games.base import Chance, ReplayChance
+from mallows.games.options import parse_bool, parse_int
 from mallows.games.take4.cards import completed_squads, progress, squad_counts
 from mallows.games.take4.state import Take4State
 
@@ -27,30 +28,18 @@ DEFAULT_RULES = "default"
 
 MAX_ROUNDS_LIMIT = 1_000_000
 
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
-
-
 def _coerce_bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
+    flag = parse_bool(value)
+    if flag is not None:
+        return flag
     raise GameConfigError(f"take4 option {key} must be true or false, not {value!r}: write, "
                           f"for example, --option {key}=true")
 
 
 def _coerce_int(key: str, value: Any, low: int, high: int) -> int:
-    number: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str):
-        try:
-            number = int(value.strip())
-        except ValueError:
-            number = None
+    number = parse_int(value)
     if number is None:
         raise GameConfigError(f"take4 option {key} must be a whole number from {low} to {high}, "
                               f"not {value!r}: write, for example, --option {key}=100")
