@@ -115,18 +115,9 @@ def _number(value: Any) -> bool:
 
 
 def available_bots() -> list[str]:
-    """Bot names found in the bots folder (for error messages only)."""
-    try:
-        from mallows import registry
-        lister = getattr(registry, "list_bots", None)
-        if lister is not None:
-            found = lister()
-            return sorted(getattr(b, "name", str(b)) for b in found)
-        folder = registry.bots_dir()
-        return sorted(p.stem for p in folder.iterdir()
-                      if not p.name.startswith(("_", ".")) and (p.suffix == ".py" or p.is_dir()))
-    except Exception:
-        return []
+    """The names of every bot the registry can find (for error messages)."""
+    from mallows.registry import list_bots
+    return sorted(b.name for b in list_bots())
 
 
 def _check_bot(name: str, game: str, src: str) -> None:
@@ -139,8 +130,8 @@ def _check_bot(name: str, game: str, src: str) -> None:
         raise TournamentError(
             f"{_where(src)}`bots`: cannot load {name!r}: {exc}{listing}. Fix the name in "
             f"`bots = [...]` or add the bot to bots/") from None
-    games = getattr(spec, "games", None) or getattr(getattr(spec, "cls", None), "games", None)
-    if isinstance(games, (list, tuple)) and games and game not in games:
+    games = spec.games  # None: not declared, so not checked here
+    if games and game not in games:
         raise TournamentError(
             f"{_where(src)}`bots`: {name!r} plays {', '.join(games)}, not {game}: remove it "
             f"from `bots`")
