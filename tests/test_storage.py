@@ -89,3 +89,15 @@ def test_ratings_are_replaced_and_stamped(tmp_path):
     rows = store.ratings("tournament", "s")
     assert [r["rank"] for r in rows] == [1, 2] and rows[0]["games"] == 1
     assert not store.ratings_stale("tournament", "s")
+
+
+def test_the_bots_table_keeps_where_the_file_check_found_each_bot(tmp_path):
+    from mallows.registry import load_bot
+
+    checked = parse_tournament(dict(BASE), check_bots=True)
+    assert checked.bot_sources == {b: load_bot(b).source for b in checked.bots}
+    assert checked == tournament()  # the sources are not part of the definition
+    store = Store(tmp_path / "m.db")
+    store.register_tournament(checked)
+    stored = dict(sqlite3.connect(tmp_path / "m.db").execute("SELECT name, source FROM bots"))
+    assert stored == checked.bot_sources and all(stored.values())

@@ -111,7 +111,8 @@ class Store:
     # -- tournaments --------------------------------------------------------------------------
     def register_tournament(self, t, bot_sources: dict[str, str] | None = None) -> bool:
         """Record ``t`` (a ``Tournament``); True if new. A stored tournament of the same name
-        with a different definition is refused with the list of changes."""
+        with a different definition is refused with the list of changes. ``bot_sources``
+        (bot -> where it was found) defaults to the one the file check recorded."""
         from mallows.tournament import diff_definitions  # no import cycle at module load
 
         row = self.tournament(t.name)
@@ -131,7 +132,7 @@ class Store:
                  "digest": t.digest(), "file": t.source, "total": t.match_count(),
                  "created": _now(), "finished": None}, pk="name")
             for bot in t.bots:
-                self.db["bots"].insert({"name": bot, "source": (bot_sources or {}).get(bot, ""),
+                self.db["bots"].insert({"name": bot, "source": (bot_sources or t.bot_sources).get(bot, ""),
                                         "first_seen": _now()}, pk="name", ignore=True)
         return True
 

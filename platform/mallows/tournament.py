@@ -69,6 +69,9 @@ class Tournament:
     ratings: dict = field(default_factory=dict)        # effective TrueSkill parameters
     effective_options: dict = field(default_factory=dict)  # make_options(rules, options)
     source: str = ""
+    # where each bot was found when the file was checked (kept in the database's `bots`
+    # table; not part of the definition)
+    bot_sources: dict = field(default_factory=dict, compare=False)
 
     def limits_obj(self) -> Limits:
         return Limits(**self.limits)
@@ -120,7 +123,8 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
-def _check_bot(name: str, game: str, src: str) -> None:
+def _check_bot(name: str, game: str, src: str) -> str:
+    """Check that bot ``name`` loads and plays ``game``; return where it was found."""
     from mallows.registry import load_bot
     try:
         spec = load_bot(name)
@@ -135,6 +139,7 @@ def _check_bot(name: str, game: str, src: str) -> None:
         raise TournamentError(
             f"{_where(src)}`bots`: {name!r} plays {', '.join(games)}, not {game}: remove it "
             f"from `bots`")
+    return spec.source
 
 
 def _check_limits(limits: Any, src: str) -> dict:
@@ -258,8 +263,7 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
             f"{players}) tables x {players} rotations x {deals} deals), over the limit of "
             f"{MAX_MATCHES:,}: lower `deals` or split `bots` into several tournaments")
     if check_bots:
-        for bot in bots:
-            _check_bot(bot, game, src)
+        t = dataclasses.replace(t, bot_sources={bot: _check_bot(bot, game, src) for bot in bots})
     return t
 
 
@@ -366,18 +370,6 @@ def ensure_ratings(store, scope: str, name: str) -> None:
                            stamp=store.count_game_matches(name))
 
 
-def bot_sources(t: Tournament) -> dict[str, str]:
-    from mallows.registry import load_bot
-
-    sources = {}
-    for bot in t.bots:
-        try:
-            sources[bot] = str(getattr(load_bot(bot), "source", "") or "")
-        except MallowsError:
-            sources[bot] = ""
-    return sources
-
-
 def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
@@ -391,7 +383,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
 
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
-    store.register_tournament(t, bot_sources(t))
+    store.register_tournament(t)
     specs = schedule(t)
     done = store.done_indices(t.name)
     todo = [s for s in specs if s.index not in done]

@@ -137,15 +137,14 @@ def run(
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.executor import make_executor
-    from mallows.schedule import schedule
-    from mallows.tournament import bot_sources, load_tournament, run_tournament
+    from mallows.tournament import load_tournament, run_tournament
 
     t = load_tournament(file)
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     store = Store(db)
     # refuse a changed definition before starting Ray
-    store.register_tournament(t, bot_sources(t))
+    store.register_tournament(t)
     console = Console(stderr=True)
     remaining = t.match_count() - store.count_matches(t.name)
     if remaining == 0:
@@ -190,7 +189,7 @@ def run(
         out.print(f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
                   f" worker {'were' if lost != 1 else 'was'} run again")
     rows = store.ratings("tournament", t.name)
-    out.print(_rich_table(f"{t.name} · {t.game} · {len(schedule(t))} matches", rows))
+    out.print(_rich_table(f"{t.name} · {t.game} · {t.match_count()} matches", rows))
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
     out.print(f"played {summary.played} matches ({summary.already} already stored) in "
               f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
