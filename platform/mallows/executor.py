@@ -349,17 +349,19 @@ def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
             f"from this machine?") from None
 
 
-def make_executor(workers: int | None = None, address: str | None = None) -> Executor:
+def make_executor(workers: int | None = None, address: str | None = None,
+                  batch_size: int | None = None) -> Executor:
     """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
-    above 1 starts a local Ray, and 1 runs in this process."""
+    above 1 starts a local Ray, and 1 runs in this process. ``batch_size``: matches per Ray
+    task (default: automatic)."""
     address = address or os.environ.get("RAY_ADDRESS") or None
     if workers is not None and workers < 1:
         raise ExecutorError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                             f"run in this process")
     if address:
         check_reachable(address)
-        return RayExecutor(workers, address=address)
+        return RayExecutor(workers, address=address, batch_size=batch_size)
     workers = workers or os.cpu_count() or 1
     if workers == 1:
         return InProcessExecutor()
-    return RayExecutor(workers)
+    return RayExecutor(workers, batch_size=batch_size)

@@ -151,9 +151,7 @@ def run(
         executor = make_executor(1, None)
     else:
         with console.status("starting the executor..."):
-            executor = make_executor(workers, address)
-    if batch_size and hasattr(executor, "batch_size"):
-        executor.batch_size = batch_size
+            executor = make_executor(workers, address, batch_size)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
