@@ -118,3 +118,36 @@ def test_option_strings_read_the_same_in_both_games(game):
     flag = "final_turns" if game == "arschmallows" else "rank_losers_by_progress"
     assert module.make_options(None, {flag: "Yes"})[flag] is True
     assert module.make_options(None, {flag: "off"})[flag] is False
+
+
+def test_bots_get_their_own_copies_of_the_options_and_the_result():
+    """A bot that edits its match-start info or its match-end result changes neither the
+    engine, nor the record, nor what the other seats got."""
+    from mallows.agents import InProcessBot
+    from mallows.games import get_game
+    from mallows.runner import play_match
+
+    seen = []
+
+    class Vandal:
+        def match_start(self, info):
+            info["options"]["rounds"] = 1
+            info["options"]["table_cards"] = 2
+
+        def act(self, observation):
+            return random_action(observation, random.Random(0))
+
+        def match_end(self, info):
+            seen.append(info["result"])
+            info["result"]["ranks"][:] = [9] * len(info["result"]["ranks"])
+            info["result"]["totals"].append(-1)
+
+    options = get_game("arschmallows").make_options("standard", {})
+    bots = [InProcessBot(Vandal(), f"v{i}") for i in range(3)]
+    record = play_match("arschmallows", options, 5, bots)
+    assert record["options"] == options
+    assert len(record["result"]["round_scores"]) == options["rounds"]
+    assert 9 not in record["result"]["ranks"] and -1 not in record["result"]["totals"]
+    assert len(seen) == 3 and seen[0] is not seen[1]
+    assert seen[1]["ranks"] == [9, 9, 9]  # each seat edited its own copy only
+    assert seen[2]["totals"][:-1] == record["result"]["totals"]

@@ -8,8 +8,8 @@ from its own stream (so the deals are untouched), and closes every bot whatever 
 
 from __future__ import annotations
 
-import copy
 import json
+import marshal
 import random
 from typing import Any, Sequence
 
@@ -59,7 +59,7 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
 
         for seat, bot in enumerate(bots):
             info = {"protocol": PROTOCOL_VERSION, "game": game,
-                    "options": copy.deepcopy(state.options),
+                    "options": dict(state.options),  # options are flat: scalars only
                     "seat": seat, "players": n, "seed": seeding.bot_seed(seed, seat),
                     "names": list(names)}
             try:
@@ -95,9 +95,10 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         record.update(state.record_header())
         record["events"] = state.events
         record["result"] = result
+        frozen = marshal.dumps(result)  # plain JSON data: each bot gets its own copy
         for seat, bot in enumerate(bots):
             try:
-                bot.end({"seat": seat, "result": copy.deepcopy(result)})
+                bot.end({"seat": seat, "result": marshal.loads(frozen)})
             except BotFailure:
                 pass  # an end hook's failure is not a forfeit
         return record
