@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from mallows.agents import Limits
+from mallows.agents.protocol import Limits
 from mallows.games import get_game
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 
 def count_decisions(record: dict) -> int:

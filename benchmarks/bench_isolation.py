@@ -1,7 +1,7 @@
 """Benchmark: decisions per second through the isolated path and in-process, same bot, same run.
 
 The bot is the shipped ``random`` bot, once in-process (``InProcessBot``) and once isolated
-(``python -m mallows.bothost`` in its own process, JSON lines over pipes). Three measurements:
+(``python -m mallows.agents.host`` in its own process, JSON lines over pipes). Three measurements:
 
 1. round trip, real observations: the observations of real matches of each game are replayed
    through both handles; the isolated time per decision minus the in-process one is the
@@ -27,8 +27,8 @@ import time
 
 from mallows import PROTOCOL_VERSION
 from mallows.games import get_game
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 TARGET_US = 50.0
 

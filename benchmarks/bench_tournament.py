@@ -22,10 +22,11 @@ from pathlib import Path
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-from mallows.executor import InProcessExecutor, RayExecutor  # noqa: E402
-from mallows.schedule import schedule  # noqa: E402
-from mallows.storage import Store  # noqa: E402
-from mallows.tournament import jobs_for, load_tournament, run_tournament  # noqa: E402
+from mallows.tournaments.executor import InProcessExecutor, RayExecutor  # noqa: E402
+from mallows.tournaments.schedule import schedule  # noqa: E402
+from mallows.results.store import Store  # noqa: E402
+from mallows.tournaments.run import jobs_for, run_tournament  # noqa: E402
+from mallows.tournaments.spec import load_tournament  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -40,10 +40,10 @@ import sys
 import time
 
 from mallows import seeding
-from mallows.agents import Limits
+from mallows.agents.protocol import Limits
 from mallows.games import get_game
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 Z95 = 1.959963984540054
 #: Generous time limits: on a loaded shared machine a 0.02 s decision can stall past the

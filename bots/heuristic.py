@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 
-from mallows.botlib import IMPROVE, RISK, heuristic_decide, number_param
+from mallows.games.arschmallows.botkit import IMPROVE, RISK, heuristic_decide, number_param
 
 _number = functools.partial(number_param, "heuristic")
 

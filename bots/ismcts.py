@@ -53,7 +53,7 @@ import math
 import random
 import time
 
-from mallows.botlib import (ACTION_SET, number_param, TUNED_IMPROVE, TUNED_RISK, expected_unknown,
+from mallows.games.arschmallows.botkit import (ACTION_SET, number_param, TUNED_IMPROVE, TUNED_RISK, expected_unknown,
                             heuristic_decide, sample_world, unseen)
 
 

@@ -9,7 +9,7 @@ Parameters: ``random:call=0.1`` sets the call probability.
 
 import random
 
-from mallows.policies import CALL_PROBABILITY, random_action
+from mallows.agents.policy import CALL_PROBABILITY, random_action
 
 
 class Bot:

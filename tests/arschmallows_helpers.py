@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 from mallows.games import get_game
 from mallows.games.arschmallows.cards import VALUES
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 GAME = get_game("arschmallows")
 ACTION_VALUES = {9, 10, 11}
@@ -349,8 +349,8 @@ def recorded_match(seed: int, players: int = 4, rules: str = "standard", table_c
                    call: float = 0.05, max_turns: int = 500, bots=None, patient: bool = False):
     """Play one match through the runner with recording bots (``RandomBot(call)`` unless
     ``bots`` is given); returns ``(record, [(seat, observation), ...])``."""
-    from mallows.agents import InProcessBot
-    from mallows.runner import play_match
+    from mallows.agents.protocol import InProcessBot
+    from mallows.tournaments.match import play_match
 
     o = options(rules, table_cards=table_cards, max_turns_per_round=max_turns)
     log: list = []

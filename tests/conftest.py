@@ -23,6 +23,10 @@ settings.load_profile("mallows")
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
 REPO = Path(__file__).resolve().parents[1]
+#: The console script installed beside the interpreter running the tests (the README's venv).
+#: Never the bare name from PATH: a fresh machine has no ``mallows`` there.
+MALLOWS = str(Path(sys.executable).with_name("mallows"))
+RAY = str(Path(sys.executable).with_name("ray"))
 
 
 @pytest.fixture
@@ -60,8 +64,7 @@ def ray_env(**extra: str) -> dict:
 def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
     """Start ``ray start --head --block`` in its own process group; return (process, address)."""
     port = free_port()
-    cmd = [str(Path(sys.executable).with_name("ray")) if Path(sys.executable).with_name("ray").exists()
-           else "ray", "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
+    cmd = [RAY, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
            "--port", str(port), "--num-cpus", str(num_cpus), "--include-dashboard=false",
            "--disable-usage-stats", "--ray-client-server-port", str(free_port()),
            "--dashboard-agent-listen-port", str(free_port()),

@@ -9,10 +9,10 @@ import pytest
 
 from arschmallows_helpers import (CALL, DRAW, GAME, PASS, TAKE, FixedChance, RandomBot,
                                   deck_for, options, peek_all, scenario, swap)
-from mallows.agents import InProcessBot
+from mallows.agents.protocol import InProcessBot
 from mallows.errors import GameConfigError, IllegalAction
 from mallows.games.arschmallows import cards
-from mallows.runner import play_match
+from mallows.tournaments.match import play_match
 
 
 def test_deck_is_62_cards_with_the_ruled_counts():

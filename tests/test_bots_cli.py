@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mallows.agents import Limits
+from mallows.agents.protocol import Limits
 from mallows.cli import app
 from mallows.cli.bots import run_check
-from mallows.registry import load_bot
+from mallows.agents.registry import load_bot
+
+from conftest import MALLOWS
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
 runner = CliRunner()
@@ -97,19 +99,19 @@ def test_bad_input_exits_2_with_a_message(args, message):
 
 
 def test_the_console_script():
-    ok = subprocess.run(["mallows", "bots", "check", "example_node", "--game", "take4",
+    ok = subprocess.run([MALLOWS, "bots", "check", "example_node", "--game", "take4",
                          "--games", "2"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "OK: example_node passed" in ok.stdout
-    bad = subprocess.run(["mallows", "bots", "check", str(BOTS / "garbage"), "--game", "take4",
+    bad = subprocess.run([MALLOWS, "bots", "check", str(BOTS / "garbage"), "--game", "take4",
                           "--games", "1"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1
     assert "not JSON" in bad.stdout and "thinking very hard about pick" in bad.stdout
     assert "Traceback" not in bad.stdout + bad.stderr
-    unknown = subprocess.run(["mallows", "bots", "check", "no_such_bot"], capture_output=True,
+    unknown = subprocess.run([MALLOWS, "bots", "check", "no_such_bot"], capture_output=True,
                              text=True, timeout=120)
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("error: unknown bot 'no_such_bot'")
-    listing = subprocess.run(["mallows", "bots", "list"], capture_output=True, text=True,
+    listing = subprocess.run([MALLOWS, "bots", "list"], capture_output=True, text=True,
                              timeout=120)
     assert listing.returncode == 0 and "example_python" in listing.stdout

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 from mallows import seeding
 from mallows.games.base import ReplayChance, SeededChance, competition_ranks
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 def test_deal_stream_depends_only_on_seed_and_round():
@@ -76,7 +76,7 @@ def test_random_policy_calls_rarely_and_expands_get_rid():
 
 
 def test_limits_from_a_mapping_name_a_bad_key_or_value():
-    from mallows.agents import Limits
+    from mallows.agents.protocol import Limits
     from mallows.errors import MallowsError
 
     assert Limits.from_dict({"decision_seconds": 2}).decision_seconds == 2.0
@@ -89,7 +89,7 @@ def test_limits_from_a_mapping_name_a_bad_key_or_value():
 
 
 def test_memory_limit_is_whole_mib_and_zero_means_none():
-    from mallows.agents import Limits
+    from mallows.agents.protocol import Limits
     from mallows.errors import MallowsError
 
     assert Limits.from_dict({"memory_mb": 0}).memory_mb == 0
@@ -123,9 +123,9 @@ def test_option_strings_read_the_same_in_both_games(game):
 def test_bots_get_their_own_copies_of_the_options_and_the_result():
     """A bot that edits its match-start info or its match-end result changes neither the
     engine, nor the record, nor what the other seats got."""
-    from mallows.agents import InProcessBot
+    from mallows.agents.protocol import InProcessBot
     from mallows.games import get_game
-    from mallows.runner import play_match
+    from mallows.tournaments.match import play_match
 
     seen = []
 

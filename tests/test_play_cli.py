@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def console_script() -> str:
     here = Path(sys.executable).with_name("mallows")
-    found = str(here) if here.exists() else shutil.which("mallows")
+    found = str(here)
     assert found, "the mallows console script is not installed"
     return found
 

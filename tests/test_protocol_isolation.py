@@ -2,7 +2,7 @@
 a bot author can act on; the match still completes with a valid record; the process is reaped.
 
 Each test plays a real match of a real game with a misbehaving bot from
-``tests/misbehaving_bots`` run isolated (hosted by ``mallows.bothost`` or a manifest bot), next
+``tests/misbehaving_bots`` run isolated (hosted by ``mallows.agents.host`` or a manifest bot), next
 to the shipped random bot.
 """
 
@@ -22,12 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from mallows import PROTOCOL_VERSION, bothost, isolation
-from mallows.agents import BotFailure, Limits
+from mallows import PROTOCOL_VERSION
+from mallows.agents import host as bothost, process as isolation
+from mallows.agents.protocol import BotFailure, Limits
 from mallows.games import get_game
-from mallows.isolation import SubprocessBot
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.process import SubprocessBot
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
 FAST = Limits(decision_seconds=2.0, match_seconds=60.0, start_seconds=10.0)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from mallows.agents import InProcessBot
+from mallows.agents.protocol import InProcessBot
 from mallows.errors import BotError
-from mallows.isolation import SubprocessBot
-from mallows.registry import SHIPPED, list_bots, load_bot, parse_name, project_bots_dir
+from mallows.agents.process import SubprocessBot
+from mallows.agents.registry import SHIPPED, list_bots, load_bot, parse_name, project_bots_dir
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
 PROJECT_BOTS = project_bots_dir()
@@ -209,8 +209,8 @@ def venv(tmp_path_factory):
 def test_an_entry_point_of_an_installed_distribution_resolves_and_plays(venv):
     code = textwrap.dedent('''
         import json
-        from mallows.registry import load_bot
-        from mallows.runner import play_match
+        from mallows.agents.registry import load_bot
+        from mallows.tournaments.match import play_match
         from mallows.games import get_game
         spec = load_bot("epbot")
         out = {"kind": spec.kind_label, "version": spec.version, "source": spec.source,

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from mallows.ratings import DEFAULT_PARAMS, Rater, head_to_head, leaderboard
+from mallows.results.ratings import DEFAULT_PARAMS, Rater, head_to_head, leaderboard
 
 
 def results(n=60, seed=3):

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from mallows.cli import app
 
-from conftest import ray_env, start_ray_head, stop_ray_head
+from conftest import MALLOWS, ray_env, start_ray_head, stop_ray_head
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
@@ -31,7 +31,7 @@ bots = ["random", "crashonce", "random:call=0.1", "random:call=0.3", "random:cal
 # yet, it creates the file and kills its whole process (the Ray worker: MALLOWS_ISOLATE=0).
 CRASH_BOT = '''
 import os, random
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 class Bot:
     games = ("arschmallows", "take4")
@@ -64,14 +64,14 @@ def setup(tmp_path_factory):
 
 
 def run_cli(args, env, cwd, timeout=120):
-    proc = subprocess.run(["mallows", "tournament", "run", *map(str, args), "--quiet"],
+    proc = subprocess.run([MALLOWS, "tournament", "run", *map(str, args), "--quiet"],
                           env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
 
 def snapshot(db: Path) -> tuple:
-    out = subprocess.run(["mallows", "ratings", "--db", str(db), "--format", "json"],
+    out = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--format", "json"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     con = sqlite3.connect(db)
@@ -116,7 +116,7 @@ def test_join_refused_by_token_authentication_says_so(setup, tmp_path):
         join_env = dict(env, HOME=str(tmp_path))  # no token file, no token variable
         join_env.pop("RAY_AUTH_MODE", None)
         join_env["RAY_gcs_server_port_wait_time_s"] = "5"  # give up joining after ~5 s
-        result = subprocess.run(["mallows", "tournament", "run", str(toml), "--db",
+        result = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db",
                                  str(tmp_path / "m.db"), "--address", address],
                                 env=join_env, cwd=root, capture_output=True, text=True,
                                 timeout=120)

@@ -15,14 +15,14 @@ from collections import Counter
 
 import pytest
 
-from mallows import botlib
-from mallows.agents import Limits
+from mallows.games.arschmallows import botkit as botlib
+from mallows.agents.protocol import Limits
 from mallows.errors import BotError
 from mallows.games import get_game
 from mallows.games.arschmallows.cards import COUNTS
 from mallows.games.base import SeededChance
-from mallows.registry import SHIPPED, load_bot
-from mallows.runner import play_match
+from mallows.agents.registry import SHIPPED, load_bot
+from mallows.tournaments.match import play_match
 
 REFERENCE = ["random", "greedy", "heuristic", "ismcts:budget=0.003", "denial"]
 LIMITS = Limits(decision_seconds=5.0, match_seconds=600.0)  # a loaded CI box must not forfeit
@@ -118,7 +118,7 @@ def _observations(seed: int, players: int = 4, policy=None, limit: int = 400):
 
 
 def _random(obs, rng):
-    from mallows.policies import random_action
+    from mallows.agents.policy import random_action
     return random_action(obs, rng)
 
 

@@ -4,7 +4,7 @@ the driver's decision (which shipped bots it runs in-process) travels with the j
 import shutil
 from pathlib import Path
 
-from mallows.registry import SHIPPED, load_bot, project_bots_dir, trusted_shipped
+from mallows.agents.registry import SHIPPED, load_bot, project_bots_dir, trusted_shipped
 
 
 def test_the_driver_trusts_the_shipped_bots_it_finds_in_the_project(monkeypatch):

@@ -6,7 +6,7 @@ from math import comb
 from hypothesis import given, settings, strategies as st
 
 from mallows import seeding
-from mallows.schedule import make_schedule, match_id
+from mallows.tournaments.schedule import make_schedule, match_id
 
 BOTS = ["a", "b", "c", "d", "e"]
 

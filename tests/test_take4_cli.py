@@ -21,7 +21,7 @@ take4 = get_game("take4")
 
 def console_script() -> str:
     here = Path(sys.executable).with_name("mallows")
-    found = str(here) if here.exists() else shutil.which("mallows")
+    found = str(here)
     assert found, "the mallows console script is not installed"
     return found
 

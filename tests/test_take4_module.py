@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from mallows.agents import Limits
+from mallows.agents.protocol import Limits
 from mallows.errors import GameConfigError
 from mallows.games import get_game
 from mallows.games.take4 import rules
 from mallows.games.take4.cards import SQUADS
-from mallows.policies import random_action
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.policy import random_action
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 take4 = get_game("take4")
 LIMITS = Limits(decision_seconds=30.0, match_seconds=1e9)

@@ -11,13 +11,13 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from mallows.agents import InProcessBot, Limits
+from mallows.agents.protocol import InProcessBot, Limits
 from mallows.games import get_game
 from mallows.games.base import ReplayChance, SeededChance
 from mallows.games.take4.cards import DECK
-from mallows.policies import random_action
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.policy import random_action
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 take4 = get_game("take4")
 SETTINGS = settings(max_examples=40, deadline=None,

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from mallows.cli import app
-from mallows.tournament import TournamentError, load_tournament
+from mallows.tournaments.spec import TournamentError, load_tournament
 
-from conftest import REPO
+from conftest import MALLOWS, REPO
 
 GOOD = """
 name = "t"
@@ -92,13 +92,13 @@ def test_a_bot_that_does_not_play_the_game_is_refused(in_repo, write_toml, tmp_p
 
 def test_malformed_file_through_the_console_script(in_repo, write_toml, tmp_path):
     path = write_toml(GOOD + "colour = 3\n")
-    proc = subprocess.run(["mallows", "tournament", "run", str(path), "--db",
+    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db",
                            str(tmp_path / "m.db"), "--workers", "1"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "unknown key `colour`" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
-    missing = subprocess.run(["mallows", "tournament", "run", str(tmp_path / "nope.toml")],
+    missing = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "nope.toml")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no tournament file" in missing.stderr
 
@@ -220,7 +220,7 @@ def count(db: Path) -> int:
 def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tmp_path):
     path = write_toml(KILL)  # 5 tables x 4 rotations x 12 deals = 240 matches
     killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
-    proc = subprocess.Popen(["mallows", "tournament", "run", str(path), "--db", str(killed_db),
+    proc = subprocess.Popen([MALLOWS, "tournament", "run", str(path), "--db", str(killed_db),
                              "--workers", "1", "--quiet"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60

@@ -39,7 +39,7 @@ def test_a_wrong_address_exits_2_at_once(tmp_path, address, words):
 def test_the_console_script_refuses_a_dead_address_quickly(tmp_path):
     mallows = Path(sys.executable).with_name("mallows")
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    proc = subprocess.run([str(mallows) if mallows.exists() else "mallows", "tournament", "run",
+    proc = subprocess.run([str(mallows), "tournament", "run",
                            FILE, "--db", str(tmp_path / "t.db"), "--address",
                            f"127.0.0.1:{closed_port()}"],
                           capture_output=True, text=True, timeout=60, cwd=REPO, env=env)

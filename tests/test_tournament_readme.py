@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from conftest import REPO, ray_env
-from mallows.tournament import load_tournament
+from mallows.tournaments.spec import load_tournament
 
 pytestmark = pytest.mark.slow
 

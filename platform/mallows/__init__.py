@@ -1,12 +1,17 @@
 """mallows: an AI tournament platform for Arschmallows and Squishmallows Take4.
 
-The public surface is small on purpose:
+The package, one subpackage per concern (each ``__init__`` says what it owns and may import):
 
-- ``mallows.games``: ``get_game(name)``, the game registry.
-- ``mallows.runner``: ``play_match(...)``, one match to a record v1.
-- ``mallows.errors``: ``MallowsError`` and its subclasses, the errors a user can act on.
+- ``mallows.games``: the engines (pure state machines) and the game registry;
+- ``mallows.agents``: the bot side (protocol handles, registry, processes, random policy);
+- ``mallows.tournaments``: file format, schedule, one match, executors, running;
+- ``mallows.results``: the store (SQLite) and the ratings;
+- ``mallows.testing``: the conformance checks for games and bots;
+- ``mallows.cli``: the ``mallows`` command: parsing, calling, printing.
+
+``mallows.errors`` and ``mallows.seeding`` are the ground every floor stands on.
 """
 
 __version__ = "0.1.0"
+#: The agent protocol's version (platform.md, "The agent protocol, version 1"): the one constant.
 PROTOCOL_VERSION = 1
-RECORD_VERSION = 1

@@ -6,7 +6,7 @@ import gc
 import random
 import sys
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 def engine_objects():

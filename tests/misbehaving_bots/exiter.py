@@ -3,7 +3,7 @@ import os
 import random
 import sys
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 class Bot:

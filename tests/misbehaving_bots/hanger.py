@@ -3,7 +3,7 @@ import random
 import signal
 import time
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 class Bot:

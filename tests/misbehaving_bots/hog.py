@@ -3,7 +3,7 @@ until its memory limit stops it (a MemoryError, which bothost reports) or it hol
 (default 1024: without a limit it then plays on, and the test expecting a forfeit fails)."""
 import random
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 CHUNK = 64 * 1024 * 1024
 

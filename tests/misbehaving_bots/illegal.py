@@ -1,7 +1,7 @@
 """Answers an action that is in no game, at decision `at`."""
 import random
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 class Bot:

@@ -4,7 +4,7 @@ import random
 import signal
 import sys
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 class Bot:

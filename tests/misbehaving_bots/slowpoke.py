@@ -3,7 +3,7 @@ short match budget runs out."""
 import random
 import time
 
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
 
 class Bot:

@@ -25,12 +25,12 @@ from rich.table import Table
 from rich.text import Text
 
 from mallows import seeding
-from mallows.agents import BotFailure, Limits
+from mallows.agents.protocol import BotFailure, Limits
 from mallows.cli.common import user_errors
 from mallows.errors import BotError, MallowsError
 from mallows.games import GAMES, get_game
-from mallows.registry import BotSpec, list_bots, load_bot
-from mallows.runner import decision_context, play_match
+from mallows.agents.registry import BotSpec, list_bots, load_bot
+from mallows.tournaments.match import decision_context, play_match
 
 bots_app = typer.Typer(help="List the bots, and check a bot before it enters a tournament.",
                        no_args_is_help=True)

@@ -10,12 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mallows.agents import Limits
+from mallows.agents.protocol import Limits
 from mallows.cli.common import parse_options, user_errors
 from mallows.errors import MallowsError
 from mallows.games import get_game
-from mallows.registry import load_bot
-from mallows.runner import play_match
+from mallows.agents.registry import load_bot
+from mallows.tournaments.match import play_match
 
 
 def register(app: typer.Typer) -> None:

@@ -1,8 +1,8 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournament``, execution in ``mallows.executor``, SQLite in ``mallows.storage``,
-TrueSkill in ``mallows.ratings``.
+``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor``, SQLite in ``mallows.results.store``,
+TrueSkill in ``mallows.results.ratings``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from rich.table import Table
 
 from mallows.cli.common import user_errors
 from mallows.errors import MallowsError
-from mallows.storage import DEFAULT_DB, Store
+from mallows.results.store import DEFAULT_DB, Store
 
 FORMATS = ("table", "csv", "json", "markdown")
 DB_HELP = "SQLite database (created if missing)."
@@ -114,7 +114,7 @@ def _check_format(fmt: str) -> str:
 
 
 def _board(store: Store, scope: str, name: str) -> list[dict]:
-    from mallows.tournament import ensure_ratings
+    from mallows.tournaments.run import ensure_ratings
     ensure_ratings(store, scope, name)
     return store.ratings(scope, name)
 
@@ -136,15 +136,16 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
-    from mallows.executor import make_executor
-    from mallows.tournament import load_tournament, run_tournament
+    from mallows.tournaments.executor import make_executor
+    from mallows.tournaments.run import register, run_tournament
+    from mallows.tournaments.spec import load_tournament
 
     t = load_tournament(file)
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     store = Store(db)
     # refuse a changed definition before starting Ray
-    store.register_tournament(t)
+    register(store, t)
     console = Console(stderr=True)
     remaining = t.match_count() - store.count_matches(t.name)
     if remaining == 0:
@@ -225,7 +226,7 @@ def show(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
 ) -> None:
     """A tournament's definition, leaderboard and head-to-head table."""
-    from mallows.ratings import head_to_head
+    from mallows.results.ratings import head_to_head
 
     store = _open(db, must_exist=True)
     row = store.tournament(name)

@@ -2,7 +2,7 @@
 
 ``SubprocessBot`` is the ``BotHandle`` for every bot that does not run in the platform's own
 process: a subprocess bot of any language (a folder with a ``bot.toml`` manifest) and an
-untrusted Python bot hosted by ``python -m mallows.bothost``. The bot sees nothing but the
+untrusted Python bot hosted by ``python -m mallows.agents.host``. The bot sees nothing but the
 messages below, so it cannot reach the engine's memory.
 
 Wire format (one JSON object per line, UTF-8, ``\\n``-terminated; platform -> bot on the bot's
@@ -52,6 +52,7 @@ import grp
 import logging
 import math
 import os
+from pathlib import Path
 import pwd
 import resource
 import select
@@ -68,7 +69,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from mallows import PROTOCOL_VERSION
-from mallows.agents import BotFailure, Limits
+from mallows.agents.protocol import BotFailure, Limits
 
 MAX_LINE_BYTES = 256 * 1024          # one reply line, newline excluded
 STDERR_LIMIT_BYTES = 8 * 1024 * 1024  # the child's RLIMIT_FSIZE: its stderr file cannot grow past it
@@ -94,7 +95,7 @@ MEMORY_MARKERS = ("memoryerror", "out of memory", "bad_alloc", "cannot allocate 
 
 log = logging.getLogger(__name__)
 
-from mallows.wire import dumps, loads  # noqa: E402  (the shared codec)
+from mallows.agents.wire import dumps, loads  # noqa: E402  (the shared codec)
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_OUT = select.POLLOUT
 
@@ -317,8 +318,8 @@ def _needed_paths(command: Sequence[str], cwd: str | None) -> list[tuple[str, in
         libs = {os.path.dirname(os.__file__)}
         libs.update(p for p in (sysconfig.get_paths().get("purelib"),
                                 sysconfig.get_paths().get("platlib")) if p)
-        if "mallows.bothost" in command:
-            libs.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        if "mallows.agents.host" in command:
+            libs.add(str(Path(__file__).resolve().parents[2]))  # the folder holding mallows/
         out.extend((p, _R | _X, "the Python installation's") for p in sorted(libs)
                    if os.path.isdir(p))
     return out

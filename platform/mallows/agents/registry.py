@@ -13,7 +13,7 @@ start messages). ``BASE`` is looked up, first match wins:
    names a module holding ``Bot``, or the class itself: ``mybot = "mypkg.mybot:Bot"``).
 
 Trust: the bots in ``SHIPPED`` found in the project's own ``bots/`` run in-process (trusted,
-fastest). Every other Python bot runs isolated, hosted by ``python -m mallows.bothost`` in its
+fastest). Every other Python bot runs isolated, hosted by ``python -m mallows.agents.host`` in its
 own process; a subprocess bot (manifest) always runs in its own process. Override with
 ``load_bot(name, isolate=True|False)`` or ``MALLOWS_ISOLATE=1`` (isolate every bot) /
 ``MALLOWS_ISOLATE=0`` (run every Python bot in-process, for debugging your own bot).
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from mallows import PROTOCOL_VERSION
-from mallows.agents import BotFailure, InProcessBot, Limits, describe_exception
+from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
 from mallows.errors import BotError
 
 SHIPPED = frozenset({"random", "greedy", "heuristic", "ismcts", "denial"})
@@ -51,7 +51,7 @@ KNOWN_GAMES = ("arschmallows", "take4")
 
 def project_bots_dir() -> Path:
     """The project's own ``bots/`` (where the shipped bots live)."""
-    return Path(__file__).resolve().parents[2] / "bots"
+    return Path(__file__).resolve().parents[3] / "bots"
 
 
 def bots_dir() -> Path:
@@ -156,7 +156,7 @@ class BotSpec:
     def bot_command(self) -> list[str]:
         if self.kind == "subprocess":
             return list(self.command)
-        return [sys.executable, "-P", "-m", "mallows.bothost", self.target,
+        return [sys.executable, "-P", "-m", "mallows.agents.host", self.target,
                 *(f"{k}={v}" for k, v in self.params.items())]
 
     def handle(self, limits: Limits = Limits()):
@@ -169,7 +169,7 @@ class BotSpec:
                                f"{self.cls.__name__}(**{self.params!r}) raised "
                                f"{describe_exception(exc)}") from None
             return InProcessBot(bot, self.name, limits)
-        from mallows.isolation import SubprocessBot
+        from mallows.agents.process import SubprocessBot
         return SubprocessBot(self.name, self.bot_command(), cwd=self.cwd, params=self.params,
                              limits=limits)
 

@@ -1,12 +1,12 @@
 """Host one untrusted Python bot in its own process, speaking the protocol v1 wire format.
 
-Run as ``python -m mallows.bothost TARGET [key=value ...]``. ``TARGET`` is a ``.py`` file, a
+Run as ``python -m mallows.agents.host TARGET [key=value ...]``. ``TARGET`` is a ``.py`` file, a
 package folder (with ``__init__.py``), or an importable ``module`` / ``module:attribute`` (what
 an entry point names). The module's ``Bot`` class (or the attribute itself, if it is a class) is
 constructed with the parameters as keyword arguments (strings) when the platform's ``hello``
 arrives (the ``params`` of ``hello`` are added to those of the command line), and its
 ``match_start`` / ``act`` / ``match_end`` are called for the ``start`` / ``act`` / ``end``
-messages (see ``mallows.isolation`` for the messages).
+messages (see ``mallows.agents.process`` for the messages).
 
 The protocol runs on private copies of fds 0 and 1: the bot's own ``print()`` goes to stderr
 (the bot's log) and its ``input()`` reads nothing, so bot code cannot corrupt the channel. An
@@ -26,20 +26,15 @@ import sys
 import traceback
 from pathlib import Path
 
-PROTOCOL_VERSION = 1  # kept equal to mallows.PROTOCOL_VERSION (a test checks it)
+from mallows import PROTOCOL_VERSION  # noqa: E402
 
-from mallows.wire import dumps, loads  # noqa: E402  (the shared codec)
+from mallows.agents.protocol import describe_exception as _describe  # noqa: E402
+from mallows.agents.wire import dumps, loads  # noqa: E402  (the shared codec)
 
 
 def describe_exception(exc: BaseException) -> str:
-    """``ValueError: bad thing (at mybot.py:12 in act)``: the innermost frame of the bot's
-    own code (none when the call itself failed, e.g. a wrong constructor argument)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
-    where = ""
-    if frames:
-        f = frames[-1]
-        where = f" (at {f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name})"
-    return f"{type(exc).__name__}: {exc}{where}"
+    """The exception in the bot's own code, this file's frames passed over."""
+    return _describe(exc, skip=__file__)
 
 
 def make_non_dumpable() -> None:

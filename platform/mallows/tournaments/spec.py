@@ -21,9 +21,7 @@ Keys::
 ``Tournament.definition()`` is the canonical JSON-able form that storage keeps, and
 ``Tournament.digest()`` its hash: a rerun under the same name must have the same definition.
 
-It also runs one (``run_tournament``): schedule -> executor -> storage, one commit per finished
-match, only the matches not stored yet; then the ratings are recomputed from the stored results
-in schedule order (``refresh_ratings``).
+Running one is ``mallows.tournaments.run``.
 """
 
 from __future__ import annotations
@@ -39,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mallows.agents import Limits
+from mallows.agents.protocol import Limits
 from mallows.errors import MallowsError
 from mallows.games import GAMES, get_game
-from mallows.ratings import DEFAULT_PARAMS
+from mallows.results.ratings import DEFAULT_PARAMS
 
 REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
 OPTIONAL = ("rules", "options", "limits", "ratings")
@@ -119,13 +117,13 @@ def _number(value: Any) -> bool:
 
 def available_bots() -> list[str]:
     """The names of every bot the registry can find (for error messages)."""
-    from mallows.registry import list_bots
+    from mallows.agents.registry import list_bots
     return sorted(b.name for b in list_bots())
 
 
 def _check_bot(name: str, game: str, src: str) -> str:
     """Check that bot ``name`` loads and plays ``game``; return where it was found."""
-    from mallows.registry import load_bot
+    from mallows.agents.registry import load_bot
     try:
         spec = load_bot(name)
     except MallowsError as exc:
@@ -308,123 +306,3 @@ def diff_definitions(old: dict, new: dict) -> list[str]:
 
 def _show(value: Any) -> str:
     return "(unset)" if value is None else json.dumps(value)
-
-
-# -- running ----------------------------------------------------------------------------------
-
-class MatchFailed(MallowsError):
-    """A match raised inside the engine or the runner (not a bot failure: those are forfeits)."""
-
-
-@dataclass
-class RunSummary:
-    total: int = 0
-    already: int = 0      # stored before this run
-    played: int = 0       # played and stored by this run
-    wall: float = 0.0
-    storage_seconds: float = 0.0
-    ratings_seconds: float = 0.0
-    executor: str = ""
-
-
-def jobs_for(t: Tournament, specs) -> list:
-    from mallows.executor import Job
-    return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
-                seats=s.seats, limits=dict(t.limits)) for s in specs]
-
-
-def refresh_ratings(store, name: str, rows=None) -> list:
-    """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
-    match in schedule order, else recomputed from storage) and of its game (over all the
-    game's tournaments, with the default parameters). Returns the tournament's rows."""
-    from mallows.ratings import DEFAULT_PARAMS, leaderboard
-
-    row = store.tournament(name)
-    definition = json.loads(row["definition"])
-    game = row["game"]
-    params = definition.get("ratings") or dict(DEFAULT_PARAMS)
-    count = store.count_matches(name)
-    if rows is None:
-        rows = leaderboard(store.results(tournament=name), params,
-                           bots=definition.get("bots", ()))
-    store.save_ratings("tournament", name, game, rows, stamp=count)
-    game_count = store.count_game_matches(game)
-    if game_count == count and params == DEFAULT_PARAMS and all(r.matches for r in rows):
-        game_rows = rows  # the game's only results, rated the same way: the same table
-    else:
-        game_rows = leaderboard(store.results(game=game))
-    store.save_ratings("game", game, game, game_rows, stamp=game_count)
-    return rows
-
-
-def ensure_ratings(store, scope: str, name: str) -> None:
-    """Recompute a stored leaderboard if matches were added since (e.g. after kill -9)."""
-    from mallows.ratings import leaderboard
-
-    if not store.ratings_stale(scope, name):
-        return
-    if scope == "tournament":
-        refresh_ratings(store, name)
-    else:
-        store.save_ratings("game", name, name, leaderboard(store.results(game=name)),
-                           stamp=store.count_game_matches(name))
-
-
-def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
-                   ) -> RunSummary:
-    """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
-    and ``on_outcome(outcome, spec, rater)`` drive a progress display. The ratings are built
-    as results arrive, in schedule order (``ratings.Rater``), so the rater's leader is the
-    leader of every match up to the first one still missing."""
-    import time
-
-    from mallows.ratings import Rater
-    from mallows.schedule import match_id, schedule
-
-    t0 = time.perf_counter()
-    summary = RunSummary(executor=executor.describe())
-    store.register_tournament(t)
-    specs = schedule(t)
-    done = store.done_indices(t.name)
-    todo = [s for s in specs if s.index not in done]
-    by_index = {s.index: s for s in todo}
-    summary.total, summary.already = len(specs), len(specs) - len(todo)
-    r0 = time.perf_counter()
-    rater = Rater(t.ratings, t.bots, expected=[s.index for s in specs])
-    for index, players, ranks in store.indexed_results(t.name):
-        rater.add(index, players, ranks)
-    summary.ratings_seconds += time.perf_counter() - r0
-    if on_start:
-        on_start(summary.total, summary.already)
-    failure = None
-    try:
-        for outcome in executor.run(jobs_for(t, todo)):
-            spec = by_index[outcome.index]
-            if outcome.error is not None:
-                failure = failure or (spec, outcome.error)
-                continue
-            s0 = time.perf_counter()
-            store.add_match(t.name, t.game, spec, outcome.record_json, outcome.seconds,
-                            outcome.players, outcome.ranks, outcome.forfeits)
-            r0 = time.perf_counter()
-            summary.storage_seconds += r0 - s0
-            rater.add(spec.index, outcome.players, outcome.ranks)
-            summary.ratings_seconds += time.perf_counter() - r0
-            summary.played += 1
-            if on_outcome:
-                on_outcome(outcome, spec, rater)
-    finally:
-        r0 = time.perf_counter()
-        covered = rater.rated == store.count_matches(t.name)
-        refresh_ratings(store, t.name, rater.rows() if covered else None)
-        summary.ratings_seconds += time.perf_counter() - r0
-        summary.wall = time.perf_counter() - t0
-    if failure is not None:
-        spec, error = failure
-        raise MatchFailed(
-            f"match {match_id(t.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
-            f"failed: {error.strip()}\nThe other finished matches are stored; fix the cause "
-            f"and rerun the same command to play what is missing")
-    if store.count_matches(t.name) == summary.total:
-        store.mark_finished(t.name)
-    return summary

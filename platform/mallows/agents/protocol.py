@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from mallows.errors import MallowsError
-from mallows import PROTOCOL_VERSION  # noqa: F401  (re-exported for bot authors)
+from mallows import PROTOCOL_VERSION
 
 
 class BotFailure(Exception):
@@ -82,9 +82,11 @@ class BotHandle(Protocol):
     def close(self) -> None: ...
 
 
-def describe_exception(exc: BaseException) -> str:
-    """``ValueError: bad thing (at mybot.py:12 in act)`` for the innermost frame of the bot."""
-    frames = traceback.extract_tb(exc.__traceback__)
+def describe_exception(exc: BaseException, skip: str | None = None) -> str:
+    """``ValueError: bad thing (at mybot.py:12 in act)`` for the innermost frame of the bot's
+    own code; frames of the file ``skip`` (the caller's own, e.g. the host) are passed over, so
+    a failure of the call itself (a wrong constructor argument) names no line."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != skip]
     where = ""
     if frames:
         f = frames[-1]

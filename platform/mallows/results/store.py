@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import sqlite_utils
@@ -72,6 +73,32 @@ _INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
 
 
+@dataclass(frozen=True)
+class MatchRow:
+    """One finished match as the store keeps it: plain values only. ``record`` is the record's
+    JSON text; ``players``, ``ranks`` and ``forfeits`` (a count) are read from it by the caller
+    so that the store never parses a record to file it."""
+
+    id: str
+    tournament: str
+    idx: int
+    game: str
+    table: int
+    rotation: int
+    deal: int
+    seed: int
+    players: list
+    ranks: list
+    forfeits: int
+    record: str
+    seconds: float = 0.0
+
+    def values(self, stamp: str) -> tuple:
+        return (self.id, self.tournament, self.idx, self.game, self.table, self.rotation,
+                self.deal, self.seed, json.dumps(self.players), json.dumps(self.ranks),
+                int(self.forfeits), self.record, float(self.seconds), stamp)
+
+
 class Store:
     def __init__(self, path: str | Path = DEFAULT_DB):
         self.path = Path(path)
@@ -109,32 +136,18 @@ class Store:
         self.db.conn.close()
 
     # -- tournaments --------------------------------------------------------------------------
-    def register_tournament(self, t, bot_sources: dict[str, str] | None = None) -> bool:
-        """Record ``t`` (a ``Tournament``); True if new. A stored tournament of the same name
-        with a different definition is refused with the list of changes. ``bot_sources``
-        (bot -> where it was found) defaults to the one the file check recorded."""
-        from mallows.tournament import diff_definitions  # no import cycle at module load
-
-        row = self.tournament(t.name)
-        if row is not None:
-            if row["digest"] != t.digest():
-                changes = diff_definitions(json.loads(row["definition"]), t.definition())
-                raise StorageError(
-                    f"tournament {t.name!r} is already in {self.path} with a different "
-                    f"definition; changed: {'; '.join(changes)}. Its matches were played under "
-                    f"the old definition, so it cannot resume: give the file a new `name`, "
-                    f"restore the old values, or use another --db")
-            return False
+    def add_tournament(self, name: str, game: str, definition: str, digest: str, file: str,
+                       total: int, bot_sources: dict[str, str]) -> None:
+        """Store a new tournament: its canonical definition (JSON text) and its digest, the
+        file it came from, its number of matches, and where each of its bots was found."""
         with self.db.conn:
             self.db["tournaments"].insert(
-                {"name": t.name, "game": t.game,
-                 "definition": json.dumps(t.definition(), sort_keys=True),
-                 "digest": t.digest(), "file": t.source, "total": t.match_count(),
-                 "created": _now(), "finished": None}, pk="name")
-            for bot in t.bots:
-                self.db["bots"].insert({"name": bot, "source": (bot_sources or t.bot_sources).get(bot, ""),
-                                        "first_seen": _now()}, pk="name", ignore=True)
-        return True
+                {"name": name, "game": game, "definition": definition, "digest": digest,
+                 "file": file, "total": total, "created": _now(), "finished": None},
+                pk="name")
+            for bot, source in bot_sources.items():
+                self.db["bots"].insert({"name": bot, "source": source, "first_seen": _now()},
+                                       pk="name", ignore=True)
 
     def tournament(self, name: str) -> dict | None:
         rows = list(self.db.query("SELECT * FROM tournaments WHERE name = ?", [name]))
@@ -159,23 +172,15 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
                                [tournament]).fetchone()[0]
 
-    def add_match(self, tournament: str, game: str, spec, record: dict | str,
-                  seconds: float = 0.0, players=None, ranks=None, forfeits=None) -> None:
-        """Commit one finished match (its own transaction). ``record`` is the record or its
-        JSON text (then ``players``, ``ranks`` and ``forfeits`` (a count) come beside it).
-        A match already stored is kept."""
-        from mallows.schedule import match_id
+    def add_match(self, row: "MatchRow") -> None:
+        """Commit one finished match in its own transaction. A match already stored is kept."""
+        self.add_matches([row])
 
-        if isinstance(record, dict):
-            result = record["result"]
-            players, ranks = record["players"], result["ranks"]
-            forfeits = sum(1 for f in result.get("forfeits") or [] if f)
-            record = json.dumps(record, separators=(",", ":"))
-        row = (match_id(tournament, spec.index), tournament, spec.index, game, spec.table,
-               spec.rotation, spec.deal, spec.seed, json.dumps(players), json.dumps(ranks),
-               int(forfeits or 0), record, float(seconds), _now())
-        with self.db.conn:  # one transaction per match
-            self.db.execute(_INSERT_MATCH, row)
+    def add_matches(self, rows: "list[MatchRow]") -> None:
+        """Commit finished matches in one transaction. Matches already stored are kept."""
+        stamp = _now()
+        with self.db.conn:
+            self.db.conn.executemany(_INSERT_MATCH, [r.values(stamp) for r in rows])
 
     def results(self, tournament: str | None = None, game: str | None = None
                 ) -> Iterator[tuple[list[str], list[int]]]:

@@ -85,14 +85,14 @@ _SPECS: dict = {}
 def _spec(name: str):
     spec = _SPECS.get(name)
     if spec is None:
-        from mallows.registry import load_bot
+        from mallows.agents.registry import load_bot
         spec = _SPECS[name] = load_bot(name)
     return spec
 
 
 def play_job(job: Job) -> Outcome:
-    from mallows.agents import Limits
-    from mallows.runner import play_match
+    from mallows.agents.protocol import Limits
+    from mallows.tournaments.match import play_match
 
     t0 = time.perf_counter()
     try:
@@ -209,7 +209,7 @@ class RayExecutor(Executor):
 
     def __init__(self, workers: int | None = None, address: str | None = None,
                  batch_size: int | None = None):
-        from mallows.registry import bots_dir, search_dirs, trusted_shipped
+        from mallows.agents.registry import bots_dir, search_dirs, trusted_shipped
 
         self.address = address
         self.batch_size = batch_size

@@ -13,13 +13,14 @@ import marshal
 import random
 from typing import Any, Sequence
 
-from mallows import PROTOCOL_VERSION, RECORD_VERSION, seeding
-from mallows.agents import BotFailure, BotHandle
+from mallows import PROTOCOL_VERSION, seeding
+from mallows.agents.protocol import BotFailure, BotHandle
 from mallows.errors import IllegalAction
 from mallows.games import get_game
 from mallows.games.base import SeededChance
-from mallows.policies import random_action
+from mallows.agents.policy import random_action
 
+RECORD_VERSION = 1  # platform.md, "Match record, version 1"
 MAX_SHOWN = 600  # characters of an answer or of the legal actions quoted in a forfeit reason
 
 

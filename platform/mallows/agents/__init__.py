@@ -1,0 +1,15 @@
+"""The bot side: everything between the runner and a bot's code.
+
+Owns: the protocol v1 handle the runner drives (``protocol``: ``BotHandle``, ``BotFailure``
+with its ``kind``, ``Limits``, ``InProcessBot``), finding a bot by name (``registry``), running a
+bot in its own process (``process``: ``SubprocessBot``; ``host``: the process that hosts a
+Python bot; ``wire``: the JSON-lines codec both ends share), the random policy
+(``policy``) and the parameter helper bots may use (``kit``).
+
+May import: ``mallows.errors``, ``mallows`` (the protocol version), ``mallows.seeding`` and
+``mallows.games``. Never ``tournaments``, ``results`` or ``cli``; never Ray or SQLite.
+
+What a bot may import from the platform is ``mallows.agents.policy``, ``mallows.agents.kit``,
+``mallows.agents.protocol`` and its game's bot kit (``mallows.games.arschmallows.botkit``);
+each declares its public names in ``__all__``.
+"""
