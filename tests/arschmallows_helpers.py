@@ -3,7 +3,7 @@ what each seat knows, rebuilt from a match record's events alone.
 
 The knowledge model does not use the engine: it replays the record (deals, actions,
 reshuffles) with its own small bookkeeping of where each card lies and who has seen it, as
-rules.md "What a seat knows" says, and predicts the rows every observation must show.
+RULES.md 4 "What a seat knows" says, and predicts the rows every observation must show.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ configs = st.fixed_dictionaries({
 @SETTINGS
 @given(configs)
 def test_every_observation_shows_exactly_what_its_seat_knows(cfg):
-    """rules.md 4 'What a seat knows': nothing more, nothing less, in every observation."""
+    """RULES.md 4 'What a seat knows': nothing more, nothing less, in every observation."""
     record, log = recorded_match(**cfg)
     seen = check_observations(record, log)
     assert seen["observations"] == sum(1 for e in record["events"] if e["type"] == "action")
@@ -76,7 +76,7 @@ def test_same_seed_same_bots_same_record_and_it_replays(cfg):
 @settings(max_examples=8, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 6), st.sampled_from(["standard", "supermallows"]))
 def test_deals_do_not_depend_on_play(seed, players, rules):
-    """rules.md 3: round r's deal depends only on (seed, r), whoever plays."""
+    """RULES.md 3: round r's deal depends only on (seed, r), whoever plays."""
     a, _ = recorded_match(seed, players, rules, call=0.3)
     b, _ = recorded_match(seed, players, rules, bots=[GreedyishBot() for _ in range(players)])
     deals = [[e for e in r["events"] if e["type"] == "deal"] for r in (a, b)]

@@ -52,7 +52,7 @@ def test_replay_chance_returns_recorded_draws_in_order():
 
 @pytest.mark.parametrize("keys, forfeits, ranks", [
     ([5, 3, 9], [], [1, 0, 2]),
-    ([1, 1, 2], [], [0, 0, 2]),  # platform.md: tied seats share the better rank, next skips
+    ([1, 1, 2], [], [0, 0, 2]),  # tied seats share the better rank, next skips
     ([2, 1, 1, 0], [], [3, 1, 1, 0]),
     ([0, 5, 9], ["crashed", None, None], [2, 0, 1]),  # a forfeit ranks below every other seat
     ([0, 5, 9], ["crashed", None, "timeout"], [1, 0, 1]),  # forfeited seats tie among themselves

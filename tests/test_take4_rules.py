@@ -1,5 +1,5 @@
-"""Take4: one table test per ruling (the T-numbers cite platform/mallows/games/take4/RULES.md,
-which restates rules.md section 2).
+"""Take4: one table test per ruling (the T-numbers cite the rulings of
+platform/mallows/games/take4/RULES.md).
 
 Scenarios are built with ``FixedChance``: a deck whose top cards the test chooses (the rest of
 the 64 follow in a fixed order) and races decided by the test, every call logged.

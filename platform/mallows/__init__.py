@@ -13,5 +13,5 @@ The package, one subpackage per concern (each ``__init__`` says what it owns and
 """
 
 __version__ = "0.1.0"
-#: The agent protocol's version (platform.md, "The agent protocol, version 1"): the one constant.
+#: The agent protocol's version (bots/README.md, "Writing a bot"): the one constant.
 PROTOCOL_VERSION = 1

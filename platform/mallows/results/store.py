@@ -1,6 +1,6 @@
 """Storage: the only module that talks to SQLite (through sqlite-utils).
 
-Tables (platform.md, "Storage and ratings"):
+Tables:
 
 - ``meta``: ``schema_version`` and other bookkeeping (key, value).
 - ``bots``: every bot name a tournament used, with where it was loaded from.

@@ -20,7 +20,7 @@ from mallows.games import get_game
 from mallows.games.base import SeededChance
 from mallows.agents.policy import random_action
 
-RECORD_VERSION = 1  # platform.md, "Match record, version 1"
+RECORD_VERSION = 1  # the match record's format version, kept in every record
 MAX_SHOWN = 600  # characters of an answer or of the legal actions quoted in a forfeit reason
 
 

@@ -1,6 +1,6 @@
 """Tournament files: TOML -> a validated ``Tournament``.
 
-This module owns the tournament file format (platform.md, "Tournaments") and its validation.
+This module owns the tournament file format (tournaments/README.md) and its validation.
 Every problem a user can make in a file (an unknown key, an unknown bot, a bad option, a value
 of the wrong type, too few bots) raises ``TournamentError`` (a ``MallowsError``: the CLI prints
 it and exits 2) with a message that names the key and says how to fix it.

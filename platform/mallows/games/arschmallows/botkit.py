@@ -1,7 +1,7 @@
 """Bot-side helpers for the shipped reference bots (and anyone else's): card counting, the
 determinization of an Arschmallows observation, and a compact forward model of a round.
 
-Everything here reads *observation dicts only* (protocol v1, platform.md): nothing touches an
+Everything here reads *observation dicts only* (protocol v1, bots/README.md): nothing touches an
 engine object, so a bot built on it sees exactly what the platform shows its seat.
 
 Arschmallows

@@ -21,7 +21,7 @@ from mallows.games.arschmallows import cards, rules
 from mallows.games.arschmallows.cards import ACTION_VALUES, EXCHANGE, PLAY_TWICE, SPY
 from mallows.games.arschmallows.observation import Knowledge, build_observation, round_base
 
-#: Exact action shapes (platform.md); the keys of each, ``type`` included.
+#: Exact action shapes (RULES.md 5); the keys of each, ``type`` included.
 SHAPES = {
     "peek": ('{"type": "peek", "slots": [i, j]}', ("type", "slots")),
     "draw": ('{"type": "draw"}', ("type",)),

@@ -1,6 +1,6 @@
 """Take4's cards: the four squads, their sixteen characters, and the 64-card deck.
 
-Owns the names (rules.md 2, "Cards": 16 characters x 4 copies, four squads) and the small
+Owns the names (RULES.md T1: 16 characters x 4 copies, four squads) and the small
 lookups every other Take4 module uses: which squad a character belongs to, and how far a
 collection has got towards each squad. Nothing here changes state.
 """

@@ -1,9 +1,9 @@
-"""What a Take4 seat is shown: the observation dict of agent protocol v1 (platform.md).
+"""What a Take4 seat is shown: the observation dict of agent protocol v1 (bots/README.md).
 
-Owns the observation's shape. Everything in Take4 is public except the deck's order (rules.md
-2: "Everything but the deck's order is public"), and the picks of the round being decided are
-not yet made, so a round's observation is the same for every seat apart from ``seat`` (and
-``legal_actions``, which is the same list for every seat that still has to pick).
+Owns the observation's shape. Everything in Take4 is public except the deck's order (RULES.md
+T11), and the picks of the round being decided are not yet made, so a round's observation is
+the same for every seat apart from ``seat`` (and ``legal_actions``, which is the same list for
+every seat that still has to pick).
 
 Keys: ``protocol``, ``game``, ``options``, ``seat``, ``players``, ``phase`` ("pick"),
 ``legal_actions``, ``round``, ``positions`` (four entries, a name or null, position 1 first),

@@ -1,4 +1,4 @@
-"""Take4's rulings as pure functions (rules.md section 2; RULES.md in this folder).
+"""Take4's rulings as pure functions (RULES.md in this folder; T-numbers cite its rulings).
 
 Owns every decision the rules make, with no state of its own: filling the positions from the
 top of the deck, which positions are contested, who takes what (one Benny race per contested
@@ -19,7 +19,7 @@ REASON_ROUND_LIMIT = "round_limit"
 
 
 def fill_positions(deck: Sequence[str]) -> tuple[list[str | None], list[str]]:
-    """Ruling 2.1: positions 1..4 take the deck's top cards in order; a short deck leaves the
+    """T4: positions 1..4 take the deck's top cards in order; a short deck leaves the
     last positions empty (``None``). Returns (positions, the rest of the deck, top first)."""
     k = min(len(POSITIONS), len(deck))
     positions: list[str | None] = list(deck[:k]) + [None] * (len(POSITIONS) - k)
@@ -27,7 +27,7 @@ def fill_positions(deck: Sequence[str]) -> tuple[list[str | None], list[str]]:
 
 
 def legal_positions(positions: Sequence[str | None]) -> tuple[int, ...]:
-    """Ruling 2.1: a filled position can be picked, an empty one cannot (1-based)."""
+    """T4: a filled position can be picked, an empty one cannot (1-based)."""
     return tuple(p for p, card in zip(POSITIONS, positions) if card is not None)
 
 
@@ -42,7 +42,7 @@ def contenders_by_position(picks: Sequence[int]) -> dict[int, list[int]]:
 
 def resolve(positions: Sequence[str | None], picks: Sequence[int],
             race: Callable[[int, list[int]], int]):
-    """Rulings 2.3 and 2.4 for one round.
+    """T6, T7 and T8 for one round.
 
     ``race(position, contenders)`` draws a contested position's winner; it is called once per
     contested position, in position order. Returns ``(takes, races, leftovers)``: ``takes`` is
@@ -77,7 +77,7 @@ def resolve(positions: Sequence[str | None], picks: Sequence[int],
 
 def winners(collections: Sequence[Sequence[str]],
             seats: Sequence[int] | None = None) -> list[int]:
-    """Ruling 2.5: every seat holding four different characters of one squad (shared win).
+    """T9: every seat holding four different characters of one squad (shared win).
     ``seats`` limits the check to the seats whose collections changed (ascending)."""
     seats = range(len(collections)) if seats is None else seats
     return [seat for seat in seats if completed_squads(collections[seat])]
@@ -85,7 +85,7 @@ def winners(collections: Sequence[Sequence[str]],
 
 def end_reason(winning_seats: Sequence[int], deck_left: int, rounds_played: int,
                max_rounds: int) -> str | None:
-    """Ruling 2.5/2.6: why the game ends after a round, or None if it goes on."""
+    """T9/T10: why the game ends after a round, or None if it goes on."""
     if winning_seats:
         return REASON_SQUAD
     if deck_left == 0:
@@ -97,7 +97,7 @@ def end_reason(winning_seats: Sequence[int], deck_left: int, rounds_played: int,
 
 def ranks(winning_seats: Sequence[int], collections: Sequence[Sequence[str]],
           forfeits: Sequence[str | None], by_progress: bool) -> list[int]:
-    """The game's result (rules.md 2, "The game's result"), 0-based competition ranks.
+    """The game's result (T12), 0-based competition ranks.
 
     Winners share rank 0; everyone else shares the next place (rank = number of winners that
     did not forfeit); with no winner everyone shares rank 0. With ``by_progress`` the

@@ -1,4 +1,4 @@
-"""The Take4 state machine: one match from the deal to the result (rules.md section 2).
+"""The Take4 state machine: one match from the deal to the result (RULES.md).
 
 Owns the mutable game: the deck (top first), the four positions, every seat's collection, the
 round number, the picks still pending this round, the history and the record's events. All
