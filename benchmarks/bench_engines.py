@@ -1,8 +1,8 @@
 """Engine speed: decisions and matches per second for random bots, with a baseline.
 
 Plays 4-player matches of the shipped ``random`` bot for a fixed time through the real runner
-(``mallows.runner.play_match``, every decision gets a full observation, answers are checked
-against the rules) and prints decisions/s and matches/s for each game:
+(``mallows.tournaments.match.play_match``, every decision gets a full observation, answers are
+checked against the rules) and prints decisions/s and matches/s for each game:
 
 - ``arschmallows``, rule set ``standard``;
 - ``take4`` (a decision is one seat's pick);

@@ -1,9 +1,9 @@
 """The reference ladder: the shipped bots against each other, with confidence intervals.
 
-Plays duplicate-style matches through the real runner (``mallows.runner.play_match``, shipped
-bots in-process, generous time limits: see ``LIMITS``): for every deal seed, one match per
-cyclic rotation of the seats, so every bot plays every seat on the same cards. Then prints, per
-game, one row per bot:
+Plays duplicate-style matches through the real runner
+(``mallows.tournaments.match.play_match``, shipped bots in-process, generous time limits: see
+``LIMITS``): for every deal seed, one match per cyclic rotation of the seats, so every bot
+plays every seat on the same cards. Then prints, per game, one row per bot:
 
 - ``place``: mean place, **1-based** (1 = first; tied seats share the better place, as in the
   record's competition ranks), with its 95% confidence interval;

@@ -13,12 +13,12 @@ it is close to); blind to contention, so below ``denial``. Speed: tens of micros
 decision.
 
 Idea, Arschmallows: use what it knows, one decision at a time. An unknown card is valued at
-the expectation of the cards it has not seen (``mallows.botlib.unseen``: the deck minus every
-value its observation shows). It peeks slots 0 and 1; takes the discard pile's top card when
-that card beats its worst face-down card (known value, or the expectation) by 2.5 or more,
-else draws; swaps the held card into the slot where it gains most if it gains more than 0.5;
-otherwise refuses it (it never uses an action card), turning face up its lowest known card
-(an unknown one if it knows none). It calls when its estimated total (unknowns at the
+the expectation of the cards it has not seen (``mallows.games.arschmallows.botkit.unseen``: the
+deck minus every value its observation shows). It peeks slots 0 and 1; takes the discard pile's
+top card when that card beats its worst face-down card (known value, or the expectation) by 2.5
+or more, else draws; swaps the held card into the slot where it gains most if it gains more
+than 0.5; otherwise refuses it (it never uses an action card), turning face up its lowest known
+card (an unknown one if it knows none). It calls when its estimated total (unknowns at the
 expectation) is at most 0, or lower than every opponent's estimate by ``margin`` (default 6).
 
 Strength: clearly above ``random``; below ``heuristic`` (no actions, no get_rid, a crude

@@ -2,18 +2,19 @@
 
 Idea. At each decision with more than one sensible choice, repeat until the time budget is
 spent: deal one *determinization* of the hidden cards consistent with what this seat has seen
-(``mallows.botlib.sample_world``: the unknown row cards and the draw pile are drawn, without
+(``botkit.sample_world``: the unknown row cards and the draw pile are drawn, without
 replacement, only from the multiset of cards it has not seen: the deck minus every value its
 observation shows), then, for every candidate action, play the rest of the round in that world
-with the cheap rollout policy of ``mallows.botlib.Sim`` for every seat (greedy swaps, spying,
+with the cheap rollout policy of ``botkit.Sim`` for every seat (greedy swaps, spying,
 exchanges, play twice, and the heuristic's risk model for calling, each seat using only what it
 knows in that world), and score the round's end as (mean of the opponents' round scores) minus
 (its own round score, caller doubling included). All candidates share each determinization and
 the rollout's random stream (common random numbers), so their differences are paired.
+(``botkit`` is ``mallows.games.arschmallows.botkit``, the Arschmallows bot kit.)
 
 Two refinements make the search pay at small budgets:
 
-- a prior: the ``heuristic`` bot's choice (``mallows.botlib.heuristic_decide``) is the default,
+- a prior: the ``heuristic`` bot's choice (``botkit.heuristic_decide``) is the default,
   and another candidate replaces it only when its mean paired advantage exceeds ``z`` standard
   errors (``z`` = 1.5 at the call decision, ``z_play`` = 2.5 at the take and use decisions,
   where more candidates make a lucky winner likelier);

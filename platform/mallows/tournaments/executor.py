@@ -14,9 +14,9 @@ an order (ratings) sort by ``Outcome.index``.
   each batch's outcomes come back as the batch finishes (``ray.wait``). A batch lost with its
   worker (the process or the node died) is submitted again, up to ``RETRIES`` times.
 
-Workers load bots by name through ``mallows.registry.load_bot`` and play with
-``mallows.runner.play_match``; a match that raises (an engine bug, a bot that cannot be loaded
-on the worker) comes back as an ``Outcome`` with ``error`` set, never as a lost batch.
+Workers load bots by name through ``mallows.agents.registry.load_bot`` and play with
+``mallows.tournaments.match.play_match``; a match that raises (an engine bug, a bot that cannot
+be loaded on the worker) comes back as an ``Outcome`` with ``error`` set, never as a lost batch.
 Environment variables named ``MALLOWS_*`` are forwarded to Ray workers.
 """
 
