@@ -180,6 +180,29 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
     assert missing.exit_code == 2 and "a/0" in missing.output
 
 
+def test_read_only_commands_never_write_the_database(in_repo, write_toml, tmp_path):
+    db = tmp_path / "m.db"
+    assert invoke("tournament", "run", write_toml(GOOD), "--db", db, "--workers", "1"
+                  ).exit_code == 0
+    expected = ratings_json(db, "--tournament", "t")
+    con = sqlite3.connect(db)
+    with con:  # make every stored leaderboard stale, as after a kill -9
+        con.execute("DELETE FROM ratings")
+        con.execute("DELETE FROM meta WHERE key LIKE 'ratings:%'")
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    before = db.read_bytes()
+    shown = ratings_json(db, "--tournament", "t")  # computed in memory and shown
+    assert [(r["bot"], r["mu"], r["matches"]) for r in shown] == \
+        [(r["bot"], r["mu"], r["matches"]) for r in expected]
+    for args in (("tournament", "list"), ("tournament", "show", "t"), ("replay", "t/0"),
+                 ("ratings",)):
+        result = invoke(*args, "--db", db)
+        assert result.exit_code == 0, result.output
+    assert db.read_bytes() == before
+    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
+
+
 def test_duplicate_deals_across_rotations_in_stored_records(in_repo, write_toml, tmp_path):
     db = tmp_path / "m.db"
     assert invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1"

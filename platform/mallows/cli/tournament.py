@@ -1,8 +1,9 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor``, SQLite in ``mallows.results.store``,
-TrueSkill in ``mallows.results.ratings``.
+``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` and ``run``, SQLite in ``mallows.results.store``
+(opened read-only by list, show, ratings and replay), the leaderboard's columns in the rating
+system (``mallows.results.ratings``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rich.table import Table
 
 from mallows.cli.common import user_errors
 from mallows.errors import MallowsError
+from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import DEFAULT_DB, Store
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -39,47 +41,58 @@ def register(app: typer.Typer) -> None:
     app.command("replay")(replay)
 
 
-def _open(db: Path, must_exist: bool = False) -> Store:
-    if must_exist and not Path(db).exists():
+def _open_readonly(db: Path) -> Store:
+    """The database of a read-only command (list, show, ratings, replay): never written."""
+    if not Path(db).exists():
         raise MallowsError(f"no database at {db}: run a tournament first "
                            f"(mallows tournament run tournaments/demo.toml) or pass --db PATH")
-    return Store(db)
+    return Store(db, readonly=True)
 
 
 # -- leaderboards -----------------------------------------------------------------------------
 
-COLUMNS = ("rank", "bot", "mu", "sigma", "mu-3σ", "matches", "wins", "mean place")
+COLUMNS = RATING_SYSTEM.columns  # the rating system's leaderboard columns
 
 
 def _row_values(r: dict) -> list[str]:
-    return [str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
-            f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]),
-            f"{r['mean_place']:.2f}" if r["games"] else "-"]
+    cells = []
+    for c in COLUMNS:
+        value = r[c.key]
+        if c.blank_unplayed and not r["games"]:
+            cells.append("-")
+        else:
+            cells.append(f"{value:.{c.digits}f}" if c.digits is not None else str(value))
+    return cells
 
 
 def _json_row(r: dict) -> dict:
-    return {"rank": r["rank"], "bot": r["bot"], "mu": r["mu"], "sigma": r["sigma"],
-            "conservative": r["conservative"], "matches": r["games"], "games": r["games"],
-            "wins": r["wins"], "mean_place": r["mean_place"], "game": r["game"],
-            "scope": r["scope"], "name": r["name"]}
+    """One row of ``ratings --format json`` (keys kept stable for scripts)."""
+    return {"rank": r["rank"], "bot": r["bot"], **{k: r[k] for k in RATING_SYSTEM.stored},
+            "matches": r["games"], "games": r["games"], "wins": r["wins"],
+            "mean_place": r["mean_place"], "game": r["game"], "scope": r["scope"],
+            "name": r["name"]}
+
+
+def _csv_cell(value) -> str:
+    return f"{value:.6f}" if isinstance(value, float) else str(value)
 
 
 def _rich_table(title: str, rows: list[dict]) -> Table:
     table = Table(title=title)
     width = max([len(r["bot"]) for r in rows] + [3])
     for c in COLUMNS:
-        if c == "bot":
-            table.add_column(c, min_width=width, no_wrap=True)
+        if c.key == "bot":
+            table.add_column(c.header, min_width=width, no_wrap=True)
         else:
-            table.add_column(c, justify="right")
+            table.add_column(c.header, justify="right")
     for r in rows:
         table.add_row(*_row_values(r))
     return table
 
 
 def _markdown(title: str, rows: list[dict]) -> str:
-    lines = [f"### {title}", "", "| " + " | ".join(COLUMNS) + " |",
-             "|" + "|".join("---:" if c != "bot" else "---" for c in COLUMNS) + "|"]
+    lines = [f"### {title}", "", "| " + " | ".join(c.header for c in COLUMNS) + " |",
+             "|" + "|".join("---:" if c.key != "bot" else "---" for c in COLUMNS) + "|"]
     lines += ["| " + " | ".join(_row_values(r)) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
@@ -90,13 +103,11 @@ def _print_boards(boards: list[tuple[str, list[dict]]], fmt: str) -> None:
     elif fmt == "csv":
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow(["scope", "name", "rank", "bot", "mu", "sigma", "conservative", "matches",
-                    "wins", "mean_place"])
+        shown = [c for c in COLUMNS if c.csv]
+        w.writerow(["scope", "name"] + [c.csv for c in shown])
         for _, rows in boards:
             for r in rows:
-                w.writerow([r["scope"], r["name"], r["rank"], r["bot"], f"{r['mu']:.6f}",
-                            f"{r['sigma']:.6f}", f"{r['conservative']:.6f}", r["games"],
-                            r["wins"], f"{r['mean_place']:.6f}"])
+                w.writerow([r["scope"], r["name"]] + [_csv_cell(r[c.key]) for c in shown])
         sys.stdout.write(out.getvalue())
     elif fmt == "markdown":
         typer.echo("\n".join(_markdown(title, rows) for title, rows in boards), nl=False)
@@ -114,9 +125,8 @@ def _check_format(fmt: str) -> str:
 
 
 def _board(store: Store, scope: str, name: str) -> list[dict]:
-    from mallows.tournaments.run import ensure_ratings
-    ensure_ratings(store, scope, name)
-    return store.ratings(scope, name)
+    from mallows.tournaments.run import board
+    return board(store, scope, name)
 
 
 # -- tournament run -----------------------------------------------------------------------------
@@ -207,7 +217,7 @@ def _leader_text(rater) -> str:
 @user_errors
 def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
     """The tournaments in --db, with how many of their matches are stored."""
-    store = _open(db, must_exist=True)
+    store = _open_readonly(db)
     table = Table(title=f"tournaments in {db}")
     for c in ("name", "game", "matches", "status", "created"):
         table.add_column(c, no_wrap=c != "status")
@@ -228,7 +238,7 @@ def show(
     """A tournament's definition, leaderboard and head-to-head table."""
     from mallows.results.ratings import head_to_head
 
-    store = _open(db, must_exist=True)
+    store = _open_readonly(db)
     row = store.tournament(name)
     if row is None:
         known = ", ".join(r["name"] for r in store.tournaments()) or "none"
@@ -244,9 +254,10 @@ def show(
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"))
     if definition.get("options"):
         console.print("options: " + ", ".join(f"{k}={v}" for k, v in definition["options"].items()))
-    console.print(_rich_table("leaderboard", _board(store, "tournament", name)))
+    leaders = _board(store, "tournament", name)
+    console.print(_rich_table("leaderboard", leaders))
     h2h = head_to_head(store.results(tournament=name))
-    bots = [r["bot"] for r in store.ratings("tournament", name)]
+    bots = [r["bot"] for r in leaders]
     table = Table(title="head-to-head", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
                   caption="cell: the row bot's mean place (1 = first) in the matches it shared "
                           "with the column bot (columns numbered as the rows), and the share of them "
@@ -281,7 +292,7 @@ def ratings(
 ) -> None:
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
-    store = _open(db, must_exist=True)
+    store = _open_readonly(db)
     boards: list[tuple[str, list[dict]]] = []
     if tournament is not None:
         row = store.tournament(tournament)
@@ -313,7 +324,7 @@ def replay(
     as_json: bool = typer.Option(False, "--json", help="Print the match record (JSON)."),
 ) -> None:
     """Print a stored match turn by turn (or its record with --json)."""
-    store = _open(db, must_exist=True)
+    store = _open_readonly(db)
     row = store.match(match_id)
     if row is None:
         name = match_id.rsplit("/", 1)[0]

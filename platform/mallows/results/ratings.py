@@ -1,5 +1,11 @@
 """Ratings: pure functions from match results to leaderboards. No I/O, no SQLite, no games.
 
+The rest of mallows sees a rating system through ``interface.RatingSystem``: ``TRUESKILL``
+(below) is the one there is, ``SYSTEMS`` names them. Its parameters (defaults, ranges and the
+check of a tournament file's ``[ratings]`` table), its leaderboard columns (tables, csv, json)
+and the columns it keeps in the ``ratings`` table (``mu``, ``sigma``, ``conservative``) all
+come from it.
+
 A result is ``(players, ranks)``: bot name by seat and the record's ``result.ranks`` (0-based
 competition ranks, forfeits already placed last, so a forfeit counts as last place). Results must
 be given in schedule order: TrueSkill updates are order-dependent, and rating in schedule order
@@ -21,15 +27,23 @@ Leaderboards sort by the conservative rating mu - 3 sigma (then mu, then name).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
 
 import trueskill
 
-DEFAULT_PARAMS = {"mu": 25.0, "sigma": 25.0 / 3, "beta": 25.0 / 6, "tau": 0.0,
-                  "draw_probability": 0.02}
+from mallows.results.interface import Column, Param, Result
 
-Result = tuple[Sequence[str], Sequence[int]]
+PARAMS = (
+    Param("mu", 25.0, float("-inf"), doc="the prior mean skill"),
+    Param("sigma", 25.0 / 3, 0.0, low_open=True, doc="the prior skill uncertainty"),
+    Param("beta", 25.0 / 6, 0.0, low_open=True,
+          doc="performance noise: the skill gap giving an 80% chance to finish ahead"),
+    Param("tau", 0.0, 0.0, doc="dynamics noise added before each match (0: skills are fixed)"),
+    Param("draw_probability", 0.02, 0.0, 1.0, low_open=True,
+          doc="the chance of a shared place; TrueSkill breaks down at exactly 0"),
+)
+DEFAULT_PARAMS = {p.name: p.default for p in PARAMS}
 
 
 @dataclass
@@ -42,9 +56,6 @@ class Row:
     matches: int
     wins: int
     mean_place: float  # 1 = first
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def make_env(params: dict | None = None) -> trueskill.TrueSkill:
@@ -168,3 +179,59 @@ def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
         table[a][b] = HeadToHead(a, b, n, place[a, b] / n, ahead[a, b] / n)
     return table
 
+
+
+class TrueSkillSystem:
+    """TrueSkill as a ``RatingSystem``: see the module docstring for its parameters."""
+
+    name = "trueskill"
+    params = PARAMS
+    stored = ("mu", "sigma", "conservative")
+    columns = (
+        Column("rank", "rank", csv="rank"),
+        Column("bot", "bot", csv="bot"),
+        Column("mu", "mu", 2, csv="mu"),
+        Column("sigma", "sigma", 2, csv="sigma"),
+        Column("mu-3σ", "conservative", 2, csv="conservative"),
+        Column("matches", "games", csv="matches"),
+        Column("wins", "wins", csv="wins"),
+        Column("mean place", "mean_place", 2, csv="mean_place", blank_unplayed=True),
+    )
+
+    def defaults(self) -> dict[str, float]:
+        return dict(DEFAULT_PARAMS)
+
+    def check_params(self, table: dict) -> dict[str, float]:
+        out = self.defaults()
+        by_name = {p.name: p for p in self.params}
+        for key, value in table.items():
+            if key not in by_name:
+                raise ValueError(f"unknown key `ratings.{key}`: [ratings] takes "
+                                 f"{', '.join(by_name)}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"`ratings.{key}` must be a number, got {value!r}")
+            out[key] = float(value)
+        for p in self.params:
+            if not p.accepts(out[p.name]):
+                hint = f": try {p.default:g}" if p.name == "draw_probability" else ""
+                raise ValueError(f"`ratings.{p.name}` must be {p.span()} ({p.doc}), got "
+                                 f"{out[p.name]:g}{hint}")
+        return out
+
+    def rater(self, params: dict | None = None, bots: Iterable[str] = (),
+              expected: Iterable[int] | None = None) -> Rater:
+        return Rater(params, bots, expected)
+
+    def leaderboard(self, results: Iterable[Result], params: dict | None = None,
+                    bots: Iterable[str] = ()) -> list[Row]:
+        return leaderboard(results, params, bots)
+
+    def row_dict(self, row: Row) -> dict[str, Any]:
+        return {"rank": row.rank, "bot": row.bot, "mu": row.mu, "sigma": row.sigma,
+                "conservative": row.conservative, "games": row.matches, "wins": row.wins,
+                "mean_place": row.mean_place}
+
+
+TRUESKILL = TrueSkillSystem()
+SYSTEMS = {TRUESKILL.name: TRUESKILL}

@@ -11,6 +11,12 @@ Tables:
 - ``ratings``: per tournament (``scope = 'tournament'``) and per game (``scope = 'game'``):
   rank, mu, sigma, mu - 3 sigma, games, wins, mean place.
 
+``Store(path, readonly=True)`` opens the file with SQLite's ``mode=ro``: every query works, every
+write is refused (``StorageError``), and nothing is ever written, not even a migration (an older
+schema is migrated in a private in-memory copy). Read-only commands open the database so.
+
+The store's written interface is ``mallows.results.interface.ResultStore``.
+
 The database runs in WAL mode, so another process can read while a tournament writes. Every
 match is committed in its own transaction as it arrives, so a run killed at any moment loses at
 most the matches still in flight; a rerun plays only the missing indices. The schema version is
@@ -21,10 +27,11 @@ database runs the missing ones in order.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import sqlite_utils
 
@@ -60,6 +67,14 @@ def _v1(db: sqlite_utils.Database) -> None:
          "sigma": float, "conservative": float, "games": int, "wins": int,
          "mean_place": float, "updated": str},
         pk=("scope", "name", "bot"), if_not_exists=True)
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write: SQLite's ``mode=ro`` URI."""
+    if not path.exists():
+        raise StorageError(f"no database at {path}: run a tournament first or pass --db PATH")
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                           check_same_thread=False)
 
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
@@ -100,17 +115,40 @@ class MatchRow:
 
 
 class Store:
-    def __init__(self, path: str | Path = DEFAULT_DB):
+    """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
+
+    def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
         self.path = Path(path)
+        self.readonly = readonly
         if self.path.exists() and self.path.is_dir():
             raise StorageError(f"--db {str(self.path)!r} is a folder: give a file path, "
                                f"e.g. results/mallows.db")
+        if readonly:
+            self.db = sqlite_utils.Database(_connect_readonly(self.path))
+            self.db.execute("PRAGMA busy_timeout = 30000")
+            if self.schema_version() < SCHEMA_VERSION:
+                self._migrate_in_memory()
+            else:
+                self._migrate()  # refuses a newer schema; nothing to do otherwise
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA busy_timeout = 30000")
         self.db.enable_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable against kill -9
         self._migrate()
+
+    def _migrate_in_memory(self) -> None:
+        """An older schema opened read-only: migrate a private in-memory copy."""
+        memory = sqlite3.connect(":memory:")
+        self.db.conn.backup(memory)
+        self.db.conn.close()
+        self.db = sqlite_utils.Database(memory)
+        self._migrate()
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise StorageError(f"{self.path} is open read-only: this command does not write")
 
     # -- schema -------------------------------------------------------------------------------
     def schema_version(self) -> int:
@@ -135,11 +173,18 @@ class Store:
     def close(self) -> None:
         self.db.conn.close()
 
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # -- tournaments --------------------------------------------------------------------------
     def add_tournament(self, name: str, game: str, definition: str, digest: str, file: str,
                        total: int, bot_sources: dict[str, str]) -> None:
         """Store a new tournament: its canonical definition (JSON text) and its digest, the
         file it came from, its number of matches, and where each of its bots was found."""
+        self._writable()
         with self.db.conn:
             self.db["tournaments"].insert(
                 {"name": name, "game": game, "definition": definition, "digest": digest,
@@ -153,6 +198,10 @@ class Store:
         rows = list(self.db.query("SELECT * FROM tournaments WHERE name = ?", [name]))
         return rows[0] if rows else None
 
+    def bot_source(self, name: str) -> str | None:
+        row = self.db.execute("SELECT source FROM bots WHERE name = ?", [name]).fetchone()
+        return row[0] if row else None
+
     def tournaments(self) -> list[dict]:
         return list(self.db.query(
             "SELECT t.name, t.game, t.total, t.created, t.finished, t.file, "
@@ -160,6 +209,7 @@ class Store:
             "FROM tournaments t ORDER BY t.rowid"))
 
     def mark_finished(self, name: str) -> None:
+        self._writable()
         with self.db.conn:
             self.db.execute("UPDATE tournaments SET finished = ? WHERE name = ?", [_now(), name])
 
@@ -178,6 +228,7 @@ class Store:
 
     def add_matches(self, rows: "list[MatchRow]") -> None:
         """Commit finished matches in one transaction. Matches already stored are kept."""
+        self._writable()
         stamp = _now()
         with self.db.conn:
             self.db.conn.executemany(_INSERT_MATCH, [r.values(stamp) for r in rows])
@@ -229,18 +280,18 @@ class Store:
         now = self.count_matches(name) if scope == "tournament" else self.count_game_matches(name)
         return row is None or int(row[0]) != now
 
-    def save_ratings(self, scope: str, name: str, game: str, rows, stamp: int = 0) -> None:
+    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
+                     stamp: int = 0) -> None:
         """Replace one leaderboard; ``stamp`` is the number of matches it was computed over."""
+        self._writable()
         with self.db.conn:
             self.db["meta"].upsert({"key": f"ratings:{scope}:{name}", "value": str(stamp)},
                                    pk="key")
             self.db.execute("DELETE FROM ratings WHERE scope = ? AND name = ?", [scope, name])
             stamp = _now()
             self.db["ratings"].insert_all(
-                ({"scope": scope, "name": name, "game": game, "rank": r.rank, "bot": r.bot,
-                  "mu": r.mu, "sigma": r.sigma, "conservative": r.conservative,
-                  "games": r.matches, "wins": r.wins, "mean_place": r.mean_place,
-                  "updated": stamp} for r in rows), pk=("scope", "name", "bot"))
+                ({**row, "scope": scope, "name": name, "game": game, "updated": stamp}
+                 for row in rows), pk=("scope", "name", "bot"))
 
     def ratings(self, scope: str, name: str) -> list[dict]:
         return list(self.db.query(

@@ -3,7 +3,8 @@
 ``run_tournament(t, store, executor)`` plays every scheduled match of a checked ``Tournament``
 not yet in the store (schedule -> executor -> store, one commit per finished match) and rates
 the results in schedule order as they arrive; ``refresh_ratings`` / ``ensure_ratings`` keep the
-stored leaderboards in step with the stored matches (after a kill, a rerun recomputes them).
+stored leaderboards in step with the stored matches (after a kill, a rerun recomputes them), and
+``board`` reads one up to date (computed in memory, not written, from a read-only store).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from mallows.errors import MallowsError
+from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.schedule import match_id, schedule
 from mallows.tournaments.spec import Tournament, diff_definitions
@@ -65,51 +67,73 @@ def jobs_for(t: Tournament, specs) -> list:
                 seats=s.seats, limits=dict(t.limits)) for s in specs]
 
 
+def _tournament_rows(store, name: str) -> tuple[str, list]:
+    """Tournament ``name``'s game and leaderboard, rated from storage with its parameters."""
+    row = store.tournament(name)
+    definition = json.loads(row["definition"])
+    params = definition.get("ratings") or RATING_SYSTEM.defaults()
+    return row["game"], RATING_SYSTEM.leaderboard(store.results(tournament=name), params,
+                                                  bots=definition.get("bots", ()))
+
+
+def _save(store, scope: str, name: str, game: str, rows, stamp: int) -> None:
+    store.save_ratings(scope, name, game, [RATING_SYSTEM.row_dict(r) for r in rows], stamp)
+
+
 def refresh_ratings(store, name: str, rows=None) -> list:
     """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
     match in schedule order, else recomputed from storage) and of its game (over all the
     game's tournaments, with the default parameters). Returns the tournament's rows."""
-    from mallows.results.ratings import DEFAULT_PARAMS, leaderboard
-
     row = store.tournament(name)
-    definition = json.loads(row["definition"])
     game = row["game"]
-    params = definition.get("ratings") or dict(DEFAULT_PARAMS)
+    params = json.loads(row["definition"]).get("ratings") or RATING_SYSTEM.defaults()
     count = store.count_matches(name)
     if rows is None:
-        rows = leaderboard(store.results(tournament=name), params,
-                           bots=definition.get("bots", ()))
-    store.save_ratings("tournament", name, game, rows, stamp=count)
+        rows = _tournament_rows(store, name)[1]
+    _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
-    if game_count == count and params == DEFAULT_PARAMS and all(r.matches for r in rows):
+    if game_count == count and params == RATING_SYSTEM.defaults() and all(r.matches for r in rows):
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
-        game_rows = leaderboard(store.results(game=game))
-    store.save_ratings("game", game, game, game_rows, stamp=game_count)
+        game_rows = RATING_SYSTEM.leaderboard(store.results(game=game))
+    _save(store, "game", game, game, game_rows, game_count)
     return rows
 
 
 def ensure_ratings(store, scope: str, name: str) -> None:
     """Recompute a stored leaderboard if matches were added since (e.g. after kill -9)."""
-    from mallows.results.ratings import leaderboard
-
     if not store.ratings_stale(scope, name):
         return
     if scope == "tournament":
         refresh_ratings(store, name)
     else:
-        store.save_ratings("game", name, name, leaderboard(store.results(game=name)),
-                           stamp=store.count_game_matches(name))
+        _save(store, "game", name, name, RATING_SYSTEM.leaderboard(store.results(game=name)),
+              store.count_game_matches(name))
+
+
+def board(store, scope: str, name: str) -> list[dict]:
+    """Leaderboard (``scope`` 'tournament' or 'game', ``name``) as the store's rows, up to date
+    with the stored matches. A stale one is recomputed and stored; in a store open read-only
+    it is recomputed in memory and returned, not written."""
+    if not store.readonly:
+        ensure_ratings(store, scope, name)
+        return store.ratings(scope, name)
+    if not store.ratings_stale(scope, name):
+        return store.ratings(scope, name)
+    if scope == "tournament":
+        game, rows = _tournament_rows(store, name)
+    else:
+        game, rows = name, RATING_SYSTEM.leaderboard(store.results(game=name))
+    return [{**RATING_SYSTEM.row_dict(r), "scope": scope, "name": name, "game": game,
+             "updated": None} for r in rows]
 
 
 def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
     and ``on_outcome(outcome, spec, rater)`` drive a progress display. The ratings are built
-    as results arrive, in schedule order (``ratings.Rater``), so the rater's leader is the
+    as results arrive, in schedule order (the rating system's ``rater``), so the rater's leader is the
     leader of every match up to the first one still missing."""
-    from mallows.results.ratings import Rater
-
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
     register(store, t)
@@ -119,7 +143,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
     by_index = {s.index: s for s in todo}
     summary.total, summary.already = len(specs), len(specs) - len(todo)
     r0 = time.perf_counter()
-    rater = Rater(t.ratings, t.bots, expected=[s.index for s in specs])
+    rater = RATING_SYSTEM.rater(t.ratings, t.bots, expected=[s.index for s in specs])
     for index, players, ranks in store.indexed_results(t.name):
         rater.add(index, players, ranks)
     summary.ratings_seconds += time.perf_counter() - r0

@@ -16,7 +16,8 @@ Keys::
     bots = ["random", ...]   # at least `players` distinct bot names
     [options]                # rule option overrides, e.g. table_cards = 4
     [limits]                 # decision_seconds, match_seconds, start_seconds
-    [ratings]                # TrueSkill: mu, sigma, beta, tau, draw_probability
+    [ratings]                # the rating system's parameters (TrueSkill: mu, sigma, beta,
+                             # tau, draw_probability; see mallows.results.ratings)
 
 ``Tournament.definition()`` is the canonical JSON-able form that storage keeps, and
 ``Tournament.digest()`` its hash: a rerun under the same name must have the same definition.
@@ -40,7 +41,7 @@ from typing import Any
 from mallows.agents.protocol import Limits
 from mallows.errors import MallowsError
 from mallows.games import GAMES, get_game
-from mallows.results.ratings import DEFAULT_PARAMS
+from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 
 REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
 OPTIONAL = ("rules", "options", "limits", "ratings")
@@ -166,28 +167,20 @@ def _check_limits(limits: Any, src: str) -> dict:
 
 
 def _check_ratings(ratings: Any, src: str) -> dict:
+    """The rating system's parameters: it owns their defaults, ranges and messages."""
     if not isinstance(ratings, dict):
         raise TournamentError(f"{_where(src)}`ratings` must be a table: write [ratings] "
                               f"followed by lines like draw_probability = 0.02")
-    out = dict(DEFAULT_PARAMS)
-    for key, value in ratings.items():
-        if key not in DEFAULT_PARAMS:
+    names = [p.name for p in RATING_SYSTEM.params]
+    for key in ratings:
+        if key not in names:
             raise TournamentError(
-                f"{_where(src)}unknown key `ratings.{key}`{_suggest(key, DEFAULT_PARAMS)}: "
-                f"[ratings] takes {', '.join(DEFAULT_PARAMS)}")
-        if not _number(value):
-            raise TournamentError(f"{_where(src)}`ratings.{key}` must be a number, got {value!r}")
-        out[key] = float(value)
-    for key in ("sigma", "beta"):
-        if out[key] <= 0:
-            raise TournamentError(f"{_where(src)}`ratings.{key}` must be above 0, got {out[key]}")
-    if out["tau"] < 0:
-        raise TournamentError(f"{_where(src)}`ratings.tau` must be 0 or more, got {out['tau']}")
-    if not 0 < out["draw_probability"] < 1:
-        raise TournamentError(
-            f"{_where(src)}`ratings.draw_probability` must be above 0 and below 1 (TrueSkill "
-            f"breaks down at exactly 0), got {out['draw_probability']}: try 0.02")
-    return out
+                f"{_where(src)}unknown key `ratings.{key}`{_suggest(key, names)}: "
+                f"[ratings] takes {', '.join(names)}")
+    try:
+        return RATING_SYSTEM.check_params(ratings)
+    except ValueError as exc:
+        raise TournamentError(f"{_where(src)}{exc}") from None
 
 
 def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> Tournament:

@@ -1,0 +1,136 @@
+"""The written interfaces of the results layer: what the rest of mallows may ask of a store and
+of a rating system. Nothing here does anything; ``store.Store`` (SQLite) and
+``ratings.TRUESKILL`` implement them, and the store tests (``tests/test_storage.py``) run
+against ``ResultStore`` through a factory fixture, so another backend can be slotted in and
+checked with the same tests.
+
+Both take and return plain values only (names, JSON text, digests, lists, dicts, numbers):
+never a tournament, a game or a bot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Protocol, Sequence
+
+Result = tuple[Sequence[str], Sequence[int]]  # (bot by seat, 0-based competition ranks)
+
+
+class ResultStore(Protocol):
+    """Where tournaments, their finished matches and their leaderboards are kept.
+
+    A store opened ``readonly`` answers every query and refuses every write (a
+    ``StorageError``); read-only commands open it that way so that reading never changes a
+    database."""
+
+    path: Path
+    readonly: bool
+
+    def close(self) -> None: ...
+    def schema_version(self) -> int: ...
+
+    # tournaments
+    def add_tournament(self, name: str, game: str, definition: str, digest: str, file: str,
+                       total: int, bot_sources: dict[str, str]) -> None:
+        """A new tournament: canonical definition (JSON text), its digest, the file it came
+        from, its number of matches, and where each bot was found."""
+    def tournament(self, name: str) -> dict | None:
+        """Keys: name, game, definition (JSON text), digest, file, total, created, finished."""
+    def tournaments(self) -> list[dict]:
+        """In creation order; keys: name, game, total, created, finished, file, done."""
+    def mark_finished(self, name: str) -> None: ...
+    def bot_source(self, name: str) -> str | None:
+        """Where bot ``name`` was found when a tournament first used it."""
+
+    # matches
+    def add_match(self, row: Any) -> None:
+        """Commit one ``MatchRow``; a match already stored (same id) is kept, not replaced."""
+    def add_matches(self, rows: list) -> None: ...
+    def done_indices(self, tournament: str) -> set[int]: ...
+    def count_matches(self, tournament: str) -> int: ...
+    def count_game_matches(self, game: str) -> int: ...
+    def results(self, tournament: str | None = None, game: str | None = None
+                ) -> Iterator[Result]:
+        """(players, ranks) in rating order: tournaments by creation, matches by index."""
+    def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]: ...
+    def match(self, match_id: str) -> dict | None:
+        """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON
+        text), seed, ..."""
+    def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
+    def games(self) -> list[str]: ...
+
+    # leaderboards
+    def ratings_stale(self, scope: str, name: str) -> bool:
+        """True when leaderboard (scope 'tournament' or 'game', name) is missing or was
+        computed over another number of matches than are stored now."""
+    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
+                     stamp: int = 0) -> None:
+        """Replace one leaderboard with ``rows`` (dicts keyed by the ratings table's columns:
+        rank, bot, games, wins, mean_place and the rating system's ``stored`` columns);
+        ``stamp`` is the number of matches it was computed over."""
+    def ratings(self, scope: str, name: str) -> list[dict]:
+        """One stored leaderboard by rank: rows as given to ``save_ratings`` plus scope, name,
+        game, updated."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a rating system, as a tournament file's ``[ratings]`` table sets it."""
+
+    name: str
+    default: float
+    low: float            # the allowed range, with ``low_open``/``high_open`` for its ends
+    high: float = float("inf")
+    low_open: bool = False
+    high_open: bool = True
+    doc: str = ""
+
+    def span(self) -> str:
+        """The range in words, for messages: 'above 0', '0 or more', 'above 0 and below 1'."""
+        low = f"above {self.low:g}" if self.low_open else f"{self.low:g} or more"
+        if self.high == float("inf"):
+            return low
+        high = f"below {self.high:g}" if self.high_open else f"at most {self.high:g}"
+        return f"{low} and {high}"
+
+    def accepts(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+
+@dataclass(frozen=True)
+class Column:
+    """One leaderboard column: ``header`` for tables, ``key`` of the stored row, ``digits``
+    for tables/markdown (None: shown as is), and ``csv`` header (None: not in csv)."""
+
+    header: str
+    key: str
+    digits: int | None = None
+    csv: str | None = None
+    blank_unplayed: bool = False  # shown as '-' for a bot with no match yet
+
+
+class RatingSystem(Protocol):
+    """A rating system: its parameters (defaults and ranges), the check of a tournament
+    file's ``[ratings]`` table, the leaderboard's columns and how they are stored, and the
+    rating itself (pure functions over results in schedule order)."""
+
+    name: str
+    params: tuple[Param, ...]
+    columns: tuple[Column, ...]     # every leaderboard column, in display order
+    stored: tuple[str, ...]          # the system's own columns of the ratings table
+
+    def defaults(self) -> dict[str, float]: ...
+    def check_params(self, table: dict) -> dict[str, float]:
+        """The effective parameters for a ``[ratings]`` table; ``ValueError`` naming the key,
+        the range and the fix for a bad one."""
+    def rater(self, params: dict | None = None, bots: Iterable[str] = (),
+              expected: Iterable[int] | None = None) -> Any:
+        """An incremental rater: ``add(index, players, ranks)``, ``rows()``, ``leader()``,
+        ``rated``, ``complete()``."""
+    def leaderboard(self, results: Iterable[Result], params: dict | None = None,
+                    bots: Iterable[str] = ()) -> list: ...
+    def row_dict(self, row: Any) -> dict:
+        """A leaderboard row as the ratings table stores it (the store's plain values)."""
