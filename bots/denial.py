@@ -25,7 +25,7 @@ import functools
 import itertools
 import random
 
-from mallows.games.arschmallows.botkit import number_param
+from mallows.agents.kit import number_param
 
 POTENTIAL = (0.0, 1.0, 3.0, 7.0)
 

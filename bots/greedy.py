@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import random
 
-from mallows.games.arschmallows.botkit import cheapest_to_lock, expected_unknown, row_estimate
+from mallows.games.arschmallows.botkit import (cheapest_to_lock, expected_unknown,
+                                               row_estimate)
 
 
 class Bot:

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import functools
 
-from mallows.games.arschmallows.botkit import IMPROVE, RISK, heuristic_decide, number_param
+from mallows.agents.kit import number_param
+from mallows.games.arschmallows.botkit import IMPROVE, RISK, heuristic_decide
 
 _number = functools.partial(number_param, "heuristic")
 

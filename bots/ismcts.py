@@ -54,8 +54,10 @@ import math
 import random
 import time
 
-from mallows.games.arschmallows.botkit import (ACTION_SET, number_param, TUNED_IMPROVE, TUNED_RISK, expected_unknown,
-                            heuristic_decide, sample_world, unseen)
+from mallows.agents.kit import number_param
+from mallows.games.arschmallows.botkit import (ACTION_SET, TUNED_IMPROVE, TUNED_RISK,
+                                               expected_unknown, heuristic_decide,
+                                               sample_world, unseen)
 
 
 #: A rollout plays at most this many more turns (a round of cautious players can run long).

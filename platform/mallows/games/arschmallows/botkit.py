@@ -1,5 +1,6 @@
-"""Bot-side helpers for the shipped reference bots (and anyone else's): card counting, the
-determinization of an Arschmallows observation, and a compact forward model of a round.
+"""The Arschmallows bot kit, for the shipped reference bots and anyone else's: card counting,
+the determinization of an Arschmallows observation, and a compact forward model of a round.
+What it offers a bot is ``__all__``; the generic parameter helper is ``mallows.agents.kit``.
 
 Everything here reads *observation dicts only* (protocol v1, bots/README.md): nothing touches an
 engine object, so a bot built on it sees exactly what the platform shows its seat.
@@ -19,8 +20,8 @@ Arschmallows
   With ``skew`` > 0 an opponent's unknown card is, with a probability growing with the turns
   played, the lower of two unseen cards (opponents keep the low cards they draw).
 - ``Sim``: the rest of a round, the Arschmallows rulings (take / use / end, actions,
-  get_rid, call, final turns, reshuffles, the turn limit, caller doubling) on card ids with
-  per-seat knowledge, about 25,000 turns a second in pure Python.
+  get_rid, call, final turns, reshuffles, the turn limit) on card ids with per-seat knowledge,
+  scored by the engine's own ``rules.score_round`` (caller doubling), about 25,000 turns a second in pure Python.
   ``Sim.rollout(rng)`` plays to the round's end with ``Sim.policy_step``, a cheap greedy
   player (swap when the card beats the worst known card or the expected unknown, spy own
   unknown cards, exchange a high known card away, refuse otherwise, and call by the
@@ -36,6 +37,13 @@ import random
 from collections import Counter
 
 from mallows.games.arschmallows.cards import COUNTS, EXCHANGE, PLAY_TWICE, SPY
+from mallows.games.arschmallows.rules import score_round
+
+__all__ = [
+    "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
+    "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
+    "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
+]
 
 ACTION_SET = frozenset((SPY, EXCHANGE, PLAY_TWICE))
 DECK_MEAN = sum(v * k for v, k in COUNTS.items()) / sum(COUNTS.values())
@@ -51,20 +59,6 @@ TUNED_IMPROVE = 5.0
 
 # ----------------------------------------------------------------------------- counting
 
-def number_param(bot: str, key: str, value, low: float, high: float, kind=float):
-    """A bot parameter from ``name:key=value`` (a string) as a number in [low, high]; a bad one
-    is a ``ValueError`` naming the bot, the parameter and an example."""
-    try:
-        x = kind(value)
-    except (TypeError, ValueError):
-        what = "whole number" if kind is int else "number"
-        raise ValueError(f"{bot}: parameter {key} must be a {what}, got {value!r} "
-                         f"(for example {bot}:{key}={kind(low) if low > 0 else kind(1)})") from None
-    if not low <= x <= high:
-        raise ValueError(f"{bot}: parameter {key}={value} is out of range {low:g}..{high:g}")
-    return x
-
-
 def unseen(obs: dict) -> Counter:
     """Value -> copies of the cards this seat has not seen (never negative)."""
     left = Counter(COUNTS)
@@ -79,11 +73,6 @@ def unseen(obs: dict) -> Counter:
     if held is not None:
         left[held["value"]] -= 1
     return +left  # drops zero (and, on a malformed observation, negative) counts
-
-
-def unseen_values(obs: dict) -> list[int]:
-    """``unseen(obs)`` as a sorted list of values."""
-    return sorted(unseen(obs).elements())
 
 
 def expected_unknown(obs: dict, pool: Counter | None = None) -> float:
@@ -126,7 +115,7 @@ class Sim:
 
     __slots__ = ("values", "n", "rows", "up", "know", "draw", "discard", "current", "phase",
                  "held", "src", "extra", "trigger", "caller", "queue", "turns", "max_turns",
-                 "final_on", "strict", "double_neg", "scores", "me", "e", "var", "risk", "improve",
+                 "final_on", "scoring", "scores", "me", "e", "var", "risk", "improve",
                  "rng")
 
     def copy(self) -> "Sim":
@@ -142,7 +131,7 @@ class Sim:
         s.extra, s.trigger, s.caller = self.extra, self.trigger, self.caller
         s.queue = self.queue[:]
         s.turns, s.max_turns, s.final_on = self.turns, self.max_turns, self.final_on
-        s.strict, s.double_neg, s.scores = self.strict, self.double_neg, self.scores
+        s.scoring, s.scores = self.scoring, self.scores
         s.me, s.e, s.var, s.risk = self.me, self.e, self.var, self.risk
         s.improve = self.improve
         s.rng = self.rng
@@ -321,14 +310,7 @@ class Sim:
     def _end_round(self) -> None:
         values = self.values
         raw = [sum(values[c] for c in row) for row in self.rows]
-        if self.caller is not None:
-            c = self.caller
-            mine = raw[c]
-            low = min(v for p, v in enumerate(raw) if p != c)
-            lowest = mine < low if self.strict else mine <= low
-            if not lowest and (mine > 0 or self.double_neg):
-                raw[c] = 2 * mine
-        self.scores = raw
+        self.scores = score_round(raw, self.caller, self.scoring)[0]  # the engine's scoring
         self.phase = None
 
     # -- the rollout policy
@@ -545,8 +527,8 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
     s.turns = obs.get("turn", 0)
     s.max_turns = opts.get("max_turns_per_round", 500)
     s.final_on = bool(opts.get("final_turns", True))
-    s.strict = bool(opts.get("caller_strictly_lowest", True))
-    s.double_neg = bool(opts.get("double_negative", False))
+    s.scoring = {"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
+                 "double_negative": bool(opts.get("double_negative", False))}
     s.scores = None
     s.me = me
     s.e = expected_unknown(obs, pool)
