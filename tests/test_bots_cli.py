@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from mallows.agents.protocol import Limits
 from mallows.cli import app
-from mallows.cli.bots import run_check
 from mallows.agents.registry import load_bot
+from mallows.testing.bots import check_bot, run_check
 
 from conftest import MALLOWS
 
@@ -49,7 +49,8 @@ def test_the_example_bots_pass(bot):
         row = next(l for l in result.output.splitlines() if l.startswith(f"│ {game}"))
         cells = [c.strip() for c in row.split("│")[1:-1]]
         assert cells[1] == "2" and int(cells[2]) > 0 and cells[3] == "0"
-        assert all(float(c) > 0 for c in cells[8:12])  # p50, p90, p99, max
+        assert cells[4] == "-"  # no forfeit of any kind
+        assert all(float(c) > 0 for c in cells[5:9])  # p50, p90, p99, max
 
 
 def test_an_illegal_answer_fails_showing_observation_answer_and_legal_actions():
@@ -73,15 +74,26 @@ def test_a_failure_before_the_first_decision_has_no_observation():
     assert "no observation" in result.output
 
 
-def test_check_counts_forfeits_by_kind():
+def test_check_counts_forfeits_by_the_kind_the_record_gives():
     limits = Limits(decision_seconds=0.5)
-    cases = {"raiser.py": "crash", "exiter.py": "crash", "hanger.py": "timeout",
-             "garbage": "garbage", "flooder": "garbage", "illegal.py": "illegal"}
+    cases = {"raiser.py": "error", "exiter.py": "exit", "hanger.py": "timeout",
+             "garbage": "garbage", "flooder": "flood", "illegal.py": "illegal"}
     for bot, kind in cases.items():
         reports, problems = run_check(load_bot(str(BOTS / bot), isolate=True), ["take4"], 1,
                                       0, limits)
         assert reports[0].forfeits[kind] == 1 and reports[0].forfeit_total == 1, bot
+        assert problems[0].kind == kind, bot
         assert problems[0].observation is not None and problems[0].decision == 2, bot
+    crash = check_bot(str(BOTS / "segfault.py"), "arschmallows", 1, 0, limits)
+    assert not crash.passed and crash.problems[0].kind == "crash"
+    assert crash.reports[0].forfeits["crash"] == 1 and crash.games == ["arschmallows"]
+
+
+def test_the_check_table_names_the_kinds():
+    result = invoke("bots", "check", str(BOTS / "exiter.py"), "--game", "take4", "--games", "2")
+    assert result.exit_code == 1, result.output
+    row = next(l for l in result.output.splitlines() if l.startswith("│ take4"))
+    assert [c.strip() for c in row.split("│")[1:-1]][3:5] == ["2", "exit 2"]
 
 
 @pytest.mark.parametrize("args, message", [

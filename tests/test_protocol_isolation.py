@@ -24,7 +24,7 @@ import pytest
 
 from mallows import PROTOCOL_VERSION
 from mallows.agents import host as bothost, process as isolation
-from mallows.agents.protocol import BotFailure, Limits
+from mallows.agents.protocol import KINDS, BotFailure, Limits
 from mallows.games import get_game
 from mallows.agents.process import SubprocessBot
 from mallows.agents.registry import load_bot
@@ -66,7 +66,8 @@ def assert_reaped(handle) -> None:
         os.kill(proc.pid, 0)
 
 
-def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=False) -> str:
+def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=False,
+                   kind: str | None = None) -> str:
     """A valid, complete record in which ``seat`` (and only it) forfeited for a reason holding
     every fragment; returns the reason."""
     json.loads(json.dumps(record))  # plain JSON
@@ -79,7 +80,11 @@ def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=F
     assert [f for s, f in enumerate(result["forfeits"]) if s != seat] == \
         [None] * (len(result["forfeits"]) - 1)
     forfeits = [e for e in record["events"] if e["type"] == "forfeit"]
-    assert forfeits == [{"type": "forfeit", "seat": seat, "reason": reason}]
+    assert forfeits == [{"type": "forfeit", "seat": seat, "reason": reason,
+                         "kind": forfeits[0]["kind"]}]
+    assert forfeits[0]["kind"] in KINDS
+    if kind is not None:
+        assert forfeits[0]["kind"] == kind, (forfeits[0]["kind"], reason)
     ranks = result["ranks"]
     assert all(ranks[seat] > r for s, r in enumerate(ranks) if s != seat)
     last = record["events"][-1]["type"]
@@ -98,21 +103,21 @@ def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=F
 def test_a_bot_that_raises_forfeits_with_the_exception_and_its_line():
     record, handle = play(str(BOTS / "raiser.py"))
     assert_forfeit(record, 1, "decision 2", "ValueError: raiser gives up on purpose",
-                   "raiser.py:", "in act")
+                   "raiser.py:", "in act", kind="error")
     assert_reaped(handle)
 
 
 def test_a_bot_that_exits_forfeits_with_its_status_and_stderr():
     record, handle = play(str(BOTS / "exiter.py"))
     assert_forfeit(record, 1, "decision 2", "exited with status 3",
-                   "exiter: out of ideas, leaving")
+                   "exiter: out of ideas, leaving", kind="exit")
     assert_reaped(handle)
 
 
 def test_a_bot_that_crashes_forfeits_with_the_signal():
     record, handle = play(str(BOTS / "segfault.py"), game="arschmallows", players=3, seat=2)
     assert_forfeit(record, 2, "decision 2", "killed by SIGSEGV",
-                   "segfault: dereferencing a null pointer")
+                   "segfault: dereferencing a null pointer", kind="crash")
     assert_reaped(handle)
 
 
@@ -122,14 +127,15 @@ def test_a_bot_that_hangs_is_stopped_at_the_decision_limit():
     record, handle = play(str(BOTS / "hanger.py"), limits=limits)
     assert time.monotonic() - t0 < 5.0
     assert_forfeit(record, 1, "decision 2", "within the time limit of 0.3 s",
-                   "decision_seconds", "stopped")
+                   "decision_seconds", "stopped", kind="timeout")
     assert_reaped(handle)  # it ignored SIGTERM: only the kill stops it
 
 
 def test_a_slow_bot_runs_out_of_its_match_budget():
     limits = Limits(decision_seconds=1.0, match_seconds=0.25, start_seconds=10.0)
     record, handle = play(str(BOTS / "slowpoke.py:delay=0.06"), limits=limits)
-    reason = assert_forfeit(record, 1, "match time budget of 0.25 s", "match_seconds")
+    reason = assert_forfeit(record, 1, "match time budget of 0.25 s", "match_seconds",
+                            kind="timeout")
     decisions = int(reason.split(",")[0].split()[1])
     assert 2 <= decisions <= 5  # 0.25 s at 0.06 s (or more, on a busy machine) a decision
     assert_reaped(handle)
@@ -137,27 +143,28 @@ def test_a_slow_bot_runs_out_of_its_match_budget():
 
 def test_a_bot_that_prints_garbage_forfeits_quoting_the_line():
     record, handle = play(str(BOTS / "garbage"))
-    assert_forfeit(record, 1, "decision 2", "not JSON", "thinking very hard about pick")
+    assert_forfeit(record, 1, "decision 2", "not JSON", "thinking very hard about pick",
+                   kind="garbage")
     assert_reaped(handle)
 
 
 def test_a_bot_that_answers_the_wrong_json_shape_forfeits():
     record, handle = play(str(BOTS / "wrong_reply"))
-    assert_forfeit(record, 1, "decision 2", '{"move": 1}', '"type":"action"')
+    assert_forfeit(record, 1, "decision 2", '{"move": 1}', '"type":"action"', kind="garbage")
     assert_reaped(handle)
 
 
 def test_a_bot_that_writes_a_second_line_forfeits():
     record, handle = play(str(BOTS / "chatty"))
     assert_forfeit(record, 1, "decision 2", "and another thing", "after its answer",
-                   "nobody asked for")
+                   "nobody asked for", kind="garbage")
     assert_reaped(handle)
 
 
 def test_a_bot_that_answers_an_illegal_action_forfeits_with_answer_and_legal_actions():
     record, handle = play(str(BOTS / "illegal.py"), game="arschmallows", seat=0)
     reason = assert_forfeit(record, 0, "decision 2", '"type":"teleport"', "which is illegal",
-                            "Legal actions were")
+                            "Legal actions were", kind="illegal")
     assert '{"type":"peek","slots":[0,1]}' in reason or '"type":"draw"' in reason
     assert_reaped(handle)
 
@@ -167,14 +174,15 @@ def test_a_bot_that_floods_its_output_is_stopped():
     record, handle = play(str(BOTS / "flooder"))
     assert time.monotonic() - t0 < 10.0
     assert_forfeit(record, 1, "decision 2", "flooded its output",
-                   f"more than {isolation.MAX_LINE_BYTES} bytes", "xxxx")
+                   f"more than {isolation.MAX_LINE_BYTES} bytes", "xxxx", kind="flood")
     assert_reaped(handle)
 
 
 def test_a_bot_that_never_says_hello_forfeits_before_the_first_deal():
     limits = Limits(decision_seconds=0.5, match_seconds=30.0, start_seconds=0.5)
     record, handle = play(str(BOTS / "nohello"), limits=limits)
-    assert_forfeit(record, 1, "handshake", "start_seconds", before_first_deal=True)
+    assert_forfeit(record, 1, "handshake", "start_seconds", before_first_deal=True,
+                   kind="timeout")
     assert_reaped(handle)
 
 
@@ -182,14 +190,15 @@ def test_a_bot_that_fails_to_load_forfeits_before_the_first_deal():
     record, handle = play(str(BOTS / "broken_import.py"))
     assert_forfeit(record, 1, "could not load the bot",
                    "ModuleNotFoundError: No module named 'mallows_no_such_module'",
-                   before_first_deal=True)
+                   before_first_deal=True, kind="error")
     assert_reaped(handle)
 
 
 def test_a_protocol_mismatch_is_a_clear_forfeit():
     record, handle = play(str(BOTS / "protocol2"))
     assert_forfeit(record, 1, "the bot speaks protocol 2",
-                   f"this platform speaks protocol {PROTOCOL_VERSION}", before_first_deal=True)
+                   f"this platform speaks protocol {PROTOCOL_VERSION}", before_first_deal=True,
+                   kind="protocol")
     assert_reaped(handle)
 
 
@@ -203,7 +212,7 @@ def test_a_missing_program_is_a_forfeit_not_a_crash_of_the_match(tmp_path):
     script.chmod(0o755)
     record, handle = play(str(folder))
     assert_forfeit(record, 1, "exited with status 127", "no-such-binary",
-                   before_first_deal=True)
+                   before_first_deal=True, kind="exit")
     assert_reaped(handle)
 
 
@@ -478,14 +487,14 @@ MEMORY = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=10.0, me
 def test_a_python_bot_over_its_memory_limit_forfeits_saying_so():
     record, handle = play(str(BOTS / "hog.py"), limits=MEMORY)
     assert_forfeit(record, 1, "decision 2", "MemoryError", "hog.py:",
-                   "memory limit is 300 MiB", "memory_mb")
+                   "memory limit is 300 MiB", "memory_mb", kind="memory")
     assert_reaped(handle)
 
 
 def test_a_subprocess_bot_that_dies_of_its_memory_limit_forfeits_saying_so():
     record, handle = play(str(BOTS / "hog_native"), limits=MEMORY)
     assert_forfeit(record, 1, "decision 2", "exited with status 1",
-                   "memory limit is 300 MiB", "MemoryError")
+                   "memory limit is 300 MiB", "MemoryError", kind="memory")
     assert_reaped(handle)
 
 

@@ -346,14 +346,14 @@ def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
     except KeyError:
         if explicit:
             raise BotFailure(f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
-                             f"there is no such user", kind="crash") from None
+                             f"there is no such user", kind="error") from None
         pw = None
     euid = os.geteuid()
     if euid != 0 or (pw is not None and pw.pw_uid == euid):
         if explicit and pw.pw_uid != euid:
             raise BotFailure(f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
                              f"only a platform running as root can switch users",
-                             kind="crash")
+                             kind="error")
         return Sandbox(note="as the platform's own user")
     problem = f"there is no user {name}"
     if pw is not None:
@@ -372,7 +372,7 @@ def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
             raise BotFailure(f"cannot run the bot as user {name} ({BOT_USER_ENV}={choice}): "
                              f"{problem}. Make it readable by {name} (for example chmod o+rx), "
                              f"or unset {BOT_USER_ENV} to run such a bot as root without "
-                             f"capabilities", kind="crash")
+                             f"capabilities", kind="error")
     if can_drop_capabilities():
         return Sandbox(drop_caps=True, note=f"as root without capabilities ({problem})")
     return Sandbox(note=f"as root with its capabilities: {problem}, and this platform cannot "
@@ -458,7 +458,7 @@ class SubprocessBot:
         except (OSError, subprocess.SubprocessError) as exc:
             self._stopped = "it could not be started"
             raise BotFailure(f"could not start the bot's command {self.command} "
-                             f"{self.sandbox.note}: {exc}", kind="crash") from None
+                             f"{self.sandbox.note}: {exc}", kind="error") from None
         self._finalizer = weakref.finalize(self, _kill_group, self.proc)
         self._wfd = self.proc.stdin.fileno()
         self._rfd = self.proc.stdout.fileno()
@@ -737,20 +737,22 @@ class SubprocessBot:
             self._stop("it closed its stdout")
             raise BotFailure(f"closed its standard output during {what} (the protocol "
                              f"channel); the bot was stopped{self._stderr_tail()}",
-                             kind="crash") from None
+                             kind="protocol") from None
         rc = proc.returncode
         tail = self._stderr_tail()
         self._stop("it exited")
+        kind = "crash" if rc < 0 else "exit"  # killed by a signal / exited by itself
         if rc < 0:
             how = f"was killed by {_signal_name(-rc)}"
             if -rc == getattr(signal, "SIGXFSZ", -1):
                 how += f" (it wrote more than {STDERR_LIMIT_BYTES} bytes to stderr or a file)"
+                kind = "flood"
         else:
             how = f"exited with status {rc}"
         if rc != 0 and _mentions_memory(tail):
             raise BotFailure(f"the bot process {how} during {what}{self._memory_note()}{tail}",
                              kind="memory")
-        raise BotFailure(f"the bot process {how} during {what}{tail}", kind="crash")
+        raise BotFailure(f"the bot process {how} during {what}{tail}", kind=kind)
 
     def _memory_note(self) -> str:
         mb = getattr(self.limits, "memory_mb", 0) or 0

@@ -2,8 +2,11 @@
 
 The runner owns the bots: it starts them, asks each for its decisions with only the observation
 the game built for its seat, turns every failure (``BotFailure`` from the handle,
-``IllegalAction`` from the game) into a forfeit, lets the random policy play the forfeited seat
-from its own stream (so the deals are untouched), and closes every bot whatever happens.
+``IllegalAction`` from the game) into a forfeit event ``{"type": "forfeit", "seat", "reason",
+"kind"}`` (``kind``: one of ``agents.protocol.KINDS``, ``"illegal"`` for the game's refusal;
+an added key of record v1, so older records without it stay valid), lets the random policy
+play the forfeited seat from its own stream (so the deals are untouched), and closes every bot
+whatever happens.
 """
 
 from __future__ import annotations
@@ -53,10 +56,10 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         fallbacks: list[random.Random | None] = [None] * n
         opening: list[dict] = []
 
-        def forfeit(seat: int, reason: str, events: list[dict]) -> None:
+        def forfeit(seat: int, reason: str, kind: str, events: list[dict]) -> None:
             forfeits[seat] = reason
             fallbacks[seat] = random.Random(seeding.fallback_seed(seed, seat))
-            events.append({"type": "forfeit", "seat": seat, "reason": reason})
+            events.append({"type": "forfeit", "seat": seat, "reason": reason, "kind": kind})
 
         for seat, bot in enumerate(bots):
             info = {"protocol": PROTOCOL_VERSION, "game": game,
@@ -66,7 +69,7 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
             try:
                 bot.start(info)
             except BotFailure as exc:
-                forfeit(seat, f"before the first deal: {exc}", opening)
+                forfeit(seat, f"before the first deal: {exc}", exc.kind, opening)
         state.events[0:0] = opening
 
         decisions = [0] * n
@@ -83,11 +86,13 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
                         continue
                     except BotFailure as exc:
                         reason = f"{decision_context(decisions[seat], obs)}: {exc}"
+                        kind = exc.kind
                     except IllegalAction as exc:
+                        kind = "illegal"
                         reason = (f"{decision_context(decisions[seat], obs)}: answered "
                                   f"{_short(answer)}, which is illegal: {exc}. Legal actions "
                                   f"were {_short(obs['legal_actions'])}")
-                    forfeit(seat, reason, state.events)
+                    forfeit(seat, reason, kind, state.events)
                     obs = state.observation(seat)  # the failed bot may have altered its copy
                 state.apply(seat, random_action(obs, fallbacks[seat]))
         result = state.result(forfeits)

@@ -1,0 +1,183 @@
+"""``check_bot(name)``: play a bot against ``random`` bots and report every problem.
+
+What ``mallows bots check`` runs, usable from a bot author's own tests. The bot is always
+isolated (its own process, as in a tournament); it plays ``matches`` matches in every game it
+declares (or the one asked for), the number of seats, its seat and (where a game has several)
+the rule set varying from match to match. Forfeits are counted by the ``kind`` the match
+record gives them (``agents.protocol.KINDS``); each forfeit is kept as a ``Problem`` with the
+observation the bot was answering and its answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any, Callable
+
+from mallows import seeding
+from mallows.agents.protocol import KINDS, Limits
+from mallows.agents.registry import BotSpec, load_bot
+from mallows.errors import BotError, MallowsError
+from mallows.games import GAMES, get_game
+from mallows.tournaments.match import play_match
+
+__all__ = ["check_bot", "choose_games", "run_check", "BotCheck", "GameReport", "Problem",
+           "NO_ANSWER"]
+
+NO_ANSWER = object()  # ``Problem.answer`` when the bot gave no valid answer
+
+
+class Watch:
+    """Wraps a handle: keeps the last observation and answer and the decision times."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.last_obs: dict | None = None
+        self.last_answer: Any = NO_ANSWER
+        self.decisions = 0
+        self.times: list[float] = []
+
+    def start(self, info: dict) -> None:
+        self.inner.start(info)
+
+    def act(self, observation: dict) -> Any:
+        self.last_obs, self.last_answer = observation, NO_ANSWER
+        self.decisions += 1
+        t0 = perf_counter()
+        try:
+            answer = self.inner.act(observation)
+        finally:
+            self.times.append(perf_counter() - t0)
+        self.last_answer = answer
+        return answer
+
+    def end(self, info: dict) -> None:
+        self.inner.end(info)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@dataclass
+class GameReport:
+    game: str
+    matches: int = 0
+    decisions: int = 0
+    forfeits: dict = field(default_factory=lambda: dict.fromkeys(KINDS, 0))  # kind -> count
+    times: list = field(default_factory=list)  # seconds per decision
+
+    @property
+    def forfeit_total(self) -> int:
+        return sum(self.forfeits.values())
+
+
+@dataclass
+class Problem:
+    game: str
+    match: int
+    seed: int
+    players: int
+    seat: int
+    options: dict
+    kind: str
+    reason: str
+    decision: int
+    observation: dict | None
+    answer: Any
+
+
+@dataclass
+class BotCheck:
+    spec: BotSpec
+    games: list[str]
+    reports: list[GameReport]
+    problems: list[Problem]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def choose_games(spec: BotSpec, game: str | None = None) -> list[str]:
+    """The games to check: ``game`` if given (it must be known and declared), else every game
+    the bot declares (every game if it declares none). A ``MallowsError`` names a mismatch."""
+    declared = spec.games
+    if declared is None:
+        try:
+            spec.describe()
+            declared = spec.games
+        except BotError:
+            declared = None  # the matches will show what is wrong
+    if game is not None:
+        get_game(game)
+        if declared and game not in declared:
+            raise MallowsError(f"bot {spec.name!r} declares the games {', '.join(declared)}, "
+                               f"not {game!r}: drop --game, or add {game!r} to its games")
+        return [game]
+    unknown = [g for g in declared or () if g not in GAMES]
+    if unknown:
+        raise MallowsError(f"bot {spec.name!r} declares unknown games {unknown}: the games are "
+                           f"{', '.join(GAMES)}")
+    return [g for g in GAMES if not declared or g in declared]
+
+
+def _forfeit_kind(record: dict, seat: int) -> str:
+    for event in record["events"]:
+        if event.get("type") == "forfeit" and event.get("seat") == seat:
+            return event.get("kind", "error")
+    return "error"
+
+
+def run_check(spec: BotSpec, games: list[str], matches: int, seed: int, limits: Limits,
+              progress: Callable[[str, int], None] | None = None
+              ) -> tuple[list[GameReport], list[Problem]]:
+    """Play the matches; return one report per game and every problem, in order."""
+    opponent = load_bot("random", isolate=False)
+    reports, problems = [], []
+    for game in games:
+        module = get_game(game)
+        rule_sets = list(getattr(module, "RULE_SETS", None) or [None])
+        report = GameReport(game)
+        span = module.MAX_PLAYERS - module.MIN_PLAYERS + 1
+        for i in range(matches):
+            players = module.MIN_PLAYERS + i % span
+            seat = i % players
+            options = module.make_options(rule_sets[i % len(rule_sets)], None)
+            match_seed = seeding.child_seed(seed, i)
+            watch = Watch(spec.handle(limits))
+            handles = [watch if s == seat else opponent.handle(limits) for s in range(players)]
+            names = [spec.name if s == seat else "random" for s in range(players)]
+            record = play_match(game, options, match_seed, handles, names)
+            report.matches += 1
+            report.decisions += watch.decisions
+            report.times.extend(watch.times)
+            reason = record["result"]["forfeits"][seat]
+            if reason:
+                kind = _forfeit_kind(record, seat)
+                report.forfeits[kind] = report.forfeits.get(kind, 0) + 1
+                problems.append(Problem(game, i, match_seed, players, seat, options, kind,
+                                        reason, watch.decisions,
+                                        watch.last_obs if watch.decisions else None,
+                                        watch.last_answer))
+            if progress is not None:
+                progress(game, i)
+        reports.append(report)
+    return reports, problems
+
+
+def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int = 0,
+              limits: Limits | None = None,
+              on_start: Callable[[BotSpec, list[str]], None] | None = None,
+              progress: Callable[[str, int], None] | None = None) -> BotCheck:
+    """Load bot ``name`` (isolated), choose its games, play ``matches`` matches in each against
+    ``random`` bots and return what happened. ``on_start(spec, games)`` is called before the
+    first match. Bad input (an unknown bot or game, no match) is a ``MallowsError``."""
+    if matches < 1:
+        raise MallowsError(f"--games {matches}: play at least one match per game")
+    spec = load_bot(name, isolate=True)
+    games = choose_games(spec, game)
+    if on_start is not None:
+        on_start(spec, games)
+    reports, problems = run_check(spec, games, matches, seed, limits or Limits(), progress)
+    return BotCheck(spec, games, reports, problems)
