@@ -96,6 +96,23 @@ def test_memory_limit_is_whole_mib_and_zero_means_none():
     assert Limits.from_dict({"memory_mb": 512}).memory_mb == 512
     with pytest.raises(MallowsError, match="whole number of MiB"):
         Limits.from_dict({"memory_mb": 1.5})
+    assert Limits.from_dict({"memory_mb": 512.0}).memory_mb == 512  # TOML may write 512.0
+    for bad in (float("inf"), float("nan"), True):
+        with pytest.raises(MallowsError, match="positive number of seconds"):
+            Limits.from_dict({"match_seconds": bad})
+
+
+def test_a_tournament_file_and_the_cli_share_the_limits_validator(tmp_path):
+    from mallows.tournaments.spec import TournamentError, parse_tournament
+
+    base = {"name": "l", "game": "take4", "players": 2, "deals": 1, "seed": 1,
+            "bots": ["random", "greedy"]}
+    t = parse_tournament({**base, "limits": {"memory_mb": 512.0, "decision_seconds": 2}},
+                         check_bots=False)
+    assert t.limits == {"memory_mb": 512, "decision_seconds": 2.0}
+    with pytest.raises(TournamentError, match=r"\[limits\]: limit decision_seconds = inf must be"):
+        parse_tournament({**base, "limits": {"decision_seconds": float("inf")}},
+                         check_bots=False)
 
 
 @pytest.mark.parametrize("game, option", [("arschmallows", "rounds"), ("take4", "max_rounds")])

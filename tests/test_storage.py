@@ -19,6 +19,7 @@ from mallows.results.interface import ResultStore
 from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store, StorageError
 from mallows.tournaments.run import board, register
+from mallows.tournaments.match import forfeit_count
 from mallows.tournaments.schedule import schedule
 from mallows.tournaments.spec import parse_tournament
 from mallows.results.store import MatchRow
@@ -59,7 +60,7 @@ def fake_record(spec, ranks):
 
 def match_row(t, spec, record):
     """The store's plain-value row for a record (what the run module builds from an outcome)."""
-    forfeits = sum(1 for f in record["result"]["forfeits"] if f)
+    forfeits = forfeit_count(record)
     return MatchRow(f"{t.name}/{spec.index}", t.name, spec.index, t.game, spec.table,
                     spec.rotation, spec.deal, spec.seed, record["players"],
                     record["result"]["ranks"], forfeits, json.dumps(record))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 
+__all__ = ["CALL_PROBABILITY", "random_action"]
+
 CALL_PROBABILITY = 1 / 20
 
 

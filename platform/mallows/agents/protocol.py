@@ -16,6 +16,7 @@ garbage or runs over its limits; the runner turns that into a forfeit.
 
 from __future__ import annotations
 
+import math
 import time
 import traceback
 from dataclasses import dataclass, fields
@@ -23,6 +24,9 @@ from typing import Any, Protocol
 
 from mallows.errors import MallowsError
 from mallows import PROTOCOL_VERSION
+
+__all__ = ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle", "Limits", "InProcessBot",
+           "describe_exception"]
 
 
 #: Every kind of failure (a forfeit event's ``kind``): ``timeout`` (a time limit or the match
@@ -63,22 +67,26 @@ class Limits:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Limits":
-        """Limits from a mapping such as a tournament file's ``[limits]`` table; an unknown
-        key or a value that is not a positive number is a ``MallowsError`` naming it."""
-        known = {f.name for f in fields(cls)}
+        """Limits from a mapping (a tournament file's ``[limits]`` table, the CLI's options):
+        the one validator of limits. An unknown key, or a value that is not a finite positive
+        number of seconds (a whole number of MiB, 0 or more, for ``memory_mb``), is a
+        ``MallowsError`` naming it."""
+        known = [f.name for f in fields(cls)]
         values = {}
         for key, value in data.items():
             if key not in known:
-                raise MallowsError(f"unknown limit {key!r}: the limits are "
-                                   f"{', '.join(sorted(known))}")
-            if key == "memory_mb":
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise MallowsError(f"unknown limit {key!r}: the limits are {', '.join(known)}")
+            number = isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value)
+            if key == "memory_mb":  # MiB of an isolated bot's address space; 0: no limit
+                if not number or value < 0 or value != int(value):
                     raise MallowsError(f"limit memory_mb = {value!r} must be a whole number of "
                                        f"MiB (0 for no limit)")
-                values[key] = value
+                values[key] = int(value)
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise MallowsError(f"limit {key} = {value!r} must be a positive number")
+            if not number or value <= 0:
+                raise MallowsError(f"limit {key} = {value!r} must be a positive number of "
+                                   f"seconds")
             values[key] = float(value)
         return cls(**values)
 

@@ -172,7 +172,8 @@ def check(
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
                            f"{games} match(es) per game against random bots"))
 
-    limits = Limits(decision_seconds=decision_seconds, match_seconds=match_seconds)
+    limits = Limits.from_dict({"decision_seconds": decision_seconds,
+                               "match_seconds": match_seconds})
     result = check_bot(bot, game, games, seed, limits, on_start=on_start)
     spec, chosen, reports, problems = result.spec, result.games, result.reports, result.problems
 

@@ -39,7 +39,7 @@ def play(
         raise MallowsError(
             f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
             f"{len(bot)} --bot options: give one --bot per seat")
-    limits = Limits(decision_seconds=decision_seconds)
+    limits = Limits.from_dict({"decision_seconds": decision_seconds})
     specs = [load_bot(name) for name in bot]
     result = play_match(game, options, seed, [s.handle(limits) for s in specs],
                         names=[s.name for s in specs])

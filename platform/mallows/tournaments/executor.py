@@ -92,7 +92,7 @@ def _spec(name: str):
 
 def play_job(job: Job) -> Outcome:
     from mallows.agents.protocol import Limits
-    from mallows.tournaments.match import play_match
+    from mallows.tournaments.match import forfeit_count, play_match
 
     t0 = time.perf_counter()
     try:
@@ -103,7 +103,7 @@ def play_job(job: Job) -> Outcome:
         result = record["result"]
         return Outcome(job.index, json.dumps(record, separators=(",", ":")),
                        list(record["players"]), list(result["ranks"]),
-                       sum(1 for f in result.get("forfeits") or [] if f),
+                       forfeit_count(record),
                        time.perf_counter() - t0)
     except Exception as exc:  # reported to the caller with the match it belongs to
         tail = "".join(traceback.format_exception(exc)[-6:]).strip()

@@ -35,6 +35,11 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + f"... ({len(text)} chars)"
 
 
+def forfeit_count(record: dict) -> int:
+    """How many seats of a record forfeited (the store's ``forfeits`` column)."""
+    return sum(1 for reason in record["result"].get("forfeits") or () if reason)
+
+
 def decision_context(number: int, observation: dict) -> str:
     where = [f"decision {number}"]
     for key in ("round", "phase"):

@@ -72,9 +72,6 @@ class Tournament:
     # table; not part of the definition)
     bot_sources: dict = field(default_factory=dict, compare=False)
 
-    def limits_obj(self) -> Limits:
-        return Limits(**self.limits)
-
     def definition(self) -> dict:
         """The canonical form: what a rerun under the same name must match."""
         return {
@@ -112,10 +109,6 @@ def _int(data: dict, key: str, low: int, high: int | None, src: str, hint: str) 
     return value
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def available_bots() -> list[str]:
     """The names of every bot the registry can find (for error messages)."""
     from mallows.agents.registry import list_bots
@@ -142,28 +135,21 @@ def _check_bot(name: str, game: str, src: str) -> str:
 
 
 def _check_limits(limits: Any, src: str) -> dict:
+    """``[limits]`` as written, checked by ``Limits.from_dict`` (the one validator)."""
     if not isinstance(limits, dict):
         raise TournamentError(f"{_where(src)}`limits` must be a table: write [limits] "
                               f"followed by lines like decision_seconds = 1.0")
     names = [f.name for f in dataclasses.fields(Limits)]
-    out = {}
-    for key, value in limits.items():
+    for key in limits:
         if key not in names:
             raise TournamentError(
                 f"{_where(src)}unknown key `limits.{key}`{_suggest(key, names)}: [limits] "
                 f"takes {', '.join(names)}")
-        if key == "memory_mb":  # MiB for an isolated bot's address space; 0: no limit
-            if not _number(value) or value < 0 or value != int(value):
-                raise TournamentError(f"{_where(src)}`limits.memory_mb` must be a whole number "
-                                      f"of MiB (0 for no limit), got {value!r}")
-            out[key] = int(value)
-            continue
-        if not _number(value) or value <= 0:
-            raise TournamentError(f"{_where(src)}`limits.{key}` must be a positive number of "
-                                  f"seconds, got {value!r}")
-        out[key] = float(value)
-    Limits(**out)
-    return out
+    try:
+        checked = Limits.from_dict(limits)
+    except MallowsError as exc:
+        raise TournamentError(f"{_where(src)}[limits]: {exc}") from None
+    return {key: getattr(checked, key) for key in limits}
 
 
 def _check_ratings(ratings: Any, src: str) -> dict:
