@@ -2,6 +2,11 @@
 
 ``main()`` is the console script. Every ``MallowsError`` becomes a one-paragraph message on
 stderr and exit status 2, never a traceback.
+
+Owns: parsing arguments, calling the floors below, and printing (tables, csv, json, markdown).
+No game logic, no harness, no SQL.
+
+May import: every other subpackage (it is the top floor). Nothing imports it.
 """
 
 from __future__ import annotations

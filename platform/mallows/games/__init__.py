@@ -8,6 +8,12 @@ A game module (one subpackage per game) exposes:
   strings ("4", "true") are coerced. Raises ``GameConfigError`` naming the option and the fix.
 - ``new_state(options, players, chance) -> State`` (see ``mallows.games.base.State``).
   Raises ``GameConfigError`` for a player count out of range.
+
+Owns: the engines (one subpackage per game, each a pure state machine: no I/O, clock or global
+randomness), the game registry (``GAMES``), and each game's bot kit beside it.
+
+May import: ``mallows.errors`` and ``mallows.seeding`` only (and numpy). Nothing of ``agents``,
+``tournaments``, ``results``, ``testing`` or ``cli``.
 """
 
 from __future__ import annotations

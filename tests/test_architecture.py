@@ -1,0 +1,149 @@
+"""The house rules, read from the source with ``ast`` (every import, at any depth, counts):
+which subpackage may import which, the one Ray module and the one SQLite module, a docstring on
+every module saying what it owns, the public names a bot may import, and what the shipped bots
+import."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+PACKAGE = REPO / "platform" / "mallows"
+SUBPACKAGES = ("games", "agents", "tournaments", "results", "testing", "cli")
+
+#: subpackage -> the subpackages it must never import
+FORBIDDEN = {
+    "games": {"agents", "tournaments", "results", "cli", "testing"},
+    "results": {"games", "agents", "tournaments", "cli", "testing"},
+    "agents": {"tournaments", "results", "cli", "testing"},
+    "tournaments": {"cli", "testing"},
+    "testing": {"cli"},
+    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding: the ground floor
+}
+#: third-party module -> the only file that may import it
+ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store.py",
+        "sqlite_utils": "results/store.py"}
+
+#: what a bot may import from the platform, and each module's public names (bots/README.md)
+BOT_API = {
+    "mallows.agents.policy": ["CALL_PROBABILITY", "random_action"],
+    "mallows.agents.kit": ["number_param"],
+    "mallows.agents.protocol": ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle",
+                                "Limits", "InProcessBot", "describe_exception"],
+    "mallows.games.arschmallows.botkit": [
+        "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
+        "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
+        "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide"],
+}
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    here = module_name(path).split(".")
+    if path.name != "__init__.py":
+        here = here[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+            out.append((node.lineno, base))
+            # ``from mallows import games`` imports the subpackage
+            out += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
+                    if base == "mallows"]
+    return out
+
+
+def floor(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).parts
+    return rel[0] if len(rel) > 1 else ""
+
+
+def test_the_tree_is_what_these_rules_know():
+    found = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert found == set(SUBPACKAGES), "a new subpackage needs its rules here"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_layering(path):
+    forbidden = FORBIDDEN.get(floor(path), set())
+    bad = [f"line {line}: {name}" for line, name in imports(path)
+           if name.split(".")[0] == "mallows" and len(name.split(".")) > 1
+           and name.split(".")[1] in forbidden]
+    assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_one_ray_module_and_one_sqlite_module(path):
+    rel = path.relative_to(PACKAGE).as_posix()
+    bad = [f"line {line}: {name}" for line, name in imports(path)
+           if name.split(".")[0] in ONLY and ONLY[name.split(".")[0]] != rel]
+    assert not bad, f"{rel} imports what only one module may: {bad}"
+
+
+def test_the_rule_checker_sees_what_it_must():
+    # the checker itself: a lazy import inside a function and a relative import both count
+    sample = PACKAGE / "tournaments" / "spec.py"
+    names = [name for _, name in imports(sample)]
+    assert "mallows.agents.registry" in names  # imported inside a function
+    assert any(name == "sqlite_utils" for _, name in imports(PACKAGE / "results" / "store.py"))
+    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "executor.py"))
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_module_says_what_it_owns(path):
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    assert doc and len(doc.split()) >= 5, f"{path.relative_to(PACKAGE)} has no top docstring"
+
+
+@pytest.mark.parametrize("name", SUBPACKAGES)
+def test_every_subpackage_says_what_it_owns_and_may_import(name):
+    doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
+    assert doc, name
+    text = " ".join(doc.lower().split())
+    assert "owns" in text and "may import" in text, \
+        f"mallows/{name}/__init__.py must say what it owns and what it may import"
+
+
+@pytest.mark.parametrize("module, names", sorted(BOT_API.items()))
+def test_the_bot_api_is_declared_and_pinned(module, names):
+    mod = importlib.import_module(module)
+    assert sorted(mod.__all__) == sorted(names), \
+        f"{module}.__all__ changed: update bots/README.md and this pin together"
+    for name in names:
+        assert hasattr(mod, name), f"{module} declares {name} but lacks it"
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "bots").glob("*.py")), ids=lambda p: p.name)
+def test_the_shipped_bots_import_only_the_bot_api(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mallows"):
+            assert node.module in BOT_API, f"{path.name}:{node.lineno} imports {node.module}"
+            allowed = set(BOT_API[node.module])
+            bad = [a.name for a in node.names if a.name not in allowed]
+            assert not bad, f"{path.name}:{node.lineno} imports non-public {bad}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                assert not alias.name.startswith("mallows"), \
+                    f"{path.name}:{node.lineno} imports {alias.name}: use from ... import"
