@@ -92,7 +92,8 @@ def refresh_ratings(store, name: str, rows=None) -> list:
         rows = _tournament_rows(store, name)[1]
     _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
-    if game_count == count and params == RATING_SYSTEM.defaults() and all(r.matches for r in rows):
+    if (game_count == count and params == RATING_SYSTEM.defaults()
+            and all(r.matches for r in rows)):
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
         game_rows = RATING_SYSTEM.leaderboard(store.results(game=game))
@@ -132,8 +133,8 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
     and ``on_outcome(outcome, spec, rater)`` drive a progress display. The ratings are built
-    as results arrive, in schedule order (the rating system's ``rater``), so the rater's leader is the
-    leader of every match up to the first one still missing."""
+    as results arrive, in schedule order (the rating system's ``rater``), so the rater's leader
+    is the leader of every match up to the first one still missing."""
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
     register(store, t)
