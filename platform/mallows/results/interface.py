@@ -17,6 +17,27 @@ from typing import Any, Iterable, Iterator, Protocol, Sequence
 Result = tuple[Sequence[str], Sequence[int]]  # (bot by seat, 0-based competition ranks)
 
 
+@dataclass(frozen=True)
+class MatchRow:
+    """One finished match as a store keeps it: plain values only. ``record`` is the record's
+    JSON text; ``players``, ``ranks`` and ``forfeits`` (a count) are read from it by the caller
+    so that a store never parses a record to file it."""
+
+    id: str
+    tournament: str
+    idx: int
+    game: str
+    table: int
+    rotation: int
+    deal: int
+    seed: int
+    players: list
+    ranks: list
+    forfeits: int
+    record: str
+    seconds: float = 0.0
+
+
 class ResultStore(Protocol):
     """Where tournaments, their finished matches and their leaderboards are kept.
 
@@ -44,9 +65,9 @@ class ResultStore(Protocol):
         """Where bot ``name`` was found when a tournament first used it."""
 
     # matches
-    def add_match(self, row: Any) -> None:
-        """Commit one ``MatchRow``; a match already stored (same id) is kept, not replaced."""
-    def add_matches(self, rows: list) -> None: ...
+    def add_match(self, row: MatchRow) -> None:
+        """Commit one match; a match already stored (same id) is kept, not replaced."""
+    def add_matches(self, rows: list[MatchRow]) -> None: ...
     def done_indices(self, tournament: str) -> set[int]: ...
     def count_matches(self, tournament: str) -> int: ...
     def count_game_matches(self, game: str) -> int: ...

@@ -30,12 +30,12 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 import sqlite_utils
 
 from mallows.errors import MallowsError
+from mallows.results.interface import MatchRow
 
 DEFAULT_DB = Path("results") / "mallows.db"
 
@@ -88,30 +88,11 @@ _INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
 
 
-@dataclass(frozen=True)
-class MatchRow:
-    """One finished match as the store keeps it: plain values only. ``record`` is the record's
-    JSON text; ``players``, ``ranks`` and ``forfeits`` (a count) are read from it by the caller
-    so that the store never parses a record to file it."""
-
-    id: str
-    tournament: str
-    idx: int
-    game: str
-    table: int
-    rotation: int
-    deal: int
-    seed: int
-    players: list
-    ranks: list
-    forfeits: int
-    record: str
-    seconds: float = 0.0
-
-    def values(self, stamp: str) -> tuple:
-        return (self.id, self.tournament, self.idx, self.game, self.table, self.rotation,
-                self.deal, self.seed, json.dumps(self.players), json.dumps(self.ranks),
-                int(self.forfeits), self.record, float(self.seconds), stamp)
+def _values(row: MatchRow, stamp: str) -> tuple:
+    """A ``MatchRow`` in ``_MATCH_COLUMNS`` order."""
+    return (row.id, row.tournament, row.idx, row.game, row.table, row.rotation, row.deal,
+            row.seed, json.dumps(row.players), json.dumps(row.ranks), int(row.forfeits),
+            row.record, float(row.seconds), stamp)
 
 
 class Store:
@@ -222,16 +203,16 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
                                [tournament]).fetchone()[0]
 
-    def add_match(self, row: "MatchRow") -> None:
+    def add_match(self, row: MatchRow) -> None:
         """Commit one finished match in its own transaction. A match already stored is kept."""
         self.add_matches([row])
 
-    def add_matches(self, rows: "list[MatchRow]") -> None:
+    def add_matches(self, rows: list[MatchRow]) -> None:
         """Commit finished matches in one transaction. Matches already stored are kept."""
         self._writable()
         stamp = _now()
         with self.db.conn:
-            self.db.conn.executemany(_INSERT_MATCH, [r.values(stamp) for r in rows])
+            self.db.conn.executemany(_INSERT_MATCH, [_values(r, stamp) for r in rows])
 
     def results(self, tournament: str | None = None, game: str | None = None
                 ) -> Iterator[tuple[list[str], list[int]]]:
