@@ -199,6 +199,10 @@ def test_read_only_commands_never_write_the_database(in_repo, write_toml, tmp_pa
                  ("ratings",)):
         result = invoke(*args, "--db", db)
         assert result.exit_code == 0, result.output
+    script = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--format", "json"],
+                            capture_output=True, text=True, timeout=120)
+    assert script.returncode == 0, script.stderr
+    assert {r["bot"] for r in json.loads(script.stdout)} == {"random", "greedy"}
     assert db.read_bytes() == before
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
 
