@@ -237,3 +237,25 @@ def test_a_four_player_ranking_with_a_tie_matches_the_paper_with_our_defaults():
     got = ours(["a", "b", "c", "d"], ranks, p)
     assert flat(got) == pytest.approx(flat(expected), abs=1e-4)
     assert got[0][0] == pytest.approx(got[2][0], abs=1e-3) and got[1][0] > got[0][0] > got[3][0]
+
+
+def test_the_tournament_guide_shows_the_rating_systems_defaults_and_ranges():
+    import re
+    import tomllib
+
+    from conftest import REPO
+
+    guide = (REPO / "tournaments" / "README.md").read_text()
+    block = guide.split("[ratings]", 1)[1].split("```", 1)[0]
+    shown = tomllib.loads(block.split("\n", 1)[1])
+    assert shown.keys() == TRUESKILL.defaults().keys()
+    assert shown == pytest.approx(TRUESKILL.defaults(), abs=1e-6)
+    spans = {p.name: p.span() for p in TRUESKILL.params if p.low != float("-inf")}
+    prose = " ".join(guide.split())
+    for name, span in spans.items():
+        assert re.search(rf"`{name}`( and `\w+`)? {re.escape(span)}", prose), (name, span)
+    for p in TRUESKILL.params:  # every range is enforced as written
+        if p.low != float("-inf"):
+            bad = p.low if p.low_open else p.low - 1
+            with pytest.raises(ValueError, match=re.escape(f"`ratings.{p.name}` must be")):
+                TRUESKILL.check_params({p.name: bad})
