@@ -207,6 +207,25 @@ def test_read_only_commands_never_write_the_database(in_repo, write_toml, tmp_pa
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
 
 
+def test_a_database_written_before_the_move_reads_through_every_read_only_command(tmp_path):
+    import shutil
+
+    db = tmp_path / "old.db"
+    shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
+    before = db.read_bytes()
+    listed = invoke("tournament", "list", "--db", db)
+    assert listed.exit_code == 0 and "24/24" in listed.output and "3/3" in listed.output
+    shown = invoke("tournament", "show", "v1-take4", "--db", db)
+    assert shown.exit_code == 0 and "head-to-head" in shown.output
+    rows = ratings_json(db, "--tournament", "v1-take4")
+    replay = invoke("replay", "v1-arsch/0", "--db", db)
+    assert replay.exit_code == 0 and "-- round 0 --" in replay.output
+    assert db.read_bytes() == before
+    seats = sum(len(json.loads(p)) for (p,) in sqlite3.connect(db).execute(
+        "SELECT players FROM matches WHERE tournament = 'v1-take4'"))
+    assert len(rows) == 4 and sum(r["matches"] for r in rows) == seats
+
+
 def test_duplicate_deals_across_rotations_in_stored_records(in_repo, write_toml, tmp_path):
     db = tmp_path / "m.db"
     assert invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1"
