@@ -1,8 +1,9 @@
 """Results: what tournaments leave behind, at the bottom of the house.
 
 Owns: the store (``store``: the only module that talks to SQLite; it takes plain values, never
-a tournament object, and its interface is written down as ``ResultStore``) and the ratings
-(``ratings``: pure functions from results to leaderboards, behind ``RatingSystem``).
+a tournament object; ``Store(path, readonly=True)`` never writes) and the ratings (``ratings``:
+pure functions from results to leaderboards; TrueSkill's parameters, checks and columns). Their
+written interfaces, ``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
 
 May import: ``mallows.errors`` only (and the standard library, sqlite-utils, trueskill). Nothing
 of ``games``, ``agents``, ``tournaments`` or ``cli``.
