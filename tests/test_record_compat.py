@@ -40,6 +40,7 @@ CASES = [  # game, rules, overrides, seed, players, the decision a seat 1 bot qu
     ("arschmallows", "standard", {}, 0, 2, None),
     ("arschmallows", "supermallows", {"table_cards": 4}, 2026, 4, 7),
     ("arschmallows", "standard", {"rounds": 2}, 123456789, 6, None),
+    ("arschmallows", "standard", {"rounds": 2, "table_cards": 10}, 0, 6, 10),  # reshuffles
     ("take4", None, {}, 0, 2, None),
     ("take4", None, {"rank_losers_by_progress": True}, 2026, 4, 3),
     ("take4", None, {"max_rounds": 5}, 987654321, 3, None),
@@ -49,6 +50,7 @@ DIGESTS = [  # sha256 of record_json(*case), computed by main before the change
     "0984a61737426de2fa2af569d2d6be4b84fb3f5fecf3941dd858a2b5809dd0b8",
     "22864d7b7d1ae8c24b723821bdef0794dd8b7aaba34a79904336d72912bde0da",
     "1d114360994dd75bbeaaf2991393dd7955746586cec984673d3fc2986a8cfded",
+    "cd682802cf6088ad23a5190b816b15502792a7ed11580a4d9032fa4aa1a10d70",
     "4609c1e6fa9d0aa5b6f267c5627620c36ee234561e9a8a09408631942f96fc2c",
     "1772fbf0152e5a121d9c870b0df8fa87cc40baf790a0f648640ffd9301d40dd0",
     "9b4ad9e6986f12a88ec7da2e71eaca77a174b7c9dbe7fef84ce31ef1bcc66a1b",
