@@ -1,4 +1,5 @@
-"""random: the baseline. Uniform over the legal actions, for both games.
+"""random: the baseline. Uniform over the legal actions, in every registered game (each game's
+own random policy, ``mallows.agents.policy``).
 
 At Arschmallows' end decision it calls only 1 time in 20 (so rounds last long enough to reach
 every rule), and it answers the ``get_rid`` entry with a random ordered choice of two or more of
@@ -10,12 +11,13 @@ Parameters: ``random:call=0.1`` sets the call probability.
 import random
 
 from mallows.agents.policy import CALL_PROBABILITY, random_action
+from mallows.games import game_ids
 
 
 class Bot:
     name = "random"
     version = "1.0"
-    games = ("arschmallows", "take4")
+    games = tuple(game_ids())  # every game in the registry
 
     def __init__(self, call: float = CALL_PROBABILITY):
         self.call = float(call)

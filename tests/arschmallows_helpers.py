@@ -42,15 +42,15 @@ class FixedChance:
         self.reshuffles: list[list[int]] = []
         self._reshuffle = reshuffle or list
 
-    def deal(self, round_: int, cards: Sequence) -> list:
-        return list(self.decks[min(round_, len(self.decks) - 1)])
-
-    def reshuffle(self, round_: int, cards: Sequence) -> list:
+    def shuffle(self, stream: str, round_: int, cards: Sequence) -> list:
+        if stream == "deal":
+            return list(self.decks[min(round_, len(self.decks) - 1)])
+        assert stream == "reshuffle", f"arschmallows has no {stream!r} stream"
         self.reshuffles.append(list(cards))
         return list(self._reshuffle(list(cards)))
 
-    def race(self, round_, position, contenders):  # pragma: no cover - not an Arschmallows event
-        raise AssertionError("arschmallows has no races")
+    def choice(self, stream, round_, options, at=None):  # pragma: no cover - no such draw
+        raise AssertionError("arschmallows draws no choices")
 
 
 def options(rules: str = "standard", **overrides: Any) -> dict:

@@ -64,7 +64,7 @@ def test_same_seed_same_bots_same_record_and_it_replays(cfg):
     second, _ = recorded_match(**cfg)
     assert json.dumps(first) == json.dumps(second)
     # A record replays without its seed: ReplayChance plus its action events.
-    state = GAME.new_state(first["options"], cfg["players"], ReplayChance(first["events"]))
+    state = GAME.new_state(first["options"], cfg["players"], ReplayChance(first["events"], GAME.CHANCE_EVENTS))
     for event in first["events"]:
         if event["type"] == "action":
             state.apply(event["seat"], event["action"])

@@ -14,21 +14,54 @@ def test_deal_stream_depends_only_on_seed_and_round():
     a = SeededChance(7)
     b = SeededChance(7)
     cards = list(range(62))
-    b.reshuffle(0, cards)  # drawing from another stream first must not move the deal
-    b.race(0, 1, [0, 1])
-    assert a.deal(3, cards) == b.deal(3, cards)
-    assert a.deal(3, cards) != a.deal(4, cards)
-    assert SeededChance(8).deal(3, cards) != a.deal(3, cards)
+    b.shuffle("reshuffle", 0, cards)  # drawing from another stream first must not move the deal
+    b.choice("race", 0, [0, 1])
+    b.shuffle("dice", 3, cards)  # nor from a stream a new game names
+    assert a.shuffle("deal", 3, cards) == b.shuffle("deal", 3, cards)
+    assert SeededChance(7).shuffle("deal", 3, cards) != SeededChance(7).shuffle("deal", 4, cards)
+    assert SeededChance(8).shuffle("deal", 3, cards) != SeededChance(7).shuffle("deal", 3, cards)
 
 
 def test_reshuffles_of_a_round_draw_in_order_from_one_stream():
     cards = list(range(20))
     a = SeededChance(1)
-    first, second = a.reshuffle(2, cards), a.reshuffle(2, cards)
+    first, second = a.shuffle("reshuffle", 2, cards), a.shuffle("reshuffle", 2, cards)
     assert first != second
     b = SeededChance(1)
-    b.deal(2, cards)
-    assert b.reshuffle(2, cards) == first
+    b.shuffle("deal", 2, cards)
+    assert b.shuffle("reshuffle", 2, cards) == first
+
+
+def test_the_known_streams_keep_their_record_v1_spawn_keys():
+    """The same seed deals the same cards: deal, reshuffle and race are the SeedSequence
+    children (0, r), (1, r) and (2, r) of the match seed, as before streams had names."""
+    import numpy as np
+
+    def old(seed, *key):
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+
+    cards = list(range(64))
+    for seed, r in ((0, 0), (2026, 3), (2**63 - 1, 17)):
+        chance = SeededChance(seed)
+        assert chance.shuffle("deal", r, cards) == [cards[i] for i in old(seed, 0, r).permutation(64)]
+        assert chance.shuffle("reshuffle", r, cards) == [cards[i] for i in old(seed, 1, r).permutation(64)]
+        assert chance.choice("race", r, [3, 5, 7]) == [3, 5, 7][int(old(seed, 2, r).integers(3))]
+
+
+@given(st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True),
+       st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True), st.integers(0, 50), st.integers(0, 50))
+def test_stream_keys_never_collide(a, b, r, s):
+    """A stream's key is injective in (name, round) and never meets the bot or fallback keys."""
+    if (a, r) != (b, s):
+        assert seeding.stream_key(a, r) != seeding.stream_key(b, s)
+    assert seeding.stream_key(a, r)[0] not in (3, 4)
+
+
+@pytest.mark.parametrize("name, round_", [("", 0), ("Deal", 0), ("deal-2", 0), ("x" * 41, 0),
+                                          ("deal", -1), ("deal", True), (3, 0)])
+def test_a_bad_stream_name_or_round_is_refused(name, round_):
+    with pytest.raises(ValueError, match="chance stream"):
+        seeding.stream_key(name, round_)
 
 
 @given(st.integers(0, 2**63 - 1), st.integers(0, 5))
@@ -42,12 +75,26 @@ def test_bot_seeds_are_json_safe_and_distinct_per_seat(seed, seat):
 
 def test_replay_chance_returns_recorded_draws_in_order():
     events = [{"type": "deal", "deck": [3, 1, 2]}, {"type": "reshuffle", "deck": [9, 8]},
-              {"type": "race", "winner": 2}, {"type": "deal", "deck": [1]}]
-    chance = ReplayChance(events)
-    assert chance.deal(0, []) == [3, 1, 2]
-    assert chance.reshuffle(0, []) == [9, 8]
-    assert chance.race(0, 1, [0, 2]) == 2
-    assert chance.deal(1, []) == [1]
+              {"type": "race", "winner": 2}, {"type": "deal", "deck": [1]},
+              {"type": "dice", "roll": 6}, {"type": "action", "deck": [0]}]
+    chance = ReplayChance(events, {"deal": "deck", "reshuffle": "deck", "race": "winner",
+                                   "dice": "roll"})
+    assert chance.shuffle("deal", 0, [1, 2, 3]) == [3, 1, 2]
+    assert chance.shuffle("reshuffle", 0, [8, 9]) == [9, 8]
+    assert chance.choice("race", 0, [0, 2], at=1) == 2
+    assert chance.shuffle("deal", 1, [1]) == [1]
+    assert chance.choice("dice", 0, [1, 2, 3, 4, 5, 6]) == 6
+    with pytest.raises(ValueError, match="no more 'deal' events"):
+        chance.shuffle("deal", 2, [1])
+
+
+def test_replay_chance_refuses_a_draw_the_game_could_not_have_made():
+    chance = ReplayChance([{"type": "deal", "deck": [1, 1]}, {"type": "race", "winner": 5}],
+                          {"deal": "deck", "race": "winner"})
+    with pytest.raises(ValueError, match="not a shuffle"):
+        chance.shuffle("deal", 0, [1, 2])
+    with pytest.raises(ValueError, match="not one of"):
+        chance.choice("race", 0, [0, 1])
 
 
 @pytest.mark.parametrize("keys, forfeits, ranks", [
@@ -64,10 +111,10 @@ def test_competition_ranks(keys, forfeits, ranks):
 
 def test_random_policy_calls_rarely_and_expands_get_rid():
     rng = random.Random(0)
-    end = {"phase": "end", "legal_actions": [{"type": "call"}, {"type": "pass"}]}
+    end = {"game": "arschmallows", "phase": "end", "legal_actions": [{"type": "call"}, {"type": "pass"}]}
     calls = sum(random_action(end, rng)["type"] == "call" for _ in range(4000))
     assert 100 < calls < 320  # about 1 in 20
-    use = {"phase": "use", "legal_actions": [{"type": "get_rid", "choose_from": [0, 2, 5]}]}
+    use = {"game": "arschmallows", "phase": "use", "legal_actions": [{"type": "get_rid", "choose_from": [0, 2, 5]}]}
     for _ in range(50):
         action = random_action(use, rng)
         assert action["type"] == "get_rid"

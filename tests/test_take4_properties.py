@@ -155,7 +155,7 @@ def test_a_record_replays_without_its_seed(seed, kinds, by_progress, max_rounds)
     assert state.result(record["result"]["forfeits"]) == record["result"]
     assert state.events == record["events"]
     # and by hand, from the events alone: ReplayChance + the picks
-    by_hand = take4.new_state(record["options"], len(kinds), ReplayChance(record["events"]))
+    by_hand = take4.new_state(record["options"], len(kinds), ReplayChance(record["events"], take4.CHANCE_EVENTS))
     for event in record["events"]:
         if event["type"] == "picks":
             for seat, position in enumerate(event["picks"]):
@@ -173,7 +173,7 @@ def test_race_winners_come_from_the_seeds_race_stream(seed, players, data):
     chance = SeededChance(seed)
     for p, race in zip(picks, races):
         assert race["position"] == 1 and race["contenders"] == list(range(players))
-        assert race["winner"] == chance.race(p["round"], 1, list(range(players)))
+        assert race["winner"] == chance.choice("race", p["round"], list(range(players)))
 
 
 class CrashOnSecond:

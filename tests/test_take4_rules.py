@@ -34,14 +34,14 @@ class FixedChance:
         self.races = race if race is not None else {}
         self.calls = []
 
-    def deal(self, round_, cards):
+    def shuffle(self, stream, round_, cards):
+        assert stream == "deal", "take4 shuffles once, the deal"
         assert round_ == 0 and sorted(cards) == sorted(DECK)
         return list(self.deck)
 
-    def reshuffle(self, round_, cards):  # pragma: no cover - take4 never reshuffles
-        raise AssertionError("take4 never reshuffles")
-
-    def race(self, round_, position, contenders):
+    def choice(self, stream, round_, contenders, at=None):
+        assert stream == "race"
+        position = at
         self.calls.append((round_, position, list(contenders)))
         if callable(self.races):
             return self.races(round_, position, list(contenders))

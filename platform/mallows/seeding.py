@@ -3,34 +3,51 @@
 Streams are numpy ``SeedSequence`` children addressed by a fixed spawn key, so a stream depends
 only on (seed, purpose, index) and never on what happened earlier in the match:
 
-- ``deal_rng(seed, r)``: round r's deal. The same seed deals the same cards whichever bots play.
-- ``reshuffle_rng(seed, r)``: the reshuffles of round r, drawn in order from one stream.
-- ``race_rng(seed, r)``: the Benny races of Take4 round r, in position order.
-- ``bot_seed(seed, seat)``: the integer seed handed to the bot in that seat.
-- ``fallback_seed(seed, seat)``: the random policy that plays for a seat after it forfeits.
+- ``stream_rng(seed, name, r)``: a game's chance stream ``name`` in round r (see
+  ``mallows.games.base.SeededChance``). The names ``"deal"``, ``"reshuffle"`` and ``"race"``
+  keep the spawn keys they have had since record v1 (0, 1 and 2 followed by the round), so the
+  same seed still deals the same cards. Any other name gets the key ``(5, *its UTF-8 bytes, r)``:
+  stable, and distinct from every other name's and from the fixed keys, so a new game names its
+  own streams without a change here.
+- ``bot_seed(seed, seat)``: the integer seed handed to the bot in that seat (key 3).
+- ``fallback_seed(seed, seat)``: the random policy that plays for a seat after it forfeits (key 4).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-_DEAL, _RESHUFFLE, _RACE, _BOT, _FALLBACK = range(5)
+import re
+
+_DEAL, _RESHUFFLE, _RACE, _BOT, _FALLBACK, _NAMED = range(6)
+#: chance streams whose spawn keys predate named streams (record v1): name -> key prefix
+FIXED_STREAMS = {"deal": _DEAL, "reshuffle": _RESHUFFLE, "race": _RACE}
+STREAM_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
 def _stream(seed: int, *key: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
 
 
-def deal_rng(seed: int, round_: int) -> np.random.Generator:
-    return _stream(seed, _DEAL, round_)
+def stream_key(name: str, round_: int) -> tuple[int, ...]:
+    """The spawn key of chance stream ``name`` in round ``round_``. ``ValueError`` for a name
+    that is not lower-case letters, digits and ``_`` (1 to 40, a letter first) or a negative
+    round."""
+    if not isinstance(name, str) or not STREAM_NAME.fullmatch(name):
+        raise ValueError(f"chance stream name {name!r}: use lower-case letters, digits and _, "
+                         f"a letter first, at most 40 characters (e.g. \"deal\")")
+    if isinstance(round_, bool) or not isinstance(round_, int) or round_ < 0:
+        raise ValueError(f"chance stream {name!r}: the round is a whole number >= 0, "
+                         f"not {round_!r}")
+    fixed = FIXED_STREAMS.get(name)
+    if fixed is not None:
+        return (fixed, round_)
+    return (_NAMED, *name.encode(), round_)
 
 
-def reshuffle_rng(seed: int, round_: int) -> np.random.Generator:
-    return _stream(seed, _RESHUFFLE, round_)
-
-
-def race_rng(seed: int, round_: int) -> np.random.Generator:
-    return _stream(seed, _RACE, round_)
+def stream_rng(seed: int, name: str, round_: int) -> np.random.Generator:
+    """A fresh generator for chance stream ``name`` of round ``round_`` of match ``seed``."""
+    return _stream(seed, *stream_key(name, round_))
 
 
 def _int_seed(seq: np.random.SeedSequence) -> int:

@@ -1,31 +1,26 @@
-"""The random policy, from an observation alone.
+"""The random policy, from an observation alone: the dispatcher to each game's own.
 
-Used by the shipped ``random`` bot and by the runner for a seat that has forfeited. It is
-uniform over ``legal_actions``, with two exceptions that keep rounds long enough to reach every
-rule: at Arschmallows' end decision it calls with probability ``call_probability`` (1 in 20), and
-a ``get_rid`` entry is expanded into a random ordered choice of two or more of its slots.
+Used by the shipped ``random`` bot and by the runner for a seat that has forfeited. The game is
+read from ``observation["game"]`` and its ``random_action`` (``mallows.games.base.Game``) picks
+the move, drawing only from ``rng``: the same seed gives the same moves. Arschmallows' policy
+calls at the end decision with probability ``call_probability`` (``CALL_PROBABILITY``, 1 in 20)
+and expands a ``get_rid`` entry into a random ordered choice of two or more of its slots; every
+other game ignores ``call_probability``.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
+
+from mallows.games import get_game
+from mallows.games.arschmallows.policy import CALL_PROBABILITY
 
 __all__ = ["CALL_PROBABILITY", "random_action"]
 
-CALL_PROBABILITY = 1 / 20
-
 
 def random_action(observation: dict, rng: random.Random,
-                  call_probability: float = CALL_PROBABILITY) -> dict:
-    legal = observation["legal_actions"]
-    if observation.get("phase") == "end":
-        wanted = "call" if rng.random() < call_probability else "pass"
-        for action in legal:
-            if action["type"] == wanted:
-                return action
-    action = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
-    if action["type"] == "get_rid":
-        slots = list(action["choose_from"])
-        rng.shuffle(slots)
-        return {"type": "get_rid", "slots": slots[: rng.randint(2, len(slots))]}
-    return action
+                  call_probability: float = CALL_PROBABILITY, **params: Any) -> dict:
+    """A random legal action for the observation's seat, from its game's policy."""
+    return get_game(observation["game"]).random_action(
+        observation, rng, call_probability=call_probability, **params)

@@ -42,11 +42,11 @@ from typing import Any
 from mallows import PROTOCOL_VERSION
 from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
 from mallows.errors import BotError
+from mallows.games import game_ids
 
 SHIPPED = frozenset({"random", "greedy", "heuristic", "ismcts", "denial"})
 ENTRY_POINT_GROUP = "mallows.bots"
 MANIFEST = "bot.toml"
-KNOWN_GAMES = ("arschmallows", "take4")
 
 
 def project_bots_dir() -> Path:
@@ -309,10 +309,11 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
         raise BotError(f"bot {name!r}: in {path}, command must be a list of strings, "
                        f"for example [\"node\", \"bot.js\"]")
     games = need("games", list, '["arschmallows", "take4"]')
-    unknown = [g for g in games if g not in KNOWN_GAMES]
+    known = game_ids()  # the game registry: a new game is known here without an edit
+    unknown = [g for g in games if g not in known]
     if unknown:
         raise BotError(f"bot {name!r}: {path} lists unknown games {unknown}: the games are "
-                       f"{', '.join(KNOWN_GAMES)}")
+                       f"{', '.join(known)}")
     protocol = data.get("protocol", PROTOCOL_VERSION)
     if protocol != PROTOCOL_VERSION:
         raise BotError(f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "

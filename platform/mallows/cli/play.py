@@ -13,7 +13,7 @@ from rich.table import Table
 from mallows.agents.protocol import Limits
 from mallows.cli.common import parse_options, user_errors
 from mallows.errors import MallowsError
-from mallows.games import get_game
+from mallows.games import game_ids, get_game
 from mallows.agents.registry import load_bot
 from mallows.tournaments.match import play_match
 
@@ -24,9 +24,10 @@ def register(app: typer.Typer) -> None:
 
 @user_errors
 def play(
-    game: str = typer.Argument(..., help="arschmallows or take4"),
+    game: str = typer.Argument(..., help=f"The game: {' or '.join(game_ids())}."),
     bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat)."),
-    rules: Optional[str] = typer.Option(None, help="Rule set (arschmallows: standard, supermallows)."),
+    rules: Optional[str] = typer.Option(None, help="Rule set: " + "; ".join(
+        f"{g}: {', '.join(get_game(g).RULE_SETS)}" for g in game_ids()) + "."),
     option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
     seed: int = typer.Option(0, help="Match seed: same seed, same bots, same match."),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),

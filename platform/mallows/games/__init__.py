@@ -1,16 +1,14 @@
-"""The game registry: game id -> game module.
+"""The game registry: game id -> the module that implements it. Adding a game is its package
+plus one line in ``GAMES``; everything else (the CLI's help, the tournament file's check, the
+bot registry's known games, the random policy, ``bots check``) reads this registry.
 
-A game module (one subpackage per game) exposes:
-
-- ``NAME``, ``MIN_PLAYERS``, ``MAX_PLAYERS``, ``SIMULTANEOUS`` (bool), ``RULE_SETS`` (rule-set
-  name -> option defaults; a game without rule sets has one, ``"default"``), ``DEFAULT_RULES``.
-- ``make_options(rules=None, overrides=None) -> dict``: every effective option, validated; CLI
-  strings ("4", "true") are coerced. Raises ``GameConfigError`` naming the option and the fix.
-- ``new_state(options, players, chance) -> State`` (see ``mallows.games.base.State``).
-  Raises ``GameConfigError`` for a player count out of range.
+A game module satisfies ``mallows.games.base.Game`` (the contract, written once there: the
+constants, options, new state, replay, summary, replay lines, random policy); its matches are
+``mallows.games.base.State`` objects.
 
 Owns: the engines (one subpackage per game, each a pure state machine: no I/O, clock or global
-randomness), the game registry (``GAMES``), and each game's bot kit beside it.
+randomness), the game contract (``base``), the game registry (``GAMES``), the shared replay
+frame (``describe``), and each game's bot kit beside it.
 
 May import: ``mallows.errors`` and ``mallows.seeding`` only (and numpy). Nothing of ``agents``,
 ``tournaments``, ``results``, ``testing`` or ``cli``.
@@ -19,20 +17,36 @@ May import: ``mallows.errors`` and ``mallows.seeding`` only (and numpy). Nothing
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import Any
 
 from mallows.errors import GameConfigError
 
-GAMES = {
+GAMES: dict[str, str] = {
     "arschmallows": "mallows.games.arschmallows",
     "take4": "mallows.games.take4",
 }
 
 
-def get_game(name: str) -> ModuleType:
+def game_ids() -> list[str]:
+    """The registered game ids, sorted."""
+    return sorted(GAMES)
+
+
+def get_game(name: str) -> Any:
+    """The module of game ``name`` (a ``mallows.games.base.Game``). ``GameConfigError`` for an
+    unknown id, or for a registered module that does not fulfil the contract."""
     try:
-        return importlib.import_module(GAMES[name])
-    except KeyError:
+        path = GAMES[name]
+    except (KeyError, TypeError):
         raise GameConfigError(
-            f"unknown game {name!r}: choose one of {', '.join(sorted(GAMES))}"
-        ) from None
+            f"unknown game {name!r}: choose one of {', '.join(game_ids())}") from None
+    module = importlib.import_module(path)
+    if getattr(module, "_mallows_checked", None) != path:
+        from mallows.games.base import missing
+
+        lacking = missing(module)
+        if lacking:
+            raise GameConfigError(f"game {name!r} ({path}) does not fulfil the game contract "
+                                  f"(mallows.games.base.Game): it lacks {', '.join(lacking)}")
+        module._mallows_checked = path
+    return module

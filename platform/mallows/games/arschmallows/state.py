@@ -446,7 +446,7 @@ class ArschmallowsState:
         pool: dict[int, list[int]] = {}
         for card in self.discard:
             pool.setdefault(self.values[card], []).append(card)
-        deck = list(self.chance.reshuffle(self.round, list(self.discard_values)))
+        deck = list(self.chance.shuffle("reshuffle", self.round, list(self.discard_values)))
         try:
             ids = [pool[v].pop() for v in deck]
         except (KeyError, IndexError):
@@ -461,7 +461,7 @@ class ArschmallowsState:
         self.knowledge.forget(self.draw)
 
     def _start_round(self) -> None:
-        deck = list(self.chance.deal(self.round, list(cards.VALUES)))
+        deck = list(self.chance.shuffle("deal", self.round, list(cards.VALUES)))
         if not cards.is_deck(deck):
             raise ValueError(f"round {self.round}: the dealt deck is not the 62 cards: {deck}")
         self.events.append({"type": "deal", "round": self.round, "deck": list(deck)})

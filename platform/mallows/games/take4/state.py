@@ -33,7 +33,7 @@ class Take4State:
         self._by_progress = bool(options["rank_losers_by_progress"])
         self.players = players
         self.chance = chance
-        deck = list(chance.deal(0, list(DECK)))
+        deck = list(chance.shuffle("deal", 0, list(DECK)))
         if sorted(deck) != sorted(DECK):
             raise ValueError("the deal is not a permutation of the 64 Take4 cards")
         self.events: list[dict] = [{"type": "deal", "deck": list(deck)}]
@@ -135,7 +135,8 @@ class Take4State:
         picks = [int(p) for p in self._pending]  # every seat has answered
         r = self.round
         takes, races, leftovers = rules.resolve(
-            self.positions, picks, lambda position, seats: self.chance.race(r, position, seats))
+            self.positions, picks,
+            lambda position, seats: self.chance.choice("race", r, seats, at=position))
         self.events.append({"type": "picks", "round": r, "picks": list(picks)})
         for race in races:
             self.events.append({"type": "race", "position": race["position"],

@@ -1,0 +1,54 @@
+"""A record told turn by turn, for ``mallows replay``: the frame every game shares.
+
+Owns the header, the seat list, the runner's ``forfeit`` events, any event a game does not
+describe (printed as JSON) and the final places; each game's ``describe_event`` and
+``describe_result`` (see ``mallows.games.base.Game``) supply the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+
+def seat_label(record: Mapping, seat: Any) -> str:
+    """``seat 2 (greedy)``, or ``seat 7`` for a seat the record does not name."""
+    names = record.get("players", [])
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return f"seat {seat} ({names[seat]})"
+    return f"seat {seat}"
+
+
+def replay_lines(match_id: str, record: Mapping) -> list[str]:
+    """Every line ``mallows replay`` prints for ``record``. A record of a game this
+    installation does not know is still told, with its events as JSON."""
+    from mallows.errors import GameConfigError
+    from mallows.games import get_game
+
+    game = record.get("game")
+    try:
+        module: Any = get_game(game)
+    except GameConfigError:
+        module = None
+    names = record.get("players", [])
+    lines = [f"match {match_id} · {game}"
+             + (f" ({record['rules']})" if record.get("rules") else "")
+             + f" · seed {record.get('seed')}",
+             "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names))]
+    for e in record.get("events", []):
+        if e.get("type") == "forfeit":
+            lines.append(f"  {seat_label(record, e.get('seat'))} FORFEITS: {e.get('reason')}")
+            continue
+        told = module.describe_event(record, e) if module is not None else None
+        lines.extend(told if told is not None else ["  " + json.dumps(e)])
+    result = record.get("result", {})
+    lines.append("result:")
+    ranks = result.get("ranks", [])
+    forfeits = result.get("forfeits") or []
+    for s in sorted(range(len(ranks)), key=lambda s: (ranks[s], s)):
+        extra = list(module.describe_result(record, s)) if module is not None else []
+        if s < len(forfeits) and forfeits[s]:
+            extra.append("forfeited")
+        lines.append(f"  place {ranks[s] + 1}: {seat_label(record, s)}"
+                     + (f" · {' · '.join(extra)}" if extra else ""))
+    return lines

@@ -1,0 +1,85 @@
+"""How a Take4 record reads: the table ``mallows play`` prints (``summary``) and the lines
+``mallows replay`` prints (``describe_event``, ``describe_result``)."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from mallows.games.describe import seat_label
+from mallows.games.take4.cards import completed_squads, progress, squad_counts
+
+
+def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
+    """For ``mallows play``: a row per seat (rank, bot, what it collected) and notes saying who
+    won and why the game ended."""
+    result = record["result"]
+    names = record["players"]
+    winners = result["winners"]
+    forfeits = result.get("forfeits") or [None] * len(names)
+    end = next((e for e in reversed(record["events"]) if e["type"] == "game_end"), None)
+    rounds = sum(1 for e in record["events"] if e["type"] == "picks")
+    headers = ["seat", "bot", "rank", "cards", "best squad", "distinct", "collected"]
+    rows = []
+    for seat, name in enumerate(names):
+        held = result["collections"][seat]
+        _, total = progress(held)
+        mark = " (winner)" if seat in winners else ""
+        mark += " (forfeited)" if forfeits[seat] else ""
+        rows.append([seat, name + mark, result["ranks"][seat], len(held),
+                     _best_label(held), total, ", ".join(held) or "-"])
+    notes = []
+    reason = end["reason"] if end else None
+    if winners:
+        who = ", ".join(f"seat {s} ({names[s]}: {'/'.join(completed_squads(result['collections'][s]))})"
+                        for s in winners)
+        verb = "share the win" if len(winners) > 1 else "wins"
+        notes.append(f"{who} {verb}, completing a squad in round {rounds - 1}.")
+    elif reason == "deck_empty":
+        notes.append(f"No winner: the deck ran out after {rounds} rounds (deck_empty).")
+    elif reason == "round_limit":
+        notes.append(f"No winner: the round limit of {record['options'].get('max_rounds')} "
+                     f"rounds was reached (round_limit).")
+    for seat, why in enumerate(forfeits):
+        if why:
+            notes.append(f"seat {seat} ({names[seat]}) forfeited: {why}")
+    return headers, rows, notes
+
+
+def _best_label(held) -> str:
+    """``Fantasy 3/4`` for a unique best squad, ``2/4 (3 squads)`` for a tie, ``-`` if empty."""
+    counts = squad_counts(held)
+    best = max(counts.values())
+    if not best:
+        return "-"
+    tops = [squad for squad, count in counts.items() if count == best]
+    return f"{tops[0]} {best}/4" if len(tops) == 1 else f"{best}/4 ({len(tops)} squads)"
+
+
+def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
+    kind = e.get("type")
+    names = record.get("players", [])
+    if kind == "deal":
+        deck = e["deck"]
+        return [f"deck dealt ({len(deck)} cards), top first: {', '.join(map(str, deck[:8]))}"
+                + (" ..." if len(deck) > 8 else "")]
+    if kind == "picks":
+        n = len(names)
+        return [f"round {e.get('round')}: "
+                + ", ".join(f"{names[s] if s < n else s} picks {p}"
+                            for s, p in enumerate(e.get("picks", [])))]
+    if kind == "race":
+        who = ", ".join(seat_label(record, s) for s in e.get("contenders", []))
+        return [f"  race for position {e.get('position')} between {who}: "
+                f"{seat_label(record, e.get('winner'))} grabs Benny"]
+    if kind == "game_end":
+        winners = e.get("winners", [])
+        return [f"game ends ({e.get('reason')}); winners: "
+                + (", ".join(seat_label(record, s) for s in winners) or "none")]
+    return None
+
+
+def describe_result(record: Mapping, seat: int) -> list[str]:
+    collections = record.get("result", {}).get("collections")
+    if isinstance(collections, list) and seat < len(collections):
+        return [f"collection {', '.join(collections[seat]) or '-'}"]
+    return []
