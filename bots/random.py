@@ -10,14 +10,13 @@ Parameters: ``random:call=0.1`` sets the call probability.
 
 import random
 
-from mallows.agents.policy import CALL_PROBABILITY, random_action
-from mallows.games import game_ids
+from mallows.agents.policy import CALL_PROBABILITY, EveryGame, random_action
 
 
 class Bot:
     name = "random"
     version = "1.0"
-    games = tuple(game_ids())  # every game in the registry
+    games = EveryGame()  # every game in the registry, whenever asked
 
     def __init__(self, call: float = CALL_PROBABILITY):
         self.call = float(call)

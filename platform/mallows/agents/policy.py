@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from mallows.games import get_game
+from mallows.games import game_ids, get_game
 from mallows.games.arschmallows.policy import CALL_PROBABILITY
 
 __all__ = ["CALL_PROBABILITY", "random_action"]
@@ -24,3 +24,12 @@ def random_action(observation: dict, rng: random.Random,
     """A random legal action for the observation's seat, from its game's policy."""
     return get_game(observation["game"]).random_action(
         observation, rng, call_probability=call_probability, **params)
+
+
+class EveryGame:
+    """A bot's ``games`` attribute meaning every registered game, read when asked (so a game
+    registered after the bot was loaded counts too): ``games = EveryGame()``. For bots that
+    play through ``random_action`` and so play whatever the registry holds."""
+
+    def __get__(self, obj: Any, cls: Any = None) -> tuple[str, ...]:
+        return tuple(game_ids())

@@ -95,6 +95,10 @@ class Game(Protocol):
         ``random.Random``). ``params`` are the random bot's parameters; a game ignores those
         it does not use."""
 
+    # Optional: ``hidden_variants(state, seat, rng) -> list[State]``, copies of ``state`` that
+    # differ only in what ``seat`` may not know; ``mallows.testing.games.check_game`` then
+    # checks that each gives the seat the same observation (a generic leak test).
+
 
 HOOKS = ("make_options", "new_state", "replay", "summary", "describe_event", "describe_result",
          "random_action")

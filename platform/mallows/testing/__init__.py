@@ -1,9 +1,15 @@
 """Conformance checks that ship with the library, for the platform's own tests and for anyone
-writing a game or a bot.
+writing a game or a bot (in the spirit of PettingZoo's ``api_test``).
 
-Owns: ``bots.check_bot(name)`` (what ``mallows bots check`` runs: matches against random bots,
-forfeits by kind, the first problem with its observation and answer).
+Owns: ``games.check_game(game_id)`` (a registered game played through its whole contract;
+``ConformanceError`` names the first broken promise) and ``bots.check_bot(name)`` (what
+``mallows bots check`` runs: matches against random bots, forfeits by kind, the first problem
+with its observation and answer).
 
 May import: every other subpackage except ``cli`` (it drives games, bots and the match runner
 the way a tournament does). Nothing imports it but ``cli`` and tests.
 """
+
+from mallows.testing.games import ConformanceError, check_game
+
+__all__ = ["ConformanceError", "check_game"]

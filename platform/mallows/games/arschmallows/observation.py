@@ -115,3 +115,27 @@ def build_observation(state: "ArschmallowsState", seat: int) -> dict:
     obs["current_seat"] = state.current
     obs["turn"] = state.turns
     return obs
+
+
+def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2) -> list:
+    """Copies of ``state`` that differ only in what ``seat`` may not know: the values of the
+    cards it has not seen, shuffled among those cards (other seats' knowledge follows the
+    cards). ``mallows.testing.games`` checks that each gives ``seat`` the same observation."""
+    import copy
+
+    view = state.knowledge.views[seat]
+    unknown = [card for card, value in enumerate(view) if value is None]
+    variants = []
+    for _ in range(count if len(unknown) > 1 else 0):
+        other = copy.deepcopy(state)
+        values = [other.values[card] for card in unknown]
+        rng.shuffle(values)
+        for card, value in zip(unknown, values):
+            other.values[card] = value  # the same list as other.knowledge.values
+        for known in other.knowledge.views:
+            for card in unknown:
+                if known[card] is not None:
+                    known[card] = other.values[card]
+        other.knowledge.version = [v + 1 for v in other.knowledge.version]  # rebuild rows
+        variants.append(other)
+    return variants

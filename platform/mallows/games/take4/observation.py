@@ -74,3 +74,18 @@ def build(state: "Take4State", seat: int) -> dict:
     if seat not in state.to_move():
         observation["legal_actions"] = []
     return observation
+
+
+def hidden_variants(state: "Take4State", seat: int, rng, count: int = 2) -> list:
+    """Copies of ``state`` that differ only in what no seat may know, the order of the deck
+    (rules.md 2). ``mallows.testing.games`` checks that each gives ``seat`` the same
+    observation."""
+    import copy
+
+    variants = []
+    for _ in range(count if len(state.deck) > 1 else 0):
+        other = copy.deepcopy(state)
+        rng.shuffle(other.deck)
+        other._snapshot = None
+        variants.append(other)
+    return variants
