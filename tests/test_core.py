@@ -162,7 +162,15 @@ def test_a_tournament_file_and_the_cli_share_the_limits_validator(tmp_path):
                          check_bots=False)
 
 
-@pytest.mark.parametrize("game, option", [("arschmallows", "rounds"), ("take4", "max_rounds")])
+def _options_of_kind(kind):
+    """(game, option) for every registered game's options whose default is of ``kind``."""
+    from mallows.games import game_ids, get_game
+
+    return [(g, key) for g in game_ids()
+            for key, value in get_game(g).make_options().items() if type(value) is kind]
+
+
+@pytest.mark.parametrize("game, option", _options_of_kind(int))
 @pytest.mark.parametrize("text", ["+-5", "1_000", "5.0", "", "five"])
 def test_an_unreadable_whole_number_option_is_a_clear_error(game, option, text):
     from mallows.errors import GameConfigError
@@ -172,16 +180,29 @@ def test_an_unreadable_whole_number_option_is_a_clear_error(game, option, text):
         get_game(game).make_options(None, {option: text})
 
 
-@pytest.mark.parametrize("game", ["arschmallows", "take4"])
-def test_option_strings_read_the_same_in_both_games(game):
+@pytest.mark.parametrize("game, option", _options_of_kind(int))
+def test_whole_number_strings_read_the_same_in_every_game(game, option):
+    from mallows.errors import GameConfigError
     from mallows.games import get_game
 
     module = get_game(game)
-    key = "rounds" if game == "arschmallows" else "max_rounds"
-    assert module.make_options(None, {key: " +3 "})[key] == 3
-    flag = "final_turns" if game == "arschmallows" else "rank_losers_by_progress"
+    default = module.make_options()[option]
+    assert module.make_options(None, {option: f" +{default} "})[option] == default
+    with pytest.raises(GameConfigError, match=option):  # every range has an end
+        module.make_options(None, {option: "10000000000"})
+
+
+@pytest.mark.parametrize("game, flag", _options_of_kind(bool))
+def test_boolean_strings_read_the_same_in_every_game(game, flag):
+    from mallows.games import get_game
+
+    module = get_game(game)
     assert module.make_options(None, {flag: "Yes"})[flag] is True
     assert module.make_options(None, {flag: "off"})[flag] is False
+
+
+def test_the_option_tests_reach_both_kinds():
+    assert len(_options_of_kind(int)) >= 2 and len(_options_of_kind(bool)) >= 2
 
 
 def test_bots_get_their_own_copies_of_the_options_and_the_result():

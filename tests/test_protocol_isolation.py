@@ -25,7 +25,7 @@ import pytest
 from mallows import PROTOCOL_VERSION
 from mallows.agents import host as bothost, process as isolation
 from mallows.agents.protocol import KINDS, BotFailure, Limits
-from mallows.games import get_game
+from mallows.games import game_ids, get_game
 from mallows.agents.process import SubprocessBot
 from mallows.agents.registry import load_bot
 from mallows.tournaments.match import play_match
@@ -271,7 +271,7 @@ def test_a_clean_match_leaves_no_process_and_matches_in_process_play():
 
 # -- the cheat test ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", ["take4", "arschmallows"])
+@pytest.mark.parametrize("game", game_ids())
 def test_an_isolated_bot_cannot_find_the_engine_state_but_in_process_it_can(shared_dir, game):
     out = shared_dir / "found.txt"
     bot = f"{BOTS / 'cheater.py'}:out={out}"

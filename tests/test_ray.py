@@ -31,10 +31,10 @@ bots = ["random", "crashonce", "random:call=0.1", "random:call=0.3", "random:cal
 # yet, it creates the file and kills its whole process (the Ray worker: MALLOWS_ISOLATE=0).
 CRASH_BOT = '''
 import os, random
-from mallows.agents.policy import random_action
+from mallows.agents.policy import EveryGame, random_action
 
 class Bot:
-    games = ("arschmallows", "take4")
+    games = EveryGame()
 
     def __init__(self):
         self.rng = random.Random(0)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import random
 from typing import Any, Iterable, Sequence
 
@@ -54,11 +55,21 @@ def _json(value: Any, where: str) -> str:
     return text
 
 
+def _copy(state: Any) -> Any:
+    """A deep copy of ``state``: pickle's (fast, keeps shared parts shared), else deepcopy's."""
+    try:
+        return pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - an unpicklable state is still copied
+        return copy.deepcopy(state)
+
+
 def _fingerprint(state: Any) -> str:
-    """What the platform can see of a state: who moves, the events, every seat's legal actions
-    and observation. Equal before and after a refused answer, or the answer changed something."""
+    """What the platform can see of a state: who moves, the events (their count and the last
+    few), every seat's legal actions and observation. Equal before and after a refused answer,
+    or the answer changed something."""
     seats = range(state.players)
-    return json.dumps([list(state.to_move()), state.is_terminal(), state.events,
+    return json.dumps([list(state.to_move()), state.is_terminal(), len(state.events),
+                       state.events[-4:],
                        [state.legal_actions(s) for s in seats],
                        [state.observation(s) for s in seats]], sort_keys=True, default=repr)
 
@@ -192,7 +203,7 @@ def _try_answers(here: str, game: Any, state: Any, seat: int, obs: dict, legal: 
     before = _fingerprint(state)
     step = max(1, len(legal) // max_tried)
     for entry in legal[::step][:max_tried]:
-        trial = copy.deepcopy(state)
+        trial = _copy(state)
         try:
             trial.apply(seat, copy.deepcopy(entry))
         except IllegalAction:
@@ -209,7 +220,7 @@ def _try_answers(here: str, game: Any, state: Any, seat: int, obs: dict, legal: 
         attempts.append((other, legal[0]))
     attempts.append((state.players, legal[0]))
     for who, answer in attempts:
-        trial = copy.deepcopy(state)
+        trial = _copy(state)
         try:
             trial.apply(who, answer)
         except IllegalAction:

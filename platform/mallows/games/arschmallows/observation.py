@@ -121,13 +121,13 @@ def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2) 
     """Copies of ``state`` that differ only in what ``seat`` may not know: the values of the
     cards it has not seen, shuffled among those cards (other seats' knowledge follows the
     cards). ``mallows.testing.games`` checks that each gives ``seat`` the same observation."""
-    import copy
+    import pickle
 
     view = state.knowledge.views[seat]
     unknown = [card for card, value in enumerate(view) if value is None]
     variants = []
     for _ in range(count if len(unknown) > 1 else 0):
-        other = copy.deepcopy(state)
+        other = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
         values = [other.values[card] for card in unknown]
         rng.shuffle(values)
         for card, value in zip(unknown, values):
