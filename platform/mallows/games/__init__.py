@@ -32,6 +32,9 @@ def game_ids() -> list[str]:
     return sorted(GAMES)
 
 
+_LOADED: dict[str, tuple[str, Any]] = {}  # game id -> (module path, checked module)
+
+
 def get_game(name: str) -> Any:
     """The module of game ``name`` (a ``mallows.games.base.Game``). ``GameConfigError`` for an
     unknown id, or for a registered module that does not fulfil the contract."""
@@ -40,13 +43,15 @@ def get_game(name: str) -> Any:
     except (KeyError, TypeError):
         raise GameConfigError(
             f"unknown game {name!r}: choose one of {', '.join(game_ids())}") from None
+    loaded = _LOADED.get(name)
+    if loaded is not None and loaded[0] == path:
+        return loaded[1]
     module = importlib.import_module(path)
-    if getattr(module, "_mallows_checked", None) != path:
-        from mallows.games.base import missing
+    from mallows.games.base import missing
 
-        lacking = missing(module)
-        if lacking:
-            raise GameConfigError(f"game {name!r} ({path}) does not fulfil the game contract "
-                                  f"(mallows.games.base.Game): it lacks {', '.join(lacking)}")
-        module._mallows_checked = path
+    lacking = missing(module)
+    if lacking:
+        raise GameConfigError(f"game {name!r} ({path}) does not fulfil the game contract "
+                              f"(mallows.games.base.Game): it lacks {', '.join(lacking)}")
+    _LOADED[name] = (path, module)
     return module
