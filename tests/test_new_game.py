@@ -152,3 +152,35 @@ def test_check_game_catches_a_broken_game(highcard, monkeypatch, patch, message)
     monkeypatch.setattr(owner, target.split(".")[-1], value)
     with pytest.raises(ConformanceError, match=message):
         check_game(highcard, seeds=(0, 1, 2, 3, 4, 5))
+
+
+@pytest.fixture
+def highcard_plugin(tmp_path, monkeypatch, in_repo):
+    """The toy game installed as a distribution of its own: an entry point in the group
+    ``mallows.games``, no line in the project at all."""
+    from mallows.games import plugin_games
+
+    info = tmp_path / "site" / "mallows_highcard-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mallows-highcard\n"
+                                   "Version: 1.0\n")
+    (info / "entry_points.txt").write_text("[mallows.games]\nhighcard = toy_highcard\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    plugin_games(refresh=True)
+    yield "highcard"
+    monkeypatch.undo()
+    plugin_games(refresh=True)
+
+
+def test_a_game_from_an_installed_distribution_is_registered_by_its_entry_point(
+        highcard_plugin, tmp_path):
+    assert "highcard" in game_ids() and "highcard" not in GAMES
+    assert get_game("highcard") is toy_highcard
+    code, out = invoke("play", "highcard", "--bot", "random", "--bot", "random", "--seed", "1")
+    assert code == 0, out
+    assert check_game("highcard", seeds=(1,)) > 0
+
+
+def test_a_game_in_games_wins_over_an_entry_point_of_the_same_name(highcard_plugin, monkeypatch):
+    monkeypatch.setitem(GAMES, "highcard", "mallows.games.take4")
+    assert get_game("highcard").NAME == "take4"

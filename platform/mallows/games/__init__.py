@@ -1,5 +1,6 @@
 """The game registry: game id -> the module that implements it. Adding a game is its package
-plus one line in ``GAMES``; everything else (the CLI's help, the tournament file's check, the
+plus one line in ``GAMES`` (or, for a game shipped in its own distribution, an entry point in
+the group ``mallows.games``: ``highcard = "my_package.highcard"``); everything else (the CLI's help, the tournament file's check, the
 bot registry's known games, the random policy, ``bots check``) reads this registry.
 
 A game module satisfies ``mallows.games.base.Game`` (the contract, written once there: the
@@ -27,9 +28,30 @@ GAMES: dict[str, str] = {
 }
 
 
+ENTRY_POINT_GROUP = "mallows.games"
+_PLUGINS: dict[str, str] | None = None
+
+
+def plugin_games(refresh: bool = False) -> dict[str, str]:
+    """Game id -> module path for the installed ``mallows.games`` entry points (read once per
+    process; ``refresh`` reads them again). An id in ``GAMES`` is not overridden."""
+    global _PLUGINS
+    if _PLUGINS is None or refresh:
+        from importlib.metadata import entry_points
+
+        _PLUGINS = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return _PLUGINS
+
+
+def _path(name: str) -> str | None:
+    if not isinstance(name, str):
+        return None
+    return GAMES.get(name) or plugin_games().get(name)
+
+
 def game_ids() -> list[str]:
-    """The registered game ids, sorted."""
-    return sorted(GAMES)
+    """The registered game ids (``GAMES`` and the ``mallows.games`` entry points), sorted."""
+    return sorted(set(GAMES) | set(plugin_games()))
 
 
 _LOADED: dict[str, tuple[str, Any]] = {}  # game id -> (module path, checked module)
@@ -38,11 +60,9 @@ _LOADED: dict[str, tuple[str, Any]] = {}  # game id -> (module path, checked mod
 def get_game(name: str) -> Any:
     """The module of game ``name`` (a ``mallows.games.base.Game``). ``GameConfigError`` for an
     unknown id, or for a registered module that does not fulfil the contract."""
-    try:
-        path = GAMES[name]
-    except (KeyError, TypeError):
-        raise GameConfigError(
-            f"unknown game {name!r}: choose one of {', '.join(game_ids())}") from None
+    path = _path(name)
+    if path is None:
+        raise GameConfigError(f"unknown game {name!r}: choose one of {', '.join(game_ids())}")
     loaded = _LOADED.get(name)
     if loaded is not None and loaded[0] == path:
         return loaded[1]

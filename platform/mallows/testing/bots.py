@@ -18,7 +18,7 @@ from mallows import seeding
 from mallows.agents.protocol import KINDS, Limits
 from mallows.agents.registry import BotSpec, load_bot
 from mallows.errors import BotError, MallowsError
-from mallows.games import GAMES, get_game
+from mallows.games import game_ids, get_game
 from mallows.tournaments.match import play_match
 
 __all__ = ["check_bot", "choose_games", "run_check", "BotCheck", "GameReport", "Problem",
@@ -115,11 +115,11 @@ def choose_games(spec: BotSpec, game: str | None = None) -> list[str]:
             raise MallowsError(f"bot {spec.name!r} declares the games {', '.join(declared)}, "
                                f"not {game!r}: drop --game, or add {game!r} to its games")
         return [game]
-    unknown = [g for g in declared or () if g not in GAMES]
+    unknown = [g for g in declared or () if g not in game_ids()]
     if unknown:
         raise MallowsError(f"bot {spec.name!r} declares unknown games {unknown}: the games are "
-                           f"{', '.join(GAMES)}")
-    return [g for g in GAMES if not declared or g in declared]
+                           f"{', '.join(game_ids())}")
+    return [g for g in game_ids() if not declared or g in declared]
 
 
 def _forfeit_kind(record: dict, seat: int) -> str:

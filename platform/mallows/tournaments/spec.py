@@ -40,7 +40,7 @@ from typing import Any
 
 from mallows.agents.protocol import Limits
 from mallows.errors import MallowsError
-from mallows.games import GAMES, get_game
+from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 
 REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
@@ -187,9 +187,10 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
             f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
             f"(no spaces or '/'), got {name!r}: for example name = \"demo\"")
     game = data["game"]
-    if not isinstance(game, str) or game not in GAMES:
-        raise TournamentError(f"{_where(src)}`game` must be one of {', '.join(sorted(GAMES))}, "
-                              f"got {game!r}" + (_suggest(game, GAMES) if isinstance(game, str) else ""))
+    games = game_ids()  # the game registry
+    if not isinstance(game, str) or game not in games:
+        raise TournamentError(f"{_where(src)}`game` must be one of {', '.join(games)}, "
+                              f"got {game!r}" + (_suggest(game, games) if isinstance(game, str) else ""))
     module = get_game(game)
     rules = data.get("rules")
     if rules is not None and not isinstance(rules, str):
