@@ -22,12 +22,23 @@ def register(app: typer.Typer) -> None:
     app.command("play")(play)
 
 
+def _rules_help() -> str:
+    """The rule sets of every registered game, for --help (a game that fails to load is left
+    out here: its own command line says what is wrong with it)."""
+    parts = []
+    for g in game_ids():
+        try:
+            parts.append(f"{g}: {', '.join(get_game(g).RULE_SETS)}")
+        except Exception:  # noqa: BLE001 - a broken plugin game must not break --help
+            continue
+    return "Rule set (" + "; ".join(parts) + ")."
+
+
 @user_errors
 def play(
     game: str = typer.Argument(..., help=f"The game: {' or '.join(game_ids())}."),
     bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat)."),
-    rules: Optional[str] = typer.Option(None, help="Rule set: " + "; ".join(
-        f"{g}: {', '.join(get_game(g).RULE_SETS)}" for g in game_ids()) + "."),
+    rules: Optional[str] = typer.Option(None, help=_rules_help()),
     option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
     seed: int = typer.Option(0, help="Match seed: same seed, same bots, same match."),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
