@@ -31,7 +31,7 @@ ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store.py",
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
 BOT_API = {
-    "mallows.agents.policy": ["CALL_PROBABILITY", "random_action"],
+    "mallows.agents.policy": ["CALL_PROBABILITY", "EveryGame", "random_action"],
     "mallows.agents.kit": ["number_param"],
     "mallows.agents.protocol": ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle",
                                 "Limits", "InProcessBot", "describe_exception"],

@@ -16,7 +16,7 @@ from typing import Any
 from mallows.games import game_ids, get_game
 from mallows.games.arschmallows.policy import CALL_PROBABILITY
 
-__all__ = ["CALL_PROBABILITY", "random_action"]
+__all__ = ["CALL_PROBABILITY", "EveryGame", "random_action"]
 
 
 def random_action(observation: dict, rng: random.Random,
