@@ -277,3 +277,26 @@ class Store:
     def ratings(self, scope: str, name: str) -> list[dict]:
         return list(self.db.query(
             "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]))
+
+    # -- reading for reports (no writes) ------------------------------------------------------
+    def match_summaries(self, tournament: str) -> list[dict]:
+        """Every stored match of ``tournament`` in schedule order, without its record: id,
+        idx, players and ranks (lists), forfeits (a count), seconds."""
+        out = []
+        for mid, idx, players, ranks, forfeits, seconds in self.db.execute(
+                "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
+                "WHERE tournament = ? ORDER BY idx", [tournament]):
+            out.append({"id": mid, "idx": idx, "players": json.loads(players),
+                        "ranks": json.loads(ranks), "forfeits": forfeits, "seconds": seconds})
+        return out
+
+    def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
+        """(match id, record JSON text) of ``tournament``'s matches in schedule order
+        (``only_forfeits``: those with a forfeit)."""
+        sql = ("SELECT id, record FROM matches WHERE tournament = ?"
+               + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
+        yield from self.db.execute(sql, [tournament])
+
+    def bots(self) -> list[dict]:
+        """Every bot name a tournament used, with where it was loaded from."""
+        return list(self.db.query("SELECT * FROM bots ORDER BY name"))

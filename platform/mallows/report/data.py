@@ -1,0 +1,107 @@
+"""What a report shows, read from a store: leaderboards, head-to-head, progression, bots.
+
+Owns the numbers behind the pages (no HTML here): ``board(store, scope, name)`` rates the
+stored results in schedule order with the same function and parameters as the stored
+leaderboards (``mallows.tournaments.run.refresh_ratings``), so a page agrees with
+``mallows ratings`` to the last digit, and it never writes (a report can read a database a
+tournament is still writing). The progression of each bot's mu and sigma comes from the same
+pass over the results.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from mallows.results.ratings import DEFAULT_PARAMS, Rater, head_to_head
+from mallows.results.stats import PlaceStats, place_stats, seat_stats
+
+
+def slug(name: str) -> str:
+    """A file-name-safe, unique, readable slug: ``random:call=0.2`` -> ``random-call-0.2-1a2b3c``."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or "x"
+    return f"{base}-{zlib.crc32(name.encode()):08x}"
+
+
+def short_bot(name: str) -> str:
+    """A bot named by a path shows as its file or folder base name plus parameters."""
+    spec, sep, params = name.partition(":")
+    if "/" in spec or "\\" in spec:
+        spec = PurePath(spec.replace("\\", "/")).name or spec
+        for suffix in (".py",):
+            if spec.endswith(suffix):
+                spec = spec[: -len(suffix)]
+    return spec + sep + params
+
+
+@dataclass
+class Board:
+    scope: str                   # "tournament" or "game"
+    name: str
+    game: str
+    rows: list[dict]             # leaderboard rows (rank order) with ``place`` (PlaceStats)
+    h2h: dict                    # head_to_head(...) result
+    progression: dict[str, list[tuple[int, float, float]]]  # bot -> (match number, mu, sigma)
+    matches: int
+    total: int | None = None     # a tournament's scheduled matches
+    seats: dict = field(default_factory=dict)  # bot -> seat -> PlaceStats
+    definition: dict = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.total is None or self.matches >= self.total
+
+
+def board(store, scope: str, name: str) -> Board:
+    """The leaderboard of tournament ``name`` or game ``name`` from the stored results."""
+    if scope == "tournament":
+        row = store.tournament(name)
+        definition = json.loads(row["definition"])
+        params = definition.get("ratings") or dict(DEFAULT_PARAMS)
+        bots = definition.get("bots", ())
+        results = list(store.results(tournament=name))
+        game, total = row["game"], row["total"]
+    else:
+        definition, params, bots, game, total = {}, dict(DEFAULT_PARAMS), (), name, None
+        results = list(store.results(game=name))
+    rater = Rater(params, bots)
+    progression: dict[str, list] = {b: [] for b in bots}
+    for number, (players, ranks) in enumerate(results, 1):
+        rater.add(None, players, ranks)
+        for bot in players:
+            r = rater.current[bot]
+            progression.setdefault(bot, []).append((number, r.mu, r.sigma))
+    places = place_stats(results)
+    rows = []
+    for r in rater.rows():
+        d = r.as_dict()
+        d["place"] = places.get(r.bot, PlaceStats())
+        rows.append(d)
+    return Board(scope, name, game, rows, head_to_head(results), progression, len(results),
+                 total, seat_stats(results), definition)
+
+
+@dataclass
+class BotReport:
+    name: str
+    source: str | None
+    boards: list[tuple[Board, dict]]   # (board, this bot's row) where it played
+    forfeits: list[dict]               # {"match", "tournament", "seat", "kind", "reason"}
+
+
+def forfeits(store, tournament: str) -> list[dict]:
+    """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason."""
+    out = []
+    for mid, text in store.records(tournament, only_forfeits=True):
+        record = json.loads(text)
+        names = record.get("players", [])
+        for e in record.get("events", []):
+            if e.get("type") == "forfeit":
+                seat = e.get("seat")
+                out.append({"match": mid, "tournament": tournament, "seat": seat,
+                            "bot": names[seat] if isinstance(seat, int) and seat < len(names)
+                            else "?", "kind": e.get("kind"), "reason": e.get("reason", "")})
+    return out

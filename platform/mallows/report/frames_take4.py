@@ -1,0 +1,113 @@
+"""Take4 replay frames: a record replayed through the engine, one frame per event.
+
+Owns ``frames(record)``: for every event of the record, in order, the table just after it:
+``round``, ``positions`` (the four positions of the round on show: a character or None),
+``picks`` (by seat, the position it picked, on a round's ``picks`` frame), ``took`` (by seat,
+the character it took that round, or None), ``collections`` (by seat, in the order taken),
+``deck`` (cards left), ``winners``, and ``text``: the event in plain words. The engine
+(``mallows.games.take4``) plays the picks, with the deal and races read back; nothing here
+re-implements a rule. Everything in Take4 is public, so every seat's view is the same.
+"""
+
+from __future__ import annotations
+
+from mallows.games.base import ReplayChance
+from mallows.games.take4 import new_state
+from mallows.games.take4.cards import SQUAD_OF
+from mallows.report.frames_arschmallows import ReplayMismatch
+
+
+def _who(names, seat) -> str:
+    return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat}"
+
+
+def _snapshot(state, positions, picks=None, took=None) -> dict:
+    return {"round": state.round, "positions": list(positions), "picks": picks, "took": took,
+            "collections": [list(c) for c in state.collections], "deck": len(state.deck),
+            "winners": list(state.winners)}
+
+
+def frames(record: dict) -> list[dict]:
+    names = list(record["players"])
+    n = len(names)
+    events = record["events"]
+    state = new_state(record["options"], n, ReplayChance(events))
+    out: list[dict] = []
+    last = _snapshot(state, state.positions)
+    races_left: list[dict] = []
+    for index, event in enumerate(events):
+        kind = event.get("type")
+        if kind == "deal":
+            frame = dict(last)
+            shown = ", ".join(f"{p} {c}" for p, c in enumerate(state.positions, 1) if c)
+            text = (f"the {len(event['deck'])} cards are shuffled; round 1 lays out {shown}")
+        elif kind == "picks":
+            if event.get("round") != state.round:
+                raise ReplayMismatch(f"event {index}: picks for round {event.get('round')}, "
+                                     f"but the engine is in round {state.round}")
+            positions = list(state.positions)
+            picks = list(event["picks"])
+            start = len(state.history)
+            for seat, position in enumerate(picks):
+                state.apply(seat, {"type": "pick", "position": position})
+            if len(state.history) != start + 1:
+                raise ReplayMismatch(f"event {index}: the picks did not finish round "
+                                     f"{event.get('round')}")
+            races_left = [dict(r) for r in state.history[-1]["races"]]
+            winner_of = {r["position"]: r["winner"] for r in races_left}
+            took = []
+            for seat, p in enumerate(picks):
+                won = winner_of.get(p, seat) == seat
+                took.append(positions[p - 1] if won else None)
+            frame = _snapshot(state, positions, picks, took)
+            frame["round"] = event["round"]
+            parts = []
+            for seat, p in enumerate(picks):
+                contested = p in winner_of
+                parts.append(f"{names[seat]} picks {positions[p - 1]} ({SQUAD_OF[positions[p - 1]]}"
+                             f", position {p}{', contested' if contested else ''})")
+            left = [c for p, c in enumerate(positions, 1) if c and p not in set(picks)]
+            text = (f"round {event['round'] + 1}: " + "; ".join(parts)
+                    + (f". Nobody picks {', '.join(left)}: back under the deck" if left else ""))
+        elif kind == "race":
+            expected = races_left.pop(0) if races_left else None
+            if expected != {k: event.get(k) for k in ("position", "contenders", "winner")}:
+                raise ReplayMismatch(f"event {index}: the record's race {event} is not the "
+                                     f"engine's {expected}")
+            frame = dict(last)
+            card = frame["positions"][event["position"] - 1]
+            others = [s for s in event["contenders"] if s != event["winner"]]
+            both = "both" if len(event["contenders"]) == 2 else "all"
+            text = (f"race for {card} (position {event['position']}): "
+                    f"{' and '.join(_who(names, s) for s in event['contenders'])} {both} picked "
+                    f"it; {_who(names, event['winner'])} is quicker and takes it, "
+                    + " and ".join(_who(names, s) for s in others)
+                    + (" gets" if len(others) == 1 else " get") + " nothing this round")
+        elif kind == "game_end":
+            frame = dict(last)
+            frame["winners"] = list(event.get("winners", []))
+            winners = event.get("winners", [])
+            reason = {"squad": "a squad is complete", "deck_empty": "the deck has run out",
+                      "round_limit": "the round limit is reached"}.get(event["reason"],
+                                                                        event["reason"])
+            text = (f"the game ends: {reason}. "
+                    + (("Winner: " if len(winners) == 1 else "Winners: ")
+                       + ", ".join(_who(names, s) for s in winners) if winners
+                       else "Nobody completed a squad"))
+        elif kind == "forfeit":
+            frame = dict(last)
+            what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
+            text = (f"{_who(names, event['seat'])} {what}: {event.get('reason', '')}. From "
+                    f"here a random policy plays its seat")
+        else:
+            frame = dict(last)
+            text = str(event)
+        frame.update(text=text, event=event, index=index,
+                     actor=event.get("seat") if kind == "forfeit" else None)
+        out.append(frame)
+        last = {k: v for k, v in frame.items() if k not in ("text", "event", "index", "actor")}
+        if kind == "picks":
+            last.update(picks=None, took=None)
+    if not state.is_terminal():
+        raise ReplayMismatch("the record ends before the game does: it is cut short")
+    return out

@@ -1,0 +1,247 @@
+"""The report's pages: one ``Site`` renders any page by its path, for ``write`` and ``serve``.
+
+Paths (all links relative, so the written folder opens from the file system):
+``index.html``; ``t/<tournament slug>.html`` (leaderboard, head-to-head, progression, matches);
+``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html``;
+``m/<tournament slug>/<index>.html`` (a match replay); ``static/<file>`` (CSS, JS).
+
+Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
+``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
+draw). The store is only read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Iterator
+
+import jinja2
+
+from mallows.errors import MallowsError
+from mallows.games import get_game
+from mallows.report import data
+from mallows.report.frames import ReplayMismatch, frames
+
+STATIC = ("style.css", "sort.js", "replay.js")
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+                 ".js": "text/javascript; charset=utf-8"}
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("mallows.report", "templates"),
+                             autoescape=jinja2.select_autoescape(["html"]),
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["slug"] = data.slug
+    env.filters["short"] = data.short_bot
+    return env
+
+
+def _script_json(value) -> str:
+    """JSON safe inside a <script> element."""
+    return (json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            .replace("</", "<\\/").replace("<!--", "<\\!--"))
+
+
+def compact(all_frames: list[dict]) -> list[dict]:
+    """Frames as deltas: a key only when its value changed (``text`` and ``event`` always); in
+    ``rows``, None for a seat whose row did not change. ``static/replay.js`` undoes it."""
+    out, prev = [], {}
+    for f in all_frames:
+        d = {}
+        for k, v in f.items():
+            if k == "rows" and prev.get("rows") is not None and len(prev["rows"]) == len(v):
+                if v != prev["rows"]:
+                    d[k] = [None if a == b else a for a, b in zip(v, prev["rows"])]
+            elif k in ("text", "event") or k not in prev or prev[k] != v:
+                d[k] = v
+        out.append(d)
+        prev = f
+    return out
+
+
+class Site:
+    """Pages of one store. ``tournament`` / ``game`` narrow the site to one tournament or to one
+    game's tournaments; ``live`` pages (``mallows serve``) refresh while a tournament runs."""
+
+    def __init__(self, store, tournament: str | None = None, game: str | None = None,
+                 live: bool = False, refresh: int = 5):
+        self.store, self.live, self.refresh = store, live, refresh
+        self.env = _env()
+        self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
+        tours = store.tournaments()
+        if tournament is not None:
+            if not any(t["name"] == tournament for t in tours):
+                known = ", ".join(t["name"] for t in tours) or "none"
+                raise MallowsError(f"no tournament {tournament!r} in {store.path} (tournaments: "
+                                   f"{known}): check --tournament")
+            tours = [t for t in tours if t["name"] == tournament]
+        if game is not None:
+            games = sorted({t["game"] for t in store.tournaments()})
+            if game not in games:
+                raise MallowsError(f"no {game!r} tournaments in {store.path} (games: "
+                                   f"{', '.join(games) or 'none'}): check --game")
+            tours = [t for t in tours if t["game"] == game]
+        self.names = [t["name"] for t in tours]
+        self.only = tournament
+
+    # -- model --------------------------------------------------------------------------------
+    def tournaments(self) -> list[dict]:
+        return [t for t in self.store.tournaments() if t["name"] in self.names]
+
+    def games(self) -> list[str]:
+        return [] if self.only else sorted({t["game"] for t in self.tournaments()})
+
+    def board(self, scope: str, name: str) -> data.Board:
+        count = (self.store.count_matches(name) if scope == "tournament"
+                 else self.store.count_game_matches(name))
+        cached = self._boards.get((scope, name))
+        if cached is None or cached[0] != count:
+            cached = (count, data.board(self.store, scope, name))
+            self._boards[scope, name] = cached
+        return cached[1]
+
+    def bots(self) -> list[str]:
+        names = set()
+        for t in self.tournaments():
+            names.update(r["bot"] for r in self.board("tournament", t["name"]).rows)
+        return sorted(names)
+
+    # -- pages --------------------------------------------------------------------------------
+    def _page(self, template: str, depth: int, **values) -> str:
+        refresh = self.refresh if self.live and values.pop("running", False) else None
+        values.pop("running", None)
+        return self.env.get_template(template).render(
+            root="../" * depth, live=self.live, refresh=refresh, **values)
+
+    def index(self) -> str:
+        tours = []
+        running = False
+        for t in self.tournaments():
+            b = self.board("tournament", t["name"])
+            leader = next((r["bot"] for r in b.rows if r["matches"]), None)
+            tours.append(dict(t, leader=leader))
+            running |= t["done"] < t["total"]
+        return self._page("index.html", 0, title="results", tournaments=tours,
+                          games=self.games(), bots=self.bots(), running=running)
+
+    def board_page(self, scope: str, name: str) -> str:
+        from mallows.report.plots import heatmap_svg, progression_svg
+        b = self.board(scope, name)
+        matches = self.store.match_summaries(name) if scope == "tournament" else None
+        return self._page("board.html", 1, title=name, board=b, matches=matches,
+                          heatmap=heatmap_svg(b, data.slug(name)),
+                          progression=progression_svg(b, data.slug(name)),
+                          running=not b.complete)
+
+    def bot_page(self, bot: str) -> str:
+        boards, forfeits = [], []
+        for t in self.tournaments():
+            b = self.board("tournament", t["name"])
+            row = next((r for r in b.rows if r["bot"] == bot), None)
+            if row is not None:
+                boards.append((b, row))
+                forfeits += [f for f in data.forfeits(self.store, t["name"]) if f["bot"] == bot]
+        for g in self.games():
+            b = self.board("game", g)
+            row = next((r for r in b.rows if r["bot"] == bot), None)
+            if row is not None and len([x for x in boards if x[0].game == g]) > 1:
+                boards.append((b, row))
+        source = next((r["source"] for r in self.store.bots() if r["name"] == bot), None)
+        return self._page("bot.html", 1, title=data.short_bot(bot), bot=bot,
+                          source=data.short_bot(source) if source else None, versions=None,
+                          boards=boards, forfeits=forfeits)
+
+    def replay_page(self, tournament: str, idx: int) -> str | None:
+        match_id = f"{tournament}/{idx}"
+        row = self.store.match(match_id)
+        if row is None:
+            return None
+        record = json.loads(row["record"])
+        try:
+            headers, rows, notes = get_game(record["game"]).summary(record)
+        except Exception as exc:  # a damaged record still gets a page saying so
+            headers, rows, notes = [], [], [f"no summary: {exc}"]
+        meta = {"game": record.get("game"), "players": [data.short_bot(p) for p in
+                                                         record.get("players", [])],
+                "rounds": record.get("options", {}).get("rounds")}
+        if record.get("game") == "take4":
+            from mallows.games.take4.cards import SQUAD_OF, SQUADS
+            meta["squads"] = [[s, list(m)] for s, m in SQUADS.items()]
+            meta["squad_of"] = SQUAD_OF
+        error, steps, frames_json = None, 0, "[]"
+        try:
+            fs = frames(record)
+            steps = len(fs)
+            frames_json = _script_json(compact(fs))
+        except (ReplayMismatch, MallowsError) as exc:
+            error = str(exc)
+        rows = [[data.short_bot(c) if isinstance(c, str) else c for c in r] for r in rows]
+        return self._page("replay.html", 2, title=f"match {match_id}", match_id=match_id,
+                          tournament=tournament, idx=idx, record=record,
+                          result_headers=headers, result_rows=rows, notes=notes, error=error,
+                          steps=steps, frames_json=frames_json, meta_json=_script_json(meta))
+
+    # -- paths --------------------------------------------------------------------------------
+    def paths(self) -> Iterator[str]:
+        yield "index.html"
+        for name in self.names:
+            yield f"t/{data.slug(name)}.html"
+        for g in self.games():
+            yield f"g/{g}.html"
+        for bot in self.bots():
+            yield f"b/{data.slug(bot)}.html"
+        for name in self.names:
+            for m in self.store.match_summaries(name):
+                yield f"m/{data.slug(name)}/{m['idx']}.html"
+        for f in STATIC:
+            yield f"static/{f}"
+
+    def resolve(self, path: str) -> Callable[[], str | bytes | None] | None:
+        """The renderer of ``path``, or None when the site has no such page."""
+        path = path.lstrip("/") or "index.html"
+        parts = path.split("/")
+        if path == "index.html":
+            return self.index
+        if len(parts) == 2 and parts[0] == "static" and parts[1] in STATIC:
+            return lambda: resources.files("mallows.report").joinpath("static").joinpath(parts[1]).read_bytes()
+        if len(parts) == 2 and parts[1].endswith(".html"):
+            key = parts[1][:-5]
+            if parts[0] == "t":
+                name = next((n for n in self.names if data.slug(n) == key), None)
+                return None if name is None else (lambda: self.board_page("tournament", name))
+            if parts[0] == "g" and key in self.games():
+                return lambda: self.board_page("game", key)
+            if parts[0] == "b":
+                bot = next((b for b in self.bots() if data.slug(b) == key), None)
+                return None if bot is None else (lambda: self.bot_page(bot))
+        if len(parts) == 3 and parts[0] == "m" and parts[2].endswith(".html"):
+            name = next((n for n in self.names if data.slug(n) == parts[1]), None)
+            idx = parts[2][:-5]
+            if name is not None and idx.isdigit():
+                return lambda: self.replay_page(name, int(idx))
+        return None
+
+    def write(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
+        """Write every page under ``out`` (created; pages already there are replaced).
+        Returns the number of files written."""
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise MallowsError(f"-o {out} is a file: give a folder for the site")
+        count = 0
+        for path in self.paths():
+            content = self.resolve(path)()
+            if content is None:
+                continue
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_bytes(content if isinstance(content, bytes) else content.encode())
+            os.replace(tmp, target)
+            count += 1
+            if on_page:
+                on_page(path)
+        return count
