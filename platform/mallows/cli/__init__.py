@@ -33,8 +33,9 @@ def _root() -> None:
 
 
 from mallows.cli import play as _play, bots as _bots, tournament as _tournament  # noqa: E402
+from mallows.cli import report as _report  # noqa: E402
 
-for _module in (_play, _bots, _tournament):
+for _module in (_play, _bots, _tournament, _report):
     _module.register(app)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mallows.errors import MallowsError
+from mallows.errors import IllegalAction, MallowsError
 from mallows.report import frames_arschmallows, frames_take4
 from mallows.report.frames_arschmallows import ReplayMismatch, seen
 
@@ -18,6 +18,6 @@ def frames(record: dict) -> list[dict]:
                            f"{', '.join(sorted(_BY_GAME))}")
     try:
         return _BY_GAME[game](record)
-    except (KeyError, TypeError, IndexError, ValueError) as exc:
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, IllegalAction) as exc:
         raise ReplayMismatch(f"the {game} record does not replay: {type(exc).__name__}: "
                              f"{exc}") from None

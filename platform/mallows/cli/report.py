@@ -1,0 +1,107 @@
+"""``mallows report`` (a static HTML site) and ``mallows serve`` (the same pages, live).
+
+Only arguments and printing here: the pages are ``mallows.report.site``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from mallows.cli.common import user_errors
+from mallows.errors import MallowsError
+from mallows.results.store import DEFAULT_DB
+
+DB_HELP = "SQLite database to read (never written)."
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+    app.command("serve")(serve)
+
+
+def _store(db: Path):
+    from mallows.results.store import Store
+    if not Path(db).is_file():
+        raise MallowsError(f"no database at {db}: run a tournament first (mallows tournament "
+                           f"run tournaments/demo.toml) or pass --db PATH")
+    return Store(db)
+
+
+@user_errors
+def report(
+    out: Path = typer.Option(..., "-o", "--out", help="Folder to write the site into "
+                             "(created; open its index.html)."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
+    game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
+) -> None:
+    """Write a static HTML report: leaderboards, head-to-head, rating progression, a page per
+    bot and a replay per match. It opens from the file system and works offline."""
+    from mallows.report.site import Site
+
+    t0 = time.perf_counter()
+    site = Site(_store(db), tournament=tournament, game=game)
+    count = site.write(out)
+    typer.echo(f"wrote {count} files to {out} in {time.perf_counter() - t0:.1f} s: open "
+               f"{Path(out) / 'index.html'}")
+
+
+@user_errors
+def serve(
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this "
+                             "machine only; 0.0.0.0 opens it to the network)."),
+    port: int = typer.Option(8000, "--port", help="Port (0: any free port)."),
+    refresh: int = typer.Option(5, "--refresh", help="Seconds between reloads of a running "
+                                "tournament's pages."),
+) -> None:
+    """Serve the report's pages live from the database (read only): a running tournament's
+    pages show its progress and reload themselves."""
+    from mallows.report.site import CONTENT_TYPES, Site
+
+    site = Site(_store(db), live=True, refresh=max(1, refresh))
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            path = self.path.split("?", 1)[0].split("#", 1)[0]
+            try:
+                render = site.resolve(path)
+                body = render() if render is not None else None
+                status = 200
+            except Exception as exc:  # a page that fails says so; the server stays up
+                body, status = f"error: {type(exc).__name__}: {exc}", 500
+            if body is None:
+                body, status = f"no page {path}: start at /index.html", 404
+            data = body if isinstance(body, bytes) else body.encode()
+            kind = CONTENT_TYPES.get(Path(path).suffix, "text/html; charset=utf-8") \
+                if status == 200 else "text/plain; charset=utf-8"
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, fmt, *args):  # one quiet line per request on stderr
+            sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
+
+    try:
+        server = HTTPServer((host, port), Handler)
+    except OSError as exc:
+        raise MallowsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: choose "
+                           f"another --port (or --port 0 for any free one)") from None
+    url = f"http://{host}:{server.server_address[1]}/index.html"
+    typer.echo(f"serving {db} at {url} (Ctrl-C to stop)", err=False)
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

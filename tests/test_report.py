@@ -1,0 +1,177 @@
+"""``mallows report``: every page exists, the leaderboard is ``mallows ratings``', every replay
+page holds every event of its record, and the replay frames follow the record."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from conftest import MALLOWS, REPO
+from report_helpers import cli_json, make_db, page_frames
+from mallows.report.data import short_bot, slug
+from mallows.report.frames import ReplayMismatch, frames, seen
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    db = make_db(folder)
+    out = folder / "site"
+    proc = subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out)],
+                          capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert "index.html" in proc.stdout
+    return db, out
+
+
+def test_every_page_exists(site):
+    db, out = site
+    index = (out / "index.html").read_text()
+    for name in ("arsch-small", "take4-small"):
+        page = out / "t" / f"{slug(name)}.html"
+        assert page.is_file() and f"t/{slug(name)}.html" in index
+        ids = [m["players"] for m in []]
+        board = json.loads(subprocess.run([MALLOWS, "ratings", "--db", str(db), "--tournament",
+                                           name, "--format", "json"], capture_output=True,
+                                          text=True, check=True).stdout)
+        for row in board:
+            bot_page = out / "b" / f"{slug(row['bot'])}.html"
+            assert bot_page.is_file(), row["bot"]
+            assert f"b/{slug(row['bot'])}.html" in index
+        total = {"arsch-small": 6, "take4-small": 12}[name]
+        for i in range(total):
+            assert (out / "m" / slug(name) / f"{i}.html").is_file()
+        assert not (out / "m" / slug(name) / f"{total}.html").exists()
+    for g in ("arschmallows", "take4"):
+        assert (out / "g" / f"{g}.html").is_file()
+    for f in ("style.css", "sort.js", "replay.js"):
+        assert (out / "static" / f).is_file()
+    # offline: no page loads anything from the network
+    for page in out.rglob("*.html"):
+        text = page.read_text()
+        assert not re.search(r"""(src|href)=["']https?://""", text), page
+
+
+def _board_cells(html: str) -> list[list[str]]:
+    body = html.split('<table class="sortable board">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S)
+    return [re.findall(r'data-sort="([^"]*)"', r) for r in rows]
+
+
+@pytest.mark.parametrize("name", ["arsch-small", "take4-small"])
+def test_leaderboard_matches_ratings_json(site, name):
+    db, out = site
+    expected = cli_json("ratings", "--db", str(db), "--tournament", name, "--format", "json")
+    cells = _board_cells((out / "t" / f"{slug(name)}.html").read_text())
+    assert len(cells) == len(expected)
+    for row, want in zip(cells, expected):
+        rank, bot, mu, sigma, cons, matches, wins, place = row
+        assert int(rank) == want["rank"] and bot == want["bot"]
+        assert float(mu) == want["mu"] and float(sigma) == want["sigma"]
+        assert float(cons) == want["conservative"]
+        assert int(matches) == want["matches"] and int(wins) == want["wins"]
+        assert float(place) == pytest.approx(want["mean_place"], abs=1e-12)
+
+
+def test_game_leaderboard_matches_ratings_json(site):
+    db, out = site
+    expected = cli_json("ratings", "--db", str(db), "--game", "take4", "--format", "json")
+    cells = _board_cells((out / "g" / "take4.html").read_text())
+    assert [(c[1], float(c[2])) for c in cells] == [(r["bot"], r["mu"]) for r in expected]
+
+
+@pytest.mark.parametrize("name,count", [("arsch-small", 6), ("take4-small", 12)])
+def test_every_replay_page_holds_every_event(site, name, count):
+    db, out = site
+    for i in range(count):
+        record = cli_json("replay", f"{name}/{i}", "--db", str(db), "--json")
+        got = page_frames((out / "m" / slug(name) / f"{i}.html").read_text())
+        assert [f["event"] for f in got] == record["events"]
+        assert all(f["text"] for f in got)
+
+
+def test_arschmallows_frames_follow_the_record(site):
+    db, _ = site
+    record = cli_json("replay", "arsch-small/0", "--db", str(db), "--json")
+    n, t = len(record["players"]), record["options"]["table_cards"]
+    fs = frames(record)
+    ends = iter(e for e in record["events"] if e["type"] == "round_end")
+    for f, e in zip(fs, record["events"]):
+        if e["type"] == "deal":  # the rows are the deck's slices, face down; discard shows
+            assert [[c[0] for c in row] for row in f["rows"]] == \
+                [e["deck"][s * t:(s + 1) * t] for s in range(n)]
+            assert all(c[1] == 0 for row in f["rows"] for c in row)
+            assert f["discard"] == e["deck"][n * t]
+            assert f["draw_pile"] == len(e["deck"]) - n * t - 1
+        if e["type"] == "round_end":
+            end = next(ends)
+            assert all(str(score) in f["text"] for score in end["scores"])
+            assert f["phase"] == "scored"
+            # the scored rows add up to the raw scores (doubling aside)
+            raw = [sum(c[0] for c in row) for row in f["rows"]]
+            for s in range(n):
+                assert end["scores"][s] in (raw[s], 2 * raw[s])
+        if e["type"] == "action" and e["action"]["type"] == "peek":
+            seat = e["seat"]
+            known = [c[0] for c in f["rows"][seat] if c[2] >> seat & 1]
+            assert len(known) == 2
+            # a peek's words show the values to the peeker only
+            assert "?" not in seen(f["text"], seat)
+            assert seen(f["text"], (seat + 1) % n).count("?") == 2
+            assert all(str(v) in seen(f["text"]) for v in known)
+
+
+def test_take4_frames_follow_the_record(site):
+    db, _ = site
+    record = cli_json("replay", "take4-small/0", "--db", str(db), "--json")
+    fs = frames(record)
+    deck = record["events"][0]["deck"]
+    assert fs[0]["positions"] == deck[:4]
+    first = next(f for f in fs if f["event"]["type"] == "picks")
+    assert first["positions"] == deck[:4]
+    assert first["picks"] == first["event"]["picks"]
+    assert fs[-1]["collections"] == record["result"]["collections"]
+    assert "Benny" not in " ".join(f["text"] for f in fs)
+
+
+def test_a_tampered_record_does_not_replay(site):
+    db, _ = site
+    record = cli_json("replay", "arsch-small/0", "--db", str(db), "--json")
+    actions = [e for e in record["events"] if e["type"] == "action"]
+    actions[3]["action"] = {"type": "call"} if actions[3]["action"]["type"] != "call" \
+        else {"type": "pass"}
+    with pytest.raises(ReplayMismatch):
+        frames(record)
+    record = cli_json("replay", "take4-small/0", "--db", str(db), "--json")
+    record["events"] = record["events"][:-3]
+    with pytest.raises(ReplayMismatch):
+        frames(record)
+
+
+def test_report_one_tournament_and_bad_arguments(site, tmp_path):
+    db, _ = site
+    out = tmp_path / "one"
+    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), "--tournament",
+                    "take4-small"], check=True, capture_output=True)
+    assert (out / "t" / f"{slug('take4-small')}.html").is_file()
+    assert not (out / "t" / f"{slug('arsch-small')}.html").exists()
+    assert not (out / "m" / slug("arsch-small")).exists()
+    for args, words in ((["--tournament", "nope"], "no tournament 'nope'"),
+                        (["--game", "chess"], "no 'chess' tournaments")):
+        proc = subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), *args],
+                              capture_output=True, text=True)
+        assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run([MALLOWS, "report", "--db", str(tmp_path / "none.db"), "-o",
+                           str(out)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "no database" in proc.stderr
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_short_bot_names():
+    assert short_bot("random:call=0.2") == "random:call=0.2"
+    assert short_bot("/home/me/bots/mybot.py:depth=3") == "mybot:depth=3"
+    assert short_bot("./bots/example_node") == "example_node"
+    assert slug("a/b:c=1") != slug("a-b-c-1")
