@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable, Iterator
 
 import jinja2
@@ -152,7 +152,7 @@ class Site:
                 boards.append((b, row))
         source = next((r["source"] for r in self.store.bots() if r["name"] == bot), None)
         return self._page("bot.html", 1, title=data.short_bot(bot), bot=bot,
-                          source=data.short_bot(source) if source else None, versions=None,
+                          source=PurePath(source).name if source else None, versions=None,
                           boards=boards, forfeits=forfeits)
 
     def replay_page(self, tournament: str, idx: int) -> str | None:

@@ -1,4 +1,5 @@
-// Sortable tables: click a header of a table.sortable to sort by that column (again: reverse).
+// Sortable tables: click a header of a table.sortable to sort by that column (again: reverse);
+// numbers sort largest first on the first click.
 // A cell's data-sort attribute, when present, is the value sorted by; th[data-type=num] sorts
 // numerically.
 (function () {
@@ -8,9 +9,10 @@
       th.classList.add("sort-key");
       th.addEventListener("click", function () {
         var numeric = th.dataset.type === "num";
-        var down = th.dataset.dir !== "asc";
+        // first click: numbers largest first, text A to Z; a second click reverses
+        var desc = th.dataset.dir ? th.dataset.dir === "asc" : numeric;
         table.querySelectorAll("thead th").forEach(function (o) { delete o.dataset.dir; });
-        th.dataset.dir = down ? "asc" : "desc";
+        th.dataset.dir = desc ? "desc" : "asc";
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
         var key = function (row) {
@@ -21,7 +23,7 @@
         rows.sort(function (a, b) {
           var x = key(a), y = key(b);
           var c = x < y ? -1 : x > y ? 1 : 0;
-          return down ? c : -c;
+          return desc ? -c : c;
         });
         rows.forEach(function (r) { body.appendChild(r); });
       });

@@ -1,0 +1,200 @@
+"""The report in a real browser: headless Chromium (the distribution's ``chromium``) driven by
+Playwright, on the written site (file://) and on ``mallows serve`` (a loopback port). Follows
+links from the index to a leaderboard, a bot page and replays, steps with the keyboard, checks
+the drawn table against the record, and fails on any JavaScript error. Screenshots go to
+``$MALLOWS_TEST_ARTIFACTS`` (default: ``test-artifacts/`` in the project).
+
+Without Chromium these tests skip, saying how to install it; ``.ci/run`` installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import MALLOWS, REPO
+from report_helpers import cli_json, make_db
+
+CHROMIUM = os.environ.get("MALLOWS_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(os.environ.get("MALLOWS_TEST_ARTIFACTS", REPO / "test-artifacts"))
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'")
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
+                f"chromium) or point MALLOWS_CHROMIUM at one", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    return make_db(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 860})
+    pg = context.new_page()
+    pg.set_default_timeout(15000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    pg.on("console", lambda msg: errors.append(f"console {msg.type}: {msg.text}")
+          if msg.type == "error" else None)
+    pg.errors = errors
+    yield pg
+    context.close()
+    assert errors == [], errors
+
+
+def shot(pg, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def go(pg, link_text: str) -> None:
+    pg.get_by_role("link", name=link_text, exact=True).first.click()
+    pg.wait_for_load_state("load")
+
+
+def step_to(pg, target: int) -> None:
+    """Press → / ← until the page shows step ``target``."""
+    current = int(pg.locator("#table").get_attribute("data-step"))
+    key = "ArrowRight" if target > current else "ArrowLeft"
+    for _ in range(abs(target - current)):
+        pg.keyboard.press(key)
+    assert int(pg.locator("#table").get_attribute("data-step")) == target
+
+
+def check_arschmallows(pg, record: dict, prefix: str) -> None:
+    events = record["events"]
+    n, t = len(record["players"]), record["options"]["table_cards"]
+    assert pg.locator("#step").inner_text() == f"step 0 / {len(events) - 1}"
+    deck = events[0]["deck"]
+    # the deal, all-seeing: every card's value as dealt, face down; the discard's top
+    for s in range(n):
+        values = pg.locator(f'.seat[data-seat="{s}"] .card').evaluate_all(
+            "cards => cards.map(c => parseInt(c.dataset.value, 10))")
+        assert values == deck[s * t:(s + 1) * t]
+    assert int(pg.locator("#discard").get_attribute("data-value")) == deck[n * t]
+    assert "draw pile" in pg.locator("#table").inner_text()
+    assert str(len(deck) - n * t - 1) == pg.locator("#draw-pile").inner_text()
+    # seat 1's view: nothing of anyone's row known before the peeks
+    pg.select_option("#view", "1")
+    assert pg.locator(".seat .card.hidden").count() == n * t
+    peek = next(i for i, e in enumerate(events)
+                if e["type"] == "action" and e["seat"] == 1 and e["action"]["type"] == "peek")
+    pg.locator("#slider").focus()
+    step_to(pg, peek)
+    slots = events[peek]["action"]["slots"]
+    known = pg.locator('.seat[data-seat="1"] .card.known').evaluate_all(
+        "cards => cards.map(c => [parseInt(c.parentNode.querySelector('.card').dataset.slot, 10),"
+        " parseInt(c.dataset.value, 10)])")
+    assert sorted(known) == sorted([sl, deck[t + sl]] for sl in slots)
+    assert pg.locator('.seat[data-seat="0"] .card.known').count() == 0
+    shot(pg, f"{prefix}-replay-seat-view")
+    pg.select_option("#view", "all")
+    # a draw: the held card is the drawn value, said in words
+    draw = next(i for i, e in enumerate(events)
+                if e["type"] == "action" and e["action"]["type"] == "draw")
+    step_to(pg, draw)
+    held = pg.locator("#held").get_attribute("data-value")
+    assert f"draws {held}" in pg.locator("#text").inner_text()
+    # the first round's end: its scores, doubling said in words
+    end = next(i for i, e in enumerate(events) if e["type"] == "round_end")
+    step_to(pg, end)
+    text = pg.locator("#text").inner_text()
+    assert all(str(v) in text for v in events[end]["scores"])
+    if events[end]["caller"] is not None:
+        assert "caller" in text
+    assert pg.locator("#log li").count() == len(events)
+    shot(pg, f"{prefix}-replay")
+
+
+def check_take4(pg, record: dict, prefix: str) -> None:
+    events = record["events"]
+    deck = events[0]["deck"]
+    names = pg.locator(".position .card").evaluate_all("cs => cs.map(c => c.dataset.value)")
+    assert names == deck[:4]
+    pg.keyboard.press("ArrowRight")
+    picks = events[1]
+    assert picks["type"] == "picks"
+    text = pg.locator("#text").inner_text()
+    for seat, p in enumerate(picks["picks"]):
+        assert deck[p - 1] in text
+    pg.keyboard.press("End")
+    final = record["result"]["collections"]
+    for s, held in enumerate(final):
+        have = pg.locator(f'.seat[data-seat="{s}"] .card[data-count]').evaluate_all(
+            "cs => cs.map(c => [c.dataset.value, parseInt(c.dataset.count, 10)])")
+        assert {k: v for k, v in have if v} == {c: held.count(c) for c in set(held)}
+    shot(pg, f"{prefix}-replay-take4")
+
+
+def walk(pg, start_url: str, db: Path, prefix: str) -> None:
+    pg.goto(start_url)
+    assert pg.title().startswith("results")
+    shot(pg, f"{prefix}-index")
+    go(pg, "arsch-small")
+    rows = pg.locator("table.board tbody tr")
+    board = cli_json("ratings", "--db", str(db), "--tournament", "arsch-small", "--format",
+                     "json")
+    assert rows.count() == len(board)
+    assert [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())] == \
+        [r["bot"] for r in board]
+    # sort by clicking a header: matches, then mu (descending on the first click)
+    pg.locator("table.board th", has_text="mu").first.click()
+    mus = [float(x) for x in pg.locator("table.board tbody td:nth-child(3)").all_inner_texts()]
+    assert mus == sorted(mus, reverse=True)
+    assert pg.locator(".plot svg").count() == 2
+    shot(pg, f"{prefix}-leaderboard")
+    go(pg, board[0]["bot"])
+    assert pg.locator("h1").inner_text() == board[0]["bot"]
+    assert pg.get_by_text("By seat").count() == 1 and pg.get_by_text("By opponent").count() == 1
+    shot(pg, f"{prefix}-bot")
+    pg.go_back()
+    pg.locator("details").first.evaluate("d => { d.open = true; }")
+    go(pg, "arsch-small/0")
+    record = cli_json("replay", "arsch-small/0", "--db", str(db), "--json")
+    check_arschmallows(pg, record, prefix)
+    pg.goto(start_url)
+    go(pg, "take4-small")
+    go(pg, "take4-small/2")
+    check_take4(pg, cli_json("replay", "take4-small/2", "--db", str(db), "--json"), prefix)
+
+
+@pytest.mark.slow
+def test_static_report_in_chromium(db, page, tmp_path):
+    out = tmp_path / "site"
+    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out)], check=True,
+                   capture_output=True, cwd=REPO)
+    walk(page, (out / "index.html").as_uri(), db, "static")
+
+
+@pytest.mark.slow
+def test_serve_in_chromium(db, page):
+    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
+        assert url, line
+        walk(page, url.group(0), db, "serve")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
