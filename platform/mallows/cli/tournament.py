@@ -18,8 +18,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich import box
 from rich.table import Table
 
@@ -163,26 +162,35 @@ def run(
     else:
         with console.status("starting the executor..."):
             executor = make_executor(workers, address, batch_size)
+    from mallows.cli.progress import Meter, PlainProgress, eta_text
+
+    live = console.is_terminal and not quiet and remaining > 0
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+        TextColumn("{task.fields[rate]}"), TextColumn("ETA {task.fields[eta]}"),
         TextColumn("leader: {task.fields[leader]}"), console=console,
-        disable=quiet or remaining == 0, refresh_per_second=4)
-    state = {"task": None, "t0": time.perf_counter(), "last": 0.0, "played": 0}
+        disable=not live, refresh_per_second=4)
+    state: dict = {"task": None, "meter": None, "plain": None}
 
     def on_start(total: int, already: int) -> None:
+        state["meter"] = meter = Meter(total, already)
         state["task"] = progress.add_task(t.name, total=total, completed=already,
-                                          rate="", leader="-")
+                                          rate="", eta="-:--:--", leader="-")
+        if not live and not quiet and remaining > 0:  # a log or a pipe: a plain line now and then
+            state["plain"] = PlainProgress(t.name, meter, sys.stderr)
 
     def on_outcome(outcome, spec, rater) -> None:
-        state["played"] += 1
+        meter = state["meter"]
+        meter.add()
+        if state["plain"] is not None:
+            state["plain"].update(lambda: _leader_text(rater))
+            return
+        rate = meter.rate()
+        fields = {"rate": f"{rate:.1f} matches/s" if rate else "", "eta": eta_text(meter.eta())}
         now = time.perf_counter()
-        fields = {}
-        if now - state["last"] >= 1.0:
+        if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
             fields["leader"] = _leader_text(rater)
-        elapsed = now - state["t0"]
-        fields["rate"] = f"{state['played'] / elapsed:.1f} matches/s" if elapsed > 0 else ""
         progress.update(state["task"], advance=1, **fields)
 
     try:
