@@ -1,0 +1,17 @@
+"""Report: results presented to people, as a static HTML site (``mallows report``) or the same
+pages served live (``mallows serve``).
+
+Owns: what a page shows (``data``: leaderboards with mean places and their intervals,
+head-to-head, rating progression, bots and forfeits, read from a store, never written),
+replay frames (``frames``: a record replayed through its game's engine, one frame per event,
+with each card's value and who saw it), the charts (``plots``, matplotlib to SVG), the pages
+(``site``: Jinja2 templates in ``templates/``, CSS and the small vanilla JS in ``static/``,
+shipped as package data).
+
+It is its own concern rather than part of ``results``: it replays records through the game
+engines, which ``results`` may not import.
+
+May import: ``mallows.results`` (store reads, ratings, stats), ``mallows.games`` (engines, to
+replay), ``mallows.errors``; jinja2 and matplotlib. Nothing of ``agents``, ``tournaments`` or
+``cli``. Imported by ``mallows.cli`` only.
+"""
