@@ -21,8 +21,12 @@ def test_eta_comes_from_the_measured_rate():
     clock = Clock()
     meter = Meter(total=800, already=100, clock=clock)
     assert meter.rate() is None and meter.eta() is None
-    clock.now += 10
-    meter.add(50)  # 50 matches in 10 s: 5/s, 650 left: 130 s
+    clock.now += 1
+    meter.add(5)  # too few to say
+    assert meter.rate() == 5.0 and meter.eta() is None
+    assert "ETA (measuring)" in meter.line("demo", "x")
+    clock.now += 9
+    meter.add(45)  # 50 matches in 10 s: 5/s, 650 left: 130 s
     assert meter.rate() == 5.0
     assert meter.eta() == 130.0
     assert "150/800 matches (19%), 5.0 matches/s, ETA 0:02:10" in meter.line("demo", "x")

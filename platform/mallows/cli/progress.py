@@ -2,8 +2,9 @@
 every few seconds for output that is not a terminal (a log, a pipe, CI), where a live bar would
 print nothing until the end.
 
-The ETA is ``remaining / rate``, with the rate measured over this run (matches stored since
-the first result, over the time since the run started), never extrapolated from one burst.
+The ETA is ``remaining / rate``, with the rate measured over this run (matches stored by this
+run over the time since it started, start-up included), shown once 10 matches and 2% of the run
+are in, never extrapolated from the first result or one burst.
 """
 
 from __future__ import annotations
@@ -37,15 +38,19 @@ class Meter:
         return self.played / elapsed if self.played and elapsed > 0 else None
 
     def eta(self) -> float | None:
+        """Seconds left, or None until enough is measured: 10 matches and 2% of this run."""
         rate = self.rate()
-        return (self.total - self.done) / rate if rate else None
+        if not rate or self.played < max(10, 0.02 * (self.total - self.done + self.played)):
+            return None
+        return (self.total - self.done) / rate
 
     def line(self, name: str, leader: str) -> str:
         rate = self.rate()
         share = self.done / self.total if self.total else 1.0
         return (f"{name}: {self.done}/{self.total} matches ({share:.0%}), "
-                + (f"{rate:.1f} matches/s, ETA {eta_text(self.eta())}" if rate else
-                   "waiting for the first result")
+                + (f"{rate:.1f} matches/s, ETA "
+                   + (eta_text(self.eta()) if self.eta() is not None else "(measuring)")
+                   if rate else "waiting for the first result")
                 + f", leader {leader}")
 
 
