@@ -13,8 +13,12 @@ from __future__ import annotations
 
 from mallows.games.base import ReplayChance
 from mallows.games.take4 import new_state
-from mallows.games.take4.cards import SQUAD_OF
+from mallows.games.take4.cards import SQUAD_OF, completed_squads
 from mallows.report.frames_arschmallows import ReplayMismatch
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _who(names, seat) -> str:
@@ -79,9 +83,9 @@ def frames(record: dict) -> list[dict]:
             others = [s for s in event["contenders"] if s != event["winner"]]
             both = "both" if len(event["contenders"]) == 2 else "all"
             text = (f"race for {card} (position {event['position']}): "
-                    f"{' and '.join(_who(names, s) for s in event['contenders'])} {both} picked "
+                    f"{_and([_who(names, s) for s in event['contenders']])} {both} picked "
                     f"it; {_who(names, event['winner'])} is quicker and takes it, "
-                    + " and ".join(_who(names, s) for s in others)
+                    + _and([_who(names, s) for s in others])
                     + (" gets" if len(others) == 1 else " get") + " nothing this round")
         elif kind == "game_end":
             frame = dict(last)
@@ -90,10 +94,11 @@ def frames(record: dict) -> list[dict]:
             reason = {"squad": "a squad is complete", "deck_empty": "the deck has run out",
                       "round_limit": "the round limit is reached"}.get(event["reason"],
                                                                         event["reason"])
+            done = [f"{_who(names, s)} with {'/'.join(completed_squads(frame['collections'][s]))}"
+                    for s in winners]
             text = (f"the game ends: {reason}. "
-                    + (("Winner: " if len(winners) == 1 else "Winners: ")
-                       + ", ".join(_who(names, s) for s in winners) if winners
-                       else "Nobody completed a squad"))
+                    + (("Winner: " if len(winners) == 1 else "Winners: ") + _and(done)
+                       if winners else "Nobody completed a squad"))
         elif kind == "forfeit":
             frame = dict(last)
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
