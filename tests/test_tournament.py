@@ -169,10 +169,11 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
 
     take4 = invoke("replay", "t/0", "--db", db)
     assert take4.exit_code == 0, take4.output
-    assert "round 0:" in take4.output and "picks" in take4.output and "place 1" in take4.output
+    # rounds counted from 1 in words (records count from 0)
+    assert "round 1:" in take4.output and "picks" in take4.output and "place 1" in take4.output
     arsch = invoke("replay", "a/1", "--db", db)
-    assert "-- round 0 --" in arsch.output and "peeks at slots" in arsch.output
-    assert "round 0 ends" in arsch.output
+    assert "-- round 1 --" in arsch.output and "looks at its slots" in arsch.output
+    assert "round 1 ends" in arsch.output
     record = json.loads(invoke("replay", "a/1", "--db", db, "--json").output)
     stored = sqlite3.connect(db).execute("SELECT record FROM matches WHERE id='a/1'").fetchone()
     assert record == json.loads(stored[0]) and record["players"][0] == "random:call=0.2"

@@ -64,6 +64,42 @@ def _row_values(r: dict) -> list[str]:
     return cells
 
 
+def _cells(rows: list[dict], places: dict | None) -> list[list[str]]:
+    """Table cells: a bot given by path shows as its base name, the mean place with its 95%
+    interval (``2.31 ± 0.08``) when the places are known."""
+    from mallows.report.data import short_bot
+
+    keys = [c.key for c in COLUMNS]
+    bot, place = keys.index("bot"), keys.index("mean_place")
+    out = []
+    for r in rows:
+        cells = _row_values(r)
+        cells[bot] = short_bot(cells[bot])
+        stats = (places or {}).get(r["bot"])
+        if stats is not None and stats.half_width is not None:
+            cells[place] += f" ± {stats.half_width:.2f}"
+        out.append(cells)
+    return out
+
+
+def _headers(places: dict | None) -> list[str]:
+    return [c.header + " (95%)" if c.key == "mean_place" and places else c.header
+            for c in COLUMNS]
+
+
+def _print_board(title: str, rows: list[dict], places: dict | None = None) -> None:
+    from mallows.cli.tables import print_table
+
+    print_table(title, _headers(places), _cells(rows, places),
+                right=[c.key != "bot" for c in COLUMNS])
+
+
+def _places(store: Store, scope: str, name: str) -> dict:
+    from mallows.results.stats import place_stats
+
+    return place_stats(store.results(**{"tournament" if scope == "tournament" else "game": name}))
+
+
 def _json_row(r: dict) -> dict:
     """One row of ``ratings --format json`` (keys kept stable for scripts)."""
     return {"rank": r["rank"], "bot": r["bot"], **{k: r[k] for k in RATING_SYSTEM.stored},
@@ -89,31 +125,41 @@ def _rich_table(title: str, rows: list[dict]) -> Table:
     return table
 
 
-def _markdown(title: str, rows: list[dict]) -> str:
-    lines = [f"### {title}", "", "| " + " | ".join(c.header for c in COLUMNS) + " |",
+def _markdown(title: str, rows: list[dict], places: dict | None = None) -> str:
+    lines = [f"### {title}", "", "| " + " | ".join(_headers(places)) + " |",
              "|" + "|".join("---:" if c.key != "bot" else "---" for c in COLUMNS) + "|"]
-    lines += ["| " + " | ".join(_row_values(r)) + " |" for r in rows]
+    lines += ["| " + " | ".join(cells) + " |" for cells in _cells(rows, places)]
     return "\n".join(lines) + "\n"
 
 
-def _print_boards(boards: list[tuple[str, list[dict]]], fmt: str) -> None:
+def _interval(places: dict, bot: str) -> list[float] | None:
+    stats = places.get(bot)
+    return list(stats.interval) if stats is not None and stats.interval is not None else None
+
+
+def _print_boards(boards: list[tuple[str, list[dict], dict]], fmt: str) -> None:
+    """``boards``: (title, rows, places: bot -> PlaceStats)."""
     if fmt == "json":
-        typer.echo(json.dumps([_json_row(r) for _, rows in boards for r in rows], indent=2))
+        typer.echo(json.dumps([dict(_json_row(r), mean_place_95=_interval(places, r["bot"]))
+                               for _, rows, places in boards for r in rows], indent=2))
     elif fmt == "csv":
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         shown = [c for c in COLUMNS if c.csv]
-        w.writerow(["scope", "name"] + [c.csv for c in shown])
-        for _, rows in boards:
+        w.writerow(["scope", "name"] + [c.csv for c in shown]
+                   + ["mean_place_low", "mean_place_high"])
+        for _, rows, places in boards:
             for r in rows:
-                w.writerow([r["scope"], r["name"]] + [_csv_cell(r[c.key]) for c in shown])
+                low_high = _interval(places, r["bot"])
+                w.writerow([r["scope"], r["name"]] + [_csv_cell(r[c.key]) for c in shown]
+                           + ([f"{v:.6f}" for v in low_high] if low_high else ["", ""]))
         sys.stdout.write(out.getvalue())
     elif fmt == "markdown":
-        typer.echo("\n".join(_markdown(title, rows) for title, rows in boards), nl=False)
+        typer.echo("\n".join(_markdown(title, rows, places) for title, rows, places in boards),
+                   nl=False)
     else:
-        console = Console()
-        for title, rows in boards:
-            console.print(_rich_table(title, rows))
+        for title, rows, places in boards:
+            _print_board(title, rows, places)
 
 
 def _check_format(fmt: str) -> str:
@@ -206,7 +252,8 @@ def run(
         out.print(f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
                   f" worker {'were' if lost != 1 else 'was'} run again")
     rows = store.ratings("tournament", t.name)
-    out.print(_rich_table(f"{t.name} · {t.game} · {t.match_count()} matches", rows))
+    _print_board(f"{t.name} · {t.game} · {t.match_count()} matches", rows,
+                 _places(store, "tournament", t.name))
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
     out.print(f"played {summary.played} matches ({summary.already} already stored) in "
               f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
@@ -225,16 +272,16 @@ def _leader_text(rater) -> str:
 @user_errors
 def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
     """The tournaments in --db, with how many of their matches are stored."""
+    from mallows.cli.tables import print_table
+
     store = _open_readonly(db)
-    table = Table(title=f"tournaments in {db}")
-    for c in ("name", "game", "matches", "status", "created"):
-        table.add_column(c, no_wrap=c != "status")
-    table.add_column("file", overflow="fold")
+    rows = []
     for r in store.tournaments():
         status = "finished" if r["done"] == r["total"] else "incomplete (rerun to resume)"
-        table.add_row(r["name"], r["game"], f"{r['done']}/{r['total']}", status,
-                      r["created"], r["file"] or "")
-    Console().print(table)
+        rows.append([r["name"], r["game"], f"{r['done']}/{r['total']}", status, r["created"],
+                     r["file"] or ""])
+    print_table(f"tournaments in {db}", ["name", "game", "matches", "status", "created", "file"],
+                rows, right=[False, False, True, False, False, False])
 
 
 @tournament_app.command("show")
@@ -245,6 +292,7 @@ def show(
 ) -> None:
     """A tournament's definition, leaderboard and head-to-head table."""
     from mallows.results.ratings import head_to_head
+    from mallows.results.stats import place_stats
 
     store = _open_readonly(db)
     row = store.tournament(name)
@@ -259,29 +307,31 @@ def show(
                   + (f" ({definition.get('rules')})" if definition.get("rules") else "")
                   + f" · {definition['players']} players · {definition['deals']} deals · seed "
                   f"{definition['seed']} · {done}/{row['total']} matches"
-                  + ("" if done == row["total"] else " (incomplete: rerun to resume)"))
+                  + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
+                  soft_wrap=True)
     if definition.get("options"):
         console.print("options: " + ", ".join(f"{k}={v}" for k, v in definition["options"].items()))
+    from mallows.cli.tables import print_table
+    from mallows.report.data import short_bot
+
+    results = list(store.results(tournament=name))
     leaders = _board(store, "tournament", name)
-    console.print(_rich_table("leaderboard", leaders))
-    h2h = head_to_head(store.results(tournament=name))
+    _print_board("leaderboard", leaders, place_stats(results))
+    h2h = head_to_head(results)
     bots = [r["bot"] for r in leaders]
-    table = Table(title="head-to-head", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
-                  caption="cell: the row bot's mean place (1 = first) in the matches it shared "
-                          "with the column bot (columns numbered as the rows), and the share of them "
-                          "it finished ahead of it")
-    table.add_column("#", justify="right", min_width=2, no_wrap=True)
-    table.add_column("bot", no_wrap=True)
-    for k in range(1, len(bots) + 1):  # numbers: bot names (with parameters) are too wide
-        table.add_column(f"vs {k}", justify="right", no_wrap=True)
+    rows = []
     for k, a in enumerate(bots, 1):
         cells = []
         for b in bots:
             h = h2h.get(a, {}).get(b)
             cells.append("" if a == b else ("-" if h is None else
-                                             f"{h.mean_place:.2f} {h.ahead:>4.0%}"))
-        table.add_row(str(k), a, *cells)
-    console.print(table)
+                                             f"{h.mean_place:.2f} {h.ahead:.0%} n={h.matches}"))
+        rows.append([str(k), short_bot(a), *cells])
+    # columns numbered as the rows: bot names (with parameters) are too wide for headers
+    print_table("head-to-head", ["#", "bot"] + [f"vs {k}" for k in range(1, len(bots) + 1)],
+                rows, right=[True, False] + [True] * len(bots),
+                caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
+                        "with the column bot, and the share of them it finished ahead of it")
     ids = store.match_ids(name, 1)
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
@@ -310,7 +360,8 @@ def ratings(
         if game is not None and game != row["game"]:
             raise MallowsError(f"tournament {tournament!r} is {row['game']}, not {game}: drop "
                                f"--game or change it")
-        boards.append((f"{tournament} ({row['game']})", _board(store, "tournament", tournament)))
+        boards.append((f"{tournament} ({row['game']})", _board(store, "tournament", tournament),
+                       _places(store, "tournament", tournament)))
     else:
         games = store.games()
         if game is not None:
@@ -319,7 +370,8 @@ def ratings(
                                    f"{', '.join(games) or 'none'}): check --game")
             games = [game]
         for g in games:
-            boards.append((f"{g} (all tournaments)", _board(store, "game", g)))
+            boards.append((f"{g} (all tournaments)", _board(store, "game", g),
+                           _places(store, "game", g)))
     _print_boards(boards, fmt)
 
 
@@ -327,23 +379,54 @@ def ratings(
 
 @user_errors
 def replay(
-    match_id: str = typer.Argument(..., help="Match id, <tournament>/<index>, e.g. demo/0"),
+    match: str = typer.Argument(..., help="Match id, <tournament>/<index> (e.g. demo/0), or a "
+                                "record file (JSON, e.g. from mallows play --record)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    seat: Optional[int] = typer.Option(None, "--seat", help="Show only what this seat saw "
+                                       "(default: every card's value)."),
     as_json: bool = typer.Option(False, "--json", help="Print the match record (JSON)."),
 ) -> None:
-    """Print a stored match turn by turn (or its record with --json)."""
-    store = _open_readonly(db)
-    row = store.match(match_id)
-    if row is None:
-        name = match_id.rsplit("/", 1)[0]
-        hint = ", ".join(store.match_ids(name, 3)) if store.tournament(name) else ""
-        raise MallowsError(f"no match {match_id!r} in {db}: ids are <tournament>/<index>"
-                           + (f", e.g. {hint}" if hint else "; see mallows tournament list"))
-    record = json.loads(row["record"])
+    """Print a match turn by turn, every card's value shown (or its record with --json)."""
+    from mallows.report.frames import ReplayMismatch
+    from mallows.report.text import replay_text
+
+    match_id, record = _load_record(match, db)
     if as_json:
         typer.echo(json.dumps(record, indent=1))
         return
     from mallows.games.describe import replay_lines
 
-    for line in replay_lines(match_id, record):
+    try:
+        lines = replay_text(match_id, record, seat)
+    except ReplayMismatch as exc:  # still told, event by event, without the table
+        if seat is not None:
+            raise MallowsError(f"--seat needs a record that replays: {exc}") from None
+        lines = [f"note: {exc}; the events as recorded:"] + replay_lines(match_id, record)
+    for line in lines:
         typer.echo(line)
+
+
+def _load_record(match: str, db: Path) -> tuple[str, dict]:
+    """(label, record) for a match id in --db or a record file."""
+    path = Path(match)
+    if path.is_file() or match.endswith(".json"):
+        if not path.is_file():
+            raise MallowsError(f"no record file {match}: give a record file or a match id "
+                               f"such as demo/0")
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise MallowsError(f"{match} is not a match record (JSON): {exc}") from None
+        if not isinstance(record, dict) or not isinstance(record.get("events"), list) \
+                or not isinstance(record.get("players"), list):
+            raise MallowsError(f"{match} is JSON but not a match record: a record has "
+                               f"'game', 'players', 'events' and 'result' (platform.md)")
+        return path.name, record
+    store = _open_readonly(db)
+    row = store.match(match)
+    if row is None:
+        name = match.rsplit("/", 1)[0]
+        hint = ", ".join(store.match_ids(name, 3)) if store.tournament(name) else ""
+        raise MallowsError(f"no match {match!r} in {db}: ids are <tournament>/<index>"
+                           + (f", e.g. {hint}" if hint else "; see mallows tournament list"))
+    return match, json.loads(row["record"])
