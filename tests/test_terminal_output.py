@@ -123,3 +123,23 @@ def test_replay_take4_in_words_and_from_a_record_file(db, tmp_path):
     bad = subprocess.run([MALLOWS, "replay", str(tmp_path / "bad.json")], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "not a match record" in bad.stderr
+
+
+@pytest.mark.parametrize("width", [40, 60, 200])
+def test_a_terminal_table_never_cuts_a_number(width):
+    import io
+
+    from rich.console import Console
+
+    from mallows.cli.tables import print_table
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=width, color_system=None)
+    rows = [[str(i), f"a-bot-with-a-long-name-{i}:depth=3,budget=0.25", "25.123456",
+             "1.234567", "2.31 ± 0.08"] for i in range(1, 4)]
+    print_table("t", ["rank", "bot", "mu", "sigma", "mean place (95%)"], rows, console=console)
+    text = buf.getvalue()
+    assert "…" not in text
+    for r in rows:
+        for cell in r:
+            assert cell in text
