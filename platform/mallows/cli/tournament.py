@@ -258,7 +258,7 @@ def run(
     out.print(f"played {summary.played} matches ({summary.already} already stored) in "
               f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
               f"Head-to-head: mallows tournament show {t.name}"
-              + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+              + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
 
 
 def _leader_text(rater) -> str:

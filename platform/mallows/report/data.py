@@ -21,8 +21,9 @@ from mallows.results.stats import PlaceStats, place_stats, seat_stats
 
 
 def slug(name: str) -> str:
-    """A file-name-safe, unique, readable slug: ``random:call=0.2`` -> ``random-call-0.2-1a2b3c``."""
-    base = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or "x"
+    """A file-name-safe, unique, readable slug: ``random:call=0.2`` -> ``random-call-0.2-1a2b3c4d``
+    (a bot given by path: from its base name, so no folder shows in a URL)."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", short_bot(name)).strip("-.")[:60] or "x"
     return f"{base}-{zlib.crc32(name.encode()):08x}"
 
 
