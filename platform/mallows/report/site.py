@@ -160,7 +160,9 @@ class Site:
         row = self.store.match(match_id)
         if row is None:
             return None
-        record = json.loads(row["record"])
+        raw = json.loads(row["record"])
+        # bots given by path show by their base name (a published page shows no folders)
+        record = dict(raw, players=[data.short_bot(p) for p in raw.get("players", [])])
         try:
             headers, rows, notes = get_game(record["game"]).summary(record)
         except Exception as exc:  # a damaged record still gets a page saying so

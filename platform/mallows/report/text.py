@@ -26,7 +26,10 @@ def _row(frame: dict, seat: int, viewer: int | None) -> str:
 def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list[str]:
     """The lines of a replay; ``seat``: that seat's view. Raises ``ReplayMismatch`` for a
     record the engine does not reproduce."""
-    names = list(record.get("players", []))
+    from mallows.report.data import short_bot
+
+    names = [short_bot(p) for p in record.get("players", [])]
+    record = dict(record, players=names)
     if seat is not None and not 0 <= seat < len(names):
         raise MallowsError(f"--seat {seat}: the match has seats 0 to {len(names) - 1}")
     fs = frames(dict(record))
