@@ -143,3 +143,14 @@ def test_a_terminal_table_never_cuts_a_number(width):
     for r in rows:
         for cell in r:
             assert cell in text
+
+
+def test_the_report_shows_no_folder_of_a_bot_given_by_path(db, tmp_path):
+    path, deep, _ = db
+    out = tmp_path / "site"
+    subprocess.run([MALLOWS, "report", "--db", str(path), "-o", str(out)], check=True,
+                   capture_output=True)
+    pages = list(out.rglob("*.html"))
+    assert any("mybot:call=0.5" in p.read_text() for p in pages)
+    for p in pages:
+        assert "a-rather-long" not in p.read_text() and "a-rather-long" not in str(p), p
