@@ -107,6 +107,9 @@
         var known = v === null || ((c[2] >> v) & 1) === 1;
         var k = card(c[0], c[1] === 1, known, v === null && !c[1] ? "open" : "");
         k.dataset.slot = slot;
+        var who = [];
+        for (var q = 0; q < names.length; q++) if ((c[2] >> q) & 1) who.push("seat " + q);
+        if (known) k.title = (k.title ? k.title + "; " : "") + (c[1] ? "face up" : "face down, seen by " + (who.length ? who.join(", ") : "nobody"));
         var wrap = el("span", "slot");
         wrap.appendChild(k);
         wrap.appendChild(el("span", "slotno", String(slot)));
