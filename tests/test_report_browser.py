@@ -114,6 +114,7 @@ def check_arschmallows(pg, record: dict, prefix: str) -> None:
     step_to(pg, draw)
     held = pg.locator("#held").get_attribute("data-value")
     assert f"draws {held}" in pg.locator("#text").inner_text()
+    shot(pg, f"{prefix}-replay")
     # the first round's end: its scores, doubling said in words
     end = next(i for i, e in enumerate(events) if e["type"] == "round_end")
     step_to(pg, end)
@@ -122,7 +123,7 @@ def check_arschmallows(pg, record: dict, prefix: str) -> None:
     if events[end]["caller"] is not None:
         assert "caller" in text
     assert pg.locator("#log li").count() == len(events)
-    shot(pg, f"{prefix}-replay")
+    shot(pg, f"{prefix}-replay-round-end")
 
 
 def check_take4(pg, record: dict, prefix: str) -> None:
