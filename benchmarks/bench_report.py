@@ -27,7 +27,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="mallows-report-"))
-    store = Store(args.db)
+    store = Store(args.db, readonly=True)
     matches = sum(t["done"] for t in store.tournaments())
     t0 = time.perf_counter()
     files = Site(store).write(out)

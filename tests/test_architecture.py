@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "platform" / "mallows"
-SUBPACKAGES = ("games", "agents", "tournaments", "results", "testing", "cli")
+SUBPACKAGES = ("games", "agents", "tournaments", "results", "testing", "report", "cli")
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
@@ -23,6 +23,7 @@ FORBIDDEN = {
     "agents": {"tournaments", "results", "cli", "testing"},
     "tournaments": {"cli", "testing"},
     "testing": {"cli"},
+    "report": {"agents", "tournaments", "cli", "testing"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding: the ground floor
 }
 #: third-party module -> the only file that may import it

@@ -220,7 +220,7 @@ def test_a_database_written_before_the_move_reads_through_every_read_only_comman
     assert shown.exit_code == 0 and "head-to-head" in shown.output
     rows = ratings_json(db, "--tournament", "v1-take4")
     replay = invoke("replay", "v1-arsch/0", "--db", db)
-    assert replay.exit_code == 0 and "-- round 0 --" in replay.output
+    assert replay.exit_code == 0 and "-- round 1 --" in replay.output  # rounds from 1 in words
     assert db.read_bytes() == before
     seats = sum(len(json.loads(p)) for (p,) in sqlite3.connect(db).execute(
         "SELECT players FROM matches WHERE tournament = 'v1-take4'"))

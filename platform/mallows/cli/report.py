@@ -30,7 +30,7 @@ def _store(db: Path):
     if not Path(db).is_file():
         raise MallowsError(f"no database at {db}: run a tournament first (mallows tournament "
                            f"run tournaments/demo.toml) or pass --db PATH")
-    return Store(db)
+    return Store(db, readonly=True)
 
 
 @user_errors

@@ -19,8 +19,6 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich import box
-from rich.table import Table
 
 from mallows.cli.common import user_errors
 from mallows.errors import MallowsError
@@ -110,19 +108,6 @@ def _json_row(r: dict) -> dict:
 
 def _csv_cell(value) -> str:
     return f"{value:.6f}" if isinstance(value, float) else str(value)
-
-
-def _rich_table(title: str, rows: list[dict]) -> Table:
-    table = Table(title=title)
-    width = max([len(r["bot"]) for r in rows] + [3])
-    for c in COLUMNS:
-        if c.key == "bot":
-            table.add_column(c.header, min_width=width, no_wrap=True)
-        else:
-            table.add_column(c.header, justify="right")
-    for r in rows:
-        table.add_row(*_row_values(r))
-    return table
 
 
 def _markdown(title: str, rows: list[dict], places: dict | None = None) -> str:

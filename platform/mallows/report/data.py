@@ -16,7 +16,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from mallows.results.ratings import DEFAULT_PARAMS, Rater, head_to_head
+from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.results.ratings import head_to_head
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
 
 
@@ -61,14 +62,14 @@ def board(store, scope: str, name: str) -> Board:
     if scope == "tournament":
         row = store.tournament(name)
         definition = json.loads(row["definition"])
-        params = definition.get("ratings") or dict(DEFAULT_PARAMS)
+        params = definition.get("ratings") or RATING_SYSTEM.defaults()
         bots = definition.get("bots", ())
         results = list(store.results(tournament=name))
         game, total = row["game"], row["total"]
     else:
-        definition, params, bots, game, total = {}, dict(DEFAULT_PARAMS), (), name, None
+        definition, params, bots, game, total = {}, RATING_SYSTEM.defaults(), (), name, None
         results = list(store.results(game=name))
-    rater = Rater(params, bots)
+    rater = RATING_SYSTEM.rater(params, bots)
     progression: dict[str, list] = {b: [] for b in bots}
     for number, (players, ranks) in enumerate(results, 1):
         rater.add(None, players, ranks)
@@ -78,7 +79,8 @@ def board(store, scope: str, name: str) -> Board:
     places = place_stats(results)
     rows = []
     for r in rater.rows():
-        d = r.as_dict()
+        d = RATING_SYSTEM.row_dict(r)
+        d["matches"] = d["games"]
         d["place"] = places.get(r.bot, PlaceStats())
         rows.append(d)
     return Board(scope, name, game, rows, head_to_head(results), progression, len(results),

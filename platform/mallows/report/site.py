@@ -150,7 +150,7 @@ class Site:
             row = next((r for r in b.rows if r["bot"] == bot), None)
             if row is not None and len([x for x in boards if x[0].game == g]) > 1:
                 boards.append((b, row))
-        source = next((r["source"] for r in self.store.bots() if r["name"] == bot), None)
+        source = self.store.bot_source(bot)
         return self._page("bot.html", 1, title=data.short_bot(bot), bot=bot,
                           source=PurePath(source).name if source else None, versions=None,
                           boards=boards, forfeits=forfeits)

@@ -2,7 +2,8 @@
 
 Owns: the store (``store``: the only module that talks to SQLite; it takes plain values, never
 a tournament object; ``Store(path, readonly=True)`` never writes) and the ratings (``ratings``:
-pure functions from results to leaderboards; TrueSkill's parameters, checks and columns). Their
+pure functions from results to leaderboards; TrueSkill's parameters, checks and columns), and
+place statistics (``stats``: mean places with their 95% intervals, pure functions). Their
 written interfaces, ``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
 
 May import: ``mallows.errors`` only (and the standard library, sqlite-utils, trueskill). Nothing

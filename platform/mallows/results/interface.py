@@ -80,6 +80,12 @@ class ResultStore(Protocol):
         text), seed, ..."""
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
+    def match_summaries(self, tournament: str) -> list[dict]:
+        """Every stored match of ``tournament`` by index, without its record: id, idx,
+        players and ranks (lists), forfeits (a count), seconds."""
+    def records(self, tournament: str, only_forfeits: bool = False
+                ) -> Iterator[tuple[str, str]]:
+        """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""
 
     # leaderboards
     def ratings_stale(self, scope: str, name: str) -> bool:

@@ -296,7 +296,3 @@ class Store:
         sql = ("SELECT id, record FROM matches WHERE tournament = ?"
                + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
         yield from self.db.execute(sql, [tournament])
-
-    def bots(self) -> list[dict]:
-        """Every bot name a tournament used, with where it was loaded from."""
-        return list(self.db.query("SELECT * FROM bots ORDER BY name"))
