@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 
 from mallows.errors import MallowsError
-from mallows.games.arschmallows import cards, new_state
+from mallows.games import arschmallows
+from mallows.games.arschmallows import cards
 from mallows.games.base import ReplayChance
 
 
@@ -36,17 +37,29 @@ def card_text(value: int | None) -> str:
     return f"{value} ({name})" if name else str(value)
 
 
+def replay_chance(module, events, cls=ReplayChance):
+    """The game's ``ReplayChance`` over ``events`` (its chance streams, where it names them)."""
+    streams = getattr(module, "CHANCE_EVENTS", None)
+    return cls(events, streams) if streams is not None else cls(events)
+
+
 class _WatchedChance(ReplayChance):
     """ReplayChance that keeps the table as scored just before the next round is dealt."""
 
-    def __init__(self, events):
-        super().__init__(events)
-        self.state = None
-        self.scored = None
+    state = None
+    scored = None
 
-    def deal(self, round_, deck):
+    def _watch(self) -> None:
         if self.state is not None:
             self.scored = _snapshot(self.state, scored=True)
+
+    def shuffle(self, stream, round_, cards):  # the game contract's named streams
+        if stream == "deal":
+            self._watch()
+        return super().shuffle(stream, round_, cards)
+
+    def deal(self, round_, deck):  # before named streams
+        self._watch()
         return super().deal(round_, deck)
 
 
@@ -176,8 +189,8 @@ def frames(record: dict) -> list[dict]:
     names = list(record["players"])
     n = len(names)
     events = record["events"]
-    chance = _WatchedChance(events)
-    state = new_state(record["options"], n, chance)
+    chance = replay_chance(arschmallows, events, _WatchedChance)
+    state = arschmallows.new_state(record["options"], n, chance)
     chance.state = state
     engine = state.events  # grows as actions are applied
     used = 0               # engine events matched so far

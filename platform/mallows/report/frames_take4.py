@@ -11,10 +11,9 @@ re-implements a rule. Everything in Take4 is public, so every seat's view is the
 
 from __future__ import annotations
 
-from mallows.games.base import ReplayChance
-from mallows.games.take4 import new_state
+from mallows.games import take4
 from mallows.games.take4.cards import SQUAD_OF, completed_squads
-from mallows.report.frames_arschmallows import ReplayMismatch
+from mallows.report.frames_arschmallows import ReplayMismatch, replay_chance
 
 
 def _and(items: list[str]) -> str:
@@ -35,7 +34,7 @@ def frames(record: dict) -> list[dict]:
     names = list(record["players"])
     n = len(names)
     events = record["events"]
-    state = new_state(record["options"], n, ReplayChance(events))
+    state = take4.new_state(record["options"], n, replay_chance(take4, events))
     out: list[dict] = []
     last = _snapshot(state, state.positions)
     races_left: list[dict] = []

@@ -63,6 +63,18 @@ def compact(all_frames: list[dict]) -> list[dict]:
     return out
 
 
+def _event_lines(match_id: str, record: dict) -> list[str]:
+    """A record's events in words, from the game's own descriptions where it has them."""
+    try:
+        from mallows.games.describe import replay_lines
+    except ImportError:  # pragma: no cover (a game contract without descriptions)
+        return [json.dumps(e) for e in record.get("events", [])]
+    try:
+        return replay_lines(match_id, record)
+    except Exception:  # a damaged record: as recorded
+        return [json.dumps(e) for e in record.get("events", [])]
+
+
 class Site:
     """Pages of one store. ``tournament`` / ``game`` narrow the site to one tournament or to one
     game's tournaments; ``live`` pages (``mallows serve``) refresh while a tournament runs."""
@@ -174,17 +186,19 @@ class Site:
             from mallows.games.take4.cards import SQUAD_OF, SQUADS
             meta["squads"] = [[s, list(m)] for s, m in SQUADS.items()]
             meta["squad_of"] = SQUAD_OF
-        error, steps, frames_json = None, 0, "[]"
+        error, steps, frames_json, lines = None, 0, "[]", []
         try:
             fs = frames(record)
             steps = len(fs)
             frames_json = _script_json(compact(fs))
-        except (ReplayMismatch, MallowsError) as exc:
+        except (ReplayMismatch, MallowsError) as exc:  # no table: the events in words
             error = str(exc)
+            lines = _event_lines(match_id, record)
         rows = [[data.short_bot(c) if isinstance(c, str) else c for c in r] for r in rows]
         return self._page("replay.html", 2, title=f"match {match_id}", match_id=match_id,
                           tournament=tournament, idx=idx, record=record,
                           result_headers=headers, result_rows=rows, notes=notes, error=error,
+                          lines=lines,
                           steps=steps, frames_json=frames_json, meta_json=_script_json(meta))
 
     # -- paths --------------------------------------------------------------------------------
