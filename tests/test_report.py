@@ -175,3 +175,28 @@ def test_short_bot_names():
     assert short_bot("/home/me/bots/mybot.py:depth=3") == "mybot:depth=3"
     assert short_bot("./bots/example_node") == "example_node"
     assert slug("a/b:c=1") != slug("a-b-c-1")
+
+
+def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
+    import shutil
+    import sqlite3
+
+    db, _ = site
+    copy = tmp_path / "damaged.db"
+    shutil.copy(db, copy)
+    con = sqlite3.connect(copy)
+    record = json.loads(con.execute("SELECT record FROM matches WHERE id = 'arsch-small/1'"
+                                    ).fetchone()[0])
+    record["events"] = record["events"][:-5]  # cut short
+    with con:
+        con.execute("UPDATE matches SET record = ? WHERE id = 'arsch-small/1'",
+                    [json.dumps(record)])
+    con.close()
+    out = tmp_path / "site"
+    proc = subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out),
+                           "--tournament", "arsch-small"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "m" / slug("arsch-small") / "1.html").read_text()
+    assert "No card table for this match" in page and 'id="frames"' not in page
+    assert "replay.js" not in page
+    assert 'id="frames"' in (out / "m" / slug("arsch-small") / "0.html").read_text()
