@@ -264,4 +264,6 @@ def frames(record: dict) -> list[dict]:
     if used != len(engine):
         raise ReplayMismatch(f"the engine produced {len(engine) - used} more events than the "
                              f"record holds ({engine[used]}): the record is cut short")
+    if not state.is_terminal():
+        raise ReplayMismatch("the record ends before the match does: it is cut short")
     return out
