@@ -200,3 +200,17 @@ def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
     assert "No card table for this match" in page and 'id="frames"' not in page
     assert "replay.js" not in page
     assert 'id="frames"' in (out / "m" / slug("arsch-small") / "0.html").read_text()
+
+
+def test_templates_and_static_files_are_package_data():
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text()
+                             )["tool"]["setuptools"]["package-data"]["mallows.report"]
+    folder = REPO / "platform" / "mallows" / "report"
+    files = [p.relative_to(folder).as_posix() for sub in ("templates", "static")
+             for p in (folder / sub).iterdir() if p.is_file()]
+    assert files
+    for f in files:
+        assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f"{f} would not be installed"
