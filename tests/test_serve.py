@@ -70,6 +70,12 @@ def test_running_tournament_shows_progress_and_refreshes(served):
     assert "http-equiv=\"refresh\"" not in page
     status, page = get(f"{base}/m/{slug('live')}/17.html")
     assert status == 200 and 'id="frames"' in page
+    # a tournament started after the server shows up too
+    (folder / "u.toml").write_text(TOML.replace('"live"', '"later"'))
+    subprocess.run([MALLOWS, "tournament", "run", str(folder / "u.toml"), "--db", str(db),
+                    "--workers", "1", "--quiet"], check=True, capture_output=True, cwd=REPO)
+    assert f"t/{slug('later')}.html" in get(f"{base}/index.html")[1]
+    assert get(f"{base}/t/{slug('later')}.html")[0] == 200
 
 
 def test_unknown_pages_are_404_and_the_server_stays_up(served):

@@ -84,25 +84,28 @@ class Site:
         self.store, self.live, self.refresh = store, live, refresh
         self.env = _env()
         self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
+        self.only, self.game = tournament, game
         tours = store.tournaments()
-        if tournament is not None:
-            if not any(t["name"] == tournament for t in tours):
-                known = ", ".join(t["name"] for t in tours) or "none"
-                raise MallowsError(f"no tournament {tournament!r} in {store.path} (tournaments: "
-                                   f"{known}): check --tournament")
-            tours = [t for t in tours if t["name"] == tournament]
-        if game is not None:
-            games = sorted({t["game"] for t in store.tournaments()})
-            if game not in games:
-                raise MallowsError(f"no {game!r} tournaments in {store.path} (games: "
-                                   f"{', '.join(games) or 'none'}): check --game")
-            tours = [t for t in tours if t["game"] == game]
-        self.names = [t["name"] for t in tours]
-        self.only = tournament
+        if tournament is not None and not any(t["name"] == tournament for t in tours):
+            known = ", ".join(t["name"] for t in tours) or "none"
+            raise MallowsError(f"no tournament {tournament!r} in {store.path} (tournaments: "
+                               f"{known}): check --tournament")
+        if game is not None and game not in {t["game"] for t in tours}:
+            games = sorted({t["game"] for t in tours})
+            raise MallowsError(f"no {game!r} tournaments in {store.path} (games: "
+                               f"{', '.join(games) or 'none'}): check --game")
+
+    @property
+    def names(self) -> list[str]:
+        """The tournaments shown (read each time: a live site shows new ones)."""
+        return [t["name"] for t in self.store.tournaments()
+                if (self.only is None or t["name"] == self.only)
+                and (self.game is None or t["game"] == self.game)]
 
     # -- model --------------------------------------------------------------------------------
     def tournaments(self) -> list[dict]:
-        return [t for t in self.store.tournaments() if t["name"] in self.names]
+        names = set(self.names)
+        return [t for t in self.store.tournaments() if t["name"] in names]
 
     def games(self) -> list[str]:
         return [] if self.only else sorted({t["game"] for t in self.tournaments()})
