@@ -86,6 +86,17 @@ def test_play_tournament_ratings_replay_and_bots_check(highcard, tmp_path):
     assert "match hc/0 · highcard" in out and "wins the round" in out
     assert "round(s) won" in out and "place 1:" in out
 
+    # the HTML report: leaderboards as for any game; a replay without a card table tells the
+    # events in the game's own words
+    site = tmp_path / "site"
+    code, out = invoke("report", "--db", db, "-o", site)
+    assert code == 0, out
+    assert (site / "g" / "highcard.html").is_file()
+    pages = sorted((site / "m").glob("*/*.html"))
+    assert len(pages) == 18
+    page = pages[0].read_text()
+    assert "No card table for this match" in page and "wins the round" in page
+
 
 def test_an_unregistered_or_incomplete_game_is_a_clear_error(monkeypatch, in_repo):
     with pytest.raises(GameConfigError, match="unknown game 'highcard'"):
