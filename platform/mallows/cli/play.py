@@ -8,7 +8,6 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from mallows.agents.protocol import Limits
 from mallows.cli.common import parse_options, user_errors
@@ -58,15 +57,17 @@ def play(
     if record is not None:
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n")
-    headers, rows, notes = module.summary(result)
-    table = Table(title=f"{game} · seed {seed}")
-    for h in headers:
-        table.add_column(h)
-    for row in rows:
-        table.add_row(*(str(c) for c in row))
+    from mallows.cli.tables import print_table
+    from mallows.report.data import short_bot
+
+    # bots given by path by their base name; numbers right-aligned, never cut
+    shown = dict(result, players=[short_bot(p) for p in result["players"]])
+    headers, rows, notes = module.summary(shown)
+    print_table(f"{game} · seed {seed}", headers, rows,
+                right=[all(isinstance(r[i], (int, float)) or str(r[i]).lstrip("-").isdigit()
+                           for r in rows) for i in range(len(headers))])
     console = Console()
-    console.print(table)
     for note in notes:
-        console.print(note)
+        console.print(note, soft_wrap=True)
     if record is not None:
-        console.print(f"record written to {record}")
+        console.print(f"record written to {record}", soft_wrap=True)
