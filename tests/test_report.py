@@ -33,7 +33,6 @@ def test_every_page_exists(site):
     for name in ("arsch-small", "take4-small"):
         page = out / "t" / f"{slug(name)}.html"
         assert page.is_file() and f"t/{slug(name)}.html" in index
-        ids = [m["players"] for m in []]
         board = json.loads(subprocess.run([MALLOWS, "ratings", "--db", str(db), "--tournament",
                                            name, "--format", "json"], capture_output=True,
                                           text=True, check=True).stdout)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import socket
 import sqlite3
@@ -56,8 +55,11 @@ def served(tmp_path):
 
 def test_running_tournament_shows_progress_and_refreshes(served):
     folder, db, base = served
-    before = db.stat().st_mtime_ns, shutil.disk_usage(folder)
+    before = db.read_bytes()
     status, page = get(f"{base}/t/{slug('live')}.html")
+    assert get(f"{base}/b/{slug('greedy')}.html")[0] == 200
+    assert get(f"{base}/m/{slug('live')}/3.html")[0] == 200
+    assert db.read_bytes() == before  # serving reads, never writes (not even the ratings)
     assert status == 200
     assert "10/18 matches" in page
     assert '<meta http-equiv="refresh" content="2">' in page

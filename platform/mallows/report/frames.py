@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mallows.errors import IllegalAction, MallowsError
+from mallows.errors import IllegalAction
 from mallows.report import frames_arschmallows, frames_take4
 from mallows.report.frames_arschmallows import ReplayMismatch, seen
 

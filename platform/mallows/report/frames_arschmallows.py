@@ -179,7 +179,7 @@ def _round_end_text(w: _Words, event: dict, history: dict) -> str:
         if s == caller:
             raw = history["raw"][s]
             text += (f" (caller: {raw} doubled to {score})" if history["doubled"]
-                     else f" (caller, not doubled)")
+                     else " (caller, not doubled)")
         parts.append(text)
     return f"round {r + 1} ends on {reason}. Scores: " + ", ".join(parts)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from importlib import resources
 from pathlib import Path, PurePath
 from typing import Callable, Iterator
