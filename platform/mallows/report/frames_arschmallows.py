@@ -68,11 +68,31 @@ def _mask(knowledge, card: int, players: int) -> int:
     return sum(1 << s for s in range(players) if views[s][card] is not None)
 
 
-def _snapshot(state, scored: bool = False) -> dict:
+def _rows(state, cache: dict) -> list[list]:
+    """The rows as drawn, each rebuilt only when the engine says it changed: ``Knowledge``
+    bumps a row's version whenever a card moves in or out, turns face up, or a seat learns one
+    of its cards. ``cache``: id(Knowledge) -> (that Knowledge, kept alive; seat -> (version,
+    row))."""
+    n, kn = state.players, state.knowledge
+    built = cache.setdefault(id(kn), (kn, {}))[1]
+    out = []
+    for p, row in enumerate(state.rows):
+        version = kn.version[p]
+        hit = built.get(p)
+        if hit is None or hit[0] != version:
+            hit = built[p] = (version, [[state.values[c], 1 if state.up[c] else 0,
+                                         _mask(kn, c, n)] for c in row])
+        out.append(hit[1])
+    return out
+
+
+def _snapshot(state, scored: bool = False, cache: dict | None = None) -> dict:
     n = state.players
     kn = state.knowledge
-    rows = [[[state.values[c], 1 if (scored or state.up[c]) else 0, _mask(kn, c, n)]
-             for c in row] for row in state.rows]
+    if scored:  # as scored: every card turned over
+        rows = [[[state.values[c], 1, _mask(kn, c, n)] for c in row] for row in state.rows]
+    else:
+        rows = _rows(state, {} if cache is None else cache)
     held = None
     if state.held is not None:
         held = {"value": state.values[state.held], "source": state.held_source,
@@ -196,6 +216,7 @@ def frames(record: dict) -> list[dict]:
     used = 0               # engine events matched so far
     pending: list[dict] = []  # snapshots for engine events not yet matched
     t = state.table_cards
+    cache: dict = {}
     out: list[dict] = []
     last = None
 
@@ -208,12 +229,12 @@ def frames(record: dict) -> list[dict]:
         used += 1
         return pending.pop(0)
 
-    pending.append(_snapshot(state))  # the first deal
+    pending.append(_snapshot(state, cache=cache))  # the first deal
     for index, event in enumerate(events):
         kind = event.get("type")
         words = _Words(names, state.knowledge, n)
         if kind == "forfeit":
-            frame = dict(last or _snapshot(state))
+            frame = dict(last or _snapshot(state, cache=cache))
             reason = event.get("reason", "")
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
             text = (f"{words.who(event['seat'])} {what}: {reason}. From here a random policy "
@@ -234,9 +255,9 @@ def frames(record: dict) -> list[dict]:
                                                  .index("round_end")]["round"]
             for e in engine[start:]:
                 if e["type"] in ("action", "round_end"):
-                    pending.append(scored if ended else _snapshot(state))
+                    pending.append(scored if ended else _snapshot(state, cache=cache))
                 else:
-                    pending.append(_snapshot(state))
+                    pending.append(_snapshot(state, cache=cache))
             frame = dict(take(event))
             after_rows = scored["rows"] if ended else state.rows
             w = _Words(names, knowledge, n)
