@@ -60,3 +60,59 @@ def test_seed_depends_only_on_tournament_seed_and_place():
 def test_match_ids_are_name_and_index():
     specs = make_schedule(BOTS, 2, 1, seed=0)
     assert specs[7].match_id("demo") == "demo/7" == match_id("demo", 7)
+
+
+# -- the lazy schedule against the list the platform used to build ---------------------------
+
+def _old_list(bots, players, deals, seed):
+    """The schedule as it was built before it became lazy (a list of every match)."""
+    from itertools import combinations
+    from mallows.tournaments.schedule import MatchSpec, deal_seed
+    out = []
+    for table, subset in enumerate(combinations(tuple(bots), players)):
+        for deal in range(deals):
+            s = deal_seed(seed, table, deal, deals)
+            for rotation in range(players):
+                seats = subset[rotation:] + subset[:rotation]
+                out.append(MatchSpec(len(out), table, subset, rotation, deal, seats, s))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 9), data=st.data(), deals=st.integers(1, 4),
+       seed=st.integers(0, 2**63 - 1))
+def test_lazy_schedule_is_the_old_list(n, data, deals, seed):
+    k = data.draw(st.integers(1, n))
+    bots = [f"bot{i}" for i in range(n)]
+    old = _old_list(bots, k, deals, seed)
+    lazy = make_schedule(bots, k, deals, seed)
+    assert len(lazy) == len(old)
+    assert list(lazy) == old                                  # iteration
+    picks = data.draw(st.lists(st.integers(0, len(old) - 1), max_size=20))
+    assert [lazy[i] for i in picks] == [old[i] for i in picks]  # random access (unranking)
+    assert lazy[-1] == old[-1]
+    # any increasing stream of indices (e.g. the ones a store is missing), with jumps
+    chosen = sorted(set(picks))
+    assert list(lazy.specs(chosen)) == [old[i] for i in chosen]
+    a, b = sorted(data.draw(st.tuples(st.integers(0, len(old)), st.integers(0, len(old)))))
+    assert lazy[a:b] == old[a:b]
+
+
+def test_lazy_schedule_of_a_huge_tournament_is_never_materialised():
+    bots = [f"bot{i}" for i in range(200)]
+    s = make_schedule(bots, 4, 10, seed=1)          # C(200, 4) * 4 * 10 = 2.6e9 matches
+    assert len(s) == comb(200, 4) * 40
+    last = s[len(s) - 1]
+    assert last.subset == tuple(bots[-4:]) and last.rotation == 3 and last.deal == 9
+    mid = s[len(s) // 2]
+    assert list(s.specs([mid.index, mid.index + 1]))[0] == mid
+    assert mid.subset == tuple(sorted(mid.subset, key=bots.index))
+
+
+def test_index_out_of_range_is_refused():
+    import pytest
+    s = make_schedule(BOTS, 3, 1, seed=0)
+    with pytest.raises(IndexError):
+        s[len(s)]
+    with pytest.raises(IndexError):
+        list(s.specs([len(s)]))

@@ -93,7 +93,9 @@ class Rater:
         self.matches: dict[str, int] = defaultdict(int)
         self.wins: dict[str, int] = defaultdict(int)
         self.places: dict[str, int] = defaultdict(int)
-        self.order = sorted(expected) if expected is not None else None
+        # a range (the whole schedule) stays a range: memory does not grow with its size
+        self.order = (expected if isinstance(expected, range) and expected.step == 1
+                      else sorted(expected) if expected is not None else None)
         self.pos = 0          # next position in ``order`` to rate
         self.waiting: dict[int, Result] = {}
         self.rated = 0

@@ -1,4 +1,4 @@
-"""Scheduling: a tournament -> the ordered list of its matches. Pure: no I/O, no clock.
+"""Scheduling: a tournament -> its matches in order, produced on demand. Pure: no I/O, no clock.
 
 Round robin in duplicate format:
 
@@ -14,12 +14,20 @@ Round robin in duplicate format:
   (so every rotation of a table plays the same deals) nor on how or where matches run.
 
 Every bot sits in every seat ``C(n - 1, k - 1) * deals`` times.
+
+A ``Schedule`` is never a list: ``index -> (table, deal, rotation)`` is arithmetic and
+``table -> subset`` unranks the table's k-subset in the combinatorial number system, so
+``schedule[i]`` costs O(n) whatever the tournament's size, iterating costs O(1) per match, and
+memory does not grow with the number of matches. ``Schedule.specs(indices)`` turns any
+increasing stream of indices (e.g. the ones a store is missing) into specs, lazily.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, islice
+from typing import Iterable, Iterator
 
 from mallows import seeding
 
@@ -46,20 +54,111 @@ def deal_seed(tournament_seed: int, table: int, deal: int, deals: int) -> int:
     return seeding.child_seed(tournament_seed, table * deals + deal)
 
 
-def make_schedule(bots, players: int, deals: int, seed: int) -> list[MatchSpec]:
-    bots = tuple(bots)
-    if players < 1 or deals < 1 or len(bots) < players:
-        raise ValueError("need players >= 1, deals >= 1 and at least `players` bots")
-    out: list[MatchSpec] = []
-    for table, subset in enumerate(combinations(bots, players)):
-        for deal in range(deals):
-            s = deal_seed(seed, table, deal, deals)
-            for rotation in range(players):
-                seats = subset[rotation:] + subset[:rotation]
-                out.append(MatchSpec(len(out), table, subset, rotation, deal, seats, s))
-    return out
+def unrank_subset(items: tuple, k: int, rank: int) -> tuple:
+    """The ``rank``-th k-subset of ``items`` in ``itertools.combinations`` (lexicographic)
+    order, without producing the ones before it."""
+    n = len(items)
+    if not 0 <= rank < math.comb(n, k):
+        raise IndexError(f"subset {rank} out of range for C({n}, {k})")
+    out, start = [], 0
+    for left in range(k, 0, -1):  # ``left`` members still to choose
+        for c in range(start, n):
+            count = math.comb(n - c - 1, left - 1)  # subsets whose next member is items[c]
+            if rank < count:
+                out.append(items[c])
+                start = c + 1
+                break
+            rank -= count
+    return tuple(out)
 
 
-def schedule(tournament) -> list[MatchSpec]:
+class Schedule:
+    """The matches of a round robin, in schedule order, computed on demand (a read-only
+    sequence: ``len``, ``[i]``, ``[a:b]``, iteration)."""
+
+    def __init__(self, bots: Iterable[str], players: int, deals: int, seed: int):
+        self.bots = tuple(bots)
+        self.players, self.deals, self.seed = players, deals, seed
+        if players < 1 or deals < 1 or len(self.bots) < players:
+            raise ValueError("need players >= 1, deals >= 1 and at least `players` bots")
+        self.tables = math.comb(len(self.bots), players)
+        self.per_table = deals * players
+
+    def __len__(self) -> int:
+        return self.tables * self.per_table
+
+    def _spec(self, index: int, table: int, subset: tuple) -> MatchSpec:
+        deal, rotation = divmod(index - table * self.per_table, self.players)
+        return MatchSpec(index, table, subset, rotation, deal,
+                         subset[rotation:] + subset[:rotation],
+                         deal_seed(self.seed, table, deal, self.deals))
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return list(self.specs(range(len(self))[key]))
+        index = int(key)
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"match {key} out of range: the schedule has {len(self)}")
+        table = index // self.per_table
+        return self._spec(index, table, unrank_subset(self.bots, self.players, table))
+
+    def __iter__(self) -> Iterator[MatchSpec]:
+        return self.specs(range(len(self)))
+
+    def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]:
+        """The specs of ``indices`` (any order; consecutive indices of one table share the
+        table's subset, and a walk forward through the tables reuses ``combinations``)."""
+        subsets = combinations(self.bots, self.players)
+        at_table, subset = -1, ()
+        for index in indices:
+            if not 0 <= index < len(self):
+                raise IndexError(f"match {index} out of range: the schedule has {len(self)}")
+            table = index // self.per_table
+            if table != at_table:
+                if at_table < table <= at_table + 64:  # near ahead: step the iterator
+                    subset = next(islice(subsets, table - at_table - 1, None))
+                else:                                  # far or behind: unrank, then step on
+                    subset = unrank_subset(self.bots, self.players, table)
+                    subsets = combinations(self.bots, self.players)
+                    subsets = _from(subsets, self.bots, self.players, subset)
+                at_table = table
+            yield self._spec(index, table, subset)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Schedule):
+            return (self.bots, self.players, self.deals, self.seed) == \
+                (other.bots, other.players, other.deals, other.seed)
+        if isinstance(other, list):
+            return len(other) == len(self) and list(self) == other
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return (f"Schedule({len(self.bots)} bots, {self.players} players, {self.deals} deals: "
+                f"{len(self):,} matches)")
+
+
+def _from(subsets: Iterator[tuple], bots: tuple, k: int, subset: tuple) -> Iterator[tuple]:
+    """The combinations after ``subset`` (lexicographic successor steps, no earlier ones)."""
+    n = len(bots)
+    pos = [bots.index(b) for b in subset]
+    while True:
+        i = k - 1
+        while i >= 0 and pos[i] == i + n - k:
+            i -= 1
+        if i < 0:
+            return
+        pos[i] += 1
+        for j in range(i + 1, k):
+            pos[j] = pos[j - 1] + 1
+        yield tuple(bots[p] for p in pos)
+
+
+def make_schedule(bots, players: int, deals: int, seed: int) -> Schedule:
+    return Schedule(bots, players, deals, seed)
+
+
+def schedule(tournament) -> Schedule:
     """The matches of a ``Tournament``, in schedule order."""
-    return make_schedule(tournament.bots, tournament.players, tournament.deals, tournament.seed)
+    return Schedule(tournament.bots, tournament.players, tournament.deals, tournament.seed)
