@@ -5,7 +5,6 @@ a batch whose worker dies is run again; a join refused for token authentication 
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mallows.cli import app
+from mallows.results.store import Store
 
 from conftest import MALLOWS, ray_env, start_ray_head, stop_ray_head
 
@@ -74,8 +74,7 @@ def snapshot(db: Path) -> tuple:
     out = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--format", "json"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    con = sqlite3.connect(db)
-    records = dict(con.execute("SELECT id, record FROM matches"))
+    records = {row["id"]: row["record"] for row in Store(db).export()}
     assert len(records) == 5 * 4 * 3
     return json.loads(out.stdout), records
 

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mallows.cli import app
+from mallows.results.store import Store
 from mallows.tournaments.spec import TournamentError, load_tournament
 
 from conftest import MALLOWS, REPO
@@ -175,8 +176,8 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
     assert "-- round 1 --" in arsch.output and "looks at its slots" in arsch.output
     assert "round 1 ends" in arsch.output
     record = json.loads(invoke("replay", "a/1", "--db", db, "--json").output)
-    stored = sqlite3.connect(db).execute("SELECT record FROM matches WHERE id='a/1'").fetchone()
-    assert record == json.loads(stored[0]) and record["players"][0] == "random:call=0.2"
+    stored = Store(db).record("a/1")  # records are stored compressed: read through the store
+    assert record == json.loads(stored) and record["players"][0] == "random:call=0.2"
     missing = invoke("replay", "a/99", "--db", db)
     assert missing.exit_code == 2 and "a/0" in missing.output
 
@@ -231,10 +232,9 @@ def test_duplicate_deals_across_rotations_in_stored_records(in_repo, write_toml,
     db = tmp_path / "m.db"
     assert invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1"
                   ).exit_code == 0
-    con = sqlite3.connect(db)
     groups = {}
-    for tbl, deal, record in con.execute("SELECT tbl, deal, record FROM matches"):
-        r = json.loads(record)
+    for row in Store(db).export():
+        tbl, deal, r = row["tbl"], row["deal"], json.loads(row["record"])
         first_deal = next(e["deck"] for e in r["events"] if e["type"] == "deal")
         groups.setdefault((tbl, deal), set()).add((r["seed"], tuple(first_deal)))
     assert len(groups) == 2 and all(len(g) == 1 for g in groups.values())
@@ -250,6 +250,11 @@ deals = 12
 seed = 3
 bots = ["random", "random:call=0.01", "random:call=0.1", "random:call=0.2", "random:call=0.4"]
 """
+
+
+def stored_records(db: Path) -> dict:
+    """Match id -> record JSON text, decoded by the store (records are stored compressed)."""
+    return {row["id"]: row["record"] for row in Store(db).export()}
 
 
 def count(db: Path) -> int:
@@ -286,5 +291,4 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
     a, b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
     assert a.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
                      ).fetchone() == (240, 240, 0, 239)
-    assert dict(a.execute("SELECT id, record FROM matches")) == \
-        dict(b.execute("SELECT id, record FROM matches"))
+    assert stored_records(killed_db) == stored_records(clean_db)

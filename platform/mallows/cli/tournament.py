@@ -1,4 +1,4 @@
-"""``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``.
+"""``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
 ``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` and ``run``, SQLite
@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(tournament_app, name="tournament")
     app.command("ratings")(ratings)
     app.command("replay")(replay)
+    app.command("export")(export)
 
 
 def _open_readonly(db: Path) -> Store:
@@ -415,3 +416,27 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
         raise MallowsError(f"no match {match!r} in {db}: ids are <tournament>/<index>"
                            + (f", e.g. {hint}" if hint else "; see mallows tournament list"))
     return match, json.loads(row["record"])
+
+
+@user_errors
+def export(
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    tournament: Optional[str] = typer.Option(None, "--tournament",
+                                             help="One tournament's matches (default: all)."),
+) -> None:
+    """Every stored match as JSON lines (one object per match, in schedule order): its place
+    in the schedule, players, ranks, forfeits, seed and the full record, for other tools."""
+    store = _open_readonly(db)
+    if tournament is not None and store.tournament(tournament) is None:
+        known = ", ".join(r["name"] for r in store.tournaments()) or "none"
+        raise MallowsError(f"no tournament {tournament!r} in {db} (tournaments: {known}): "
+                           f"check the name with mallows tournament list")
+    out = sys.stdout
+    for row in store.export(tournament):
+        line = {"id": row["id"], "tournament": row["tournament"], "index": row["idx"],
+                "game": row["game"], "table": row["tbl"], "rotation": row["rotation"],
+                "deal": row["deal"], "seed": row["seed"], "players": json.loads(row["players"]),
+                "ranks": json.loads(row["ranks"]), "forfeits": row["forfeits"],
+                "seconds": row["seconds"], "finished_at": row["finished_at"],
+                "record": json.loads(row["record"])}
+        out.write(json.dumps(line, separators=(",", ":")) + "\n")

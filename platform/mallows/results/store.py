@@ -35,6 +35,7 @@ from typing import Callable, Iterable, Iterator
 import sqlite_utils
 
 from mallows.errors import MallowsError
+from mallows.results import codec
 from mallows.results.interface import MatchRow
 
 DEFAULT_DB = Path("results") / "mallows.db"
@@ -77,12 +78,78 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
                            check_same_thread=False)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+def _v2(db: sqlite_utils.Database) -> None:
+    """Compact records: ``record_z`` (zstd bytes) and ``codec`` (``codec.py``) beside the plain
+    ``record``, per-game dictionaries in ``dictionaries``; every stored record is re-encoded
+    (read back identical) and its plain text dropped."""
+    db.execute("CREATE TABLE IF NOT EXISTS dictionaries (id INTEGER PRIMARY KEY, game TEXT, "
+               "data BLOB, samples INTEGER, created TEXT)")
+    columns = {c.name for c in db["matches"].columns}
+    if "record_z" not in columns:
+        db.execute("ALTER TABLE matches ADD COLUMN record_z BLOB")
+    if "codec" not in columns:
+        db.execute("ALTER TABLE matches ADD COLUMN codec INTEGER")
+    for (game,) in db.execute("SELECT DISTINCT game FROM matches WHERE record IS NOT NULL "
+                              "AND codec IS NULL").fetchall():
+        _encode_plain_rows(db, game)
+
+
+def _encode_plain_rows(db: sqlite_utils.Database, game: str) -> None:
+    """Compress every plain or dictionary-less record of ``game``, training the game's
+    dictionary first when it has none and enough records (in chunks: memory stays flat)."""
+    number = _dictionary_for(db, game)
+    if number == codec.NO_DICT:
+        samples = [text for (text,) in db.execute(
+            "SELECT record FROM matches WHERE game = ? AND codec IS NULL AND record IS NOT "
+            "NULL ORDER BY rowid LIMIT ?", [game, codec.TRAIN_AT])]
+        zero = codec.Codec(codec.NO_DICT)
+        samples += [zero.decode(blob) for (blob,) in db.execute(
+            "SELECT record_z FROM matches WHERE game = ? AND codec = 0 ORDER BY rowid LIMIT ?",
+            [game, max(0, codec.TRAIN_AT - len(samples))])]
+        data = codec.train(samples) if len(samples) >= codec.TRAIN_AT else None
+        if data is not None:
+            number = db.execute(
+                "INSERT INTO dictionaries (game, data, samples, created) VALUES (?, ?, ?, ?)",
+                [game, data, len(samples), _now()]).lastrowid
+    target = codec.Codec(number, _dictionary_data(db, number))
+    zero = codec.Codec(codec.NO_DICT)
+    last = 0
+    while True:
+        rows = db.execute(
+            "SELECT rowid, record, record_z, codec FROM matches WHERE game = ? AND rowid > ? "
+            "AND (codec IS NULL OR codec = 0) ORDER BY rowid LIMIT 2000", [game, last]).fetchall()
+        if not rows:
+            return
+        out = []
+        for rowid, text, blob, number_was in rows:
+            last = rowid
+            if number_was == codec.NO_DICT and target.number == codec.NO_DICT:
+                continue
+            plain = text if number_was is None else zero.decode(blob)
+            out.append((target.encode(plain), target.number, rowid))
+        db.conn.executemany("UPDATE matches SET record_z = ?, codec = ?, record = NULL "
+                            "WHERE rowid = ?", out)
+
+
+def _dictionary_for(db: sqlite_utils.Database, game: str) -> int:
+    row = db.execute("SELECT id FROM dictionaries WHERE game = ? ORDER BY id DESC LIMIT 1",
+                     [game]).fetchone()
+    return row[0] if row else codec.NO_DICT
+
+
+def _dictionary_data(db: sqlite_utils.Database, number: int) -> bytes | None:
+    if number == codec.NO_DICT:
+        return None
+    return db.execute("SELECT data FROM dictionaries WHERE id = ?", [number]).fetchone()[0]
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
 _MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
-                  "players", "ranks", "forfeits", "record", "seconds", "finished_at")
+                  "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at")
+_RECORD_AT = 11  # the record's place in ``_values``
 # a prepared statement: sqlite-utils' insert() introspects the table on every call
 _INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
@@ -101,6 +168,9 @@ class Store:
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
+        self._codecs: dict[int, codec.Codec] = {}   # by number: decoders and encoders
+        self._encoders: dict[str, codec.Codec] = {}  # by game: the codec new records get
+        self._untrained: dict[str, int] = {}         # by game: records since a training try
         if self.path.exists() and self.path.is_dir():
             raise StorageError(f"--db {str(self.path)!r} is a folder: give a file path, "
                                f"e.g. results/mallows.db")
@@ -196,6 +266,7 @@ class Store:
 
     # -- matches ------------------------------------------------------------------------------
     def done_indices(self, tournament: str) -> set[int]:
+        """Every stored index at once (small tournaments; runs use ``missing_indices``)."""
         return {r[0] for r in self.db.execute(
             "SELECT idx FROM matches WHERE tournament = ?", [tournament]).fetchall()}
 
@@ -208,11 +279,68 @@ class Store:
         self.add_matches([row])
 
     def add_matches(self, rows: list[MatchRow]) -> None:
-        """Commit finished matches in one transaction. Matches already stored are kept."""
+        """Commit finished matches in one transaction. Matches already stored are kept. The
+        records are stored compressed (``codec``); every reader gets the JSON text back."""
         self._writable()
         stamp = _now()
+        values = []
+        for r in rows:
+            v = _values(r, stamp)
+            enc = self._encoder(r.game)
+            values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number)
+                          + v[_RECORD_AT + 1:])
         with self.db.conn:
-            self.db.conn.executemany(_INSERT_MATCH, [_values(r, stamp) for r in rows])
+            self.db.conn.executemany(_INSERT_MATCH, values)
+        for r in rows:
+            if self._encoders[r.game].number == codec.NO_DICT:
+                self._untrained[r.game] = self._untrained.get(r.game, 0) + 1
+        for game, count in list(self._untrained.items()):
+            if count >= codec.TRAIN_AT:
+                self._train(game)
+
+    # -- record encoding ----------------------------------------------------------------------
+    def _codec(self, number: int) -> codec.Codec:
+        c = self._codecs.get(number)
+        if c is None:
+            try:
+                data = _dictionary_data(self.db, number)
+            except TypeError:  # no such row: fetchone() gave None
+                raise StorageError(f"{self.path}: a record needs dictionary {number}, which "
+                                   f"the database does not have (damaged?)") from None
+            c = self._codecs[number] = codec.Codec(number, data)
+        return c
+
+    def _encoder(self, game: str) -> codec.Codec:
+        c = self._encoders.get(game)
+        if c is None:
+            c = self._encoders[game] = self._codec(_dictionary_for(self.db, game))
+            if c.number == codec.NO_DICT:
+                self._untrained[game] = self.db.execute(
+                    "SELECT COUNT(*) FROM matches WHERE game = ? AND codec = 0",
+                    [game]).fetchone()[0]
+        return c
+
+    def _train(self, game: str) -> None:
+        """Train ``game``'s dictionary from its first records and re-encode the records stored
+        without one (once per game and database)."""
+        with self.db.conn:
+            _encode_plain_rows(self.db, game)
+        self._encoders.pop(game, None)
+        if self._encoder(game).number == codec.NO_DICT:
+            self._untrained[game] = -(1 << 62)  # zstd could not train: not again this session
+        else:
+            self._untrained.pop(game, None)
+
+    def _decode(self, text: str | None, blob: bytes | None, number: int | None) -> str | None:
+        if number is None:
+            return text
+        try:
+            return self._codec(number).decode(blob)
+        except Exception as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"{self.path}: a stored record cannot be decoded ({exc}): the "
+                               f"database is damaged") from None
 
     def results(self, tournament: str | None = None, game: str | None = None
                 ) -> Iterator[tuple[list[str], list[int]]]:
@@ -237,8 +365,55 @@ class Store:
             yield idx, json.loads(players), json.loads(ranks)
 
     def match(self, match_id: str) -> dict | None:
+        """One stored match as a dict of its columns, ``record`` being the record's JSON text
+        (decoded: the compressed form never leaves the store)."""
         rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
-        return rows[0] if rows else None
+        return self._plain_row(rows[0]) if rows else None
+
+    def record(self, match_id: str) -> str | None:
+        """The JSON text of one stored match record (None if there is no such match)."""
+        row = self.db.execute("SELECT record, record_z, codec FROM matches WHERE id = ?",
+                              [match_id]).fetchone()
+        return self._decode(*row) if row else None
+
+    def _plain_row(self, row: dict) -> dict:
+        row["record"] = self._decode(row["record"], row.pop("record_z"), row.pop("codec"))
+        return row
+
+    def export(self, tournament: str | None = None, chunk: int = 500) -> Iterator[dict]:
+        """Every stored match (of ``tournament``, or of all, tournaments by creation), in index
+        order, as a dict of its columns with ``record`` decoded to JSON text; read in chunks,
+        so memory does not grow with the database."""
+        names = ([tournament] if tournament is not None else
+                 [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY rowid")])
+        for name in names:
+            after = -1
+            while True:
+                rows = list(self.db.query(
+                    "SELECT * FROM matches WHERE tournament = ? AND idx > ? ORDER BY idx "
+                    "LIMIT ?", [name, after, chunk]))
+                for row in rows:
+                    after = row["idx"]
+                    yield self._plain_row(row)
+                if len(rows) < chunk:
+                    break
+
+    def missing_indices(self, tournament: str, total: int, chunk: int = 65536
+                        ) -> Iterator[int]:
+        """The indices in ``range(total)`` with no stored match, in order. Walks the stored
+        indices in chunks (never all of them at once); safe to consume while the missing
+        ones are being stored."""
+        nxt = 0
+        while nxt < total:
+            rows = self.db.execute(
+                "SELECT idx FROM matches WHERE tournament = ? AND idx >= ? ORDER BY idx "
+                "LIMIT ?", [tournament, nxt, chunk]).fetchall()
+            for (idx,) in rows:
+                yield from range(nxt, min(idx, total))
+                nxt = max(nxt, idx + 1)
+            if len(rows) < chunk:
+                break
+        yield from range(nxt, total)
 
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]:
         return [r[0] for r in self.db.execute(
