@@ -3,6 +3,7 @@
 import random
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from mallows.results.ratings import DEFAULT_PARAMS, Rater, head_to_head, leaderboard
 
@@ -259,3 +260,49 @@ def test_the_tournament_guide_shows_the_rating_systems_defaults_and_ranges():
             bad = p.low if p.low_open else p.low - 1
             with pytest.raises(ValueError, match=re.escape(f"`ratings.{p.name}` must be")):
                 TRUESKILL.check_params({p.name: bad})
+
+
+# -- the fast free-for-all path is the library, bit for bit -----------------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), n=st.integers(2, 7),
+       params=st.sampled_from([None, {"tau": 0.083, "draw_probability": 0.1},
+                               {"beta": 1.0, "draw_probability": 0.5}]))
+def test_fast_ffa_rating_is_bit_identical_to_trueskill(data, n, params):
+    import trueskill
+    from mallows.results import ffa
+    from mallows.results.ratings import make_env
+    env = make_env(params)
+    mus = data.draw(st.lists(st.floats(-50, 100), min_size=n, max_size=n))
+    sigmas = data.draw(st.lists(st.floats(0.01, 20), min_size=n, max_size=n))
+    ranks = data.draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n))
+    ratings = [env.create_rating(m, s) for m, s in zip(mus, sigmas)]
+    try:
+        lib = [(float(g[0].mu), float(g[0].sigma))
+               for g in env.rate([(r,) for r in ratings], ranks=ranks)]
+    except (FloatingPointError, ZeroDivisionError, ValueError):
+        lib = None  # the Rater falls back to the library here, so the fast path may raise too
+    try:
+        fast = ffa.rate(ffa.Env(env), [(r.pi, r.tau) for r in ratings], ranks)
+    except (FloatingPointError, ZeroDivisionError, ValueError):
+        assert lib is None
+        return
+    if lib is not None:
+        assert fast == lib  # exact float equality, every seat
+
+
+def test_rater_tables_equal_the_library_path_on_a_long_sequence():
+    import random
+    from mallows.results import ratings as R
+    rng = random.Random(5)
+    bots = [f"b{i}" for i in range(7)]
+    results = []
+    for _ in range(600):
+        seats = rng.sample(bots, rng.choice([2, 3, 4, 5]))
+        results.append((seats, [rng.randint(0, len(seats) - 1) for _ in seats]))
+    fast = R.leaderboard(results)
+    slow = R.Rater()
+    slow._fast = None  # the library for every match
+    for players, ranks in results:
+        slow.add(None, players, ranks)
+    assert [r.as_dict() for r in fast] == [r.as_dict() for r in slow.rows()]

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 
 import trueskill
 
+from mallows.results import ffa
 from mallows.results.interface import Column, Param, Result
 
 PARAMS = (
@@ -89,6 +90,7 @@ class Rater:
     def __init__(self, params: dict | None = None, bots: Iterable[str] = (),
                  expected: Iterable[int] | None = None):
         self.env = make_env(params)
+        self._fast = ffa.Env(self.env)
         self.current: dict[str, trueskill.Rating] = {}
         self.matches: dict[str, int] = defaultdict(int)
         self.wins: dict[str, int] = defaultdict(int)
@@ -108,7 +110,18 @@ class Rater:
         for name in players:
             self.current.setdefault(name, self.env.create_rating())
         if len(players) > 1:
-            _update(self.env, self.current, players, ranks)
+            new = None
+            if self._fast is not None:
+                try:  # bit-identical to the library; anything unusual goes to the library
+                    new = ffa.rate(self._fast, [(self.current[p].pi, self.current[p].tau)
+                                                for p in players], list(ranks))
+                except Exception:
+                    new = None
+            if new is None:
+                _update(self.env, self.current, players, ranks)
+            else:
+                for name, (mu, sigma) in zip(players, new):
+                    self.current[name] = self.env.create_rating(mu, sigma)
         for name, rank in zip(players, ranks):
             self.matches[name] += 1
             self.places[name] += rank + 1
