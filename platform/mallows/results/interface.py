@@ -69,6 +69,9 @@ class ResultStore(Protocol):
         """Commit one match; a match already stored (same id) is kept, not replaced."""
     def add_matches(self, rows: list[MatchRow]) -> None: ...
     def done_indices(self, tournament: str) -> set[int]: ...
+    def missing_indices(self, tournament: str, total: int) -> Iterator[int]:
+        """The indices in range(total) not stored, in order, without loading every stored
+        one at once (safe to consume while the missing ones are being stored)."""
     def count_matches(self, tournament: str) -> int: ...
     def count_game_matches(self, game: str) -> int: ...
     def results(self, tournament: str | None = None, game: str | None = None
@@ -78,6 +81,12 @@ class ResultStore(Protocol):
     def match(self, match_id: str) -> dict | None:
         """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON
         text), seed, ..."""
+    def record(self, match_id: str) -> str | None:
+        """The record's JSON text (records may be stored compressed: read them here, never
+        from a column)."""
+    def export(self, tournament: str | None = None) -> Iterator[dict]:
+        """Every stored match (of ``tournament``, or all), in schedule order, as ``match``
+        gives it; read in chunks."""
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
     def match_summaries(self, tournament: str) -> list[dict]:
@@ -155,8 +164,10 @@ class RatingSystem(Protocol):
         the range and the fix for a bad one."""
     def rater(self, params: dict | None = None, bots: Iterable[str] = (),
               expected: Iterable[int] | None = None) -> Any:
-        """An incremental rater: ``add(index, players, ranks)``, ``rows()``, ``leader()``,
-        ``rated``, ``complete()``."""
+        """An incremental rater: ``add(index, players, ranks)`` (an index seen before is
+        ignored), ``skip(index)`` (a match that will have no result), ``rows()``,
+        ``leader()``, ``rated``, ``complete()``. ``expected`` may be a ``range`` (kept as
+        one: memory does not grow with the schedule)."""
     def leaderboard(self, results: Iterable[Result], params: dict | None = None,
                     bots: Iterable[str] = ()) -> list: ...
     def row_dict(self, row: Any) -> dict:

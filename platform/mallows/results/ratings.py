@@ -26,6 +26,7 @@ Leaderboards sort by the conservative rating mu - 3 sigma (then mu, then name).
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -129,12 +130,33 @@ class Rater:
         self.rated += 1
 
     def add(self, index: int | None, players: Sequence[str], ranks: Sequence[int]) -> None:
+        """Add the result of ``index``. Adding an index again (already rated or waiting) does
+        nothing, so two feeds may overlap (the stored results and the arriving ones)."""
         if self.order is None:  # plain sequence: rate now
             self._rate(players, ranks)
             return
+        if index in self.waiting or self._rated_already(index):
+            return
         self.waiting[index] = (players, ranks)
+        self._advance()
+
+    def skip(self, index: int) -> None:
+        """``index`` will have no result (its match failed): rate past it, so the results
+        after it are not held back (the table is then the table of the stored matches)."""
+        if self.order is not None and not self._rated_already(index):
+            self.waiting[index] = None
+            self._advance()
+
+    def _rated_already(self, index: int) -> bool:
+        if isinstance(self.order, range):
+            return index < self.order.start + self.pos
+        return bisect.bisect_left(self.order, index) < self.pos
+
+    def _advance(self) -> None:
         while self.pos < len(self.order) and self.order[self.pos] in self.waiting:
-            self._rate(*self.waiting.pop(self.order[self.pos]))
+            result = self.waiting.pop(self.order[self.pos])
+            if result is not None:
+                self._rate(*result)
             self.pos += 1
 
     def complete(self) -> bool:

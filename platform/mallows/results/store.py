@@ -358,11 +358,20 @@ class Store:
         for players, ranks in self.db.execute(sql, args):
             yield json.loads(players), json.loads(ranks)
 
-    def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]:
-        for idx, players, ranks in self.db.execute(
-                "SELECT idx, players, ranks FROM matches WHERE tournament = ? ORDER BY idx",
-                [tournament]):
-            yield idx, json.loads(players), json.loads(ranks)
+    def indexed_results(self, tournament: str, chunk: int = 20000
+                        ) -> Iterator[tuple[int, list[str], list[int]]]:
+        """(index, players, ranks) of every stored match of ``tournament``, by index; read in
+        chunks, so no read transaction stays open while a big tournament is walked."""
+        after = -1
+        while True:
+            rows = self.db.execute(
+                "SELECT idx, players, ranks FROM matches WHERE tournament = ? AND idx > ? "
+                "ORDER BY idx LIMIT ?", [tournament, after, chunk]).fetchall()
+            for idx, players, ranks in rows:
+                yield idx, json.loads(players), json.loads(ranks)
+            if len(rows) < chunk:
+                return
+            after = rows[-1][0]
 
     def match(self, match_id: str) -> dict | None:
         """One stored match as a dict of its columns, ``record`` being the record's JSON text

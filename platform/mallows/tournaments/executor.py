@@ -1,18 +1,22 @@
 """Execution: matches in, records out, through one interface with two executors.
 
-This is the only module that imports Ray. ``Executor.run(jobs)`` takes ``Job``s (everything a
-worker needs to play one match: game, effective options, seed, bot names by seat, limits) and
-yields an ``Outcome`` per job as soon as it is known, in no particular order; callers that need
-an order (ratings) sort by ``Outcome.index``.
+This is the only module that imports Ray. ``Executor.run_batches(jobs)`` takes ``Job``s
+(everything a worker needs to play one match: game, effective options, seed, bot names by seat,
+limits; a lazy iterator is read only as far as there is room) and yields the ``Outcome``s as
+they arrive, grouped as they arrived together, in no particular order; ``run(jobs)`` yields
+them one by one. Callers that need an order (ratings) use ``Outcome.index``.
 
 - ``InProcessExecutor`` (``--workers 1``): plays the jobs one after another in this process.
 - ``RayExecutor``: ``--workers N > 1`` starts a local Ray with N CPUs (loopback only, no
   dashboard); ``address=`` joins an existing cluster and ships ``bots/`` and the ``mallows``
-  package with the job in a runtime environment. Jobs go out in batches (several matches per
-  Ray task, so the per-task overhead stays small; batches shrink towards the end so the CPUs
-  finish together), at most a few batches per CPU in flight;
-  each batch's outcomes come back as the batch finishes (``ray.wait``). A batch lost with its
-  worker (the process or the node died) is submitted again, up to ``RETRIES`` times.
+  package with the job in a runtime environment. Flow control: jobs go out in batches sized
+  from the measured match time (about ``BATCH_SECONDS`` of play per Ray task, so the per-task
+  overhead stays small; batches shrink towards the end so the CPUs finish together), two tasks
+  per CPU in flight (one running, one queued, so no worker waits on the coordinator), and each
+  task streams its finished outcomes back every ``FLUSH_SECONDS`` (a Ray streaming generator),
+  so matches are counted as they finish and the object store holds only what is in flight. A
+  batch lost with its worker (the process or the node died) has its unreturned matches
+  submitted again, up to ``RETRIES`` times.
 
 Workers load bots by name through ``mallows.agents.registry.load_bot`` and play with
 ``mallows.tournaments.match.play_match``; a match that raises (an engine bug, a bot that cannot
@@ -23,6 +27,7 @@ Environment variables named ``MALLOWS_*`` are forwarded to Ray workers.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -34,14 +39,17 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from mallows.errors import MallowsError
 
 RETRIES = 3             # times a lost batch is submitted again
-MAX_BATCH = 64          # matches per Ray task, at most
+MAX_BATCH = 512         # matches per Ray task, at most
+BATCH_SECONDS = 2.0     # a batch is sized to take about this long (from measured match times)
+FIRST_BATCH = 4         # matches per task until a match time has been measured
 BATCHES_PER_WORKER = 3  # next batch ~ remaining / (CPUs * this): shrinks towards the end
-IN_FLIGHT_PER_WORKER = 2
+IN_FLIGHT_PER_WORKER = 2  # tasks per CPU in flight: one running, one queued behind it
+FLUSH_SECONDS = 0.5     # a running task hands back what it has finished at least this often
 
 
 class ExecutorError(MallowsError):
@@ -115,6 +123,22 @@ def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
     return [play_job(job) for job in jobs]
 
 
+def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
+                ) -> Iterator[list[Outcome]]:
+    """Play ``jobs`` in order, handing back the finished outcomes whenever ``flush_seconds``
+    have passed (and at the end): the coordinator counts matches as they finish, while a
+    batch of quick matches still costs one Ray object per ``flush_seconds``, not per match."""
+    done: list[Outcome] = []
+    last = time.monotonic()
+    for job in jobs:
+        done.append(play_job(job))
+        if time.monotonic() - last >= flush_seconds:
+            yield done
+            done, last = [], time.monotonic()
+    if done:
+        yield done
+
+
 # -- the interface ----------------------------------------------------------------------------
 
 class Executor:
@@ -123,7 +147,15 @@ class Executor:
     kind = "abstract"
     workers = 1
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
+    def run(self, jobs: Iterable[Job], expected: int | None = None) -> Iterator[Outcome]:
+        for outcomes in self.run_batches(jobs, expected):
+            yield from outcomes
+
+    def run_batches(self, jobs: Iterable[Job], expected: int | None = None
+                    ) -> Iterator[list[Outcome]]:
+        """Outcomes as they arrive, grouped as they arrived together (a caller stores each
+        group in one transaction). ``jobs`` may be a lazy iterator; it is read only as far as
+        the executor has room for (``expected``: how many it will yield, if known)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -145,17 +177,26 @@ class InProcessExecutor(Executor):
     def __init__(self):
         self.workers = 1
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
+    def run_batches(self, jobs: Iterable[Job], expected: int | None = None
+                    ) -> Iterator[list[Outcome]]:
         for job in jobs:
-            yield play_job(job)
+            yield [play_job(job)]  # each match arrives alone: stored before the next starts
 
 
-def batch_size_for(jobs: int, workers: int) -> int:
-    """The size of the next batch when ``jobs`` are still to be sent (guided self-scheduling):
-    big enough that Ray's per-task overhead is small, at most ``MAX_BATCH`` so results stream
-    back, and shrinking towards the end (about 1/``BATCHES_PER_WORKER`` of each CPU's share of
-    what is left) so that no worker is left with a long last batch while the others idle."""
-    return max(1, min(MAX_BATCH, math.ceil(jobs / max(1, workers * BATCHES_PER_WORKER))))
+def batch_size_for(jobs: int | None, workers: int, match_seconds: float | None = None) -> int:
+    """The size of the next batch when ``jobs`` are still to be sent (None: unknown, many).
+    Sized from the measured ``match_seconds`` to last about ``BATCH_SECONDS`` (so Ray's
+    per-task overhead is small and a worker always has a queued batch while the coordinator
+    refills), at most ``MAX_BATCH``, and shrinking towards the end (guided self-scheduling:
+    about 1/``BATCHES_PER_WORKER`` of each CPU's share of what is left) so that no worker is
+    left with a long last batch while the others idle."""
+    if match_seconds is None:
+        size = FIRST_BATCH
+    else:
+        size = math.ceil(BATCH_SECONDS / max(match_seconds, 1e-4))
+    if jobs is not None:
+        size = min(size, math.ceil(jobs / max(1, workers * BATCHES_PER_WORKER)))
+    return max(1, min(MAX_BATCH, size))
 
 
 def _import_ray():
@@ -268,46 +309,78 @@ class RayExecutor(Executor):
                                 f"{hint}") from None
         self.workers = max(1, int(ray.cluster_resources().get("CPU", workers or 1)))
         self._remote = ray.remote(num_cpus=1, max_retries=0)(play_batch)
+        self._stream = ray.remote(num_cpus=1, max_retries=0,
+                                  num_returns="streaming")(play_stream)
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[Outcome]:
+    def run_batches(self, jobs: Iterable[Job], expected: int | None = None
+                    ) -> Iterator[list[Outcome]]:
+        """Flow control: at most ``IN_FLIGHT_PER_WORKER`` tasks per CPU, each a batch sized
+        from the measured match time (``batch_size_for``); jobs are read from ``jobs`` only
+        when a task is sent, and results are consumed as they stream back (``play_stream``),
+        so neither the coordinator's memory nor Ray's object store grows with the tournament.
+        Every ``ray.wait`` hands back all that has arrived, as one group."""
         ray = self.ray
-        pending = list(jobs)
-        pending.reverse()  # pop() from the end keeps schedule order
-
-        def next_batch() -> list[Job]:
-            size = self.batch_size or batch_size_for(len(pending), self.workers)
-            return [pending.pop() for _ in range(min(size, len(pending)))]
-
+        source = iter(jobs)
+        left = expected
+        exhausted = False
+        mean: float | None = None  # measured seconds per match (moving average)
         lost_errors = (ray.exceptions.WorkerCrashedError, ray.exceptions.RayActorError,
                        ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError,
                        ray.exceptions.OwnerDiedError)
-        in_flight: dict = {}
+        in_flight: dict = {}  # generator -> [batch, indices still to come back, attempt]
         window = max(1, self.workers * IN_FLIGHT_PER_WORKER)
-        while pending or in_flight:
-            while pending and len(in_flight) < window:
-                batch = next_batch()
-                in_flight[self._remote.remote(batch)] = (batch, 1)
+
+        def submit(batch: list, attempt: int) -> None:
+            gen = self._stream.remote(batch)
+            in_flight[gen] = [batch, {j.index for j in batch}, attempt]
+
+        while True:
+            while not exhausted and len(in_flight) < window:
+                size = self.batch_size or batch_size_for(left, self.workers, mean)
+                batch = list(itertools.islice(source, size))
+                if not batch:
+                    exhausted = True
+                    break
+                if left is not None:
+                    left = max(0, left - len(batch))
+                submit(batch, 1)
+            if not in_flight:
+                return
             ready, _ = ray.wait(list(in_flight), num_returns=1)
-            for ref in ready:
-                batch, attempt = in_flight.pop(ref)
+            ready, _ = ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0) \
+                if len(in_flight) > 1 else (ready, None)
+            arrived: list[Outcome] = []
+            for gen in ready:
+                batch, waiting, attempt = in_flight[gen]
+                try:
+                    ref = next(gen)
+                except StopIteration:
+                    del in_flight[gen]
+                    continue
                 try:
                     outcomes = ray.get(ref)
                 except lost_errors as exc:
+                    del in_flight[gen]
                     self.lost_batches += 1
+                    rest = [j for j in batch if j.index in waiting]
                     if attempt > RETRIES:
                         raise ExecutorError(
                             f"a batch of {len(batch)} matches (from index {batch[0].index}) "
                             f"was lost with its worker {attempt} times: {_first_line(exc)}. "
                             f"The finished matches are stored; rerun to resume") from None
-                    in_flight[self._remote.remote(batch)] = (batch, attempt + 1)
+                    submit(rest, attempt + 1)
                     continue
                 except ray.exceptions.RayTaskError as exc:
                     raise ExecutorError(
                         f"a Ray task failed outside any match (is mallows importable on "
                         f"the workers?): {_first_line(exc)}") from None
                 for outcome in outcomes:
+                    waiting.discard(outcome.index)
                     outcome.attempts = attempt
-                    yield outcome
+                    mean = outcome.seconds if mean is None else 0.9 * mean + 0.1 * outcome.seconds
+                arrived.extend(outcomes)
+            if arrived:
+                yield arrived
 
     def close(self) -> None:
         try:

@@ -1,10 +1,11 @@
 """Running a tournament: plan, execute, store, rate, resume.
 
 ``run_tournament(t, store, executor)`` plays every scheduled match of a checked ``Tournament``
-not yet in the store (schedule -> executor -> store, one commit per finished match) and rates
-the results in schedule order as they arrive; ``refresh_ratings`` / ``ensure_ratings`` keep the
-stored leaderboards in step with the stored matches (after a kill, a rerun recomputes them), and
-``board`` reads one up to date (computed in memory, not written, from a read-only store).
+not yet in the store (lazy schedule -> executor -> store, one commit per arriving batch) and
+rates the results in schedule order in a thread beside it (``live``); ``refresh_ratings`` /
+``ensure_ratings`` keep the stored leaderboards in step with the stored matches (after a kill, a
+rerun recomputes them), and ``board`` reads one up to date (computed in memory, not written,
+from a read-only store).
 """
 
 from __future__ import annotations
@@ -132,45 +133,68 @@ def board(store, scope: str, name: str) -> list[dict]:
 def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
-    and ``on_outcome(outcome, spec, rater)`` drive a progress display. The ratings are built
-    as results arrive, in schedule order (the rating system's ``rater``), so the rater's leader
-    is the leader of every match up to the first one still missing."""
+    and ``on_outcome(outcome, spec, live)`` (once per match, as it arrives) drive a progress
+    display; ``live`` is a ``LiveRatings``: ``live.leader()`` is the leader of every match up to
+    the first one still missing (rated in schedule order by the rating system's ``rater``), ``live.played``
+    and ``live.rate`` count arrivals (matches/s over the last seconds).
+
+    The schedule is walked lazily: jobs are made as the executor asks for them, for the
+    indices the store is missing (found in chunks), so memory does not grow with the
+    tournament. Each batch the executor hands back is committed in one transaction before
+    anything else happens to it; rating runs in a thread beside it."""
+    from mallows.tournaments.live import LiveRatings
+
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
     register(store, t)
     specs = schedule(t)
-    done = store.done_indices(t.name)
-    todo = [s for s in specs if s.index not in done]
-    by_index = {s.index: s for s in todo}
-    summary.total, summary.already = len(specs), len(specs) - len(todo)
-    r0 = time.perf_counter()
-    rater = RATING_SYSTEM.rater(t.ratings, t.bots, expected=[s.index for s in specs])
-    for index, players, ranks in store.indexed_results(t.name):
-        rater.add(index, players, ranks)
-    summary.ratings_seconds += time.perf_counter() - r0
+    summary.total = len(specs)
+    summary.already = store.count_matches(t.name)
+    rater = RATING_SYSTEM.rater(t.ratings, t.bots, expected=range(summary.total))
+
+    def stored():  # in the rating thread: its own connection, read-only
+        reader = type(store)(store.path, readonly=True)
+        try:
+            yield from reader.indexed_results(t.name)
+        finally:
+            reader.close()
+
+    live = LiveRatings(rater, stored if summary.already else None)
     if on_start:
         on_start(summary.total, summary.already)
+    in_flight: dict = {}  # index -> spec, for jobs handed to the executor
+
+    def jobs():
+        from mallows.tournaments.executor import Job
+        for spec in specs.specs(store.missing_indices(t.name, summary.total)):
+            in_flight[spec.index] = spec
+            yield Job(index=spec.index, game=t.game, options=t.effective_options,
+                      seed=spec.seed, seats=spec.seats, limits=dict(t.limits))
+
     failure = None
     try:
-        for outcome in executor.run(jobs_for(t, todo)):
-            spec = by_index[outcome.index]
-            if outcome.error is not None:
-                failure = failure or (spec, outcome.error)
-                continue
+        for outcomes in executor.run_batches(jobs(), summary.total - summary.already):
+            arrived = [(in_flight.pop(o.index), o) for o in outcomes]
+            for spec, outcome in arrived:
+                if outcome.error is not None:
+                    failure = failure or (spec, outcome.error)
             s0 = time.perf_counter()
-            store.add_match(match_row(t.name, t.game, spec, outcome))
-            r0 = time.perf_counter()
-            summary.storage_seconds += r0 - s0
-            rater.add(spec.index, outcome.players, outcome.ranks)
-            summary.ratings_seconds += time.perf_counter() - r0
-            summary.played += 1
+            store.add_matches([match_row(t.name, t.game, spec, o) for spec, o in arrived
+                               if o.error is None])
+            summary.storage_seconds += time.perf_counter() - s0
+            live.add([(spec.index, o.players, o.ranks) if o.error is None
+                      else (spec.index, None, None) for spec, o in arrived])
+            summary.played += sum(1 for _, o in arrived if o.error is None)
             if on_outcome:
-                on_outcome(outcome, spec, rater)
+                for spec, outcome in arrived:
+                    if outcome.error is None:
+                        on_outcome(outcome, spec, live)
     finally:
+        rater = live.finish()
         r0 = time.perf_counter()
         covered = rater.rated == store.count_matches(t.name)
         refresh_ratings(store, t.name, rater.rows() if covered else None)
-        summary.ratings_seconds += time.perf_counter() - r0
+        summary.ratings_seconds += live.seconds + time.perf_counter() - r0
         summary.wall = time.perf_counter() - t0
     if failure is not None:
         spec, error = failure
