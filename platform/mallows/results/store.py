@@ -39,6 +39,7 @@ from mallows.results import codec
 from mallows.results.interface import MatchRow
 
 DEFAULT_DB = Path("results") / "mallows.db"
+PAGE_SIZE = 16384
 
 
 class StorageError(MallowsError):
@@ -185,6 +186,9 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA busy_timeout = 30000")
+        # a new file only (a no-op afterwards): rows of about 1.3 KB pack into 16 KiB pages
+        # with little slack, where 4 KiB pages would waste a quarter of the file
+        self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         self.db.enable_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable against kill -9
         self._migrate()
