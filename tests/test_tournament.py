@@ -292,3 +292,36 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
     assert a.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
                      ).fetchone() == (240, 240, 0, 239)
     assert stored_records(killed_db) == stored_records(clean_db)
+
+
+# -- size: the limit, and the estimate before a large run --------------------------------------
+
+def test_a_file_over_the_size_limit_names_its_size_and_database(write_toml):
+    from mallows.tournaments.spec import MAX_MATCHES
+    assert MAX_MATCHES >= 10**8
+    bots = ", ".join(f'"random:call=0.{i:02d}"' for i in range(1, 13))
+    path = write_toml(ARSCH.replace("players = 3", "players = 4")
+                      .replace("deals = 2", "deals = 100000000")
+                      .replace('bots = ["random", "random:call=0.2", "random:call=0.01"]',
+                               f"bots = [{bots}]"))
+    with pytest.raises(TournamentError) as err:
+        load_tournament(path, check_bots=False)
+    text = str(err.value)
+    assert "198,000,000,000 matches" in text and "TB" in text and "lower `deals`" in text
+    ok = write_toml(ARSCH.replace("deals = 2", "deals = 30000000"), "ok.toml")  # 1 x 3 x 3e7
+    assert load_tournament(ok, check_bots=False).match_count() == 90_000_000
+
+
+def test_a_large_run_prints_its_size_and_duration_first(in_repo, write_toml, tmp_path,
+                                                         monkeypatch):
+    from mallows.tournaments import run as run_module
+    monkeypatch.setattr(run_module, "LARGE_RUN", 5)  # this 6-match file counts as large
+    db = tmp_path / "m.db"
+    result = invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert "6 matches to play: about" in result.output and "KB more in" in result.output
+    assert "one match took" in result.output and "on 1 worker" in result.output
+    # the timed match is stored, and the run plays the 5 others: 6 in all, once each
+    assert "played 5 matches (1 already stored)" in result.output
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM matches").fetchone() == (6, 6)

@@ -178,7 +178,7 @@ def run(
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.run import register, run_tournament
+    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
     from mallows.tournaments.spec import load_tournament
 
     t = load_tournament(file)
@@ -189,11 +189,17 @@ def run(
     register(store, t)
     console = Console(stderr=True)
     remaining = t.match_count() - store.count_matches(t.name)
+    plan = None
+    if remaining >= LARGE_RUN:
+        with console.status(f"{remaining:,} matches to play: timing one..."):
+            plan = estimate(t, store)
     if remaining == 0:
         executor = make_executor(1, None)
     else:
         with console.status("starting the executor..."):
             executor = make_executor(workers, address, batch_size)
+    if plan is not None:
+        console.print(plan.describe(executor.workers, db))
     from mallows.cli.progress import Meter, PlainProgress, eta_text
 
     live = console.is_terminal and not quiet and remaining > 0

@@ -19,6 +19,25 @@ LEVEL = 3                 # zstd level: ~30 us per Arschmallows record with a di
 DICT_SIZE = 16 * 1024     # bytes; 16 KiB measured best at level 3 for both games
 TRAIN_AT = 256            # a game's dictionary is trained once it has this many records
 NO_DICT = 0
+# What a stored 4-seat random-bot match adds to a database (rows, indexes, page slack), as
+# measured by benchmarks/bench_storage.py; other seat counts scale with the seats. For
+# estimates only (a tournament's size before it runs).
+BYTES_PER_MATCH = {"arschmallows": 1450, "take4": 700}
+DEFAULT_BYTES_PER_MATCH = 1500
+
+
+def estimated_bytes(game: str, players: int, matches: int) -> int:
+    """About how much ``matches`` stored matches of ``game`` at ``players`` seats take."""
+    per = BYTES_PER_MATCH.get(game, DEFAULT_BYTES_PER_MATCH) * max(1, players) / 4
+    return int(per * matches)
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} TB"
 
 
 class Codec:

@@ -62,6 +62,57 @@ def match_row(tournament: str, game: str, spec, outcome) -> MatchRow:
                     outcome.forfeits, outcome.record_json, outcome.seconds)
 
 
+LARGE_RUN = 100_000  # matches left from which ``tournament run`` prints an estimate first
+
+
+@dataclass
+class Estimate:
+    remaining: int             # matches still to play
+    db_bytes: int              # what they will add to the database, about
+    match_seconds: float | None  # one match, timed in this process (None: could not play it)
+
+    def describe(self, workers: int, db) -> str:
+        from mallows.results.codec import human_bytes
+        text = (f"{self.remaining:,} matches to play: about {human_bytes(self.db_bytes)} more in "
+                f"{db}")
+        if self.match_seconds is not None:
+            seconds = self.remaining * self.match_seconds / max(1, workers)
+            text += (f"; one match took {self.match_seconds:.3f} s here, so about "
+                     f"{_duration(seconds)} on {workers} worker{'s' if workers != 1 else ''} "
+                     f"(the progress bar's ETA follows the measured rate)")
+        return text
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def estimate(t: Tournament, store) -> Estimate:
+    """The size and, from one match played here, the duration of what is left of ``t``
+    (registered in ``store``). The timed match is the first missing one and is stored, so
+    the run does not play it again."""
+    from mallows.results.codec import estimated_bytes
+    from mallows.tournaments.executor import play_job
+
+    total = t.match_count()
+    remaining = total - store.count_matches(t.name)
+    seconds = None
+    index = next(store.missing_indices(t.name, total), None)
+    if index is not None:
+        spec = schedule(t)[index]
+        outcome = play_job(jobs_for(t, [spec])[0])
+        if outcome.error is None:
+            store.add_matches([match_row(t.name, t.game, spec, outcome)])
+            seconds = outcome.seconds
+    return Estimate(remaining, estimated_bytes(t.game, t.players, remaining), seconds)
+
+
 def jobs_for(t: Tournament, specs) -> list:
     from mallows.tournaments.executor import Job
     return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,

@@ -47,7 +47,10 @@ REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
 OPTIONAL = ("rules", "options", "limits", "ratings")
 KEYS = REQUIRED + OPTIONAL
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-MAX_MATCHES = 5_000_000
+# The largest tournament a file may schedule. The schedule is lazy and resuming walks the
+# stored indices in chunks, so memory does not bound it; the disk does (about 1.5 KB a match:
+# 10^9 matches is about 1.5 TB) and so does time (10^9 matches at 10,000 a second is 28 hours).
+MAX_MATCHES = 1_000_000_000
 
 
 class TournamentError(MallowsError):
@@ -236,10 +239,13 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
                    bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
                    effective_options=effective, source=source)
     if t.match_count() > MAX_MATCHES:
+        from mallows.results.codec import estimated_bytes, human_bytes
+        size = human_bytes(estimated_bytes(game, players, t.match_count()))
         raise TournamentError(
             f"{_where(src)}this file schedules {t.match_count():,} matches (C({len(bots)}, "
-            f"{players}) tables x {players} rotations x {deals} deals), over the limit of "
-            f"{MAX_MATCHES:,}: lower `deals` or split `bots` into several tournaments")
+            f"{players}) tables x {players} rotations x {deals} deals), a database of about "
+            f"{size}, over the limit of {MAX_MATCHES:,} matches: lower `deals` or split `bots` "
+            f"into several tournaments")
     if check_bots:
         t = dataclasses.replace(t, bot_sources={bot: _check_bot(bot, game, src) for bot in bots})
     return t
