@@ -115,26 +115,21 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
         dv_pi[j], dv_tau[j] = dv_pi[j] - old[0] + pi, dv_tau[j] - old[1] + tau
 
     def diff_up(j: int, index: int) -> None:
-        # SumFactor(dv_j, [tp_j, tp_j+1], [+1, -1]).up(index): the new message to tp_j+index
-        coeffs = [1., 1.] if index == 0 else [1., -1.]
-        # vals: the other term and the sum variable, in the library's order
+        # SumFactor(dv_j, [tp_j, tp_j+1], [+1, -1]).up(index): the new message to tp_j+index.
+        # The library's coefficients are [1., 1.] (index 0) or [1., -1.] (index 1) over
+        # vals = [dv_j, tp_j+1] (index 0) or [tp_j, dv_j] (index 1).
+        a_pi, a_tau = dv_pi[j] - dif_dv[j][0], dv_tau[j] - dif_dv[j][1]
+        other = j + 1 - index                      # the term that is not being updated
+        msg = dif_tp[j][1 - index]
+        b_pi, b_tau = tp_pi[other] - msg[0], tp_tau[other] - msg[1]
         if index == 0:
-            vals = [("dv", j, None), ("tp", j + 1, 1)]
+            first_pi, first_tau, second_pi, second_tau, c2 = a_pi, a_tau, b_pi, b_tau, 1.
         else:
-            vals = [("tp", j, 0), ("dv", j, None)]
-        mu, pi_inv = 0, 0
-        for (kind, at, side), coeff in zip(vals, coeffs):
-            if kind == "dv":
-                d_pi, d_tau = dv_pi[at] - dif_dv[at][0], dv_tau[at] - dif_dv[at][1]
-            else:
-                d_pi, d_tau = tp_pi[at] - dif_tp[j][side][0], tp_tau[at] - dif_tp[j][side][1]
-            mu += coeff * _mu(d_pi, d_tau)
-            if pi_inv == INF:
-                continue
-            try:
-                pi_inv += coeff ** 2 / float(d_pi)
-            except ZeroDivisionError:
-                pi_inv = INF
+            first_pi, first_tau, second_pi, second_tau, c2 = b_pi, b_tau, a_pi, a_tau, -1.
+        mu = 0 + 1. * _mu(first_pi, first_tau)
+        mu += c2 * _mu(second_pi, second_tau)
+        pi_inv = _add_inv(0, 1., first_pi)
+        pi_inv = _add_inv(pi_inv, 1., second_pi)  # (+-1.) ** 2 == 1.
         pi = 1. / pi_inv
         tau = pi * mu
         t = j + index
@@ -143,6 +138,7 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
         tp_pi[t], tp_tau[t] = tp_pi[t] - old[0] + pi, tp_tau[t] - old[1] + tau
 
     draw_margin = e.draw_margin
+    cdf, pdf = env.cdf, env.pdf
 
     def trunc_up(j: int) -> float:
         msg = trn_dv[j]
@@ -151,8 +147,13 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
         diff, margin = div_tau / sqrt_pi, draw_margin * sqrt_pi
         if srank[j] == srank[j + 1]:
             v, w = env.v_draw(diff, margin), env.w_draw(diff, margin)
-        else:
-            v, w = env.v_win(diff, margin), env.w_win(diff, margin)
+        else:  # v_win once (w_win computes it again, to the same value)
+            x = diff - margin
+            denom = cdf(x)
+            v = (pdf(x) / denom) if denom else -x
+            w = v * (v + x)
+            if not 0 < w < 1:
+                raise FloatingPointError("w_win out of (0, 1)")
         denom = (1. - w)
         pi, tau = div_pi / denom, (div_tau + sqrt_pi * v) / denom
         # update_value

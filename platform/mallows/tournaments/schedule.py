@@ -83,15 +83,17 @@ class Schedule:
             raise ValueError("need players >= 1, deals >= 1 and at least `players` bots")
         self.tables = math.comb(len(self.bots), players)
         self.per_table = deals * players
+        self._seed_at: tuple = (None, 0)  # ((table, deal), seed) of the last spec made
 
     def __len__(self) -> int:
         return self.tables * self.per_table
 
     def _spec(self, index: int, table: int, subset: tuple) -> MatchSpec:
         deal, rotation = divmod(index - table * self.per_table, self.players)
+        if self._seed_at[0] != (table, deal):  # the rotations of a deal share its seed
+            self._seed_at = ((table, deal), deal_seed(self.seed, table, deal, self.deals))
         return MatchSpec(index, table, subset, rotation, deal,
-                         subset[rotation:] + subset[:rotation],
-                         deal_seed(self.seed, table, deal, self.deals))
+                         subset[rotation:] + subset[:rotation], self._seed_at[1])
 
     def __getitem__(self, key):
         if isinstance(key, slice):
