@@ -1,5 +1,6 @@
 """Ratings: schedule order, forfeits last, sorting, head-to-head, parameters."""
 
+import dataclasses
 import random
 
 import pytest
@@ -305,4 +306,4 @@ def test_rater_tables_equal_the_library_path_on_a_long_sequence():
     slow._fast = None  # the library for every match
     for players, ranks in results:
         slow.add(None, players, ranks)
-    assert [r.as_dict() for r in fast] == [r.as_dict() for r in slow.rows()]
+    assert [dataclasses.asdict(r) for r in fast] == [dataclasses.asdict(r) for r in slow.rows()]
