@@ -307,3 +307,11 @@ def test_rater_tables_equal_the_library_path_on_a_long_sequence():
     for players, ranks in results:
         slow.add(None, players, ranks)
     assert [dataclasses.asdict(r) for r in fast] == [dataclasses.asdict(r) for r in slow.rows()]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(x=st.floats(-1e6, 1e6, allow_nan=False))
+def test_fast_ffa_inlined_cdf_and_pdf_are_the_backends(x):
+    from trueskill import backends
+    from mallows.results import ffa
+    assert ffa._cdf(x) == backends.cdf(x) and ffa._pdf(x) == backends.pdf(x)

@@ -31,6 +31,32 @@ class Env:
             raise TypeError("a dynamic draw probability is not supported by the fast path")
         # calc_draw_margin(p, size=2): both teams have one player
         self.draw_margin = env.ppf((env.draw_probability + 1) / 2.) * math.sqrt(2) * env.beta
+        from trueskill import backends
+        # the float backend's cdf and pdf with mu 0, sigma 1, inlined (the same operations)
+        default = env.cdf is backends.cdf and env.pdf is backends.pdf
+        self.cdf = _cdf if default else env.cdf
+        self.pdf = _pdf if default else env.pdf
+
+
+SQRT2 = 1 * math.sqrt(2)                 # backends.cdf: sigma * math.sqrt(2)
+PDF_C = 1 / math.sqrt(2 * math.pi) * 1   # backends.pdf: 1 / math.sqrt(2 * math.pi) * abs(sigma)
+
+
+def _cdf(x: float) -> float:
+    """``trueskill.backends.cdf(x)`` (its erfc approximation, the same operations)."""
+    y = -x / SQRT2
+    z = abs(y)
+    t = 1. / (1. + z / 2.)
+    r = t * math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (
+        0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+            0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+                -0.82215223 + t * 0.17087277)))))))))
+    return 0.5 * (2. - r if y < 0 else r)
+
+
+def _pdf(x: float) -> float:
+    """``trueskill.backends.pdf(x)``."""
+    return PDF_C * math.exp(-(x ** 2 / 2))
 
 
 def _mu(pi: float, tau: float) -> float:
@@ -138,7 +164,7 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
         tp_pi[t], tp_tau[t] = tp_pi[t] - old[0] + pi, tp_tau[t] - old[1] + tau
 
     draw_margin = e.draw_margin
-    cdf, pdf = env.cdf, env.pdf
+    cdf, pdf = e.cdf, e.pdf
 
     def trunc_up(j: int) -> float:
         msg = trn_dv[j]
