@@ -126,3 +126,13 @@ def test_export_and_replay_json_give_the_plain_records(tmp_path):
     bad = subprocess.run([MALLOWS, "export", "--db", str(path), "--tournament", "nope"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "v1-arsch" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_records_reads_decode_for_the_report(tmp_path):
+    path = v1_copy(tmp_path)
+    before = plain_records(path)
+    store = Store(path)
+    got = dict(store.records("v1-take4"))
+    assert got == {k: v for k, v in before.items() if k.startswith("v1-take4/")}
+    forfeits = dict(store.records("v1-arsch", only_forfeits=True))
+    assert all(forfeits[k] == before[k] for k in forfeits)

@@ -481,6 +481,7 @@ class Store:
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) of ``tournament``'s matches in schedule order
         (``only_forfeits``: those with a forfeit)."""
-        sql = ("SELECT id, record FROM matches WHERE tournament = ?"
+        sql = ("SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
                + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
-        yield from self.db.execute(sql, [tournament])
+        for mid, text, blob, number in self.db.execute(sql, [tournament]):
+            yield mid, self._decode(text, blob, number)  # records are stored compressed
