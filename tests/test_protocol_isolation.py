@@ -32,6 +32,9 @@ from mallows.tournaments.match import play_match
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
 FAST = Limits(decision_seconds=2.0, match_seconds=60.0, start_seconds=10.0)
+# The layer under the sandbox (process isolation: its own process group, user, limits), as
+# `--sandbox off` runs it; tests/test_sandbox.py tests the sandbox itself.
+PLAIN = Limits(decision_seconds=2.0, match_seconds=60.0, start_seconds=10.0, sandbox="off")
 ROOT = os.geteuid() == 0
 LINUX = sys.platform.startswith("linux")
 
@@ -220,7 +223,8 @@ def test_a_missing_program_is_a_forfeit_not_a_crash_of_the_match(tmp_path):
 
 def test_stopping_a_bot_also_kills_what_it_spawned(shared_dir):
     pidfile = shared_dir / "pids"
-    limits = Limits(decision_seconds=0.3, match_seconds=30.0, start_seconds=10.0)
+    limits = Limits(decision_seconds=0.3, match_seconds=30.0, start_seconds=10.0,
+                    sandbox="off")
     record, handle = play(f"{BOTS / 'spawner'}:pidfile={pidfile}", limits=limits)
     assert_forfeit(record, 1, "decision 2", "within the time limit")
     bot_pid, grandchild = (int(p) for p in pidfile.read_text().split())
@@ -275,7 +279,7 @@ def test_a_clean_match_leaves_no_process_and_matches_in_process_play():
 def test_an_isolated_bot_cannot_find_the_engine_state_but_in_process_it_can(shared_dir, game):
     out = shared_dir / "found.txt"
     bot = f"{BOTS / 'cheater.py'}:out={out}"
-    record, _ = play(bot, game=game, isolate=True)
+    record, _ = play(bot, game=game, isolate=True, limits=PLAIN)  # it writes what it finds
     assert record["result"]["forfeits"] == [None, None]
     assert out.read_text() == "", "an isolated bot found engine objects"
     record, _ = play(bot, game=game, isolate=False)
@@ -375,7 +379,7 @@ def system_python() -> str | None:
 
 
 def peek(command: list[str], cwd: str) -> dict:
-    handle = SubprocessBot("peeker", command, cwd=cwd, limits=FAST)
+    handle = SubprocessBot("peeker", command, cwd=cwd, limits=PLAIN)
     try:
         handle.start({"seed": 1})
         return dict(handle.hello["report"], sandbox=handle.sandbox)
@@ -403,7 +407,7 @@ def test_an_isolated_bot_cannot_read_the_platforms_memory_environ_or_ptrace_it()
     held = ("MALLOWS-SECRET-" + secret).encode()  # in this process's memory, nowhere else
     # As the registry runs it (a manifest bot on the platform's Python): nobody when nobody
     # can reach everything, else root without capabilities.
-    record, handle = play(str(BOTS / "peeker"))
+    record, handle = play(str(BOTS / "peeker"), limits=PLAIN)
     assert record["result"]["forfeits"] == [None, None]
     assert_locked_out(handle.hello["report"], secret)
     assert isolation.PR_GET_DUMPABLE and \
@@ -462,7 +466,7 @@ def test_a_named_bot_user_that_cannot_run_the_bot_is_a_clear_failure(monkeypatch
     script.parent.mkdir()
     script.write_text("print('never')\n")
     handle = SubprocessBot("private", [sys.executable, str(script)], cwd=str(script.parent),
-                           limits=FAST)
+                           limits=PLAIN)
     with pytest.raises(BotFailure) as failure:
         handle.start({})
     handle.close()
@@ -475,7 +479,7 @@ def test_a_named_bot_user_that_cannot_run_the_bot_is_a_clear_failure(monkeypatch
     else:
         assert "only a platform running as root can switch users" in reason
     monkeypatch.setenv("MALLOWS_BOT_USER", "mallows-no-such-user")
-    handle = SubprocessBot("private", [sys.executable, str(script)], limits=FAST)
+    handle = SubprocessBot("private", [sys.executable, str(script)], limits=PLAIN)
     with pytest.raises(BotFailure, match="there is no such user"):
         handle.start({})
     handle.close()

@@ -6,7 +6,9 @@ an entry point names). The module's ``Bot`` class (or the attribute itself, if i
 constructed with the parameters as keyword arguments (strings) when the platform's ``hello``
 arrives (the ``params`` of ``hello`` are added to those of the command line), and its
 ``match_start`` / ``act`` / ``match_end`` are called for the ``start`` / ``act`` / ``end``
-messages (see ``mallows.agents.process`` for the messages).
+messages (see ``mallows.agents.process`` for the messages). The host opts in to playing many
+matches (its hello says ``"reuse": true``): every ``start`` after the first constructs a fresh
+``Bot``, so a bot object never sees two matches, as in-process.
 
 The protocol runs on private copies of fds 0 and 1: the bot's own ``print()`` goes to stderr
 (the bot's log) and its ``input()`` reads nothing, so bot code cannot corrupt the channel. An
@@ -23,18 +25,32 @@ import importlib
 import importlib.util
 import os
 import sys
-import traceback
-from pathlib import Path
 
 from mallows import PROTOCOL_VERSION  # noqa: E402
 
-from mallows.agents.protocol import describe_exception as _describe  # noqa: E402
 from mallows.agents.wire import dumps, loads  # noqa: E402  (the shared codec)
+
+# Imported when needed (an error), not at start-up: a bot process starts for every few
+# matches, and ``traceback``, ``pathlib`` and ``mallows.agents.protocol`` (dataclasses, typing)
+# are half of the host's import time.
 
 
 def describe_exception(exc: BaseException) -> str:
     """The exception in the bot's own code, this file's frames passed over."""
-    return _describe(exc, skip=__file__)
+    from mallows.agents.protocol import describe_exception as describe
+    return describe(exc, skip=__file__)
+
+
+class traceback:  # noqa: N801  (the two functions of the module this file uses, imported late)
+    @staticmethod
+    def print_exc() -> None:
+        import traceback as tb
+        tb.print_exc()
+
+    @staticmethod
+    def clear_frames(tb_) -> None:
+        import traceback as tb
+        tb.clear_frames(tb_)
 
 
 def make_non_dumpable() -> None:
@@ -57,14 +73,15 @@ def _free(exc: BaseException) -> None:
 
 def load_target(target: str):
     """The bot class named by ``target`` (file, package folder, or ``module[:attr]``)."""
-    path = Path(target)
-    if target.endswith(".py") or os.sep in target or path.exists():
-        if path.is_dir():
-            init = path / "__init__.py"
+    if target.endswith(".py") or os.sep in target or os.path.exists(target):
+        base = os.path.basename(target.rstrip(os.sep))
+        if os.path.isdir(target):
+            init = os.path.join(target, "__init__.py")
             spec = importlib.util.spec_from_file_location(
-                f"mallows_hosted.{path.name}", init, submodule_search_locations=[str(path)])
+                f"mallows_hosted.{base}", init, submodule_search_locations=[target])
         else:
-            spec = importlib.util.spec_from_file_location(f"mallows_hosted.{path.stem}", path)
+            spec = importlib.util.spec_from_file_location(
+                f"mallows_hosted.{os.path.splitext(base)[0]}", target)
         if spec is None or spec.loader is None:
             raise ImportError(f"{target} is not a Python file or package folder")
         module = importlib.util.module_from_spec(spec)
@@ -115,6 +132,7 @@ class _Channel:
 def serve(target: str, params: dict, channel: _Channel) -> int:
     cls = bot = act = None
     load_error = None
+    played = False  # a match was started in this process: the next one gets a fresh Bot
     try:
         cls = load_target(target)
     except Exception as exc:
@@ -158,12 +176,22 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                 act = bot.act
                 games = getattr(bot, "games", None)
                 write({"type": "hello", "protocol": PROTOCOL_VERSION,
-                       "name": str(getattr(bot, "name", Path(target).stem)),
+                       "name": str(getattr(bot, "name", os.path.splitext(
+                           os.path.basename(target.rstrip(os.sep)))[0])),
                        "version": str(getattr(bot, "version", "0")),
-                       "games": list(games) if games is not None else None})
+                       "games": list(games) if games is not None else None,
+                       "reuse": True})
             elif kind in ("start", "end") and bot is not None:
                 hook = "match_start" if kind == "start" else "match_end"
                 what = f"the {hook} hook"
+                if kind == "start":
+                    if played:  # another match in this process: a fresh Bot, as in-process
+                        what = f"{cls.__name__}(**{params!r})" if params else f"{cls.__name__}()"
+                        bot = act = None
+                        bot = cls(**params)
+                        act = bot.act
+                        what = f"the {hook} hook"
+                    played = True
                 fn = getattr(bot, hook, None)
                 if fn is not None:
                     fn(message.get("info"))
@@ -200,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     if target.endswith(".py") or os.sep in target:
         # The bot's sibling modules can be imported, but cannot shadow the standard library
         # (the platform runs this with ``python -P``: no script or cwd directory up front).
-        sys.path.append(str(Path(target).resolve().parent))
+        sys.path.append(os.path.dirname(os.path.realpath(target)))
     return serve(target, params, _Channel(rfd, wfd))
 
 

@@ -121,6 +121,12 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def _kill_and_release(proc: subprocess.Popen, wrapped) -> None:
+    _kill_group(proc)
+    if wrapped is not None and wrapped.cgroup is not None:
+        wrapped.cgroup.remove()
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -218,10 +224,32 @@ def _drop_capabilities_fn():
     return drop
 
 
-def _child_setup(limits: Limits, drop_caps: bool):
-    """The ``preexec_fn`` of a bot: resource limits, then (root fallback) no capabilities, then
-    no new privileges. Runs in the child between fork and exec, after the switch of user."""
+def _limit_settings(limits: Limits, nproc: int | None = None) -> list:
+    """``(resource, (soft, hard))`` for a bot: no core files, ``RLIMIT_FSIZE``, ``RLIMIT_AS``
+    from ``limits.memory_mb`` and ``RLIMIT_NPROC`` ``nproc``, never above the platform's own
+    hard limits."""
     wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, STDERR_LIMIT_BYTES)]
+    if nproc:
+        wanted.append((resource.RLIMIT_NPROC, nproc))
+    memory_mb = getattr(limits, "memory_mb", 0) or 0
+    if memory_mb > 0:
+        wanted.append((resource.RLIMIT_AS, int(memory_mb * MIB)))
+    settings = []
+    for which, value in wanted:
+        hard = resource.getrlimit(which)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)  # never above what the platform itself may use
+        settings.append((which, (value, value)))
+    return settings
+
+
+def _child_setup(limits: Limits, drop_caps: bool, join=None, nproc: int | None = None):
+    """The ``preexec_fn`` of a bot: resource limits, then (root fallback) no capabilities, then
+    no new privileges. Runs in the child between fork and exec, after the switch of user.
+    ``join``: joins the sandbox's cgroup; ``nproc``: its ``RLIMIT_NPROC``."""
+    wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, STDERR_LIMIT_BYTES)]
+    if nproc:
+        wanted.append((resource.RLIMIT_NPROC, nproc))
     memory_mb = getattr(limits, "memory_mb", 0) or 0
     if memory_mb > 0:
         wanted.append((resource.RLIMIT_AS, int(memory_mb * MIB)))
@@ -236,6 +264,8 @@ def _child_setup(limits: Limits, drop_caps: bool):
     prctl = _libc().prctl if _LINUX else None
 
     def setup() -> None:
+        if join is not None:
+            join()
         for which, value in settings:
             setrlimit(which, value)
         if drop is not None:
@@ -391,6 +421,16 @@ def bot_environment(sandbox: Sandbox) -> dict:
     return env
 
 
+def _is_reply(line: bytes) -> bool:
+    """Whether ``line`` is a protocol reply (what a bot answers a request with)."""
+    try:
+        message = loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("type") in ("action", "ok", "hello",
+                                                                   "error")
+
+
 def _mentions_memory(text: str) -> bool:
     text = text.lower()
     return any(m in text for m in MEMORY_MARKERS)
@@ -407,8 +447,18 @@ class SubprocessBot:
 
     def __init__(self, name: str, command: Sequence[str], cwd: str | None = None,
                  params: dict | None = None, limits: Limits = Limits(),
-                 env: dict | None = None):
+                 env: dict | None = None, bot_paths: Sequence[str] | None = None,
+                 python: bool = False, reuse: bool = False):
         self.name = name
+        self.command = list(command)
+        if bot_paths is None:  # its folder and the files its command names
+            bot_paths = [cwd] if cwd else []
+            bot_paths += [a for a in self.command[1:] if os.path.isabs(a) and os.path.exists(a)]
+        self.bot_paths = list(bot_paths)
+        self.python = python          # hosted by mallows.agents.host: needs the platform's Python
+        self.reuse = reuse            # the manifest opted in to many matches per process
+        self.matches = 0              # matches started in this process
+        self.wrapped = None           # the sandbox (mallows.agents.sandbox.Wrapped), if any
         self.command = list(command)
         self.cwd = cwd
         self.params = dict(params or {})
@@ -423,14 +473,107 @@ class SubprocessBot:
         self._err = None
         self._finalizer = None
         self.sandbox: Sandbox | None = None  # whom it runs as, once started
+        self.isolation = "sandbox" if self.sandboxed else "process"
+
+    @property
+    def sandboxed(self) -> bool:
+        return getattr(self.limits, "sandbox", "on") != "off"
+
+    @property
+    def reusable(self) -> bool:
+        """Whether this process may play another match: it opted in (its hello said
+        ``"reuse": true``, or its manifest ``reuse = true``) and is alive and well."""
+        return (self.proc is not None and self.proc.returncode is None
+                and self.proc.poll() is None and not self._stopped and self.hello is not None
+                and (self.reuse or self.hello.get("reuse") is True))
 
     # -- life cycle ------------------------------------------------------------------------
 
     def spawn(self) -> None:
-        """Start the process (no messages yet): as ``plan_sandbox`` says, with the limits of
-        ``_child_setup``, after making the platform non-dumpable."""
+        """Start the process (no messages yet), after making the platform non-dumpable: in its
+        sandbox (``mallows.agents.sandbox``) unless ``limits.sandbox`` is ``"off"``; then as
+        ``plan_sandbox`` says, with the limits of ``_child_setup``."""
         if self.proc is not None:
             return
+        if self.sandboxed:
+            self._spawn_sandboxed()
+        else:
+            self._spawn_plain()
+
+    def _spawn_sandboxed(self) -> None:
+        from mallows.agents import sandbox
+        why = sandbox.problem()
+        if why:
+            self._stopped = "it could not be started"
+            raise BotFailure(f"the bot must run in a sandbox, and none can be made here: {why}; "
+                             f"--sandbox off (or sandbox = \"off\" in [limits]) runs it with "
+                             f"process isolation only", kind="error")
+        program = self.command[0]
+        if os.path.isabs(program) and not os.access(program, os.X_OK):
+            self._stopped = "it could not be started"
+            raise BotFailure(f"could not start the bot's command {self.command}: {program} is "
+                             f"not an executable file", kind="error")
+        harden_platform()
+        base_env = bot_environment(Sandbox()) if self.env is None else dict(self.env)
+        base_env.setdefault("PYTHONUNBUFFERED", "1")
+        self.sandbox = Sandbox(note="in a bubblewrap sandbox")
+        try:
+            self.wrapped = sandbox.wrap(self.command, self.cwd, python=self.python,
+                                        bot_paths=self.bot_paths, env=base_env)
+        except OSError as exc:
+            self._stopped = "it could not be started"
+            raise BotFailure(f"could not prepare the sandbox of {self.command}: {exc}",
+                             kind="error") from None
+        # No preexec_fn (so the fast vfork path): bwrap reports its first child's pid on an
+        # info fd and waits on a block fd before it runs the bot; meanwhile that child gets the
+        # limits (prlimit) and joins the cgroup, so everything the bot starts inherits both.
+        w = self.wrapped
+        info_r, info_w = os.pipe()
+        block_r, block_w = os.pipe()
+        argv = [w.argv[0], "--info-fd", str(info_w), "--block-fd", str(block_r), *w.argv[1:]]
+        try:
+            self._popen(argv, w.env, None, {}, pass_fds=(info_w, block_r))
+        except BotFailure:
+            os.close(info_r)
+            os.close(block_w)
+            raise
+        finally:
+            os.close(info_w)
+            os.close(block_r)
+        try:
+            pid = self._sandbox_child(info_r, time.monotonic() + self.limits.start_seconds)
+            if pid is not None:
+                for which, value in _limit_settings(self.limits, w.nproc):
+                    resource.prlimit(pid, which, value)
+                if w.cgroup is not None:
+                    os.write(w.cgroup.fd, str(pid).encode())
+        except OSError as exc:  # the sandbox died while being set up: its stderr says why
+            log.debug("bot %s: sandbox set-up failed: %s", self.name, exc)
+        finally:
+            os.close(info_r)
+            try:
+                os.write(block_w, b"go")
+            except OSError:
+                pass
+            os.close(block_w)
+
+    @staticmethod
+    def _sandbox_child(fd: int, deadline: float) -> int | None:
+        """The pid of bwrap's first child, from its ``--info-fd`` JSON (None if bwrap failed)."""
+        data = b""
+        poller = select.poll()
+        poller.register(fd, _POLL_IN)
+        while b"}" not in data:
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(math.ceil(left * 1000)):
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return None
+            data += chunk
+        return int(loads(data[:data.index(b"}") + 1])["child-pid"])
+
+    def _spawn_plain(self) -> None:
         try:
             self.sandbox = plan_sandbox(self.command, self.cwd)
         except BotFailure:
@@ -447,19 +590,22 @@ class SubprocessBot:
         user = {}
         if self.sandbox.uid is not None:
             user = dict(user=self.sandbox.uid, group=self.sandbox.gid, extra_groups=[])
+        self._popen(self.command, env, _child_setup(self.limits, self.sandbox.drop_caps), user)
+
+    def _popen(self, argv, env, setup, user, pass_fds=()) -> None:
         self._err = tempfile.TemporaryFile(prefix="mallows-bot-", suffix=".stderr")
         try:
             self.proc = subprocess.Popen(
-                self.command, cwd=self.cwd, env=env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=self._err, bufsize=0, close_fds=True,
-                start_new_session=True, preexec_fn=_child_setup(self.limits,
-                                                                self.sandbox.drop_caps),
+                argv, cwd=self.cwd if not self.sandboxed else None, env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, bufsize=0,
+                close_fds=True, start_new_session=True, preexec_fn=setup, pass_fds=pass_fds,
                 **user)
         except (OSError, subprocess.SubprocessError) as exc:
             self._stopped = "it could not be started"
+            self._release_sandbox()
             raise BotFailure(f"could not start the bot's command {self.command} "
                              f"{self.sandbox.note}: {exc}", kind="error") from None
-        self._finalizer = weakref.finalize(self, _kill_group, self.proc)
+        self._finalizer = weakref.finalize(self, _kill_and_release, self.proc, self.wrapped)
         self._wfd = self.proc.stdin.fileno()
         self._rfd = self.proc.stdout.fileno()
         os.set_blocking(self._wfd, False)
@@ -469,6 +615,14 @@ class SubprocessBot:
 
     def start(self, info: dict) -> None:
         deadline = time.monotonic() + self.limits.start_seconds
+        self.used = 0.0
+        self.times = []
+        self.matches += 1
+        if self.proc is not None and self.hello is not None:  # a reused process: next match
+            reply = self._request({"type": "start", "info": dict(info, params=self.params)},
+                                  deadline, "the match-start message", "start_seconds")
+            self._expect_ok(reply, "the match-start message")
+            return
         self.spawn()
         hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION,
                                "params": self.params},
@@ -537,9 +691,16 @@ class SubprocessBot:
                     pass
             if self._finalizer is not None:
                 self._finalizer.detach()
+        self._release_sandbox()
         if self._err is not None:
             self._err.close()
             self._err = None
+
+    def _release_sandbox(self) -> None:
+        w = self.wrapped
+        if w is not None and w.cgroup is not None:
+            w.cgroup.remove()
+            w.cgroup = None
 
     # -- messages --------------------------------------------------------------------------
 
@@ -588,7 +749,7 @@ class SubprocessBot:
                              kind="garbage")
         if reply.get("type") == "error":
             self._stop("it reported an error")
-            message = str(reply.get("message"))
+            message = str(reply.get("message")) + self._limit_notes(str(reply.get("message")))
             if _mentions_memory(message):
                 raise BotFailure(f"the bot reported an error: {message}{self._memory_note()}",
                                  kind="memory")
@@ -649,7 +810,7 @@ class SubprocessBot:
                 line = bytes(buf[:i])
                 del buf[:i + 1]
                 if buf and not buf.isspace():
-                    self._unrequested(what, deadline, limit_name, after=True)
+                    self._unrequested(what, deadline, limit_name, first=line)
                 buf.clear()
                 return line
             scanned = len(buf)
@@ -658,7 +819,7 @@ class SubprocessBot:
             self._fill(deadline, what, limit_name)
 
     def _unrequested(self, what: str, deadline: float, limit_name: str,
-                     after: bool = False) -> None:
+                     first: bytes | None = None) -> None:
         """The bot wrote a line nobody asked for (or died meanwhile): a protocol error."""
         if not self._buf:
             try:
@@ -678,12 +839,30 @@ class SubprocessBot:
             if not chunk:
                 break
             self._buf += chunk
+        if first is not None:
+            self._several_lines(first, what)
         extra = bytes(self._buf[:SHOWN * 2]).split(b"\n", 1)[0]
         self._stop("it wrote output nobody asked for")
-        when = "after its answer" if after else f"before {what}"
-        raise BotFailure(f"wrote {_shown(extra)} {when}, a line nobody asked for: "
+        raise BotFailure(f"wrote {_shown(extra)} before {what}, a line nobody asked for: "
                          f"answer each request with exactly one line, and write logs on "
                          f"stderr", kind="garbage")
+
+    def _several_lines(self, first: bytes, what: str) -> None:
+        """The bot wrote more than one line in reply to one request: say whether the answer
+        came first (then lines after it) or later (lines before it), or not at all."""
+        rest = [ln for ln in bytes(self._buf).split(b"\n") if ln.strip()]
+        self._stop("it wrote more than one line in reply to one request")
+        hint = "answer each request with exactly one line, and write logs on stderr"
+        if _is_reply(first):
+            raise BotFailure(f"wrote {_shown(rest[0])} after its answer to {what}, a line "
+                             f"nobody asked for: {hint}", kind="garbage")
+        count = 1 + len(rest)
+        if any(_is_reply(ln) for ln in rest):
+            raise BotFailure(f"wrote {count} lines in reply to {what}, the answer not first: "
+                             f"the first was {_shown(first)}, a line nobody asked for before "
+                             f"its answer: {hint}", kind="garbage")
+        raise BotFailure(f"wrote {count} lines in reply to {what}, none of them an answer, "
+                         f"the first {_shown(first)}: {hint}", kind="garbage")
 
     # -- failures: each stops the bot and raises ------------------------------------------
 
@@ -709,6 +888,17 @@ class SubprocessBot:
         return f"; the end of its stderr: {text}"
 
     def _timed_out(self, what: str, limit_name: str) -> None:
+        proc = self.proc
+        if proc is not None and proc.poll() is not None:
+            rc = proc.returncode
+            tail = self._stderr_tail()
+            self._stop("it exited, and a process it started held its stdout")
+            how = (f"was killed by {_signal_name(-rc)}" if rc < 0 else
+                   f"exited with status {rc}")
+            raise BotFailure(f"the bot process {how} during {what}, but a process it started "
+                             f"kept its standard output open, so the platform waited for an "
+                             f"answer until the time limit ({limit_name}); that process was "
+                             f"stopped{tail}", kind="crash" if rc < 0 else "exit")
         self._stop(f"it ran over {limit_name}")
         if limit_name == "match_seconds":
             raise BotFailure(
@@ -740,6 +930,8 @@ class SubprocessBot:
                              kind="protocol") from None
         rc = proc.returncode
         tail = self._stderr_tail()
+        if self.wrapped is not None and rc > 128:
+            rc = -(rc - 128)  # bwrap reports a bot killed by signal N as status 128 + N
         self._stop("it exited")
         kind = "crash" if rc < 0 else "exit"  # killed by a signal / exited by itself
         if rc < 0:
@@ -752,7 +944,25 @@ class SubprocessBot:
         if rc != 0 and _mentions_memory(tail):
             raise BotFailure(f"the bot process {how} during {what}{self._memory_note()}{tail}",
                              kind="memory")
-        raise BotFailure(f"the bot process {how} during {what}{tail}", kind=kind)
+        raise BotFailure(f"the bot process {how} during {what}{self._limit_notes(tail)}{tail}",
+                         kind=kind)
+
+    def _limit_notes(self, text: str) -> str:
+        """What a sandbox limit has to do with a failure, for its reason."""
+        from mallows.agents import sandbox
+        notes = []
+        w = self.wrapped
+        if w is not None and w.cgroup is not None and w.cgroup.hit_limit():
+            notes.append(f"it reached the sandbox's limit of {sandbox.MAX_PROCESSES} processes "
+                         f"(a fork was refused)")
+        elif "resource temporarily unavailable" in text.lower() and self.sandboxed:
+            notes.append(f"it may have reached the sandbox's limit of {sandbox.MAX_PROCESSES} "
+                         f"processes")
+        if "no space left on device" in text.lower() and self.sandboxed:
+            notes.append(f"its private /tmp (also HOME) holds at most {sandbox.TMP_MB} MiB")
+        if "read-only file system" in text.lower() and self.sandboxed:
+            notes.append("the sandbox's files are read-only except /tmp")
+        return "".join(f" ({n})" for n in notes)
 
     def _memory_note(self) -> str:
         mb = getattr(self.limits, "memory_mb", 0) or 0

@@ -58,12 +58,15 @@ class Limits:
     """Limits. ``decision_seconds``: one decision; ``match_seconds``: all of one seat's
     decisions in one match together; ``start_seconds``: start-up, handshake and start hook;
     ``memory_mb``: an isolated bot's address space (``RLIMIT_AS``, 0: none; in-process bots
-    share the platform's memory and are not bounded)."""
+    share the platform's memory and are not bounded); ``sandbox``: ``"on"`` (default: every
+    isolated bot runs in a bubblewrap sandbox, ``mallows.agents.sandbox``) or ``"off"`` (process
+    isolation only, for trusted bots)."""
 
     decision_seconds: float = 1.0
     match_seconds: float = 300.0
     start_seconds: float = 10.0
     memory_mb: int = 2048
+    sandbox: str = "on"
 
     @classmethod
     def from_dict(cls, data: dict) -> "Limits":
@@ -76,6 +79,10 @@ class Limits:
         for key, value in data.items():
             if key not in known:
                 raise MallowsError(f"unknown limit {key!r}: the limits are {', '.join(known)}")
+            if key == "sandbox":  # "on" (default) or "off": process isolation only
+                from mallows.agents.sandbox import check_mode
+                values[key] = check_mode(value, "limit sandbox")
+                continue
             number = isinstance(value, (int, float)) and not isinstance(value, bool) \
                 and math.isfinite(value)
             if key == "memory_mb":  # MiB of an isolated bot's address space; 0: no limit

@@ -146,6 +146,18 @@ class BotSpec:
     target: str | None = None      # isolated Python: what bothost loads
     command: list[str] | None = None  # subprocess: argv (resolved)
     cwd: str | None = None
+    reuse: bool = False            # subprocess: the manifest says reuse = true
+
+    @property
+    def bot_paths(self) -> list[str]:
+        """The bot's own files, all its sandbox shows of the bot (read-only): a manifest bot's
+        folder; a Python bot's file or package folder (not its neighbours: other bots may
+        live beside it); nothing for an entry point (it is installed with Python)."""
+        if self.kind == "subprocess":
+            return [self.cwd] if self.cwd else []
+        if self.target and os.path.exists(self.target):
+            return [self.target]
+        return []
 
     @property
     def kind_label(self) -> str:
@@ -171,16 +183,17 @@ class BotSpec:
             return InProcessBot(bot, self.name, limits)
         from mallows.agents.process import SubprocessBot
         return SubprocessBot(self.name, self.bot_command(), cwd=self.cwd, params=self.params,
-                             limits=limits)
+                             limits=limits, bot_paths=self.bot_paths,
+                             python=self.kind == "python", reuse=self.reuse)
 
-    def describe(self, timeout: float = 10.0) -> dict:
+    def describe(self, timeout: float = 10.0, sandbox: str = "on") -> dict:
         """Start the bot in its own process, shake hands, stop it; return its hello
         (``name``, ``version``, ``games``) and fill in what was unknown. ``BotError`` on
         failure. For an in-process bot, its class attributes."""
         if not self.isolated:
             return {"name": self.bot_name, "version": self.version,
                     "games": list(self.games) if self.games else None}
-        handle = self.handle(Limits(start_seconds=timeout))
+        handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
         try:
             deadline = time.monotonic() + timeout
             handle.spawn()
@@ -314,6 +327,10 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
     if unknown:
         raise BotError(f"bot {name!r}: {path} lists unknown games {unknown}: the games are "
                        f"{', '.join(known)}")
+    reuse = data.get("reuse", False)
+    if not isinstance(reuse, bool):
+        raise BotError(f"bot {name!r}: in {path}, reuse must be true or false (true: one "
+                       f"process may play many matches, each begun by a start message)")
     protocol = data.get("protocol", PROTOCOL_VERSION)
     if protocol != PROTOCOL_VERSION:
         raise BotError(f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "
@@ -334,7 +351,7 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
     return BotSpec(name=name, base=base, params=params, kind="subprocess", isolated=True,
                    trusted=False, version=version, games=tuple(games), bot_name=bot_name,
                    source=str(path), origin=origin, command=[resolved, *command[1:]],
-                   cwd=str(folder))
+                   cwd=str(folder), reuse=reuse)
 
 
 def _from_path(name: str, base: str, params: dict, path: Path, origin: str,
@@ -431,6 +448,19 @@ def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
         f", and for an entry point {base!r} in group {ENTRY_POINT_GROUP} (installed: "
         f"{', '.join(installed) or 'none'}). Give a bot in bots/, a path to a .py file or bot "
         f"folder, or install a distribution with that entry point")
+
+
+def require_sandbox(specs, limits: Limits) -> None:
+    """Refuse, before the first match, to run bots that are not shipped when their sandbox
+    cannot be made here (``mallows.agents.sandbox.SandboxUnavailable`` says why and what to
+    do), unless ``limits.sandbox`` is ``"off"``. Nothing is ever downgraded silently."""
+    if getattr(limits, "sandbox", "on") == "off":
+        return
+    untrusted = sorted({s.name for s in specs if s.isolated})
+    if untrusted:
+        from mallows.agents import sandbox
+        sandbox.require(f"the bot{'s' if len(untrusted) > 1 else ''} {', '.join(untrusted)} "
+                        f"(not shipped with mallows)")
 
 
 @dataclass

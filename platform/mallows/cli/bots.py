@@ -24,7 +24,7 @@ from rich.text import Text
 
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import list_bots
-from mallows.cli.common import user_errors
+from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import BotError
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
 from mallows.tournaments.match import decision_context
@@ -164,6 +164,7 @@ def check(
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     match_seconds: float = typer.Option(300.0, help="Time budget for all of one match's "
                                                     "decisions."),
+    sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Play matches against random bots through isolation and report every problem."""
     console = _console()
@@ -173,7 +174,8 @@ def check(
                            f"{games} match(es) per game against random bots"))
 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
-                               "match_seconds": match_seconds})
+                               "match_seconds": match_seconds,
+                               "sandbox": sandbox_mode(sandbox)})
     result = check_bot(bot, game, games, seed, limits, on_start=on_start)
     spec, chosen, reports, problems = result.spec, result.games, result.reports, result.problems
 

@@ -33,3 +33,13 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
                                f"--option table_cards=4")
         out[key.strip()] = value.strip()
     return out
+
+
+SANDBOX_HELP = ("on (default): every bot that is not shipped runs in a bubblewrap sandbox, and "
+                "is refused where none can be made; off: process isolation only (trusted bots).")
+
+
+def sandbox_mode(value: str) -> str:
+    """The ``--sandbox`` option's value, checked."""
+    from mallows.agents.sandbox import check_mode
+    return check_mode(value, "--sandbox")

@@ -10,10 +10,10 @@ import typer
 from rich.console import Console
 
 from mallows.agents.protocol import Limits
-from mallows.cli.common import parse_options, user_errors
+from mallows.cli.common import SANDBOX_HELP, parse_options, sandbox_mode, user_errors
 from mallows.errors import MallowsError
 from mallows.games import game_ids, get_game
-from mallows.agents.registry import load_bot
+from mallows.agents.registry import load_bot, require_sandbox
 from mallows.tournaments.match import play_match
 
 
@@ -42,6 +42,7 @@ def play(
     seed: int = typer.Option(0, help="Match seed: same seed, same bots, same match."),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
+    sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Play one match and print the result."""
     module = get_game(game)
@@ -50,8 +51,10 @@ def play(
         raise MallowsError(
             f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
             f"{len(bot)} --bot options: give one --bot per seat")
-    limits = Limits.from_dict({"decision_seconds": decision_seconds})
+    limits = Limits.from_dict({"decision_seconds": decision_seconds,
+                               "sandbox": sandbox_mode(sandbox)})
     specs = [load_bot(name) for name in bot]
+    require_sandbox(specs, limits)
     result = play_match(game, options, seed, [s.handle(limits) for s in specs],
                         names=[s.name for s in specs])
     if record is not None:

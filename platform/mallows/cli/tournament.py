@@ -175,6 +175,10 @@ def run(
     batch_size: Optional[int] = typer.Option(None, "--batch-size",
                                              help="Matches per Ray task (default: automatic)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    sandbox: Optional[str] = typer.Option(
+        None, "--sandbox", help="off: bots that are not shipped run with process isolation "
+        "only (as sandbox = \"off\" in [limits]; stored with the tournament). Default: the "
+        "file's [limits], else on."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.tournaments.executor import make_executor
@@ -184,6 +188,7 @@ def run(
     t = load_tournament(file)
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
+    t = _with_sandbox(t, sandbox)
     store = Store(db)
     # refuse a changed definition before starting Ray
     register(store, t)
@@ -253,6 +258,23 @@ def run(
               + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
 
 
+def _with_sandbox(t, sandbox: Optional[str]):
+    """``t`` with ``--sandbox`` applied (``off`` becomes part of its limits, so that the stored
+    definition says so), after refusing bots that would need a sandbox none can make here."""
+    import dataclasses
+    from mallows.agents.registry import load_bot, require_sandbox
+    from mallows.cli.common import sandbox_mode
+
+    if sandbox is not None:
+        limits = dict(t.limits)
+        limits.pop("sandbox", None)
+        if sandbox_mode(sandbox) == "off":
+            limits["sandbox"] = "off"
+        t = dataclasses.replace(t, limits=limits)
+    require_sandbox([load_bot(name) for name in t.bots], t.limits_obj())
+    return t
+
+
 def _leader_text(rater) -> str:
     best = rater.leader()
     return f"{best[0]} ({best[1]:.1f})" if best else "-"
@@ -303,6 +325,9 @@ def show(
                   soft_wrap=True)
     if definition.get("options"):
         console.print("options: " + ", ".join(f"{k}={v}" for k, v in definition["options"].items()))
+    if (definition.get("limits") or {}).get("sandbox") == "off":
+        console.print("[bold yellow]sandbox: off[/bold yellow] · the bots that are not shipped "
+                      "ran with process isolation only, without their bubblewrap sandbox")
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from mallows import seeding
 from mallows.agents.protocol import KINDS, Limits
-from mallows.agents.registry import BotSpec, load_bot
+from mallows.agents.registry import BotSpec, load_bot, require_sandbox
 from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.tournaments.match import play_match
@@ -99,13 +99,13 @@ class BotCheck:
         return not self.problems
 
 
-def choose_games(spec: BotSpec, game: str | None = None) -> list[str]:
+def choose_games(spec: BotSpec, game: str | None = None, sandbox: str = "on") -> list[str]:
     """The games to check: ``game`` if given (it must be known and declared), else every game
     the bot declares (every game if it declares none). A ``MallowsError`` names a mismatch."""
     declared = spec.games
     if declared is None:
         try:
-            spec.describe()
+            spec.describe(sandbox=sandbox)
             declared = spec.games
         except BotError:
             declared = None  # the matches will show what is wrong
@@ -176,8 +176,10 @@ def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int =
     if matches < 1:
         raise MallowsError(f"--games {matches}: play at least one match per game")
     spec = load_bot(name, isolate=True)
-    games = choose_games(spec, game)
+    limits = limits or Limits()
+    require_sandbox([spec], limits)  # refused before anything runs where none can be made
+    games = choose_games(spec, game, limits.sandbox)
     if on_start is not None:
         on_start(spec, games)
-    reports, problems = run_check(spec, games, matches, seed, limits or Limits(), progress)
+    reports, problems = run_check(spec, games, matches, seed, limits, progress)
     return BotCheck(spec, games, reports, problems)

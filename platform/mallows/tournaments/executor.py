@@ -16,7 +16,9 @@ them one by one. Callers that need an order (ratings) use ``Outcome.index``.
   task streams its finished outcomes back every ``FLUSH_SECONDS`` (a Ray streaming generator),
   so matches are counted as they finish and the object store holds only what is in flight. A
   batch lost with its worker (the process or the node died) has its unreturned matches
-  submitted again, up to ``RETRIES`` times.
+  submitted again, one match a task; a match whose worker dies more than ``RETRIES`` times
+  comes back as an ``Outcome`` with ``error`` naming the bots at its table, and the other
+  matches go on. Bot processes that opt in are reused within a task (``agents.pool``).
 
 Workers load bots by name through ``mallows.agents.registry.load_bot`` and play with
 ``mallows.tournaments.match.play_match``; a match that raises (an engine bug, a bot that cannot
@@ -98,7 +100,9 @@ def _spec(name: str):
     return spec
 
 
-def play_job(job: Job) -> Outcome:
+def play_job(job: Job, pool=None) -> Outcome:
+    """Play one job. ``pool`` (a ``mallows.agents.pool.BotPool``): bot processes that opted in
+    play several matches of the batch, never two rotations of one deal."""
     from mallows.agents.protocol import Limits
     from mallows.tournaments.match import forfeit_count, play_match
 
@@ -106,8 +110,11 @@ def play_job(job: Job) -> Outcome:
     try:
         limits = Limits(**job.limits)
         specs = [_spec(name) for name in job.seats]
-        record = play_match(job.game, job.options, job.seed,
-                            [s.handle(limits) for s in specs], names=list(job.seats))
+        deal = (job.game, job.seed)  # every rotation of a duplicate deal has the same seed
+        spares = len(specs) - 1  # the other rotations of the deal need a process each
+        handles = [pool.handle(s, limits, deal, spares) if pool is not None
+                   else s.handle(limits) for s in specs]
+        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats))
         result = record["result"]
         return Outcome(job.index, json.dumps(record, separators=(",", ":")),
                        list(record["players"]), list(result["ranks"]),
@@ -120,7 +127,10 @@ def play_job(job: Job) -> Outcome:
 
 
 def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
-    return [play_job(job) for job in jobs]
+    """Play a batch; the bot processes that opted in to reuse end with it."""
+    from mallows.agents.pool import BotPool
+    with BotPool() as pool:
+        return [play_job(job, pool) for job in jobs]
 
 
 def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
@@ -128,13 +138,15 @@ def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
     """Play ``jobs`` in order, handing back the finished outcomes whenever ``flush_seconds``
     have passed (and at the end): the coordinator counts matches as they finish, while a
     batch of quick matches still costs one Ray object per ``flush_seconds``, not per match."""
+    from mallows.agents.pool import BotPool
     done: list[Outcome] = []
     last = time.monotonic()
-    for job in jobs:
-        done.append(play_job(job))
-        if time.monotonic() - last >= flush_seconds:
-            yield done
-            done, last = [], time.monotonic()
+    with BotPool() as pool:  # the bot processes that opted in to reuse end with the task
+        for job in jobs:
+            done.append(play_job(job, pool))
+            if time.monotonic() - last >= flush_seconds:
+                yield done
+                done, last = [], time.monotonic()
     if done:
         yield done
 
@@ -179,8 +191,10 @@ class InProcessExecutor(Executor):
 
     def run_batches(self, jobs: Iterable[Job], expected: int | None = None
                     ) -> Iterator[list[Outcome]]:
-        for job in jobs:
-            yield [play_job(job)]  # each match arrives alone: stored before the next starts
+        from mallows.agents.pool import BotPool
+        with BotPool() as pool:  # the whole run is this executor's one batch of processes
+            for job in jobs:
+                yield [play_job(job, pool)]  # each match arrives alone: stored before the next
 
 
 def batch_size_for(jobs: int | None, workers: int, match_seconds: float | None = None) -> int:
@@ -363,12 +377,18 @@ class RayExecutor(Executor):
                     del in_flight[gen]
                     self.lost_batches += 1
                     rest = [j for j in batch if j.index in waiting]
-                    if attempt > RETRIES:
-                        raise ExecutorError(
-                            f"a batch of {len(batch)} matches (from index {batch[0].index}) "
-                            f"was lost with its worker {attempt} times: {_first_line(exc)}. "
-                            f"The finished matches are stored; rerun to resume") from None
-                    submit(rest, attempt + 1)
+                    if len(rest) > 1:  # again, one match a task: find the one that kills
+                        for job in rest:
+                            submit([job], attempt + 1)
+                    elif rest and attempt > RETRIES:  # it kills its worker: report it, go on
+                        job = rest[0]
+                        arrived.append(Outcome(
+                            job.index, None, None, None, 0, 0.0, attempts=attempt,
+                            error=f"the Ray worker playing it died {attempt} times "
+                                  f"({_first_line(exc)}); the bots at the table: "
+                                  f"{', '.join(job.seats)}"))
+                    elif rest:
+                        submit(rest, attempt + 1)
                     continue
                 except ray.exceptions.RayTaskError as exc:
                     raise ExecutorError(

@@ -102,7 +102,9 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
                 state.apply(seat, random_action(obs, fallbacks[seat]))
         result = state.result(forfeits)
         record = {"record_version": RECORD_VERSION, "game": game, "options": state.options,
-                  "seed": seed, "players": names}
+                  "seed": seed, "players": names,
+                  # how each seat's bot ran: "in-process", "sandbox" or "process" (no sandbox)
+                  "isolation": [getattr(b, "isolation", "in-process") for b in bots]}
         record.update(state.record_header())
         record["events"] = state.events
         record["result"] = result

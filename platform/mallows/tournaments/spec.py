@@ -15,7 +15,8 @@ Keys::
     seed = 2026              # the tournament seed; every match seed derives from it
     bots = ["random", ...]   # at least `players` distinct bot names
     [options]                # rule option overrides, e.g. table_cards = 4
-    [limits]                 # decision_seconds, match_seconds, start_seconds
+    [limits]                 # decision_seconds, match_seconds, start_seconds, memory_mb,
+                             # sandbox = "off" (untrusted bots without their sandbox)
     [ratings]                # the rating system's parameters (TrueSkill: mu, sigma, beta,
                              # tau, draw_probability; see mallows.results.ratings)
 
@@ -152,7 +153,9 @@ def _check_limits(limits: Any, src: str) -> dict:
         checked = Limits.from_dict(limits)
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}[limits]: {exc}") from None
-    return {key: getattr(checked, key) for key in limits}
+    # sandbox = "on" is the default and is not stored: such a definition stays as it was
+    return {key: getattr(checked, key) for key in limits
+            if not (key == "sandbox" and checked.sandbox == "on")}
 
 
 def _check_ratings(ratings: Any, src: str) -> dict:

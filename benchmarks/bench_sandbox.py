@@ -1,0 +1,156 @@
+"""Benchmark: sandboxed tournaments against in-process ones, and the sandbox's start-up cost.
+
+1. Tournaments, both games, same file, same run: user copies of the shipped ``random`` bot (in
+   a temporary bots folder, so they are not shipped and run sandboxed, one process per bot
+   reused across the matches of the run) against the same tournament with every bot
+   in-process (``MALLOWS_ISOLATE=0``). Take4: 4 bots, 3 seats, 5 deals = 60 matches;
+   Arschmallows: 5 bots, 4 seats, 3 deals = 60 matches; one worker (this process), so the ratio
+   is the sandbox's cost alone. Target: sandboxed at least 0.25x in-process in both games.
+   ``--per-match`` adds the same sandboxed run with one process per seat of every match (no
+   reuse), for scale.
+2. Start-up per process: ``true`` started plainly (``subprocess``) and in its sandbox
+   (``bwrap`` with every option ``mallows.agents.sandbox`` uses, its pids cgroup included),
+   median of ``--starts`` each; the difference is the sandbox's cost. Target: within 10 ms.
+   Also the whole start of a hosted Python bot (spawn, hello, quit) with and without sandbox.
+
+Prints the load average and CPU count beside the figures (the machine may be shared).
+
+Run: ``python benchmarks/bench_sandbox.py [--starts N] [--per-match]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mallows.agents import sandbox
+from mallows.agents.process import SubprocessBot
+from mallows.agents.protocol import Limits
+from mallows.results.store import Store
+from mallows.tournaments import executor
+from mallows.tournaments.run import run_tournament
+from mallows.tournaments.spec import load_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_RATIO = 0.25
+TARGET_MS = 10.0
+GAMES = {"take4": (4, 3, 5), "arschmallows": (5, 4, 3)}  # bots, seats, deals: 60 matches each
+
+
+class PerMatch(executor.InProcessExecutor):
+    """One process per seat of every match (no pool): how isolation ran before reuse."""
+
+    def run(self, jobs):
+        for job in jobs:
+            yield executor.play_job(job)
+
+
+def tournament(folder: Path, game: str, tag: str, isolate: str, ex) -> tuple[int, float]:
+    bots, seats, deals = GAMES[game]
+    path = folder / f"{game}-{tag}.toml"
+    names = ", ".join(f'"u{i}"' for i in range(bots))
+    path.write_text(f'name = "{game}-{tag}"\ngame = "{game}"\nplayers = {seats}\n'
+                    f'deals = {deals}\nseed = 7\nbots = [{names}]\n')
+    os.environ["MALLOWS_ISOLATE"] = isolate
+    executor._SPECS.clear()
+    t = load_tournament(path)
+    store = Store(folder / f"{tag}.db")
+    try:
+        t0 = time.perf_counter()
+        summary = run_tournament(t, store, ex)
+        return summary.played, time.perf_counter() - t0
+    finally:
+        getattr(store, "close", lambda: None)()
+        os.environ.pop("MALLOWS_ISOLATE", None)
+
+
+def starts(n: int) -> None:
+    true = shutil.which("true")
+
+    def spawn_ms(mode: str) -> float:
+        """The platform's own start of a bot process running ``true``, until it has exited
+        (sandbox ``off``: process isolation, the plain subprocess start; ``on``: bwrap)."""
+        times = []
+        for _ in range(n):
+            h = SubprocessBot("true", [true], limits=Limits(sandbox=mode), bot_paths=[])
+            t0 = time.perf_counter()
+            h.spawn()
+            h.proc.wait()
+            h.close()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1000
+
+    spawn_ms("on")  # warm up (the probe, the cgroup folder)
+    plain, boxed = spawn_ms("off"), spawn_ms("on")
+    cost = boxed - plain
+    print(f"start-up of a bot process running `true` (median of {n}): plain {plain:.1f} ms, "
+          f"sandboxed {boxed:.1f} ms: the sandbox costs {cost:.1f} ms a process (target <= "
+          f"{TARGET_MS:g} ms: {'met' if cost <= TARGET_MS else 'NOT met'}); process limit: "
+          f"{sandbox.process_limit()}")
+
+    bot = str(ROOT / "bots" / "random.py")
+    for mode in ("off", "on"):
+        times = []
+        for _ in range(max(5, n // 3)):
+            h = SubprocessBot("random-copy", [sys.executable, "-P", "-m", "mallows.agents.host",
+                                              bot], limits=Limits(sandbox=mode),
+                              bot_paths=[bot], python=True)
+            t0 = time.perf_counter()
+            h.spawn()
+            h._request({"type": "hello", "protocol": 1, "params": {}},
+                       time.monotonic() + 30, "hello", "start_seconds")
+            h.close()
+            times.append(time.perf_counter() - t0)
+        label = "sandboxed" if mode == "on" else "process only"
+        print(f"  a hosted Python bot, spawn + hello + quit ({label}): "
+              f"{statistics.median(times) * 1000:.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--starts", type=int, default=30)
+    ap.add_argument("--per-match", action="store_true",
+                    help="also run the sandboxed tournaments with one process per match")
+    args = ap.parse_args()
+    why = sandbox.problem()
+    if why:
+        raise SystemExit(f"no sandbox on this machine: {why}")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
+          f"(shared machine: figures vary); bwrap: {sandbox.bwrap_binary()}")
+    folder = Path(tempfile.mkdtemp(prefix="mallows-bench-sandbox-"))
+    try:
+        bots = folder / "bots"
+        bots.mkdir()
+        for i in range(max(b for b, _, _ in GAMES.values())):
+            shutil.copy(ROOT / "bots" / "random.py", bots / f"u{i}.py")
+        os.environ["MALLOWS_BOTS_DIR"] = str(bots)
+        ok = True
+        for game in GAMES:
+            played, inproc = tournament(folder, game, "inprocess", "0",
+                                        executor.InProcessExecutor())
+            _, boxed = tournament(folder, game, "sandboxed", "", executor.InProcessExecutor())
+            ratio = inproc / boxed
+            ok = ok and ratio >= TARGET_RATIO
+            line = (f"{game}: {played} matches; in-process {played / inproc:.1f} matches/s, "
+                    f"sandboxed (reused processes) {played / boxed:.1f} matches/s: "
+                    f"{ratio:.2f}x (target >= {TARGET_RATIO}x)")
+            if args.per_match:
+                _, once = tournament(folder, game, "permatch", "", PerMatch())
+                line += (f"; one process per match {played / once:.1f} matches/s "
+                         f"({inproc / once:.2f}x)")
+            print(line)
+        starts(args.starts)
+        print("tournament target " + ("met" if ok else "NOT met"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

