@@ -152,6 +152,15 @@ def print_problem(console: Console, problem: Problem, total: int) -> None:
         out(f"  ... and {len(legal) - LEGAL_SHOWN} more")
 
 
+def _sandbox_line(mode: str) -> str:
+    """Whether the bot runs in its sandbox, and how, for ``bots check``."""
+    from mallows.agents import sandbox
+    if mode == "off":
+        return "sandbox: off (--sandbox off): process isolation only"
+    return (f"sandbox: on (bubblewrap {sandbox.bwrap_binary()}; no network, read-only runtime, "
+            f"private {sandbox.TMP_MB} MiB /tmp; process limit: {sandbox.process_limit()})")
+
+
 @bots_app.command("check")
 @user_errors
 def check(
@@ -172,6 +181,7 @@ def check(
     def on_start(spec, chosen) -> None:
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
                            f"{games} match(es) per game against random bots"))
+        console.print(Text(_sandbox_line(limits.sandbox)))
 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "match_seconds": match_seconds,

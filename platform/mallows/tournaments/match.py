@@ -102,9 +102,10 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
                 state.apply(seat, random_action(obs, fallbacks[seat]))
         result = state.result(forfeits)
         record = {"record_version": RECORD_VERSION, "game": game, "options": state.options,
-                  "seed": seed, "players": names,
-                  # how each seat's bot ran: "in-process", "sandbox" or "process" (no sandbox)
-                  "isolation": [getattr(b, "isolation", "in-process") for b in bots]}
+                  "seed": seed, "players": names}
+        isolation = [getattr(b, "isolation", "in-process") for b in bots]
+        if "process" in isolation:  # a seat ran without its sandbox (--sandbox off): say so
+            record["isolation"] = isolation  # per seat: "in-process", "sandbox", "process"
         record.update(state.record_header())
         record["events"] = state.events
         record["result"] = result
