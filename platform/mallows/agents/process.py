@@ -243,29 +243,16 @@ def _limit_settings(limits: Limits, nproc: int | None = None) -> list:
     return settings
 
 
-def _child_setup(limits: Limits, drop_caps: bool, join=None, nproc: int | None = None):
-    """The ``preexec_fn`` of a bot: resource limits, then (root fallback) no capabilities, then
-    no new privileges. Runs in the child between fork and exec, after the switch of user.
-    ``join``: joins the sandbox's cgroup; ``nproc``: its ``RLIMIT_NPROC``."""
-    wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, STDERR_LIMIT_BYTES)]
-    if nproc:
-        wanted.append((resource.RLIMIT_NPROC, nproc))
-    memory_mb = getattr(limits, "memory_mb", 0) or 0
-    if memory_mb > 0:
-        wanted.append((resource.RLIMIT_AS, int(memory_mb * MIB)))
-    settings = []
-    for which, value in wanted:
-        hard = resource.getrlimit(which)[1]
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)  # never above what the platform itself may use
-        settings.append((which, (value, value)))
+def _child_setup(limits: Limits, drop_caps: bool):
+    """The ``preexec_fn`` of a bot without its sandbox: resource limits, then (root fallback)
+    no capabilities, then no new privileges. Runs in the child between fork and exec, after the
+    switch of user."""
+    settings = _limit_settings(limits)
     setrlimit = resource.setrlimit
     drop = _drop_capabilities_fn() if drop_caps else None
     prctl = _libc().prctl if _LINUX else None
 
     def setup() -> None:
-        if join is not None:
-            join()
         for which, value in settings:
             setrlimit(which, value)
         if drop is not None:

