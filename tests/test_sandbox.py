@@ -418,3 +418,20 @@ def test_only_a_bot_that_opts_in_keeps_its_process_between_matches(tmp_path):
                                     ["b", "random"])
                 assert not any(record["result"]["forfeits"]), record["result"]["forfeits"]
             assert pool.started == processes, (bot, pool.started)
+
+
+def test_the_memory_of_all_a_bots_processes_together_is_limited():
+    if not sandbox.memory_limit().startswith("a memory cgroup"):
+        pytest.skip(f"no memory cgroup here: {sandbox.memory_limit()}")
+    limits = Limits(decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0,
+                    memory_mb=300)
+    bot = f"{HOSTILE / 'forkhog.py'}:children=4,mb=150"  # 600 MiB in 150 MiB processes
+    record, _ = play([bot, "random"], limits)
+    why = reason(record, 0)
+    assert "ATTACK WORKED" not in why and "memory" in why.lower(), why
+    assert "all its processes together" in why, why
+    others_fine(record, 0)
+    off = Limits(decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0,
+                 memory_mb=300, sandbox="off")
+    record, _ = play([bot, "random"], off)  # the control: RLIMIT_AS is per process
+    assert "ATTACK WORKED: 4 processes held 600 MiB" in reason(record, 0), reason(record, 0)

@@ -506,7 +506,8 @@ class SubprocessBot:
         self.sandbox = Sandbox(note="in a bubblewrap sandbox")
         try:
             self.wrapped = sandbox.wrap(self.command, self.cwd, python=self.python,
-                                        bot_paths=self.bot_paths, env=base_env)
+                                        bot_paths=self.bot_paths, env=base_env,
+                                        memory_mb=getattr(self.limits, "memory_mb", 0) or 0)
         except OSError as exc:
             self._stopped = "it could not be started"
             raise BotFailure(f"could not prepare the sandbox of {self.command}: {exc}",
@@ -533,7 +534,7 @@ class SubprocessBot:
                 for which, value in _limit_settings(self.limits, w.nproc):
                     resource.prlimit(pid, which, value)
                 if w.cgroup is not None:
-                    os.write(w.cgroup.fd, str(pid).encode())
+                    w.cgroup.attach(pid)
         except OSError as exc:  # the sandbox died while being set up: its stderr says why
             log.debug("bot %s: sandbox set-up failed: %s", self.name, exc)
         finally:
@@ -931,6 +932,12 @@ class SubprocessBot:
         if rc != 0 and _mentions_memory(tail):
             raise BotFailure(f"the bot process {how} during {what}{self._memory_note()}{tail}",
                              kind="memory")
+        w = self.wrapped
+        if rc < 0 and w is not None and w.cgroup is not None and w.cgroup.hit("memory"):
+            mb = getattr(self.limits, "memory_mb", 0) or 0
+            raise BotFailure(f"the bot process {how} during {what}: its processes together "
+                             f"went over the sandbox's memory limit ({mb:g} MiB, memory_mb, "
+                             f"plus its /tmp){tail}", kind="memory")
         raise BotFailure(f"the bot process {how} during {what}{self._limit_notes(tail)}{tail}",
                          kind=kind)
 
@@ -939,7 +946,7 @@ class SubprocessBot:
         from mallows.agents import sandbox
         notes = []
         w = self.wrapped
-        if w is not None and w.cgroup is not None and w.cgroup.hit_limit():
+        if w is not None and w.cgroup is not None and w.cgroup.hit("pids"):
             notes.append(f"it reached the sandbox's limit of {sandbox.MAX_PROCESSES} processes "
                          f"(a fork was refused)")
         elif "resource temporarily unavailable" in text.lower() and self.sandboxed:
@@ -953,6 +960,11 @@ class SubprocessBot:
 
     def _memory_note(self) -> str:
         mb = getattr(self.limits, "memory_mb", 0) or 0
+        w = self.wrapped
+        if mb > 0 and w is not None and w.cgroup is not None and w.cgroup.hit("memory"):
+            return (f"; it ran out of memory: the bot's memory limit is {mb:g} MiB "
+                    f"(memory_mb) for all its processes together (plus its /tmp), in the "
+                    f"sandbox's memory cgroup")
         if mb > 0:
             return (f"; it ran out of memory: the bot's memory limit is {mb:g} MiB "
                     f"(memory_mb, its address-space limit RLIMIT_AS)")

@@ -22,7 +22,9 @@ process gets:
 - no network at all: its network namespace has nothing but its own loopback;
 - limits: the number of processes (a ``pids`` cgroup where this process can make one, else
   ``RLIMIT_NPROC``, which the kernel does not apply to uid 0 outside: see ``process_limit``),
-  the address space (``RLIMIT_AS``, set by the caller) and the file size (``RLIMIT_FSIZE``).
+  the memory of all its processes and its tmpfs together (a ``memory`` cgroup where one can be
+  made), the address space of each process (``RLIMIT_AS``) and the file size
+  (``RLIMIT_FSIZE``).
 
 The platform starts ``bwrap`` without a ``preexec_fn`` (the fast spawn path): bwrap reports its
 first child on ``--info-fd`` and waits on ``--block-fd`` while the platform sets that child's
@@ -161,48 +163,71 @@ def require(what: str) -> None:
             f"in the tournament file's [limits]")
 
 
-# -- the pids cgroup ----------------------------------------------------------------------------
+# -- cgroups: the number of processes and the memory of all of a bot's processes together ------
 
-_CGROUP_BASE: list = []
+_CGROUP_BASES: dict = {}
 _counter = itertools.count()
+_LIMIT_FILE = {"pids": "pids.max", "memory": "memory.limit_in_bytes"}  # v1 names
+_V2_FILE = {"pids": "pids.max", "memory": "memory.max"}
 
 
-def _pids_cgroup_base() -> str | None:
-    """A writable folder under which this process can make ``pids`` cgroups (v1 ``pids``
-    hierarchy or v2 unified with the ``pids`` controller), or ``None``."""
-    if _CGROUP_BASE:
-        return _CGROUP_BASE[0]
+def _cgroup_base(controller: str) -> tuple[str, str] | None:
+    """``(folder, "v1"|"v2")`` under which this process can make cgroups of ``controller``
+    (``pids`` or ``memory``), or ``None``: probed once by making and removing one."""
+    if controller in _CGROUP_BASES:
+        return _CGROUP_BASES[controller]
     base = None
     try:
-        rel_v1 = rel_v2 = None
+        candidates = []
         for line in Path("/proc/self/cgroup").read_text().splitlines():
             _, controllers, rel = line.split(":", 2)
-            if "pids" in controllers.split(","):
-                rel_v1 = rel
-            if controllers == "":
-                rel_v2 = rel
-        candidates = []
-        if rel_v1 is not None:
-            candidates.append(("/sys/fs/cgroup/pids" + rel_v1.rstrip("/"), "v1"))
-        if rel_v2 is not None:
-            candidates.append(("/sys/fs/cgroup" + rel_v2.rstrip("/"), "v2"))
-        for path, kind in candidates:
-            if kind == "v2" and "pids" not in _read(os.path.join(path, "cgroup.subtree_control")):
+            if controller in controllers.split(","):
+                candidates.append((f"/sys/fs/cgroup/{controller}{rel.rstrip('/')}", "v1"))
+            elif controllers == "":
+                candidates.append((f"/sys/fs/cgroup{rel.rstrip('/')}", "v2"))
+        for path, kind in sorted(candidates, key=lambda c: c[1]):
+            if kind == "v2" and controller not in _read(os.path.join(path,
+                                                                     "cgroup.subtree_control")):
                 continue
             trial = os.path.join(path, f"mallows-probe-{os.getpid()}")
             try:
                 os.mkdir(trial)
             except OSError:
                 continue
-            ok = os.path.exists(os.path.join(trial, "pids.max"))
+            name = (_LIMIT_FILE if kind == "v1" else _V2_FILE)[controller]
+            ok = os.path.exists(os.path.join(trial, name))
             os.rmdir(trial)
             if ok:
-                base = path
+                base = (path, kind)
+                _sweep(path)
                 break
     except (OSError, ValueError):
         base = None
-    _CGROUP_BASE.append(base)
+    _CGROUP_BASES[controller] = base
     return base
+
+
+def _sweep(base: str) -> None:
+    """Remove the empty cgroups left by platforms that were killed (``kill -9``, a Ray worker
+    ended at shutdown) before they could remove their bots' cgroups."""
+    try:
+        entries = os.listdir(base)
+    except OSError:
+        return
+    for name in entries:
+        parts = name.split("-")
+        if name.startswith("mallows-bot-") and len(parts) == 4 and parts[2].isdigit():
+            try:
+                os.kill(int(parts[2]), 0)
+                continue  # its platform is alive (or the pid was reused): leave it
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+            try:
+                os.rmdir(os.path.join(base, name))  # fails, harmlessly, if still in use
+            except OSError:
+                pass
 
 
 def _read(path: str) -> str:
@@ -213,45 +238,93 @@ def _read(path: str) -> str:
         return ""
 
 
-class PidsCgroup:
-    """One bot process's ``pids`` cgroup: made before the spawn, joined by bwrap's first child
-    before the bot runs (the platform writes its pid to ``fd``), removed after the process is
-    reaped."""
+class BotCgroup:
+    """One bot process's cgroups (``pids``, and ``memory`` when a limit is asked for): made
+    before the spawn, joined by bwrap's first child before the bot runs (``attach``), removed
+    after the process is reaped."""
 
-    def __init__(self, base: str, limit: int):
-        self.path = os.path.join(base, f"mallows-bot-{os.getpid()}-{next(_counter)}")
-        os.mkdir(self.path)
+    def __init__(self, limits: dict):
+        self.dirs: dict[str, tuple[str, str]] = {}  # controller -> (folder, kind)
+        self.fds: list[int] = []
+        name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
         try:
-            with open(os.path.join(self.path, "pids.max"), "w") as f:
-                f.write(str(limit))
-            self.fd = os.open(os.path.join(self.path, "cgroup.procs"), os.O_WRONLY)
+            for controller, value in limits.items():
+                found = _cgroup_base(controller)
+                if found is None:
+                    continue
+                base, kind = found
+                path = os.path.join(base, name)
+                if not os.path.isdir(path):  # v2: one folder for every controller
+                    os.mkdir(path)
+                self.dirs[controller] = (path, kind)
+                files = _LIMIT_FILE if kind == "v1" else _V2_FILE
+                with open(os.path.join(path, files[controller]), "w") as f:
+                    f.write(str(value))
+                if controller == "memory" and kind == "v2":
+                    _write_if_there(os.path.join(path, "memory.swap.max"), "0")
+                if not any(p == path for p, _ in list(self.dirs.values())[:-1]):
+                    self.fds.append(os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY))
         except OSError:
             self.remove()
             raise
 
-    def hit_limit(self) -> bool:
-        """Whether a fork was refused because of the limit."""
-        text = _read(os.path.join(self.path, "pids.events"))
-        return any(line.split()[-1] != "0" for line in text.splitlines() if line.strip())
+    def attach(self, pid: int) -> None:
+        for fd in self.fds:
+            os.write(fd, str(pid).encode())
+
+    def has(self, controller: str) -> bool:
+        return controller in self.dirs
+
+    def hit(self, controller: str) -> bool:
+        """Whether the limit of ``controller`` refused something (a fork; memory)."""
+        if controller not in self.dirs:
+            return False
+        path, kind = self.dirs[controller]
+        if controller == "pids":
+            text = _read(os.path.join(path, "pids.events"))
+            return any(line.split()[-1] != "0" for line in text.splitlines() if line.strip())
+        if kind == "v1":
+            return _read(os.path.join(path, "memory.failcnt")).strip() not in ("", "0")
+        events = dict(line.split() for line in _read(os.path.join(path, "memory.events"))
+                      .splitlines() if line.strip())
+        return events.get("oom_kill", "0") != "0" or events.get("max", "0") != "0"
 
     def remove(self) -> None:
-        fd, self.fd = getattr(self, "fd", None), None
-        if fd is not None:
+        fds, self.fds = self.fds, []
+        for fd in fds:
             os.close(fd)
-        for _ in range(50):
-            try:
-                os.rmdir(self.path)
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                import time
-                time.sleep(0.01)  # the kernel is still tearing the processes down
+        for path in {p for p, _ in self.dirs.values()}:
+            for _ in range(50):
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    import time
+                    time.sleep(0.01)  # the kernel is still tearing the processes down
+        self.dirs = {}
+
+
+def _write_if_there(path: str, value: str) -> None:
+    try:
+        with open(path, "w") as f:
+            f.write(value)
+    except OSError:
+        pass
+
+
+def memory_limit() -> str:
+    """How the memory of a bot's processes is limited here, for people."""
+    if _cgroup_base("memory"):
+        return ("a memory cgroup (memory_mb plus its /tmp, all its processes together) and "
+                "RLIMIT_AS (memory_mb, each process)")
+    return "RLIMIT_AS (memory_mb, each process; no memory cgroup can be made here)"
 
 
 def process_limit() -> str:
     """How the number of processes is limited here, for people."""
-    if _pids_cgroup_base():
+    if _cgroup_base("pids"):
         return f"a pids cgroup ({MAX_PROCESSES} processes)"
     if os.geteuid() != 0:
         return f"RLIMIT_NPROC ({MAX_PROCESSES} processes more than the user already has)"
@@ -265,7 +338,7 @@ def process_limit() -> str:
 class Wrapped:
     argv: list[str]
     env: dict
-    cgroup: PidsCgroup | None = None
+    cgroup: BotCgroup | None = None
     nproc: int | None = None                 # RLIMIT_NPROC to set in the child, if any
     binds: list[str] = field(default_factory=list)
 
@@ -316,7 +389,7 @@ def _covered(path: str) -> bool:
 
 
 def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
-         bot_paths: Sequence[str], env: dict | None = None) -> Wrapped:
+         bot_paths: Sequence[str], env: dict | None = None, memory_mb: int = 0) -> Wrapped:
     """The ``bwrap`` argv running ``command`` in ``cwd`` (inside, the same path), seeing
     ``bot_paths`` (the bot's own files) read-only, plus its runtime (the platform's Python when
     ``python``)."""
@@ -358,13 +431,16 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
     bot_env.update(HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot")
     cgroup = None
     nproc = None
-    base = _pids_cgroup_base()
-    if base is not None:
-        try:  # + bwrap's own init (pid 1 inside), which joins it first
-            cgroup = PidsCgroup(base, MAX_PROCESSES + 1)
-        except OSError:
-            cgroup = None
-    if cgroup is None and os.geteuid() != 0:
+    wanted = {"pids": MAX_PROCESSES + 1}  # + bwrap's own init (pid 1 inside), which joins first
+    if memory_mb:  # all its processes together, and its /tmp and /dev/shm (tmpfs is memory)
+        wanted["memory"] = (memory_mb + 2 * TMP_MB) * 1024 * 1024
+    try:
+        cgroup = BotCgroup(wanted)
+    except OSError:
+        cgroup = None
+    if cgroup is not None and not cgroup.dirs:
+        cgroup = None
+    if (cgroup is None or not cgroup.has("pids")) and os.geteuid() != 0:
         nproc = MAX_PROCESSES + _processes_of(os.geteuid())
     return Wrapped(argv, bot_env, cgroup, nproc, binds)
 
@@ -384,4 +460,4 @@ def _processes_of(uid: int) -> int:
 def status() -> dict:
     """What the sandbox is here, for ``mallows bots check`` and people."""
     return {"available": problem() is None, "problem": problem(), "bwrap": bwrap_binary(),
-            "process_limit": process_limit(), "tmp_mb": TMP_MB}
+            "process_limit": process_limit(), "memory_limit": memory_limit(), "tmp_mb": TMP_MB}

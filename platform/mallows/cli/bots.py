@@ -158,7 +158,8 @@ def _sandbox_line(mode: str) -> str:
     if mode == "off":
         return "sandbox: off (--sandbox off): process isolation only"
     return (f"sandbox: on (bubblewrap {sandbox.bwrap_binary()}; no network, read-only runtime, "
-            f"private {sandbox.TMP_MB} MiB /tmp; process limit: {sandbox.process_limit()})")
+            f"private {sandbox.TMP_MB} MiB /tmp; process limit: {sandbox.process_limit()}; "
+            f"memory limit: {sandbox.memory_limit()})")
 
 
 @bots_app.command("check")
