@@ -122,7 +122,25 @@ def problem() -> str | None:
     ``true`` in a sandbox once per process)."""
     if not _PROBLEM:
         _PROBLEM.append(_probe())
+        if _PROBLEM[0] is None:
+            _precompile()
     return _PROBLEM[0]
+
+
+def _precompile() -> None:
+    """Write the bytecode of the bot host's modules now, from the platform: inside its sandbox
+    the installation is read-only, so a stale or missing ``__pycache__`` would be compiled
+    again by every bot process it starts."""
+    import compileall
+    import mallows
+    folder = Path(mallows.__file__).resolve().parent
+    for name in ("__init__.py", "errors.py", "agents/__init__.py", "agents/host.py",
+                 "agents/wire.py", "agents/protocol.py", "agents/policy.py", "agents/kit.py"):
+        if (folder / name).is_file():
+            try:
+                compileall.compile_file(str(folder / name), quiet=2)
+            except Exception:  # a read-only installation: nothing to gain
+                pass
 
 
 def _probe() -> str | None:
