@@ -47,9 +47,9 @@ GAMES = {"take4": (4, 3, 5), "arschmallows": (5, 4, 3)}  # bots, seats, deals: 6
 class PerMatch(executor.InProcessExecutor):
     """One process per seat of every match (no pool): how isolation ran before reuse."""
 
-    def run(self, jobs):
+    def run_batches(self, jobs, expected=None):
         for job in jobs:
-            yield executor.play_job(job)
+            yield [executor.play_job(job)]
 
 
 def tournament(folder: Path, game: str, tag: str, isolate: str, ex) -> tuple[int, float]:
