@@ -263,6 +263,26 @@ class Store:
             "(SELECT COUNT(*) FROM matches m WHERE m.tournament = t.name) AS done "
             "FROM tournaments t ORDER BY t.rowid"))
 
+    def update_tournament(self, name: str, *, definition: str | None = None,
+                          total: int | None = None, finished: bool | None = None) -> None:
+        """Change a stored tournament's definition (JSON text), its number of matches, or
+        whether it is finished (True: now; False: not). A comparison (``mallows compare``)
+        learns its length as it runs."""
+        sets, args = [], []
+        if definition is not None:
+            sets.append("definition = ?")
+            args.append(definition)
+        if total is not None:
+            sets.append("total = ?")
+            args.append(int(total))
+        if finished is not None:
+            sets.append("finished = ?")
+            args.append(_now() if finished else None)
+        if sets:
+            with self.db.conn:
+                self.db.execute(f"UPDATE tournaments SET {', '.join(sets)} WHERE name = ?",
+                                [*args, name])
+
     def mark_finished(self, name: str) -> None:
         self._writable()
         with self.db.conn:

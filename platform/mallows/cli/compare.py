@@ -1,0 +1,164 @@
+"""``mallows compare A B``: is A better than B? A sequential test on duplicate deals.
+
+Parsing and printing only: the definition and the schedule are ``mallows.compare.plan``, the
+statistics ``mallows.compare.sprt``, running ``mallows.compare.run``. Exit status: 0 when H1 is
+accepted (A is better), 1 when H0 is accepted (A is not better), 3 when --max-matches came
+first, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from mallows.cli.common import parse_options, user_errors
+from mallows.compare.plan import (DEFAULT_DELTA, DEFAULT_MAX_MATCHES, DEFAULT_SEED,
+                                  make_comparison)
+from mallows.results.store import DEFAULT_DB, Store
+
+EXIT_H1, EXIT_H0, EXIT_UNDECIDED = 0, 1, 3
+PROGRESS_SECONDS = 2.0  # at most one progress line this often
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare)
+
+
+def status_line(result, c) -> str:
+    """One progress line, after fastchess's SPRT lines: pairs, mean difference with its 95%
+    interval, LLR (share of the way to the bound it heads for), bounds, hypotheses."""
+    t = result.test
+    half = "inf" if t.half_width == float("inf") else f"{t.half_width:.3f}"
+    return (f"Pairs: {t.n} ({2 * t.n} matches), Diff: {t.mean:+.3f} +/- {half} places/match, "
+            f"LLR: {t.llr:.2f} ({100 * t.progress:.1f}%) ({t.lower:.2f}, {t.upper:.2f}) "
+            f"[0.00, {c.delta:.2f}]")
+
+
+def _counts_text(result) -> str:
+    values = list(result.counts)
+    lo, hi = values[0], values[-1]
+    return f"Pairs by value ({lo:g}..{hi:g}): [{', '.join(str(n) for n in result.counts.values())}]"
+
+
+@user_errors
+def compare(
+    a: str = typer.Argument(..., help="Bot A: the candidate (e.g. your new version)."),
+    b: str = typer.Argument(..., help="Bot B: the baseline."),
+    game: Optional[str] = typer.Option(None, "--game", help="arschmallows or take4 (default: "
+                                       "the one game both bots play)."),
+    players: int = typer.Option(2, "--players", help="Seats per match; above 2 the other "
+                                "seats hold --opponents."),
+    opponents: Optional[str] = typer.Option(
+        None, "--opponents", help="X,Y,...: bots for the other seats, taken in turn (default: "
+        "the game's reference bots other than A and B: arschmallows greedy, heuristic, random; "
+        "take4 greedy, denial, random)."),
+    rules: Optional[str] = typer.Option(None, "--rules", help="Rule set (arschmallows: "
+                                        "standard, supermallows)."),
+    option: List[str] = typer.Option([], "--option", help="Rule option KEY=VALUE (repeat)."),
+    delta: float = typer.Option(DEFAULT_DELTA, "--delta", help="H1: A is better by at least "
+                                "this many places per match."),
+    alpha: float = typer.Option(0.05, "--alpha", help="False positive rate: H1 accepted when "
+                                "A is not better."),
+    beta: float = typer.Option(0.05, "--beta", help="False negative rate: H0 accepted when A "
+                               "is better by delta."),
+    max_matches: int = typer.Option(DEFAULT_MAX_MATCHES, "--max-matches",
+                                    help="Stop undecided (exit 3) after this many matches."),
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Deals: same seed, same deals."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", help="1: in this process; N > 1: a local Ray with N CPUs "
+        "(default: the CPU count)."),
+    address: Optional[str] = typer.Option(
+        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database (created if missing)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Its name in --db (default: from "
+                                       "the bots and settings; the same command resumes)."),
+    decision_seconds: Optional[float] = typer.Option(
+        None, "--decision-seconds", help="Time limit per decision (default: the platform's)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
+) -> None:
+    """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
+
+    Exit status 0: A is better by at least --delta (H1); 1: A is not better (H0); 3: no
+    verdict within --max-matches; 2: bad input."""
+    from mallows.compare.run import needs_matches, register as register_comparison
+    from mallows.compare.run import BATCH_MATCHES, run_comparison
+    from mallows.tournaments.executor import make_executor
+
+    limits = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    c = make_comparison(
+        a, b, game=game, players=players,
+        opponents=[o for o in opponents.split(",")] if opponents is not None else None,
+        rules=rules, options=parse_options(option), limits=limits, delta=delta, alpha=alpha,
+        beta=beta, max_matches=max_matches, seed=seed, name=name)
+    store = Store(db)
+    register_comparison(store, c)  # refuse changed settings before starting Ray
+    err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
+
+    def say(text: str) -> None:
+        typer.echo(text, err=True)
+
+    echo = typer.echo
+    if not quiet:
+        seats = ("A and B, both seatings of each deal" if c.players == 2 else
+                 f"A or B in the seat under test, opponents {', '.join(c.opponents)}")
+        say(f"compare {c.a} (A) vs {c.b} (B) · {c.game}"
+                  + (f" ({c.rules})" if c.rules and c.rules != "default" else "")
+                  + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
+                  f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
+                  f"{2 * c.max_pairs} matches · {c.name} in {db}")
+    if needs_matches(c, store):
+        with err.status("starting the executor...") if not quiet else contextlib.nullcontext():
+            executor = make_executor(workers, address, batch_size=BATCH_MATCHES)
+    else:
+        executor = make_executor(1, None)
+    last = {"t": time.perf_counter()}
+
+    def on_start(result) -> None:
+        if result.pairs and not quiet:
+            say(f"{result.already} matches already stored: " + status_line(result, c))
+
+    def on_pair(result) -> None:
+        now = time.perf_counter()
+        if not quiet and now - last["t"] >= PROGRESS_SECONDS:
+            last["t"] = now
+            say(status_line(result, c))
+
+    try:
+        with executor:
+            result = run_comparison(c, store, executor, on_pair=on_pair, on_start=on_start)
+    except KeyboardInterrupt:
+        say(f"interrupted: {store.count_matches(c.name)} matches are stored in {db}; "
+                  f"rerun the same command to resume (it ends with the same verdict)")
+        raise typer.Exit(130)
+    t = result.test
+    echo(status_line(result, c))
+    echo(_counts_text(result))
+    interval = (f"{t.mean:+.3f} +/- {t.half_width:.3f}" if t.n > 1 else f"{t.mean:+.3f}")
+    if result.verdict == "H1":
+        echo(f"H1 accepted: {c.a} is better than {c.b} (by at least {c.delta:g} place per "
+                  f"match, at alpha {c.alpha:g})")
+        code = EXIT_H1
+    elif result.verdict == "H0":
+        echo(f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match "
+                  f"(at beta {c.beta:g})")
+        code = EXIT_H0
+    else:
+        echo(f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
+                  f"between its bounds; rerun with a larger --max-matches to continue the same "
+                  f"test")
+        code = EXIT_UNDECIDED
+    rate = result.played / result.wall if result.wall > 0 else 0.0
+    echo(f"estimate: {c.b}'s place minus {c.a}'s {interval} per match (95%), over "
+              f"{t.n} pairs = {2 * t.n} matches; played {result.played} "
+              f"({result.already} already stored) in {result.wall:.1f} s on {result.executor}"
+              f" ({rate:.1f} matches/s)")
+    if result.lost_batches:
+        echo(f"{result.lost_batches} Ray batches lost with their worker were run again")
+    echo(f"stored as {c.name}: mallows tournament show {c.name}"
+              + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+    raise typer.Exit(code)

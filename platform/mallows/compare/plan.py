@@ -1,0 +1,255 @@
+"""A comparison's definition and its schedule of paired matches. Pure apart from loading the
+bots once to check them (``make_comparison``).
+
+Pairs. Pair ``p`` is two matches on one deal (match seed ``seeding.child_seed(seed, p)``),
+indices ``2p`` and ``2p + 1``:
+
+- two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
+- ``k > 2`` seats: the *seat under test* is ``p % k``; match ``2p`` seats A there, match
+  ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both:
+  ``k - 1`` consecutive bots of the opponents list, taken cyclically from position ``p``
+  (a list shorter than ``k - 1`` repeats a bot at the table).
+
+Every bot gets the same bot seed in the same seat of the same deal, so the opponents play the
+same way in both matches as long as A and B do: what differs is A's play against B's.
+
+The observation of a pair is in *places* (1 = first): B's place minus A's place, positive when
+A did better. With ``k > 2``: ``place(B, seat s, match 2p + 1) - place(A, seat s, match 2p)``,
+an integer in ``-(k - 1)..k - 1``. With two seats: the mean of that difference over the two
+seatings, in ``-1, -0.5, 0, 0.5, 1`` (fastchess's pentanomial game pair). Places, not game
+scores, because places exist in both games (Take4 has no score), are bounded (the test's exact
+model needs a finite grid) and are what the ladder and the leaderboards measure; ``delta`` is
+then "places per match".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from mallows import seeding
+from mallows.errors import MallowsError
+from mallows.results.ratings import DEFAULT_PARAMS
+from mallows.tournaments.schedule import MatchSpec
+
+#: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
+#: fast ones (ismcts is left out: seconds a match), minus A and B.
+REFERENCE_OPPONENTS = {
+    "arschmallows": ("greedy", "heuristic", "random"),
+    "take4": ("greedy", "denial", "random"),
+}
+DEFAULT_DELTA = 0.1
+DEFAULT_MAX_MATCHES = 10_000
+DEFAULT_SEED = 2026
+MAX_MATCHES = 2_000_000
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+KIND = "compare"
+#: Keys of the definition that may change when a comparison is resumed (a larger cap continues
+#: the same test); every other key must match.
+MUTABLE = ("max_matches", "deals")
+
+
+class CompareError(MallowsError):
+    """A comparison that cannot run as asked; the message names the option and the fix."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    game: str
+    rules: str | None
+    players: int
+    a: str
+    b: str
+    opponents: tuple[str, ...]
+    options: dict
+    effective_options: dict
+    limits: dict
+    delta: float
+    alpha: float
+    beta: float
+    max_matches: int
+    seed: int
+    bot_sources: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def max_pairs(self) -> int:
+        return self.max_matches // 2
+
+    @property
+    def grid(self) -> tuple[float, ...]:
+        """Every value a pair's observation can take."""
+        if self.players == 2:
+            return (-1.0, -0.5, 0.0, 0.5, 1.0)
+        top = self.players - 1
+        return tuple(float(v) for v in range(-top, top + 1))
+
+    @property
+    def bots(self) -> list[str]:
+        out = [self.a, self.b]
+        out += [o for o in self.opponents if o not in out]
+        return out
+
+    def definition(self) -> dict:
+        """What the database keeps (``tournaments.definition``). The keys a round robin has
+        (``players``, ``deals``, ``seed``, ``bots``, ``ratings``...) are there too, so every
+        reader of tournaments can read it; ``deals`` is the number of pairs at most."""
+        return {
+            "kind": KIND, "name": self.name, "game": self.game, "rules": self.rules,
+            "players": self.players, "deals": self.max_pairs, "seed": self.seed,
+            "bots": self.bots, "a": self.a, "b": self.b, "opponents": list(self.opponents),
+            "options": dict(sorted(self.options.items())),
+            "limits": dict(sorted(self.limits.items())),
+            "ratings": dict(DEFAULT_PARAMS),
+            "statistic": "place(B) - place(A) per pair", "delta": self.delta,
+            "alpha": self.alpha, "beta": self.beta, "max_matches": self.max_matches,
+            "test": "GSPRT, multinomial over the pair values",
+        }
+
+    def digest(self) -> str:
+        """The identity of the test: everything but the cap on its length."""
+        return digest_of(self.definition())
+
+    def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
+        seed = seeding.child_seed(self.seed, p)
+        k = self.players
+        if k == 2:
+            first, second = (self.a, self.b), (self.b, self.a)
+        else:
+            s = p % k
+            m = len(self.opponents)
+            others = [self.opponents[(p + j) % m] for j in range(k - 1)]
+            first = tuple(others[:s] + [self.a] + others[s:])
+            second = tuple(others[:s] + [self.b] + others[s:])
+        return (MatchSpec(2 * p, 0, first, 0, p, first, seed),
+                MatchSpec(2 * p + 1, 0, second, 1, p, second, seed))
+
+    def observation(self, p: int, ranks_a, ranks_b) -> float:
+        """The pair's value from the ranks (0-based, by seat) of its two matches: match 2p
+        (``ranks_a``) and 2p + 1 (``ranks_b``)."""
+        if self.players == 2:
+            return ((ranks_b[0] - ranks_a[0]) + (ranks_a[1] - ranks_b[1])) / 2
+        s = p % self.players
+        return float(ranks_b[s] - ranks_a[s])
+
+
+def digest_of(definition: dict) -> str:
+    fixed = {k: v for k, v in definition.items() if k not in MUTABLE}
+    text = json.dumps(fixed, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:24] or "bot"
+
+
+def _check_bot(name: str, game: str, role: str) -> str:
+    from mallows.agents.registry import load_bot
+    from mallows.tournaments.spec import available_bots
+    try:
+        spec = load_bot(name)
+    except MallowsError as exc:
+        known = ", ".join(available_bots())
+        raise CompareError(f"{role}: cannot load {name!r}: {exc}. Bots found: {known}") from None
+    if spec.games and game not in spec.games:
+        raise CompareError(f"{role}: {name!r} plays {', '.join(spec.games)}, not {game}: "
+                           f"choose another bot or --game")
+    return spec.source
+
+
+def _infer_game(a: str, b: str) -> str:
+    from mallows.agents.registry import load_bot
+    from mallows.games import GAMES
+    common = set(GAMES)
+    for name in (a, b):
+        try:
+            games = load_bot(name).games
+        except MallowsError:
+            continue  # reported with the bot check
+        if games:
+            common &= set(games)
+    if len(common) == 1:
+        return common.pop()
+    raise CompareError(f"give --game: {a} and {b} both play "
+                       f"{' and '.join(sorted(common)) or 'no common game'}; e.g. --game take4")
+
+
+def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2,
+                    opponents: list[str] | None = None, rules: str | None = None,
+                    options: dict | None = None, limits: dict | None = None,
+                    delta: float = DEFAULT_DELTA, alpha: float = 0.05, beta: float = 0.05,
+                    max_matches: int = DEFAULT_MAX_MATCHES, seed: int = DEFAULT_SEED,
+                    name: str | None = None, check_bots: bool = True) -> Comparison:
+    """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix."""
+    from mallows.games import get_game
+    from mallows.compare.sprt import check_parameters
+    from mallows.agents.protocol import Limits
+
+    a, b = a.strip(), b.strip()
+    if not a or not b:
+        raise CompareError("give two bot names: mallows compare A B")
+    if a == b:
+        raise CompareError(f"A and B are both {a!r}: give two different bots (to compare a bot "
+                           f"with itself, copy it under another name)")
+    if game is None:
+        game = _infer_game(a, b)
+    module = get_game(game)
+    if not module.MIN_PLAYERS <= players <= module.MAX_PLAYERS:
+        raise CompareError(f"--players must be from {module.MIN_PLAYERS} to "
+                           f"{module.MAX_PLAYERS} for {game}, got {players}")
+    effective = module.make_options(rules, dict(options or {}))
+    if rules is None:
+        rules = getattr(module, "DEFAULT_RULES", None)
+    if players == 2:
+        if opponents:
+            raise CompareError("--opponents needs --players 3 or more: with two seats A and "
+                               "B play each other")
+        pool: tuple[str, ...] = ()
+    elif opponents:
+        pool = tuple(o.strip() for o in opponents)
+        if any(not o for o in pool):
+            raise CompareError("--opponents has an empty name: write --opponents X,Y")
+        for o in pool:
+            if o in (a, b):
+                raise CompareError(f"--opponents lists {o!r}, which is being compared: the "
+                                   f"opponents must be other bots")
+        if len(set(pool)) != len(pool):
+            raise CompareError("--opponents lists a bot twice: list each once (they are "
+                               "taken in turn, and repeated when fewer than the seats)")
+    else:
+        pool = tuple(o for o in REFERENCE_OPPONENTS.get(game, ("random",)) if o not in (a, b))
+        if not pool:
+            raise CompareError(f"no default opponents left for {game}: give --opponents")
+    try:
+        check_parameters((1.0,) if players == 2 else (float(players - 1),), delta, alpha, beta)
+    except ValueError as exc:
+        raise CompareError(f"--{str(exc).split()[0]} {str(exc).split(' ', 1)[1]}") from None
+    if isinstance(max_matches, bool) or not 2 <= max_matches <= MAX_MATCHES:
+        raise CompareError(f"--max-matches must be from 2 to {MAX_MATCHES:,} (two matches a "
+                           f"pair), got {max_matches}")
+    if not 0 <= seed < 2 ** 63:
+        raise CompareError(f"--seed must be a whole number from 0 to 2**63 - 1, got {seed}")
+    limits = dict(limits or {})
+    try:
+        Limits(**limits)
+    except (TypeError, ValueError) as exc:
+        raise CompareError(f"bad limits {limits}: {exc}") from None
+    c = Comparison(name="", game=game, rules=rules, players=players, a=a, b=b, opponents=pool,
+                   options=dict(options or {}), effective_options=effective, limits=limits,
+                   delta=float(delta), alpha=float(alpha), beta=float(beta),
+                   max_matches=int(max_matches), seed=int(seed))
+    if name is None:
+        name = (f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-"
+                f"{digest_of(c.definition())[:8]}")
+    elif not NAME_RE.match(name):
+        raise CompareError(f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
+                           f"'/'), at most 100, got {name!r}")
+    c = Comparison(**{**c.__dict__, "name": name})
+    if check_bots:
+        sources = {}
+        for role, bot in [("A", a), ("B", b)] + [("--opponents", o) for o in pool]:
+            sources[bot] = _check_bot(bot, game, role)
+        c = Comparison(**{**c.__dict__, "bot_sources": sources})
+    return c

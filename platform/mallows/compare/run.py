@@ -1,0 +1,160 @@
+"""Running a comparison: pairs of matches through an executor into the store, the sequential
+test over them, stopping as soon as it decides.
+
+The test reads the pairs in schedule order, never in arrival order: an observation is added
+only when every earlier pair is complete, and the verdict is the first bound crossed in that
+order. So a comparison killed at any moment and run again (it replays what is stored, plays
+what is missing) ends with the same verdict at the same pair, whatever the executor, worker
+count or finishing order. Matches that finish after the deciding pair (they were in flight)
+are stored too, and ignored by the test.
+
+Matches go to the executor a chunk of pairs at a time (``CHUNK_PAIRS``), in small Ray tasks
+(``BATCH_MATCHES``: one pair a task) so that little is in flight when the test decides;
+leaving the executor's stream early abandons what is still in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+from mallows.compare.plan import KIND, Comparison, CompareError, digest_of
+from mallows.compare.sprt import SequentialTest
+from mallows.results.store import StorageError
+from mallows.tournaments.run import jobs_for, match_row, refresh_ratings
+from mallows.tournaments.schedule import match_id
+from mallows.tournaments.spec import diff_definitions
+
+BATCH_MATCHES = 2    # matches per Ray task: one pair
+CHUNK_PAIRS = 256    # pairs handed to the executor at once
+SOURCE = "mallows compare"
+
+
+@dataclass
+class CompareResult:
+    test: SequentialTest
+    verdict: str | None          # "H1", "H0", or None (the cap came first)
+    pairs: int                   # pairs the test used
+    stored: int = 0              # matches of this comparison in the store
+    played: int = 0              # played by this run
+    already: int = 0             # stored before this run
+    wall: float = 0.0
+    executor: str = ""
+    lost_batches: int = 0
+    counts: dict = field(default_factory=dict)
+
+    @property
+    def matches(self) -> int:
+        """Matches the verdict rests on: two a pair."""
+        return 2 * self.pairs
+
+
+def register(store, c: Comparison) -> bool:
+    """Record ``c`` (True) or check it against the stored comparison of the same name (False:
+    a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
+    definition = c.definition()
+    row = store.tournament(c.name)
+    if row is None:
+        store.add_tournament(c.name, c.game, json.dumps(definition, sort_keys=True),
+                             c.digest(), SOURCE, 2 * c.max_pairs, dict(c.bot_sources))
+        return True
+    old = json.loads(row["definition"])
+    if old.get("kind") != KIND:
+        raise StorageError(f"{c.name!r} in {store.path} is a tournament, not a comparison: "
+                           f"give the comparison another --name")
+    if digest_of(old) != c.digest():
+        changes = [d for d in diff_definitions(old, definition)
+                   if not d.startswith(("max_matches", "deals"))]
+        raise StorageError(
+            f"comparison {c.name!r} is already in {store.path} with other settings; changed: "
+            f"{'; '.join(changes)}. Its matches were played (and its test run) under the old "
+            f"ones: leave --name out (each setting gets its own name), choose another --name, "
+            f"or use another --db")
+    if old.get("max_matches") != c.max_matches:
+        store.update_tournament(c.name, definition=json.dumps(definition, sort_keys=True),
+                                total=2 * c.max_pairs, finished=False)
+    return False
+
+
+def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=None) -> int:
+    """Feed ``test`` the complete pairs from pair ``p`` on, in schedule order, up to the first
+    incomplete one, the verdict or the cap; return the next pair to read."""
+    while (test.verdict is None and p < c.max_pairs
+           and 2 * p in ranks and 2 * p + 1 in ranks):
+        test.add(c.observation(p, ranks[2 * p], ranks[2 * p + 1]))
+        p += 1
+        if on_pair:
+            on_pair(p)
+    return p
+
+
+def _stored_ranks(c: Comparison, store) -> dict[int, list]:
+    return {idx: r for idx, _players, r in store.indexed_results(c.name)}
+
+
+def needs_matches(c: Comparison, store) -> bool:
+    """False when the stored matches already decide ``c`` (or reach its cap): a rerun then
+    needs no executor."""
+    test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
+    p = _advance(c, _stored_ranks(c, store), test, 0)
+    return test.verdict is None and p < c.max_pairs
+
+
+def run_comparison(c: Comparison, store, executor, on_pair=None, on_start=None
+                   ) -> CompareResult:
+    """Play ``c`` until its test decides or ``max_matches`` is reached. ``on_start(result)``
+    once the stored pairs are replayed; ``on_pair(result)`` after each pair the test reads."""
+    t0 = time.perf_counter()
+    register(store, c)
+    ranks = _stored_ranks(c, store)
+    test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
+    result = CompareResult(test, None, 0, executor=executor.describe(), already=len(ranks))
+
+    def pair_read(p: int) -> None:
+        result.pairs = p
+        if on_pair:
+            on_pair(result)
+
+    result.pairs = _advance(c, ranks, test, 0)
+    if on_start:
+        on_start(result)
+    failure = None
+    try:
+        start = result.pairs
+        while test.verdict is None and start < c.max_pairs and failure is None:
+            end = min(c.max_pairs, start + CHUNK_PAIRS)
+            specs = [s for p in range(start, end) for s in c.pair(p) if s.index not in ranks]
+            by_index = {s.index: s for s in specs}
+            for outcome in executor.run(jobs_for(c, specs)):
+                spec = by_index[outcome.index]
+                if outcome.error is not None:
+                    failure = (spec, outcome.error)
+                    break
+                store.add_match(match_row(c.name, c.game, spec, outcome))
+                ranks[spec.index] = outcome.ranks
+                result.played += 1
+                _advance(c, ranks, test, result.pairs, pair_read)
+                if test.verdict is not None:
+                    break  # leave the stream: what is in flight is abandoned
+            start = end
+    finally:
+        result.stored = store.count_matches(c.name)
+        result.lost_batches = getattr(executor, "lost_batches", 0)
+        result.verdict = test.verdict
+        result.counts = {v: n for v, n in zip(c.grid, test.counts)}
+        if test.verdict is not None:
+            store.update_tournament(c.name, total=result.stored, finished=True)
+        elif result.pairs >= c.max_pairs:
+            store.update_tournament(c.name, total=max(result.stored, 2 * c.max_pairs),
+                                    finished=True)
+        if result.played or store.ratings_stale("tournament", c.name):
+            refresh_ratings(store, c.name)
+        result.wall = time.perf_counter() - t0
+    if failure is not None:
+        spec, error = failure
+        raise CompareError(
+            f"match {match_id(c.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
+            f"failed: {error.strip()}\nThe finished matches are stored; fix the cause and rerun "
+            f"the same command to go on")
+    return result
