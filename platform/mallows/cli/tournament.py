@@ -324,6 +324,9 @@ def show(
                   f"{definition['seed']} · {done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
+    if definition.get("kind") == "compare":  # mallows compare: its verdict first
+        from mallows.compare.run import stored_test, verdict_text
+        console.print(verdict_text(*stored_test(store, name)), soft_wrap=True)
     if definition.get("options"):
         console.print("options: " + ", ".join(f"{k}={v}" for k, v in definition["options"].items()))
     if (definition.get("limits") or {}).get("sandbox") == "off":

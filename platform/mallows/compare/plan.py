@@ -135,6 +135,21 @@ class Comparison:
         return float(ranks_b[s] - ranks_a[s])
 
 
+def from_definition(d: dict) -> Comparison:
+    """The ``Comparison`` a stored definition describes (bots not loaded, options rebuilt)."""
+    from mallows.games import get_game
+    if d.get("kind") != KIND:
+        raise CompareError(f"{d.get('name')!r} is not a comparison")
+    options = dict(d.get("options") or {})
+    return Comparison(name=d["name"], game=d["game"], rules=d.get("rules"),
+                      players=int(d["players"]), a=d["a"], b=d["b"],
+                      opponents=tuple(d.get("opponents") or ()), options=options,
+                      effective_options=get_game(d["game"]).make_options(d.get("rules"), options),
+                      limits=dict(d.get("limits") or {}), delta=float(d["delta"]),
+                      alpha=float(d["alpha"]), beta=float(d["beta"]),
+                      max_matches=int(d["max_matches"]), seed=int(d["seed"]))
+
+
 def digest_of(definition: dict) -> str:
     fixed = {k: v for k, v in definition.items() if k not in MUTABLE}
     text = json.dumps(fixed, sort_keys=True, separators=(",", ":"))

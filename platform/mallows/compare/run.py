@@ -93,6 +93,33 @@ def _stored_ranks(c: Comparison, store) -> dict[int, list]:
     return {idx: r for idx, _players, r in store.indexed_results(c.name)}
 
 
+def stored_test(store, name: str) -> tuple[Comparison, SequentialTest]:
+    """The comparison ``name`` and its test over the stored pairs (for reports and ``tournament
+    show``): ``test.verdict`` is None while undecided."""
+    from mallows.compare.plan import from_definition
+    row = store.tournament(name)
+    if row is None:
+        raise CompareError(f"no comparison {name!r} in {store.path}")
+    c = from_definition(json.loads(row["definition"]))
+    test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
+    _advance(c, _stored_ranks(c, store), test, 0)
+    return c, test
+
+
+def verdict_text(c: Comparison, test: SequentialTest) -> str:
+    """One line: the verdict (or its absence) with the estimate."""
+    if test.verdict == "H1":
+        head = f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place per match"
+    elif test.verdict == "H0":
+        head = f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match"
+    else:
+        head = f"no verdict yet ({test.n} of at most {c.max_pairs} pairs)"
+    interval = f" +/- {test.half_width:.3f}" if test.n > 1 else ""
+    return (f"{head}; {c.b}'s place minus {c.a}'s {test.mean:+.3f}{interval} per match (95%) "
+            f"over {test.n} pairs = {2 * test.n} matches; LLR {test.llr:.2f} "
+            f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}")
+
+
 def needs_matches(c: Comparison, store) -> bool:
     """False when the stored matches already decide ``c`` (or reach its cap): a rerun then
     needs no executor."""
