@@ -266,3 +266,35 @@ def test_on_local_ray_the_verdict_is_the_in_process_one(in_repo, tmp_path):
     assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
     assert "ray, 2 workers" in on_ray.stdout
     assert pairs_of(on_ray.stdout) == pairs_of(local.output)
+
+
+CRASHY = '''
+import random
+from mallows.agents.policy import random_action
+
+class Bot:
+    games = ("take4",)
+
+    def __init__(self):
+        self.rng, self.n = random.Random(0), 0
+
+    def match_start(self, info):
+        self.rng = random.Random(info["seed"])
+
+    def act(self, observation):
+        self.n += 1
+        if self.n == 3:
+            raise RuntimeError("boom")
+        return random_action(observation, self.rng)
+'''
+
+
+def test_a_crashing_candidate_is_named_with_its_forfeits(in_repo, tmp_path):
+    bot = tmp_path / "crashy.py"
+    bot.write_text(CRASHY)
+    result = invoke("compare", bot, "random", "--game", "take4", "--workers", "1",
+                    "--max-matches", "200", "--db", tmp_path / "f.db")
+    assert result.exit_code == 1, result.output
+    assert f"warning: {bot} forfeited {2 * pairs_of(result.output)} of the matches" in \
+        result.output
+    assert "RuntimeError: boom" in result.output

@@ -157,6 +157,11 @@ def compare(
               f"{t.n} pairs = {2 * t.n} matches; played {result.played} "
               f"({result.already} already stored) in {result.wall:.1f} s on {result.executor}"
               f" ({rate:.1f} matches/s)")
+    for role, bot in (("A", c.a), ("B", c.b)):
+        if result.forfeits[role]:
+            echo(f"warning: {bot} forfeited {result.forfeits[role]} of the matches played now "
+                 f"(a forfeit counts as last place); first: "
+                 f"{result.forfeit_reasons[role][:300]}. Check it: mallows bots check {bot}")
     if result.lost_batches:
         echo(f"{result.lost_batches} Ray batches lost with their worker were run again")
     echo(f"stored as {c.name}: mallows tournament show {c.name}"

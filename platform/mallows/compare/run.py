@@ -43,6 +43,9 @@ class CompareResult:
     executor: str = ""
     lost_batches: int = 0
     counts: dict = field(default_factory=dict)
+    #: matches of this run in which A (resp. B) forfeited, and the first reason given
+    forfeits: dict = field(default_factory=lambda: {"A": 0, "B": 0})
+    forfeit_reasons: dict = field(default_factory=dict)
 
     @property
     def matches(self) -> int:
@@ -87,6 +90,15 @@ def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=N
         if on_pair:
             on_pair(p)
     return p
+
+
+def _count_forfeits(c: Comparison, record: dict, result: CompareResult) -> None:
+    reasons = record["result"].get("forfeits") or []
+    for seat, reason in enumerate(reasons):
+        role = {c.a: "A", c.b: "B"}.get(record["players"][seat])
+        if reason and role:
+            result.forfeits[role] += 1
+            result.forfeit_reasons.setdefault(role, str(reason))
 
 
 def _stored_ranks(c: Comparison, store) -> dict[int, list]:
@@ -159,6 +171,8 @@ def run_comparison(c: Comparison, store, executor, on_pair=None, on_start=None
                     failure = (spec, outcome.error)
                     break
                 store.add_match(match_row(c.name, c.game, spec, outcome))
+                if outcome.forfeits:
+                    _count_forfeits(c, outcome.record, result)
                 ranks[spec.index] = outcome.ranks
                 result.played += 1
                 _advance(c, ranks, test, result.pairs, pair_read)
