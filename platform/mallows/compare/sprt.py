@@ -74,11 +74,14 @@ def llr(grid, counts, mu0: float, mu1: float) -> np.ndarray | float:
     return float(out) if np.ndim(out) == 0 else out
 
 
-def fixed_sample_size(sigma: float, delta: float, alpha: float, beta: float) -> int:
-    """Pairs a fixed-size one-sided z-test needs for the same errors: alpha at mean 0, beta at
-    mean ``delta``, for observations of standard deviation ``sigma``."""
-    z = NormalDist().inv_cdf(1 - alpha) + NormalDist().inv_cdf(1 - beta)
-    return math.ceil((z * sigma / delta) ** 2)
+def fixed_sample_size(sigma0: float, delta: float, alpha: float, beta: float,
+                      sigma1: float | None = None) -> int:
+    """Pairs a fixed-size one-sided z-test needs for the same errors: alpha at mean 0 (where
+    the observations have standard deviation ``sigma0``), beta at mean ``delta`` (``sigma1``,
+    default ``sigma0``): ``n = ((z_{1-alpha} sigma0 + z_{1-beta} sigma1) / delta) ** 2``."""
+    sigma1 = sigma0 if sigma1 is None else sigma1
+    z = NormalDist().inv_cdf
+    return math.ceil(((z(1 - alpha) * sigma0 + z(1 - beta) * sigma1) / delta) ** 2)
 
 
 @dataclass
