@@ -14,7 +14,8 @@ and prints the verdict, the matches it needed, the
 estimate, and the number of matches the fixed-size ladder plays to separate the same pair (its
 defaults: 150 Arschmallows deals x 4 rotations = 600 matches, 2000 Take4 deals x 3 rotations =
 6000 matches; every ladder match seats all its bots, so each adjacent pair is judged on all of
-them). The ladder separates a pair with a two-sided 95% interval and no power guarantee; compare
+them), and the pairs a fixed-size one-sided z-test of the same error rates would need at the
+standard deviation the comparison observed. The ladder separates a pair with a two-sided 95% interval and no power guarantee; compare
 decides between "no better" and "better by delta" with both error rates at 5%.
 
 ismcts plays at a reduced budget (``--ismcts-budget``, 0.02 s a decision, as the ladder), with
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from mallows.compare.plan import make_comparison
 from mallows.compare.run import BATCH_MATCHES, run_comparison
+from mallows.compare.sprt import fixed_sample_size
 from mallows.results.store import Store
 from mallows.tournaments.executor import make_executor
 
@@ -94,19 +96,25 @@ def main(argv: list[str] | None = None) -> int:
                 wall = time.perf_counter() - t0
                 t = res.test
                 ladder = LADDER_MATCHES[game]
-                rows.append((game, field, a, b, res.verdict or "none", res.matches, ladder, wall))
+                sd = t.half_width / 1.959963984540054 * t.n ** 0.5
+                fixed = 2 * fixed_sample_size(max(sd, 1e-9), args.delta, 0.05, 0.05)
+                rows.append((game, field, a, b, res.verdict or "none", res.matches, ladder,
+                             fixed, wall))
                 print(f"{game:<12} {a:>18} vs {b:<9} opponents {','.join(c.opponents):<40} "
                       f"verdict {res.verdict or 'none'}: {res.matches:>5} matches "
                       f"(diff {t.mean:+.3f} +/- {t.half_width:.3f} places/match, LLR "
                       f"{t.llr:+.2f}) in {wall:6.1f} s; ladder {ladder} matches: "
-                      f"{ladder / max(1, res.matches):.1f}x as many", flush=True)
+                      f"{ladder / max(1, res.matches):.1f}x as many; fixed-size test "
+                      f"{fixed} matches", flush=True)
         store.close()
     print("\nsummary (matches to a verdict, compare vs the fixed-size ladder):")
     print(f"{'game':<13}{'field':<10}{'A vs B':<34}{'verdict':>8}{'compare':>9}{'ladder':>8}"
-          f"{'ratio':>7}{'seconds':>9}")
-    for game, field, a, b, verdict, n, ladder, wall in rows:
+          f"{'ratio':>7}{'fixed z':>9}{'seconds':>9}")
+    for game, field, a, b, verdict, n, ladder, fixed, wall in rows:
         print(f"{game:<13}{field:<10}{a + ' vs ' + b:<34}{verdict:>8}{n:>9}{ladder:>8}"
-              f"{ladder / max(1, n):>6.1f}x{wall:>9.1f}")
+              f"{ladder / max(1, n):>6.1f}x{fixed:>9}{wall:>9.1f}")
+    print("compare, ladder, fixed z: matches; ratio = ladder / compare; fixed z: a fixed-size "
+          "one-sided z-test with the same alpha, beta and delta at the observed spread")
     return 0
 
 
