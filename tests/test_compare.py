@@ -229,15 +229,18 @@ BAD = [
     (["heuristic", "random", "--game", "take4"], "not take4"),
     (["greedy", "random", "--game", "take4", "--name", "a b"], "--name"),
     (["greedy", "random", "--game", "take4", "--option", "nope=1"], "nope"),
+    (["greedy", "random", "--game", "take4", "--workers", "0"], "--workers must be 1"),
 ]
 
 
 @pytest.mark.parametrize("args,needle", BAD, ids=[b[1] for b in BAD])
 def test_bad_input_exits_2_with_a_message(in_repo, tmp_path, args, needle):
-    result = invoke("compare", *args, "--workers", "1", "--db", tmp_path / "b.db")
+    workers = [] if "--workers" in args else ["--workers", "1"]
+    result = invoke("compare", *args, *workers, "--db", tmp_path / "b.db")
     assert result.exit_code == 2, result.output
     assert needle in result.output
     assert "Traceback" not in result.output
+    assert not (tmp_path / "b.db").exists()  # nothing written for a command that cannot run
 
 
 def test_a_tournament_name_is_not_taken_over(in_repo, tmp_path, write_toml):

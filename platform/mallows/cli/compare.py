@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from mallows.cli.common import parse_options, user_errors
+from mallows.errors import MallowsError
 from mallows.compare.plan import (DEFAULT_DELTA, DEFAULT_MAX_MATCHES, DEFAULT_SEED,
                                   make_comparison)
 from mallows.results.store import DEFAULT_DB, Store
@@ -95,6 +96,9 @@ def compare(
         opponents=[o for o in opponents.split(",")] if opponents is not None else None,
         rules=rules, options=parse_options(option), limits=limits, delta=delta, alpha=alpha,
         beta=beta, max_matches=max_matches, seed=seed, name=name)
+    if workers is not None and workers < 1:
+        raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
+                           f"run in this process")
     store = Store(db)
     register_comparison(store, c)  # refuse changed settings before starting Ray
     err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
