@@ -14,14 +14,16 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "platform" / "mallows"
-SUBPACKAGES = ("games", "agents", "tournaments", "results", "testing", "report", "cli")
+SUBPACKAGES = ("games", "agents", "tournaments", "results", "compare", "testing", "report",
+               "cli")
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "tournaments", "results", "cli", "testing"},
-    "results": {"games", "agents", "tournaments", "cli", "testing"},
-    "agents": {"tournaments", "results", "cli", "testing"},
-    "tournaments": {"cli", "testing"},
+    "games": {"agents", "tournaments", "results", "compare", "cli", "testing"},
+    "results": {"games", "agents", "tournaments", "compare", "cli", "testing"},
+    "agents": {"tournaments", "results", "compare", "cli", "testing"},
+    "tournaments": {"compare", "cli", "testing"},
+    "compare": {"cli", "testing"},
     "testing": {"cli"},
     "report": {"agents", "tournaments", "cli", "testing"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding: the ground floor
