@@ -301,3 +301,14 @@ def test_a_crashing_candidate_is_named_with_its_forfeits(in_repo, tmp_path):
     assert f"warning: {bot} forfeited {2 * pairs_of(result.output)} of the matches" in \
         result.output
     assert "RuntimeError: boom" in result.output
+
+
+def test_the_report_shows_a_comparison(in_repo, tmp_path):
+    db = tmp_path / "r.db"
+    ran = invoke("compare", "greedy", "random", "--game", "take4", "--players", "3",
+                 "--workers", "1", "--db", db, "--name", "cmp-report")
+    assert ran.exit_code == 0, ran.output
+    site = tmp_path / "site"
+    result = invoke("report", "-o", site, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "cmp-report" in (site / "index.html").read_text()
