@@ -312,3 +312,18 @@ def test_the_report_shows_a_comparison(in_repo, tmp_path):
     result = invoke("report", "-o", site, "--db", db)
     assert result.exit_code == 0, result.output
     assert "cmp-report" in (site / "index.html").read_text()
+
+
+def test_sandbox_off_is_stored_with_the_comparison(in_repo, tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "randomcopy.py").write_text(RANDOM_COPY)
+    db = tmp_path / "s.db"
+    result = invoke("compare", bots / "randomcopy.py", "random", "--game", "take4",
+                    "--sandbox", "off", "--max-matches", "20", "--workers", "1", "--db", db,
+                    "--name", "s")
+    assert result.exit_code in (1, 3), result.output
+    assert definition(db, "s")["limits"] == {"sandbox": "off"}
+    bad = invoke("compare", "greedy", "random", "--game", "take4", "--sandbox", "maybe",
+                 "--db", tmp_path / "bad.db")
+    assert bad.exit_code == 2 and "--sandbox" in bad.output

@@ -80,6 +80,9 @@ def compare(
                                        "the bots and settings; the same command resumes)."),
     decision_seconds: Optional[float] = typer.Option(
         None, "--decision-seconds", help="Time limit per decision (default: the platform's)."),
+    sandbox: Optional[str] = typer.Option(
+        None, "--sandbox", help="off: bots that are not shipped run with process isolation "
+        "only (stored with the comparison). Default: on."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
 ) -> None:
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
@@ -90,12 +93,20 @@ def compare(
     from mallows.compare.run import BATCH_MATCHES, run_comparison
     from mallows.tournaments.executor import make_executor
 
+    from mallows.agents.protocol import Limits
+    from mallows.agents.registry import load_bot, require_sandbox
+    from mallows.cli.common import sandbox_mode
+
     limits = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    if sandbox is not None and sandbox_mode(sandbox) == "off":
+        limits["sandbox"] = "off"
     c = make_comparison(
         a, b, game=game, players=players,
         opponents=[o for o in opponents.split(",")] if opponents is not None else None,
         rules=rules, options=parse_options(option), limits=limits, delta=delta, alpha=alpha,
         beta=beta, max_matches=max_matches, seed=seed, name=name)
+    # refuse, before anything is stored, bots that need a sandbox none can make here
+    require_sandbox([load_bot(bot) for bot in c.bots], Limits.from_dict(c.limits))
     if workers is not None and workers < 1:
         raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                            f"run in this process")
