@@ -450,7 +450,12 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
         hint = ", ".join(store.match_ids(name, 3)) if store.tournament(name) else ""
         raise MallowsError(f"no match {match!r} in {db}: ids are <tournament>/<index>"
                            + (f", e.g. {hint}" if hint else "; see mallows tournament list"))
-    return match, json.loads(row["record"])
+    try:
+        return match, json.loads(row["record"])
+    except (TypeError, ValueError) as exc:
+        raise MallowsError(f"match {match} in {db} has a damaged record ({exc}): restore the "
+                           f"file from a copy (mallows db check --db {db} lists what is "
+                           f"damaged)") from None
 
 
 @user_errors

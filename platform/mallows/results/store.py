@@ -27,6 +27,7 @@ database runs the missing ones in order.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -36,6 +37,7 @@ import sqlite_utils
 
 from mallows.errors import MallowsError
 from mallows.results import codec
+from mallows.results.integrity import DamagedRecord, DatabaseError, guard, record_digest
 from mallows.results.interface import MatchRow
 
 DEFAULT_DB = Path("results") / "mallows.db"
@@ -75,8 +77,12 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
     """A connection that cannot write: SQLite's ``mode=ro`` URI."""
     if not path.exists():
         raise StorageError(f"no database at {path}: run a tournament first or pass --db PATH")
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                           check_same_thread=False)
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    # on read-only media SQLite cannot create the WAL's shared-memory file beside the database:
+    # open it as immutable there (nothing can change it)
+    if not (os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)):
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False)
 
 
 def _v2(db: sqlite_utils.Database) -> None:
@@ -144,12 +150,36 @@ def _dictionary_data(db: sqlite_utils.Database, number: int) -> bytes | None:
     return db.execute("SELECT data FROM dictionaries WHERE id = ?", [number]).fetchone()[0]
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+def _v3(db: sqlite_utils.Database) -> None:
+    """Each match carries a digest of its record (the JSON text, so that re-encoding keeps
+    it), players and ranks (``integrity``); reading a record checks it."""
+    if "digest" not in {c.name for c in db["matches"].columns}:
+        db.execute("ALTER TABLE matches ADD COLUMN digest TEXT")
+    codecs: dict = {}
+    last = 0
+    while True:  # in chunks: memory stays flat
+        rows = db.execute("SELECT rowid, record, record_z, codec, players, ranks FROM matches "
+                          "WHERE rowid > ? ORDER BY rowid LIMIT 2000", [last]).fetchall()
+        if not rows:
+            return
+        out = []
+        for rowid, text, blob, number, players, ranks in rows:
+            last = rowid
+            if number is not None:
+                if number not in codecs:
+                    codecs[number] = codec.Codec(number, _dictionary_data(db, number))
+                text = codecs[number].decode(blob)
+            out.append((record_digest(text, players, ranks), rowid))
+        db.conn.executemany("UPDATE matches SET digest = ? WHERE rowid = ?", out)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
 _MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
-                  "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at")
+                  "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at",
+                  "digest")
 _RECORD_AT = 11  # the record's place in ``_values``
 # a prepared statement: sqlite-utils' insert() introspects the table on every call
 _INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
@@ -158,11 +188,16 @@ _INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
 
 def _values(row: MatchRow, stamp: str) -> tuple:
     """A ``MatchRow`` in ``_MATCH_COLUMNS`` order."""
+    players, ranks = json.dumps(row.players), json.dumps(row.ranks)
     return (row.id, row.tournament, row.idx, row.game, row.table, row.rotation, row.deal,
-            row.seed, json.dumps(row.players), json.dumps(row.ranks), int(row.forfeits),
-            row.record, float(row.seconds), stamp)
+            row.seed, players, ranks, int(row.forfeits), row.record, float(row.seconds), stamp,
+            record_digest(row.record, players, ranks))
 
 
+_OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
+
+
+@guard(sqlite3.Error)  # every SQLite error: a DatabaseError naming the file and the fix
 class Store:
     """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
 
@@ -178,6 +213,8 @@ class Store:
         if readonly:
             self.db = sqlite_utils.Database(_connect_readonly(self.path))
             self.db.execute("PRAGMA busy_timeout = 30000")
+            self._check_ours()
+            self.disk_version = self.schema_version()
             if self.schema_version() < SCHEMA_VERSION:
                 self._migrate_in_memory()
             else:
@@ -186,12 +223,14 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA busy_timeout = 30000")
+        self._check_ours()
         # a new file only (a no-op afterwards): rows of about 1.3 KB pack into 16 KiB pages
         # with little slack, where 4 KiB pages would waste a quarter of the file
         self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         self.db.enable_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable against kill -9
         self._migrate()
+        self.disk_version = SCHEMA_VERSION
 
     def _migrate_in_memory(self) -> None:
         """An older schema opened read-only: migrate a private in-memory copy."""
@@ -206,11 +245,30 @@ class Store:
             raise StorageError(f"{self.path} is open read-only: this command does not write")
 
     # -- schema -------------------------------------------------------------------------------
+    def _check_ours(self) -> None:
+        """Refuse a database that holds someone else's tables rather than read it as empty."""
+        tables = self.db.table_names()
+        missing = [t for t in _OUR_TABLES if t not in tables]
+        if tables and ("meta" not in tables or missing):
+            raise DatabaseError(
+                f"{self.path} is an SQLite database but not a mallows one (its tables: "
+                f"{', '.join(sorted(tables)[:8])}{', ...' if len(tables) > 8 else ''}"
+                f"{'; missing: ' + ', '.join(missing) if 'meta' in tables else ''}): "
+                f"give another --db (a new file name starts a new database)")
+
     def schema_version(self) -> int:
         if "meta" not in self.db.table_names():
             return 0
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        return int(row[0]) if row else 0
+        if row is None:
+            return 0
+        try:
+            return int(row[0])
+        except (TypeError, ValueError):
+            raise DatabaseError(
+                f"{self.path}: its schema version ({row[0]!r} in table meta) is not a number, "
+                f"so it is damaged or not a mallows database: restore it from a copy, or use "
+                f"another --db") from None
 
     def _migrate(self) -> None:
         version = self.schema_version()
@@ -220,6 +278,9 @@ class Store:
                 f"understands ({SCHEMA_VERSION}): upgrade mallows or use another --db")
         while version < SCHEMA_VERSION:
             with self.db.conn:
+                # explicit: Python's sqlite3 would autocommit DDL (ALTER TABLE) on its own, and
+                # a step cut short (a full disk) must leave the file at the version before it
+                self.db.execute("BEGIN IMMEDIATE")
                 MIGRATIONS[version](self.db)
                 version += 1
                 self.db["meta"].upsert({"key": "schema_version", "value": str(version)},
@@ -399,9 +460,50 @@ class Store:
 
     def match(self, match_id: str) -> dict | None:
         """One stored match as a dict of its columns, ``record`` being the record's JSON text
-        (decoded: the compressed form never leaves the store)."""
+        (decoded: the compressed form never leaves the store), checked against its digest:
+        a damaged one is a ``DamagedRecord`` (carrying the row as stored)."""
         rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
-        return self._plain_row(rows[0]) if rows else None
+        if not rows:
+            return None
+        try:
+            row = self._plain_row(rows[0])
+        except StorageError as exc:  # the stored bytes do not even decode
+            raise DamagedRecord(f"match {match_id} in {self.path} is damaged ({exc}): restore "
+                                f"the file from a copy (`mallows db check --db {self.path}` "
+                                f"lists every damaged match)", dict(rows[0], record=None)) \
+                from None
+        if row.get("digest") is not None and row["digest"] != record_digest(
+                row["record"], row["players"], row["ranks"]):
+            raise DamagedRecord(
+                f"match {match_id} in {self.path} is damaged (its record does not match its "
+                f"digest): restore the file from a copy (`mallows db check --db {self.path}` "
+                f"lists every damaged match)", row)
+        return row
+
+    def check(self) -> list[str]:
+        """SQLite's integrity check and every match's digest: what is damaged (empty: none).
+        A file of a schema without digests (opened read-only: ``disk_version``) has only the
+        first."""
+        problems = [f"SQLite: {r[0]}" for r in self.db.execute("PRAGMA integrity_check")
+                    if r[0] != "ok"]
+        if self.disk_version < 3 or "digest" not in self.db["matches"].columns_dict:
+            return problems
+        last = 0
+        while True:  # in chunks: memory stays flat
+            rows = self.db.execute(
+                "SELECT rowid, id, record, record_z, codec, players, ranks, digest FROM matches "
+                "WHERE rowid > ? ORDER BY rowid LIMIT 2000", [last]).fetchall()
+            if not rows:
+                return problems
+            for rowid, mid, text, blob, number, players, ranks, digest in rows:
+                last = rowid
+                try:
+                    ok = digest == record_digest(self._decode(text, blob, number), players,
+                                                 ranks)
+                except (StorageError, TypeError, AttributeError):  # undecodable, wrong type
+                    ok = False
+                if not ok:
+                    problems.append(f"match {mid}: record does not match its digest")
 
     def record(self, match_id: str) -> str | None:
         """The JSON text of one stored match record (None if there is no such match)."""

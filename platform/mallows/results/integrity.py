@@ -1,0 +1,140 @@
+"""The one error path for the database, and the digests that detect damaged records.
+
+Every ``sqlite3`` error (and every ``OSError`` met while opening the file) raised by the store
+becomes a ``DatabaseError``: a ``MallowsError`` whose message names the file, says what is wrong
+with it in words (damaged, not a database, someone else's database, full disk, read-only, a
+folder that cannot be created) and what to do about it (restore a copy, free space, use another
+``--db``). ``guard(Store)`` wraps every public method of the store, generators included, so no
+SQLite exception reaches the user as a traceback.
+
+``record_digest`` is the checksum stored with each match (schema version 2): over the record
+text and the players and ranks columns that ratings read, so random bytes written into any of
+them are found when the record is read (``replay``) and by ``mallows db check``.
+
+This module does not talk to SQLite itself (``store`` does); it only names its exceptions.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import hashlib
+import inspect
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from mallows.errors import MallowsError
+
+#: Written after "what to do" when the file itself is damaged.
+RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db {path}` lists "
+           "what is damaged)")
+
+
+class DatabaseError(MallowsError):
+    """A database file that cannot be used as it is; the message names it and the fix."""
+
+
+def record_digest(record: str | bytes, players: str, ranks: str) -> str:
+    """The digest of one stored match: its record and the players/ranks columns (as stored)."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in (players, ranks):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    h.update(record if isinstance(record, bytes) else record.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def explain(path: Path | str, exc: BaseException) -> DatabaseError:
+    """The message for ``exc`` (an ``sqlite3.Error``, ``OSError`` or a decoding error of a
+    stored value) met while using the database at ``path``."""
+    text = str(exc).strip() or type(exc).__name__
+    low = text.lower()
+    where = str(path)
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ENOSPC:
+            return DatabaseError(f"no space left for {where}: free space on its disk and rerun "
+                                 f"(what was stored is kept)")
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return DatabaseError(f"cannot write {where} ({exc.strerror or text}): use a "
+                                 f"--db on a writable disk, or copy the file there")
+        return DatabaseError(f"cannot use {where} ({exc.strerror or text}): check that its "
+                             f"folder exists or can be created, or use another --db")
+    if isinstance(exc, (ValueError, UnicodeError)):  # a stored JSON value that does not parse
+        return DatabaseError(f"{where} holds a damaged value ({text[:200]}): "
+                             + RESTORE.format(path=where))
+    if "database or disk is full" in low:
+        return DatabaseError(f"the disk holding {where} is full (SQLite: {text}): free space "
+                             f"and rerun the same command; the matches stored so far are kept")
+    if "file is not a database" in low or "file is encrypted" in low:
+        return DatabaseError(f"{where} is not an SQLite database (SQLite: {text}): give the "
+                             f"path of a mallows database with --db, or a new file name to "
+                             f"start one; if it was one, " + RESTORE.format(path=where))
+    if "malformed" in low or "corrupt" in low:
+        return DatabaseError(f"{where} is damaged (SQLite: {text}): "
+                             + RESTORE.format(path=where))
+    if "readonly" in low or "read-only" in low or ("unable to open" in low
+                                                    and _read_only_disk(Path(path))):
+        return DatabaseError(f"cannot write {where}: the file or its disk is read-only "
+                             f"(SQLite: {text}). Commands that only read (tournament list, "
+                             f"tournament show, ratings, replay, db check) work there; to run "
+                             f"a tournament copy the file to a writable disk and pass --db")
+    if "unable to open" in low:
+        return DatabaseError(f"cannot open {where} (SQLite: {text}): check that its folder "
+                             f"exists and is writable, or use another --db")
+    if "locked" in low or "busy" in low:
+        return DatabaseError(f"{where} is busy: another process holds a lock on it for too "
+                             f"long (SQLite: {text}); wait for it to finish and rerun")
+    if "disk i/o" in low:
+        return DatabaseError(f"the disk holding {where} failed a read or write (SQLite: "
+                             f"{text}): check the disk, then " + RESTORE.format(path=where))
+    if "no such table" in low or "no such column" in low:
+        return DatabaseError(f"{where} is not a complete mallows database (SQLite: {text}): "
+                             + RESTORE.format(path=where))
+    return DatabaseError(f"{where}: SQLite error ({text}): " + RESTORE.format(path=where))
+
+
+def _read_only_disk(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+_CAUGHT = (sqlite3.Error, OSError, json.JSONDecodeError, UnicodeError)
+
+
+def _path(obj, args) -> str:
+    path = getattr(obj, "path", None)
+    if path is None and args:
+        path = args[0]
+    return str(path if path is not None else "the database")
+
+
+def _wrap(fn):
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen(self, *args, **kwargs):
+            try:
+                yield from fn(self, *args, **kwargs)
+            except _CAUGHT as exc:
+                raise explain(_path(self, args), exc) from None
+        return gen
+
+    @functools.wraps(fn)
+    def call(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except _CAUGHT as exc:
+            raise explain(_path(self, args), exc) from None
+    return call
+
+
+def guard(cls):
+    """Class decorator: every public method (and ``__init__``) turns database errors into a
+    ``DatabaseError`` naming the file."""
+    for name, fn in list(vars(cls).items()):
+        if inspect.isfunction(fn) and (not name.startswith("_") or name == "__init__"):
+            setattr(cls, name, _wrap(fn))
+    return cls
