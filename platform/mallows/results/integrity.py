@@ -64,7 +64,7 @@ def explain(path: Path | str, exc: BaseException) -> DatabaseError:
     if isinstance(exc, (ValueError, UnicodeError)):  # a stored JSON value that does not parse
         return DatabaseError(f"{where} holds a damaged value ({text[:200]}): "
                              + RESTORE.format(path=where))
-    if "database or disk is full" in low:
+    if "database or disk is full" in low or ("disk i/o" in low and _nearly_full(Path(path))):
         return DatabaseError(f"the disk holding {where} is full (SQLite: {text}): free space "
                              f"and rerun the same command; the matches stored so far are kept")
     if "file is not a database" in low or "file is encrypted" in low:
@@ -93,6 +93,15 @@ def explain(path: Path | str, exc: BaseException) -> DatabaseError:
         return DatabaseError(f"{where} is not a complete mallows database (SQLite: {text}): "
                              + RESTORE.format(path=where))
     return DatabaseError(f"{where}: SQLite error ({text}): " + RESTORE.format(path=where))
+
+
+def _nearly_full(path: Path) -> bool:
+    """SQLite reports some writes that fail for want of space as a plain I/O error."""
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
 
 
 def _read_only_disk(path: Path) -> bool:
