@@ -47,3 +47,6 @@ def main() -> None:
     except MallowsError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt:  # before a command could say what was kept (e.g. Ray starting)
+        typer.echo("interrupted: nothing was lost; rerun the same command", err=True)
+        sys.exit(130)

@@ -181,14 +181,24 @@ def run(
         "file's [limits], else on."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
-    from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
     from mallows.tournaments.spec import load_tournament
+
+    from mallows.cli.signals import termination_as_interrupt
+    from mallows.tournaments.lock import run_lock
 
     t = load_tournament(file)
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     t = _with_sandbox(t, sandbox)
+    # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
+    with run_lock(db, t.name), termination_as_interrupt() as reinstall:
+        _run(t, db, workers, address, batch_size, quiet, reinstall)
+
+
+def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
+    from mallows.tournaments.executor import make_executor
+    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
+
     store = Store(db)
     # refuse a changed definition before starting Ray
     register(store, t)
@@ -203,6 +213,7 @@ def run(
     else:
         with console.status("starting the executor..."):
             executor = make_executor(workers, address, batch_size)
+        reinstall()  # Ray sets its own SIGTERM handler
     if plan is not None:
         console.print(plan.describe(executor.workers, db))
     from mallows.cli.progress import Meter, PlainProgress, eta_text

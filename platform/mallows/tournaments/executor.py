@@ -269,6 +269,7 @@ class RayExecutor(Executor):
         self.address = address
         self.batch_size = batch_size
         self._staging: str | None = None
+        self._reaper = None
         self.lost_batches = 0
         ray = self.ray = _import_ray()
         if ray.is_initialized():
@@ -298,6 +299,8 @@ class RayExecutor(Executor):
             else:
                 # a local Ray is ours alone, on loopback, for one run: no token needed
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+                from mallows.tournaments.reaper import Reaper
+                self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
                 # address="local": always a new Ray of our own, never one already running here
                 ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
@@ -328,6 +331,19 @@ class RayExecutor(Executor):
 
     def run_batches(self, jobs: Iterable[Job], expected: int | None = None
                     ) -> Iterator[list[Outcome]]:
+        """``_run_batches``; a Ray that dies under the run (its raylet) is an ``ExecutorError``
+        saying so, never a traceback: what finished is stored and a rerun resumes."""
+        dead = (self.ray.exceptions.LocalRayletDiedError, self.ray.exceptions.RaySystemError)
+        try:
+            yield from self._run_batches(jobs, expected)
+        except dead as exc:
+            where = f"the Ray cluster at {self.address}" if self.address else "the local Ray"
+            raise ExecutorError(
+                f"{where} stopped under this run ({_first_line(exc)}): the finished matches "
+                f"are stored; rerun the same command to resume") from None
+
+    def _run_batches(self, jobs: Iterable[Job], expected: int | None = None
+                     ) -> Iterator[list[Outcome]]:
         """Flow control: at most ``IN_FLIGHT_PER_WORKER`` tasks per CPU, each a batch sized
         from the measured match time (``batch_size_for``); jobs are read from ``jobs`` only
         when a task is sent, and results are consumed as they stream back (``play_stream``),
@@ -411,6 +427,9 @@ class RayExecutor(Executor):
         if self._staging:
             shutil.rmtree(self._staging, ignore_errors=True)
             self._staging = None
+        if self._reaper is not None:
+            self._reaper.close()
+            self._reaper = None
 
 
 def _first_line(exc: BaseException) -> str:

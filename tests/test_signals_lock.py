@@ -1,0 +1,195 @@
+"""Signals, Ray's leftovers and one writer per tournament (issue 11, items 4 and 5).
+
+- SIGTERM and SIGHUP end a run as Ctrl-C does (same message, exit 130, resumable), in both
+  executors;
+- after a ``kill -9`` (or SIGTERM) of a run on a local Ray, no process of that Ray is left;
+- a raylet that dies under a run is a message (exit 2) and a rerun resumes;
+- a second run of a tournament being run exits 2 naming the holder; another tournament on the
+  same database runs at once; a killed holder leaves no stale lock.
+
+Each run is the real console script in its own session, so whatever it started can be found
+by session id afterwards (and is ended by this test, by pid, if the code under test failed to).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import MALLOWS, ray_env
+
+LONG = """name = "{name}"
+game = "arschmallows"
+players = 3
+deals = {deals}
+seed = 3
+bots = ["random", "greedy", "heuristic", "random:call=0.1"]
+"""
+
+
+def count(db: Path, name: str | None = None) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            sql = "SELECT COUNT(*) FROM matches" + (" WHERE tournament = ?" if name else "")
+            return con.execute(sql, [name] if name else []).fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def session_members(sid: int) -> list[tuple[int, str]]:
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry.name}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[3]) == sid and fields[0] != "Z":
+                out.append((int(entry.name), Path(f"/proc/{entry.name}/cmdline").read_bytes()
+                            .replace(b"\0", b" ").decode(errors="replace")[:100]))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def start(toml: Path, db: Path, workers: int) -> subprocess.Popen:
+    return subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
+                             "--workers", str(workers), "--quiet"], env=ray_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def wait_for(db: Path, at_least: int, proc: subprocess.Popen, timeout: float = 240,
+             name: str | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while count(db, name) < at_least:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run stored too few matches in time"
+        time.sleep(0.1)
+
+
+def assert_nothing_left(sid: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while (left := session_members(sid)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    for pid, _ in left:  # clean up after a failure, by pid
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not left, f"left behind: {left}"
+
+
+@pytest.fixture
+def long_file(tmp_path):
+    def make(name: str = "long", deals: int = 2000) -> Path:
+        path = tmp_path / f"{name}.toml"
+        path.write_text(LONG.format(name=name, deals=deals))
+        return path
+    return make
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_in_process_run_stops_on_term_and_hup_like_ctrl_c(tmp_path, long_file, sig):
+    toml, db = long_file(), tmp_path / "m.db"
+    proc = start(toml, db, 1)
+    wait_for(db, 20, proc)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    stored = count(db)
+    assert proc.returncode == 130, err
+    assert f"interrupted: {stored} of 24000 matches are stored in {db}" in " ".join(err.split())
+    assert "rerun the same command to resume" in " ".join(err.split())
+    assert "Traceback" not in err
+    assert_nothing_left(proc.pid)
+    again = start(toml, db, 1)
+    wait_for(db, stored + 5, again)  # resumes: adds to what was there
+    again.send_signal(signal.SIGINT)
+    again.communicate(timeout=60)
+    assert again.returncode == 130
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_ray_run_sigterm_is_an_interrupt_and_kill_9_leaves_no_ray_behind(tmp_path, long_file):
+    toml, db = long_file(), tmp_path / "m.db"
+    proc = start(toml, db, 2)
+    wait_for(db, 1, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "rerun the same command to resume" in " ".join(err.split())
+    assert "Traceback" not in err and "SIGTERM received" not in err
+    assert_nothing_left(proc.pid)
+    stored = count(db)
+    proc = start(toml, db, 2)
+    wait_for(db, stored + 1, proc)
+    assert any("raylet" in cmd for _, cmd in session_members(proc.pid))
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert_nothing_left(proc.pid)
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_a_dying_raylet_is_a_message_and_a_rerun_resumes(tmp_path, long_file):
+    toml, db = long_file(deals=40), tmp_path / "m.db"  # 480 matches
+    proc = start(toml, db, 2)
+    wait_for(db, 1, proc)
+    raylets = [pid for pid, cmd in session_members(proc.pid) if "raylet/raylet" in cmd]
+    assert raylets
+    os.kill(raylets[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err[-2000:]
+    assert "the local Ray stopped under this run" in err and "rerun the same command" in err
+    assert "Traceback" not in err
+    assert_nothing_left(proc.pid)
+    stored = count(db)
+    rerun = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
+                            "--workers", "1", "--quiet"], env=ray_env(), capture_output=True,
+                           text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"({stored} already stored)" in " ".join(rerun.stdout.split())
+    assert count(db) == 480
+
+
+@pytest.mark.slow
+def test_one_writer_per_tournament(tmp_path, long_file):
+    toml, db = long_file(), tmp_path / "m.db"
+    first = start(toml, db, 1)
+    try:
+        wait_for(db, 3, first)
+        second = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
+                                 "--workers", "1", "--quiet"], capture_output=True, text=True,
+                                timeout=120)
+        assert second.returncode == 2
+        text = " ".join(second.stderr.split())
+        assert f"tournament 'long' is being run on {db} by another process (pid {first.pid}," \
+            in text and "Traceback" not in text
+        other = long_file(name="other", deals=1)
+        beside = subprocess.run([MALLOWS, "tournament", "run", str(other), "--db", str(db),
+                                 "--workers", "1", "--quiet"], capture_output=True, text=True,
+                                timeout=300)
+        assert beside.returncode == 0, beside.stderr  # another tournament runs at once
+        assert count(db, "other") == 12
+        assert first.poll() is None
+    finally:
+        first.kill()
+        first.communicate(timeout=60)
+    stored = count(db, "long")
+    again = start(toml, db, 1)  # the killed holder left no stale lock
+    wait_for(db, stored + 3, again, name="long")
+    again.send_signal(signal.SIGINT)
+    again.communicate(timeout=60)
+    assert again.returncode == 130
+    assert not (tmp_path / "m.db-long.lock").exists()  # removed by the holder when it ends
