@@ -24,13 +24,14 @@ expectation) is at most 0, or lower than every opponent's estimate by ``margin``
 Strength: clearly above ``random``; below ``heuristic`` (no actions, no get_rid, a crude
 call). Speed: tens of microseconds a decision.
 
-Parameters: ``greedy:margin=4`` (Arschmallows call margin, points).
+Parameters: ``greedy:margin=4`` (Arschmallows call margin, points, -100..100).
 """
 
 from __future__ import annotations
 
 import random
 
+from mallows.agents.kit import number_param
 from mallows.games.arschmallows.botkit import (cheapest_to_lock, expected_unknown,
                                                row_estimate)
 
@@ -41,11 +42,7 @@ class Bot:
     games = ("arschmallows", "take4")
 
     def __init__(self, margin: float | str = 6.0) -> None:
-        try:
-            self.margin = float(margin)
-        except ValueError:
-            raise ValueError(f"greedy: margin must be a number of points, got {margin!r} "
-                             f"(for example greedy:margin=4)") from None
+        self.margin = number_param("greedy", "margin", margin, -100.0, 100.0)
         self.rng = random.Random(0)
 
     def match_start(self, info: dict) -> None:

@@ -69,3 +69,18 @@ def fallback_seed(seed: int, seat: int) -> int:
 def child_seed(seed: int, index: int) -> int:
     """Match seed number ``index`` of a tournament: depends only on (tournament seed, index)."""
     return _int_seed(np.random.SeedSequence(seed, spawn_key=(index,)))
+
+
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed: int, where: str = "--seed") -> int:
+    """One rule for every seed a user gives (command line or file): a whole number from 0 to
+    ``MAX_SEED``; a negative one is refused, never folded into another."""
+    from mallows.errors import MallowsError
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        example = "--seed 7" if where.startswith("-") else f"{where} = 7"
+        raise MallowsError(f"{where} must be a whole number from 0 to {MAX_SEED} (seeds are "
+                           f"never negative), got {seed!r}: for example {example}")
+    return seed

@@ -53,6 +53,16 @@ class BotFailure(Exception):
         self.kind = kind
 
 
+#: The allowed range of each limit (inclusive): seconds, and MiB for ``memory_mb`` (0: none).
+#: ``decision_seconds`` has a floor: below it every seat would forfeit for want of time.
+LIMIT_RANGES = {
+    "decision_seconds": (0.01, 3600.0),
+    "match_seconds": (0.01, 7 * 86400.0),
+    "start_seconds": (0.1, 3600.0),
+    "memory_mb": (16, 1 << 20),
+}
+
+
 @dataclass(frozen=True)
 class Limits:
     """Limits. ``decision_seconds``: one decision; ``match_seconds``: all of one seat's
@@ -85,15 +95,19 @@ class Limits:
                 continue
             number = isinstance(value, (int, float)) and not isinstance(value, bool) \
                 and math.isfinite(value)
+            low, high = LIMIT_RANGES[key]
             if key == "memory_mb":  # MiB of an isolated bot's address space; 0: no limit
-                if not number or value < 0 or value != int(value):
+                if not number or value != int(value) or not (value == 0 or low <= value <= high):
                     raise MallowsError(f"limit memory_mb = {value!r} must be a whole number of "
-                                       f"MiB (0 for no limit)")
+                                       f"MiB from {low} to {high} (0 for no limit)")
                 values[key] = int(value)
                 continue
-            if not number or value <= 0:
-                raise MallowsError(f"limit {key} = {value!r} must be a positive number of "
-                                   f"seconds")
+            if not number or not low <= value <= high:
+                floor = number and value < low
+                raise MallowsError(
+                    f"limit {key} = {value!r} must be a number of seconds from {low:g} to "
+                    f"{high:g}" + (": below the floor every seat would forfeit for want of "
+                                   "time" if floor and key == "decision_seconds" else ""))
             values[key] = float(value)
         return cls(**values)
 

@@ -22,10 +22,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import list_bots
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
-from mallows.errors import BotError
+from mallows.errors import BotError, MallowsError
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
 from mallows.tournaments.match import decision_context
 
@@ -162,6 +163,9 @@ def _sandbox_line(mode: str) -> str:
             f"memory limit: {sandbox.memory_limit()})")
 
 
+MAX_CHECK_GAMES = 10_000
+
+
 @bots_app.command("check")
 @user_errors
 def check(
@@ -177,6 +181,12 @@ def check(
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Play matches against random bots through isolation and report every problem."""
+    from mallows.agents.checks import canonical_name
+    if not 1 <= games <= MAX_CHECK_GAMES:
+        raise MallowsError(f"--games {games}: play at least one match per game, at most "
+                           f"{MAX_CHECK_GAMES}")
+    seeding.check_seed(seed)
+    bot = canonical_name(bot)  # refuses a name no file or bot can have (e.g. too long)
     console = _console()
 
     def on_start(spec, chosen) -> None:

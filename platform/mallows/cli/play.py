@@ -9,7 +9,9 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
+from mallows.agents.checks import canonical_name, ready
 from mallows.agents.protocol import Limits
+from mallows.seeding import check_seed
 from mallows.cli.common import SANDBOX_HELP, parse_options, sandbox_mode, user_errors
 from mallows.errors import MallowsError
 from mallows.games import game_ids, get_game
@@ -51,15 +53,24 @@ def play(
         raise MallowsError(
             f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
             f"{len(bot)} --bot options: give one --bot per seat")
+    check_seed(seed)
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "sandbox": sandbox_mode(sandbox)})
-    specs = [load_bot(name) for name in bot]
+    if record is not None and record.is_dir():
+        raise MallowsError(f"--record {str(record)!r} is a folder: give a file name, e.g. "
+                           f"--record {record / 'match.json'}")
+    specs = []
+    for name in bot:  # every bot built once (or asked for its hello) before the match
+        try:
+            spec = load_bot(canonical_name(name))
+        except OSError as exc:
+            raise MallowsError(f"cannot look up bot {name[:80]!r}: {exc.strerror or exc}") \
+                from None
+        ready(spec, game)
+        specs.append(spec)
     require_sandbox(specs, limits)
     result = play_match(game, options, seed, [s.handle(limits) for s in specs],
                         names=[s.name for s in specs])
-    if record is not None:
-        record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n")
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 
@@ -72,5 +83,13 @@ def play(
     console = Console()
     for note in notes:
         console.print(note, soft_wrap=True)
-    if record is not None:
+    if record is not None:  # after the table: a record that cannot be written loses nothing
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n")
+        except OSError as exc:
+            raise MallowsError(f"the match was played (table above) but its record could not "
+                               f"be written to {record}: {exc.strerror or exc}. Give another "
+                               f"--record path (the same --seed replays the same match)") \
+                from None
         console.print(f"record written to {record}", soft_wrap=True)

@@ -30,6 +30,9 @@ from mallows.errors import MallowsError
 #: Written after "what to do" when the file itself is damaged.
 RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db {path}` lists "
            "what is damaged)")
+READ_ONLY = ("the file or its disk is read-only. Commands that only read (tournament list, "
+             "tournament show, ratings, replay, db check) work there; to run a tournament copy "
+             "the file to a writable disk and pass --db")
 
 
 class DatabaseError(MallowsError):
@@ -56,7 +59,9 @@ def explain(path: Path | str, exc: BaseException) -> DatabaseError:
         if exc.errno == errno.ENOSPC:
             return DatabaseError(f"no space left for {where}: free space on its disk and rerun "
                                  f"(what was stored is kept)")
-        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        if exc.errno == errno.EROFS:
+            return DatabaseError(f"cannot write {where}: {READ_ONLY}")
+        if exc.errno in (errno.EACCES, errno.EPERM):
             return DatabaseError(f"cannot write {where} ({exc.strerror or text}): use a "
                                  f"--db on a writable disk, or copy the file there")
         return DatabaseError(f"cannot use {where} ({exc.strerror or text}): check that its "
@@ -76,10 +81,7 @@ def explain(path: Path | str, exc: BaseException) -> DatabaseError:
                              + RESTORE.format(path=where))
     if "readonly" in low or "read-only" in low or ("unable to open" in low
                                                     and _read_only_disk(Path(path))):
-        return DatabaseError(f"cannot write {where}: the file or its disk is read-only "
-                             f"(SQLite: {text}). Commands that only read (tournament list, "
-                             f"tournament show, ratings, replay, db check) work there; to run "
-                             f"a tournament copy the file to a writable disk and pass --db")
+        return DatabaseError(f"cannot write {where} (SQLite: {text}): {READ_ONLY}")
     if "unable to open" in low:
         return DatabaseError(f"cannot open {where} (SQLite: {text}): check that its folder "
                              f"exists and is writable, or use another --db")

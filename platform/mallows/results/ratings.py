@@ -36,16 +36,20 @@ import trueskill
 from mallows.results import ffa
 from mallows.results.interface import Column, Param, Result
 
+# The ranges are wide enough for any sensible scale and narrow enough that TrueSkill's
+# arithmetic stays finite and the ratings still move (a test rates at every corner).
 PARAMS = (
-    Param("mu", 25.0, float("-inf"), doc="the prior mean skill"),
-    Param("sigma", 25.0 / 3, 0.0, low_open=True, doc="the prior skill uncertainty"),
-    Param("beta", 25.0 / 6, 0.0, low_open=True,
+    Param("mu", 25.0, -1e4, 1e4, high_open=False, doc="the prior mean skill"),
+    Param("sigma", 25.0 / 3, 1e-3, 1e4, high_open=False, doc="the prior skill uncertainty"),
+    Param("beta", 25.0 / 6, 1e-3, 1e4, high_open=False,
           doc="performance noise: the skill gap giving an 80% chance to finish ahead"),
-    Param("tau", 0.0, 0.0, doc="dynamics noise added before each match (0: skills are fixed)"),
-    Param("draw_probability", 0.02, 0.0, 1.0, low_open=True,
+    Param("tau", 0.0, 0.0, 1e3, high_open=False,
+          doc="dynamics noise added before each match (0: skills are fixed)"),
+    Param("draw_probability", 0.02, 1e-6, 0.99, high_open=False,
           doc="the chance of a shared place; TrueSkill breaks down at exactly 0"),
 )
 DEFAULT_PARAMS = {p.name: p.default for p in PARAMS}
+PARAM_RANGES = {p.name: (p.low, p.high) for p in PARAMS}
 
 
 @dataclass

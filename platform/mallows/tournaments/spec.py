@@ -41,6 +41,7 @@ from typing import Any
 
 from mallows.agents.protocol import Limits
 from mallows.errors import MallowsError
+from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 
@@ -121,15 +122,21 @@ def available_bots() -> list[str]:
 
 def _check_bot(name: str, game: str, src: str) -> str:
     """Check that bot ``name`` loads and plays ``game``; return where it was found."""
+    from mallows.agents.checks import ready
     from mallows.agents.registry import load_bot
     try:
         spec = load_bot(name)
-    except MallowsError as exc:
+    except (MallowsError, OSError) as exc:
         known = available_bots()
         listing = f"; bots found: {', '.join(known)}" if known else ""
         raise TournamentError(
             f"{_where(src)}`bots`: cannot load {name!r}: {exc}{listing}. Fix the name in "
             f"`bots = [...]` or add the bot to bots/") from None
+    try:  # built once with its parameters (or its hello asked for) before anything is stored
+        ready(spec)
+    except MallowsError as exc:
+        raise TournamentError(f"{_where(src)}`bots`: {exc}. Fix the bot's parameters in "
+                              f"`bots = [...]`") from None
     games = spec.games  # None: not declared, so not checked here
     if games and game not in games:
         raise TournamentError(
@@ -188,7 +195,7 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
             raise TournamentError(f"{_where(src)}missing key `{key}`: add it, for example "
                                   f"{_EXAMPLES[key]}")
     name = data["name"]
-    if not isinstance(name, str) or not NAME_RE.match(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TournamentError(
             f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
             f"(no spaces or '/'), got {name!r}: for example name = \"demo\"")
@@ -212,17 +219,12 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
     players = _int(data, "players", module.MIN_PLAYERS, module.MAX_PLAYERS, src,
                    f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players")
     deals = _int(data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10")
-    seed = _int(data, "seed", 0, 2**63 - 1, src, "any non-negative whole number, e.g. seed = 2026")
+    seed = _int(data, "seed", 0, MAX_SEED, src, "seeds are never negative, e.g. seed = 2026")
     bots = data["bots"]
     if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
         raise TournamentError(f"{_where(src)}`bots` must be a list of bot names, e.g. "
                               f"bots = [\"random\", \"greedy\"]")
-    seen = set()
-    for bot in bots:
-        if bot in seen:
-            raise TournamentError(f"{_where(src)}`bots` lists {bot!r} twice: list each bot once "
-                                  f"(give a variant its own parameters, e.g. \"{bot}:call=0.1\")")
-        seen.add(bot)
+    bots = _canonical_bots(bots, src)
     if len(bots) < players:
         raise TournamentError(
             f"{_where(src)}`bots` has {len(bots)} bot{'s' if len(bots) != 1 else ''} but "
@@ -254,6 +256,29 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
     return t
 
 
+def _canonical_bots(bots: list[str], src: str) -> list[str]:
+    """Each name in its one spelling (``agents.checks.canonical_name``); two names for one bot
+    are refused."""
+    from mallows.agents.checks import canonical_name
+
+    seen: dict[str, str] = {}
+    out = []
+    for bot in bots:
+        try:
+            canon = canonical_name(bot)
+        except MallowsError as exc:
+            raise TournamentError(f"{_where(src)}`bots`: {exc}") from None
+        if canon in seen:
+            same = "twice" if seen[canon] == bot else \
+                f"twice, as {seen[canon]!r} and {bot!r} (one bot: {canon!r})"
+            raise TournamentError(f"{_where(src)}`bots` lists {canon!r} {same}: list each bot "
+                                  f"once (give a variant its own parameters, e.g. "
+                                  f"\"{canon.split(':')[0]}:call=0.1\")")
+        seen[canon] = bot
+        out.append(canon)
+    return out
+
+
 _EXAMPLES = {
     "name": 'name = "my-tournament"', "game": 'game = "take4"', "players": "players = 4",
     "deals": "deals = 10", "seed": "seed = 2026", "bots": 'bots = ["random", "greedy"]',
@@ -271,6 +296,10 @@ def load_tournament(path: str | Path, check_bots: bool = True) -> Tournament:
         raise TournamentError(f"cannot read {str(path)!r}: {exc}") from None
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise TournamentError(f"{path}: nested too deeply for a tournament file (arrays or "
+                              f"tables inside each other hundreds of levels down): a "
+                              f"tournament file is a few flat keys and tables") from None
     except tomllib.TOMLDecodeError as exc:
         raise TournamentError(f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
                               f"double quotes, lists in [ ])") from None
