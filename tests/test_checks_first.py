@@ -203,3 +203,19 @@ def test_record_into_a_missing_folder_and_to_a_full_device(in_repo, tmp_path):
     assert proc.returncode == 2
     assert "place" in proc.stdout.lower() or "rank" in proc.stdout.lower()  # the table
     assert "could not be written to /dev/full" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_file_corrected_before_any_match_was_played_is_accepted(in_repo, tmp_path):
+    """A tournament registered with no match stored (e.g. every match failed) takes the
+    corrected definition; once a match is stored, a changed file is refused as before."""
+    from mallows.results.store import Store
+    from mallows.tournaments.run import register
+    from mallows.tournaments.spec import load_tournament
+
+    db = tmp_path / "m.db"
+    store = Store(db)
+    register(store, load_tournament(write(tmp_path, ["random", "greedy"])))
+    fixed = run(write(tmp_path, ["random", "greedy", "denial"]), db)
+    assert fixed.exit_code == 0, fixed.output
+    changed = run(write(tmp_path, ["random", "greedy"]), db)
+    assert changed.exit_code == 2 and "different definition" in changed.output

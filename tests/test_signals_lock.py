@@ -2,7 +2,8 @@
 
 - SIGTERM and SIGHUP end a run as Ctrl-C does (same message, exit 130, resumable), in both
   executors;
-- after a ``kill -9`` (or SIGTERM) of a run on a local Ray, no process of that Ray is left;
+- a local Ray runs no dashboard server, and after a ``kill -9`` (or SIGTERM) of a run on it no
+  process of that Ray is left;
 - a raylet that dies under a run is a message (exit 2) and a rerun resumes;
 - a second run of a tournament being run exits 2 naming the holder; another tournament on the
   same database runs at once; a killed holder leaves no stale lock.
@@ -55,7 +56,7 @@ def session_members(sid: int) -> list[tuple[int, str]]:
             fields = stat[stat.rindex(")") + 2:].split()
             if int(fields[3]) == sid and fields[0] != "Z":
                 out.append((int(entry.name), Path(f"/proc/{entry.name}/cmdline").read_bytes()
-                            .replace(b"\0", b" ").decode(errors="replace")[:100]))
+                            .replace(b"\0", b" ").decode(errors="replace")[:400]))
         except (OSError, ValueError):
             continue
     return out
@@ -125,6 +126,9 @@ def test_ray_run_sigterm_is_an_interrupt_and_kill_9_leaves_no_ray_behind(tmp_pat
     toml, db = long_file(), tmp_path / "m.db"
     proc = start(toml, db, 2)
     wait_for(db, 1, proc)
+    members = [cmd for _, cmd in session_members(proc.pid)]
+    assert any("raylet" in cmd for cmd in members)
+    assert not any("dashboard.py" in cmd for cmd in members), members  # no dashboard server
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err[-2000:]

@@ -344,6 +344,16 @@ class Store:
                 self.db.execute(f"UPDATE tournaments SET {', '.join(sets)} WHERE name = ?",
                                 [*args, name])
 
+    def remove_tournament(self, name: str) -> None:
+        """Forget a tournament that has no stored match (its file was corrected before any
+        match was played); a tournament with matches is never removed."""
+        with self.db.conn:
+            if self.count_matches(name) == 0:
+                self.db.execute("DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
+                                [name])
+                self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
+                self.db.execute("DELETE FROM tournaments WHERE name = ?", [name])
+
     def mark_finished(self, name: str) -> None:
         self._writable()
         with self.db.conn:

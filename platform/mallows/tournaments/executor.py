@@ -303,10 +303,11 @@ class RayExecutor(Executor):
                 self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
                 # address="local": always a new Ray of our own, never one already running here
-                ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
-                         include_dashboard=False,
-                         _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
-                         logging_level="ERROR", log_to_driver=False)
+                with _no_dashboard_server():
+                    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
+                             include_dashboard=False,
+                             _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
+                             logging_level="ERROR", log_to_driver=False)
         except Exception as exc:
             self.close()
             if address and _auth_problem(_chain_text(exc) + getattr(exc, "mallows_log", "")):
@@ -430,6 +431,24 @@ class RayExecutor(Executor):
         if self._reaper is not None:
             self._reaper.close()
             self._reaper = None
+
+
+@contextlib.contextmanager
+def _no_dashboard_server():
+    """Ray starts its dashboard's web server (``dashboard.py``) even with
+    ``include_dashboard=False``; a local Ray for one run serves nobody, so it is not started.
+    (Ray's private hook: if a Ray version lacks it, Ray starts the server as before.)"""
+    try:
+        from ray._private import node
+        original = node.Node.start_api_server
+    except (ImportError, AttributeError):
+        yield
+        return
+    node.Node.start_api_server = lambda self, **kwargs: None
+    try:
+        yield
+    finally:
+        node.Node.start_api_server = original
 
 
 def _first_line(exc: BaseException) -> str:

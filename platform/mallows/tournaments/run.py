@@ -41,6 +41,9 @@ def register(store, t: Tournament) -> bool:
     resume). A stored tournament of the same name with another definition is refused, listing
     what changed."""
     row = store.tournament(t.name)
+    if row is not None and row["digest"] != t.digest() and store.count_matches(t.name) == 0:
+        store.remove_tournament(t.name)  # nothing was played under the old definition
+        row = None
     if row is not None:
         if row["digest"] != t.digest():
             changes = diff_definitions(json.loads(row["definition"]), t.definition())
