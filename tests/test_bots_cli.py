@@ -104,9 +104,9 @@ def test_the_check_table_names_the_kinds():
     (["bots", "check", "example_node", "--games", "0"], "play at least one match"),
     (["bots", "check", str(BOTS / "syntax_error.py")], "does not parse"),
     (["bots", "check", "example_node", "--decision-seconds", "-1"],
-     "limit decision_seconds = -1.0 must be a positive number"),
+     "limit decision_seconds = -1.0 must be a number of seconds"),
     (["bots", "check", "example_node", "--match-seconds", "0"],
-     "limit match_seconds = 0.0 must be a positive number"),
+     "limit match_seconds = 0.0 must be a number of seconds"),
 ])
 def test_bad_input_exits_2_with_a_message(args, message):
     result = invoke(*args)

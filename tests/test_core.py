@@ -129,9 +129,9 @@ def test_limits_from_a_mapping_name_a_bad_key_or_value():
     assert Limits.from_dict({"decision_seconds": 2}).decision_seconds == 2.0
     with pytest.raises(MallowsError, match="unknown limit 'decison_seconds'"):
         Limits.from_dict({"decison_seconds": 2})
-    with pytest.raises(MallowsError, match="positive"):
+    with pytest.raises(MallowsError, match="from 0.01 to 3600: below the floor"):
         Limits.from_dict({"decision_seconds": -1})
-    with pytest.raises(MallowsError, match="positive"):
+    with pytest.raises(MallowsError, match="must be a number of seconds"):
         Limits.from_dict({"decision_seconds": "fast"})
 
 
@@ -145,7 +145,7 @@ def test_memory_limit_is_whole_mib_and_zero_means_none():
         Limits.from_dict({"memory_mb": 1.5})
     assert Limits.from_dict({"memory_mb": 512.0}).memory_mb == 512  # TOML may write 512.0
     for bad in (float("inf"), float("nan"), True):
-        with pytest.raises(MallowsError, match="positive number of seconds"):
+        with pytest.raises(MallowsError, match="must be a number of seconds"):
             Limits.from_dict({"match_seconds": bad})
 
 

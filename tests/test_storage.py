@@ -127,6 +127,12 @@ def test_changed_definition_is_refused_naming_the_changes(new_store):
     store = new_store()
     assert register(store, tournament()) is True
     assert register(store, tournament()) is False  # same file: resume
+    assert register(store, tournament(deals=5)) is True  # no match played yet: replaced
+    assert json.loads(store.tournament("s")["definition"])["deals"] == 5
+    t = tournament(deals=2)
+    assert register(store, t) is True
+    spec = schedule(t)[0]
+    store.add_match(match_row(t, spec, fake_record(spec, [0, 1])))
     with pytest.raises(MallowsError) as err:
         register(store, tournament(deals=3, options={"max_rounds": 50}))
     text = str(err.value)

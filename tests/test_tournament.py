@@ -58,7 +58,7 @@ BAD = [
     (GOOD.replace("seed = 1\n", ""), ["missing key `seed`", "seed = 2026"]),
     (GOOD.replace("players = 2", 'players = "two"'), ["`players` must be a whole number"]),
     (GOOD.replace("players = 2", "players = 9"), ["`players` must be from 2 to 4"]),
-    (GOOD + "[ratings]\ndraw_probability = 0\n", ["ratings.draw_probability", "above 0"]),
+    (GOOD + "[ratings]\ndraw_probability = 0\n", ["ratings.draw_probability", "breaks down at exactly 0"]),
     (GOOD + "[ratings]\nsigmma = 3\n", ["unknown key `ratings.sigmma`", "did you mean 'sigma'"]),
     (GOOD + "[limits]\ndecision = 1\n", ["unknown key `limits.decision`", "decision_seconds"]),
     (GOOD.replace('"greedy"', '"random"'), ["lists 'random' twice"]),

@@ -4,14 +4,14 @@ Every ``sqlite3`` error (and every ``OSError`` met while opening the file) raise
 becomes a ``DatabaseError``: a ``MallowsError`` whose message names the file, says what is wrong
 with it in words (damaged, not a database, someone else's database, full disk, read-only, a
 folder that cannot be created) and what to do about it (restore a copy, free space, use another
-``--db``). ``guard(Store)`` wraps every public method of the store, generators included, so no
+``--db``). ``guard(sqlite3.Error)`` on the store wraps every public method of the store, generators included, so no
 SQLite exception reaches the user as a traceback.
 
 ``record_digest`` is the checksum stored with each match (schema version 2): over the record
 text and the players and ranks columns that ratings read, so random bytes written into any of
 them are found when the record is read (``replay``) and by ``mallows db check``.
 
-This module does not talk to SQLite itself (``store`` does); it only names its exceptions.
+This module does not talk to SQLite, nor import it (``store`` does): it reads SQLite's messages.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import hashlib
 import inspect
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 from mallows.errors import MallowsError
@@ -50,8 +49,8 @@ def record_digest(record: str | bytes, players: str, ranks: str) -> str:
 
 
 def explain(path: Path | str, exc: BaseException) -> DatabaseError:
-    """The message for ``exc`` (an ``sqlite3.Error``, ``OSError`` or a decoding error of a
-    stored value) met while using the database at ``path``."""
+    """The message for ``exc`` (an ``sqlite3.Error``, read by its text; an ``OSError``; or a
+    decoding error of a stored value) met while using the database at ``path``."""
     text = str(exc).strip() or type(exc).__name__
     low = text.lower()
     where = str(path)
@@ -113,7 +112,7 @@ def _read_only_disk(path: Path) -> bool:
         return False
 
 
-_CAUGHT = (sqlite3.Error, OSError, json.JSONDecodeError, UnicodeError)
+_CAUGHT = (OSError, json.JSONDecodeError, UnicodeError)
 
 
 def _path(obj, args) -> str:
@@ -123,13 +122,13 @@ def _path(obj, args) -> str:
     return str(path if path is not None else "the database")
 
 
-def _wrap(fn):
+def _wrap(fn, caught: tuple):
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen(self, *args, **kwargs):
             try:
                 yield from fn(self, *args, **kwargs)
-            except _CAUGHT as exc:
+            except caught as exc:
                 raise explain(_path(self, args), exc) from None
         return gen
 
@@ -137,15 +136,20 @@ def _wrap(fn):
     def call(self, *args, **kwargs):
         try:
             return fn(self, *args, **kwargs)
-        except _CAUGHT as exc:
+        except caught as exc:
             raise explain(_path(self, args), exc) from None
     return call
 
 
-def guard(cls):
-    """Class decorator: every public method (and ``__init__``) turns database errors into a
+def guard(*database_errors: type[BaseException]):
+    """Class decorator: every public method (and ``__init__``) turns ``database_errors`` (the
+    store passes ``sqlite3.Error``), ``OSError`` and undecodable stored values into a
     ``DatabaseError`` naming the file."""
-    for name, fn in list(vars(cls).items()):
-        if inspect.isfunction(fn) and (not name.startswith("_") or name == "__init__"):
-            setattr(cls, name, _wrap(fn))
-    return cls
+    caught = _CAUGHT + database_errors
+
+    def decorate(cls):
+        for name, fn in list(vars(cls).items()):
+            if inspect.isfunction(fn) and (not name.startswith("_") or name == "__init__"):
+                setattr(cls, name, _wrap(fn, caught))
+        return cls
+    return decorate

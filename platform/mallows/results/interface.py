@@ -61,6 +61,8 @@ class ResultStore(Protocol):
     def tournaments(self) -> list[dict]:
         """In creation order; keys: name, game, total, created, finished, file, done."""
     def mark_finished(self, name: str) -> None: ...
+    def remove_tournament(self, name: str) -> None:
+        """Forget a tournament with no stored match (a file corrected before any match)."""
     def bot_source(self, name: str) -> str | None:
         """Where bot ``name`` was found when a tournament first used it."""
 
@@ -80,13 +82,15 @@ class ResultStore(Protocol):
     def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]: ...
     def match(self, match_id: str) -> dict | None:
         """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON
-        text), seed, ..."""
+        text), seed, ...; a damaged record (its digest does not match) is a MallowsError."""
     def record(self, match_id: str) -> str | None:
         """The record's JSON text (records may be stored compressed: read them here, never
         from a column)."""
     def export(self, tournament: str | None = None) -> Iterator[dict]:
         """Every stored match (of ``tournament``, or all), in schedule order, as ``match``
         gives it; read in chunks."""
+    def check(self) -> list[str]:
+        """What is damaged in the store (empty: nothing), for ``mallows db check``."""
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
     def match_summaries(self, tournament: str) -> list[dict]:

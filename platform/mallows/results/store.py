@@ -347,6 +347,7 @@ class Store:
     def remove_tournament(self, name: str) -> None:
         """Forget a tournament that has no stored match (its file was corrected before any
         match was played); a tournament with matches is never removed."""
+        self._writable()
         with self.db.conn:
             if self.count_matches(name) == 0:
                 self.db.execute("DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
