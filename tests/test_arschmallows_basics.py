@@ -207,7 +207,7 @@ def test_full_match_through_the_runner_and_replay():
 def test_summary_lists_places_and_notes():
     record = _match(3, n=3)
     headers, rows, notes = GAME.summary(record)
-    assert headers[:4] == ["place", "seat", "bot", "total"] and headers[-1] == "wins"
+    assert headers[:4] == ["place", "seat", "bot", "total"] and headers[-1] == "round wins"
     assert len(rows) == 3 and len(notes) >= 6
     ranks = record["result"]["ranks"]
     assert [int(r[0].split()[0]) for r in rows] == sorted(x + 1 for x in ranks)

@@ -74,13 +74,12 @@ def test_summary_shared_win_and_forfeit():
     c, f = list(SQUADS["Classic"]), list(SQUADS["Fantasy"])
     headers, rows, notes = take4.summary(
         _record([0, 1], [c, f, ["Cam", "Cam"]], "squad", [None, None, "act() raised X"]))
-    assert headers[:3] == ["seat", "bot", "rank"]
-    assert [row[2] for row in rows] == [0, 0, 2]
-    assert "(winner)" in rows[0][1] and "(forfeited)" in rows[2][1]
+    assert headers[:3] == ["place", "seat", "bot"]  # places from 1, as every table shows them
+    assert [(row[0], row[1]) for row in rows] == [("1", 0), ("1", 1), ("3 (forfeit)", 2)]
     assert rows[2][-1] == "Cam, Cam"
     assert rows[0][4] == "Classic 4/4"
     assert any("seat 0 (bot0: Classic), seat 1 (bot1: Fantasy) share the win" in n for n in notes)
-    assert any("round 6" in n for n in notes)
+    assert any("round 7." in n for n in notes)  # record rounds 0..6: the 7th, counted from 1
     assert any("seat 2 (bot2) forfeited: act() raised X" in n for n in notes)
 
 

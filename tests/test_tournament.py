@@ -175,6 +175,7 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
     arsch = invoke("replay", "a/1", "--db", db)
     assert "-- round 1 --" in arsch.output and "looks at its slots" in arsch.output
     assert "round 1 ends" in arsch.output
+    assert "round 0" not in take4.output + arsch.output  # as mallows play counts them
     record = json.loads(invoke("replay", "a/1", "--db", db, "--json").output)
     stored = Store(db).record("a/1")  # records are stored compressed: read through the store
     assert record == json.loads(stored) and record["players"][0] == "random:call=0.2"

@@ -10,14 +10,15 @@ from mallows.games.describe import seat_label
 
 
 def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
-    """``(headers, rows, notes)`` for a record: one row per seat in place order (place, seat,
-    bot, total, each round's score, round wins), and a note per round saying how it ended,
-    who called and whether the caller was doubled."""
+    """``(headers, rows, notes)`` for a record: one row per seat in place order (place, 1 =
+    first; seat; bot; total; each round's score; round wins), and a note per round saying how
+    it ended, who called and whether the caller was doubled. Rounds are numbered from 1, as
+    ``mallows replay`` numbers them."""
     result = record["result"]
     names = record["players"]
     n = len(names)
     rounds = len(result["round_scores"])
-    headers = ["place", "seat", "bot", "total"] + [f"R{r + 1}" for r in range(rounds)] + ["wins"]
+    headers = ["place", "seat", "bot", "total"] + [f"R{r + 1}" for r in range(rounds)] + ["round wins"]
     rows = []
     for seat in sorted(range(n), key=lambda s: (result["ranks"][s], s)):
         place = str(result["ranks"][seat] + 1)
@@ -92,7 +93,7 @@ def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
         n = len(record.get("players", []))
         t = int(record.get("options", {}).get("table_cards", 6))
         deck = e["deck"]
-        lines = [f"-- round {e.get('round')} --"]
+        lines = [f"-- round {_number(e.get('round'))} --"]
         for s in range(n):
             lines.append(f"  {seat_label(record, s)} dealt {deck[s * t:(s + 1) * t]}")
         if len(deck) > n * t:
@@ -107,7 +108,7 @@ def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
                 f"{deck[0] if deck else '-'} turned face up"]
     if kind == "round_end":
         caller = e.get("caller")
-        return [f"  round {e.get('round')} ends ({e.get('reason')})"
+        return [f"  round {_number(e.get('round'))} ends ({e.get('reason')})"
                 + (f", caller {seat_label(record, caller)}" if caller is not None else "")
                 + f"; scores {e.get('scores')}"]
     return None
@@ -120,3 +121,8 @@ def describe_result(record: Mapping, seat: int) -> list[str]:
         if isinstance(result.get(key), list) and seat < len(result[key]):
             out.append(f"{key.replace('_', ' ')} {result[key][seat]}")
     return out
+
+
+def _number(r):
+    """A record's round index (0-based) as people count rounds (from 1)."""
+    return r + 1 if isinstance(r, int) else r

@@ -10,30 +10,30 @@ from mallows.games.take4.cards import completed_squads, progress, squad_counts
 
 
 def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
-    """For ``mallows play``: a row per seat (rank, bot, what it collected) and notes saying who
-    won and why the game ended."""
+    """For ``mallows play``: a row per seat in place order (place, 1 = first, as in every
+    table mallows prints; seat; bot; what it collected) and notes saying who won and why the
+    game ended. Rounds are numbered from 1, as ``mallows replay`` numbers them."""
     result = record["result"]
     names = record["players"]
     winners = result["winners"]
     forfeits = result.get("forfeits") or [None] * len(names)
     end = next((e for e in reversed(record["events"]) if e["type"] == "game_end"), None)
     rounds = sum(1 for e in record["events"] if e["type"] == "picks")
-    headers = ["seat", "bot", "rank", "cards", "best squad", "distinct", "collected"]
+    headers = ["place", "seat", "bot", "cards", "best squad", "distinct", "collected"]
     rows = []
-    for seat, name in enumerate(names):
+    for seat in sorted(range(len(names)), key=lambda s: (result["ranks"][s], s)):
         held = result["collections"][seat]
         _, total = progress(held)
-        mark = " (winner)" if seat in winners else ""
-        mark += " (forfeited)" if forfeits[seat] else ""
-        rows.append([seat, name + mark, result["ranks"][seat], len(held),
-                     _best_label(held), total, ", ".join(held) or "-"])
+        place = str(result["ranks"][seat] + 1) + (" (forfeit)" if forfeits[seat] else "")
+        rows.append([place, seat, names[seat], len(held), _best_label(held), total,
+                     ", ".join(held) or "-"])
     notes = []
     reason = end["reason"] if end else None
     if winners:
         who = ", ".join(f"seat {s} ({names[s]}: {'/'.join(completed_squads(result['collections'][s]))})"
                         for s in winners)
         verb = "share the win" if len(winners) > 1 else "wins"
-        notes.append(f"{who} {verb}, completing a squad in round {rounds - 1}.")
+        notes.append(f"{who} {verb}, completing a squad in round {rounds}.")
     elif reason == "deck_empty":
         notes.append(f"No winner: the deck ran out after {rounds} rounds (deck_empty).")
     elif reason == "round_limit":
@@ -64,7 +64,7 @@ def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
                 + (" ..." if len(deck) > 8 else "")]
     if kind == "picks":
         n = len(names)
-        return [f"round {e.get('round')}: "
+        return [f"round {_number(e.get('round'))}: "
                 + ", ".join(f"{names[s] if s < n else s} picks {p}"
                             for s, p in enumerate(e.get("picks", [])))]
     if kind == "race":
@@ -83,3 +83,8 @@ def describe_result(record: Mapping, seat: int) -> list[str]:
     if isinstance(collections, list) and seat < len(collections):
         return [f"collection {', '.join(collections[seat]) or '-'}"]
     return []
+
+
+def _number(r):
+    """A record's round index (0-based) as people count rounds (from 1)."""
+    return r + 1 if isinstance(r, int) else r
