@@ -11,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from mallows.cli import app
-from mallows.games.describe import replay_lines
 from mallows.games import get_game
 
 
@@ -34,7 +33,7 @@ def test_play_and_replay_agree_on_places_and_rounds(in_repo, tmp_path, game, bot
     headers, rows, notes = get_game(game).summary(record)
     assert headers[0] == "place"
     played = {int(row[1]): int(str(row[0]).split()[0]) for row in rows}  # seat -> place
-    told = replay_lines("x/0", record)
+    told = invoke("replay", path).output.splitlines()  # what mallows replay prints
     replayed = {int(m.group(2)): int(m.group(1)) for line in told
                 if (m := re.match(r"\s+place (\d+): seat (\d+)", line))}
     assert played == replayed and min(played.values()) == 1

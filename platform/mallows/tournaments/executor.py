@@ -308,6 +308,9 @@ class RayExecutor(Executor):
                              include_dashboard=False,
                              _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
                              logging_level="ERROR", log_to_driver=False)
+        except (SystemExit, KeyboardInterrupt):  # a signal while Ray was starting (Ray's
+            self.close()                           # own SIGTERM handler exits)
+            raise KeyboardInterrupt("stopped while Ray was starting") from None
         except Exception as exc:
             self.close()
             if address and _auth_problem(_chain_text(exc) + getattr(exc, "mallows_log", "")):

@@ -18,7 +18,8 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
     names = record["players"]
     n = len(names)
     rounds = len(result["round_scores"])
-    headers = ["place", "seat", "bot", "total"] + [f"R{r + 1}" for r in range(rounds)] + ["round wins"]
+    headers = (["place", "seat", "bot", "total"] + [f"R{r + 1}" for r in range(rounds)]
+               + ["round wins"])
     rows = []
     for seat in sorted(range(n), key=lambda s: (result["ranks"][s], s)):
         place = str(result["ranks"][seat] + 1)
