@@ -198,6 +198,7 @@ def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = (out / "m" / slug("arsch-small") / "1.html").read_text()
     assert "No card table for this match" in page and 'id="frames"' not in page
+    assert "does not match its digest" in page  # the stored digest finds the damage
     assert "replay.js" not in page
     assert 'id="frames"' in (out / "m" / slug("arsch-small") / "0.html").read_text()
 

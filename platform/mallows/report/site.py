@@ -171,7 +171,13 @@ class Site:
 
     def replay_page(self, tournament: str, idx: int) -> str | None:
         match_id = f"{tournament}/{idx}"
-        row = self.store.match(match_id)
+        from mallows.results.integrity import DamagedRecord
+
+        damage = None
+        try:
+            row = self.store.match(match_id)
+        except DamagedRecord as exc:  # shown as stored, saying so; the rest of the report stands
+            row, damage = exc.row, str(exc)
         if row is None:
             return None
         raw = json.loads(row["record"])
@@ -181,6 +187,8 @@ class Site:
             headers, rows, notes = get_game(record["game"]).summary(record)
         except Exception as exc:  # a damaged record still gets a page saying so
             headers, rows, notes = [], [], [f"no summary: {exc}"]
+        if damage:
+            notes = [f"damaged: {damage}"] + list(notes)
         meta = {"game": record.get("game"), "players": [data.short_bot(p) for p in
                                                          record.get("players", [])],
                 "rounds": record.get("options", {}).get("rounds")}

@@ -38,6 +38,15 @@ class DatabaseError(MallowsError):
     """A database file that cannot be used as it is; the message names it and the fix."""
 
 
+class DamagedRecord(DatabaseError):
+    """A stored match whose record, players or ranks do not match its digest. ``row`` is the
+    row as stored, for a reader that shows damaged matches as such (the report)."""
+
+    def __init__(self, message: str, row: dict):
+        super().__init__(message)
+        self.row = row
+
+
 def record_digest(record: str | bytes, players: str, ranks: str) -> str:
     """The digest of one stored match: its record and the players/ranks columns (as stored)."""
     h = hashlib.blake2b(digest_size=16)
