@@ -66,11 +66,12 @@ def canonical_name(name: str) -> str:
     return base + ":" + ",".join(f"{k}={_number_text(v)}" for k, v in sorted(params.items()))
 
 
-def ready(spec, game: str | None = None, timeout: float = 10.0) -> None:
+def ready(spec, game: str | None = None, sandbox: str = "on", timeout: float = 10.0) -> None:
     """Build ``spec``'s bot once with its parameters (in-process) or ask for its hello
-    (isolated), then check that it plays ``game``: a ``BotError`` if not."""
+    (isolated, in its sandbox unless ``sandbox`` is ``"off"``), then check that it plays
+    ``game``: a ``BotError`` if not."""
     if spec.isolated:
-        spec.describe(timeout=timeout)  # the bot checks its parameters in its hello
+        spec.describe(timeout=timeout, sandbox=sandbox)  # it checks its parameters in its hello
     else:
         handle = spec.handle(Limits())  # constructs it: a bad parameter is a BotError
         close = getattr(handle, "close", None)

@@ -66,7 +66,7 @@ def play(
         except OSError as exc:
             raise MallowsError(f"cannot look up bot {name[:80]!r}: {exc.strerror or exc}") \
                 from None
-        ready(spec, game)
+        ready(spec, game, sandbox=limits.sandbox)
         specs.append(spec)
     require_sandbox(specs, limits)
     result = play_match(game, options, seed, [s.handle(limits) for s in specs],

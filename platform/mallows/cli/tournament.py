@@ -186,7 +186,9 @@ def run(
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
 
-    t = load_tournament(file)
+    from mallows.cli.common import sandbox_mode
+
+    t = load_tournament(file, sandbox=sandbox_mode(sandbox) if sandbox is not None else None)
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     t = _with_sandbox(t, sandbox)

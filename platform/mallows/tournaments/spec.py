@@ -120,7 +120,7 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
-def _check_bot(name: str, game: str, src: str) -> str:
+def _check_bot(name: str, game: str, src: str, sandbox: str = "on") -> str:
     """Check that bot ``name`` loads and plays ``game``; return where it was found."""
     from mallows.agents.checks import ready
     from mallows.agents.registry import load_bot
@@ -133,7 +133,7 @@ def _check_bot(name: str, game: str, src: str) -> str:
             f"{_where(src)}`bots`: cannot load {name!r}: {exc}{listing}. Fix the name in "
             f"`bots = [...]` or add the bot to bots/") from None
     try:  # built once with its parameters (or its hello asked for) before anything is stored
-        ready(spec)
+        ready(spec, sandbox=sandbox)
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}`bots`: {exc}. Fix the bot's parameters in "
                               f"`bots = [...]`") from None
@@ -182,8 +182,11 @@ def _check_ratings(ratings: Any, src: str) -> dict:
         raise TournamentError(f"{_where(src)}{exc}") from None
 
 
-def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> Tournament:
-    """Validate a parsed TOML document; ``source`` names the file in messages."""
+def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
+                     sandbox: str | None = None) -> Tournament:
+    """Validate a parsed TOML document; ``source`` names the file in messages. Every bot is
+    built once with its parameters or asked for its hello (isolated bots in their sandbox, or
+    not when ``sandbox`` -- the command line's ``--sandbox`` -- or the file says "off")."""
     src = source
     for key in data:
         if key not in KEYS:
@@ -252,7 +255,9 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True) -> T
             f"{size}, over the limit of {MAX_MATCHES:,} matches: lower `deals` or split `bots` "
             f"into several tournaments")
     if check_bots:
-        t = dataclasses.replace(t, bot_sources={bot: _check_bot(bot, game, src) for bot in bots})
+        mode = sandbox or limits.get("sandbox", "on")  # ``sandbox``: the command line's
+        t = dataclasses.replace(t, bot_sources={bot: _check_bot(bot, game, src, mode)
+                                                for bot in bots})
     return t
 
 
@@ -285,7 +290,8 @@ _EXAMPLES = {
 }
 
 
-def load_tournament(path: str | Path, check_bots: bool = True) -> Tournament:
+def load_tournament(path: str | Path, check_bots: bool = True,
+                    sandbox: str | None = None) -> Tournament:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -303,7 +309,7 @@ def load_tournament(path: str | Path, check_bots: bool = True) -> Tournament:
     except tomllib.TOMLDecodeError as exc:
         raise TournamentError(f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
                               f"double quotes, lists in [ ])") from None
-    return parse_tournament(data, str(path), check_bots=check_bots)
+    return parse_tournament(data, str(path), check_bots=check_bots, sandbox=sandbox)
 
 
 def diff_definitions(old: dict, new: dict) -> list[str]:
