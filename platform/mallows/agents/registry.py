@@ -4,6 +4,10 @@
 parameters go, as strings, to the bot's constructor, or to a subprocess bot in its ``hello`` and
 start messages). ``BASE`` is looked up, first match wins:
 
+0. a name in the roster (``ROSTER``, or ``$MALLOWS_ROSTER`` as JSON in a worker): the shown
+   name of a bot a tournament pinned, run from its snapshot (``mallows.agents.submissions``);
+   then ``NAME@N`` or ``NAME`` among the submitted versions when a database is open
+   (``SUBMITTED``, installed by ``mallows.tournaments.pinning.use_database``);
 1. a path (it contains ``/``, starts with ``.`` or ends with ``.py``): a ``.py`` file, a Python
    package folder (``__init__.py``), or a folder with a ``bot.toml`` manifest (or the manifest
    itself);
@@ -98,6 +102,38 @@ def _trusted_by_driver() -> frozenset[str]:
     return frozenset(n for n in raw.split(",") if n in SHIPPED)
 
 
+#: Shown name -> how to load it: ``{"snapshot": digest, "entry": "mybot.py", "params": {...}}``
+#: (run from the materialised snapshot) or ``{"load": "name as written"}``. Filled by
+#: ``mallows.tournaments.pinning``; a Ray worker reads it from ``$MALLOWS_ROSTER``.
+ROSTER: dict[str, dict] = {}
+#: ``SUBMITTED(base, params) -> BotSpec | None``: submitted versions, when a database is open.
+SUBMITTED = None
+
+
+def roster() -> dict[str, dict]:
+    if not ROSTER and os.environ.get("MALLOWS_ROSTER"):
+        import json
+        ROSTER.update(json.loads(os.environ["MALLOWS_ROSTER"]))
+    return ROSTER
+
+
+def from_snapshot(name: str, digest: str, entry: str, params: dict,
+                  isolate: bool | None = None) -> "BotSpec":
+    """A bot run from the materialised snapshot ``digest`` (never in-process unless forced),
+    shown as ``name``."""
+    from mallows.agents.submissions import cache_root, materialised
+    folder = materialised(digest)
+    if folder is None:
+        raise BotError(f"bot {name!r}: its snapshot {digest[:12]} is not in "
+                       f"{cache_root()}: it is written there from the database before a "
+                       f"run (and shipped with the job to a cluster): run from the machine "
+                       f"that holds the database")
+    base = Path(entry).stem
+    spec = _from_path(name, base, dict(params), folder / entry, "snapshot", isolate)
+    spec.name, spec.digest = name, digest
+    return spec
+
+
 def parse_name(name: str) -> tuple[str, dict[str, str]]:
     """``"ismcts:budget=0.5,seed=3"`` -> ``("ismcts", {"budget": "0.5", "seed": "3"})``."""
     base, _, rest = name.partition(":")
@@ -147,6 +183,7 @@ class BotSpec:
     command: list[str] | None = None  # subprocess: argv (resolved)
     cwd: str | None = None
     reuse: bool = False            # subprocess: the manifest says reuse = true
+    digest: str | None = None      # a snapshot's digest, when run from one
 
     @property
     def bot_paths(self) -> list[str]:
@@ -425,7 +462,23 @@ def _looks_like_path(base: str) -> bool:
 def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
     """Resolve ``name`` (see the module docstring). ``isolate`` forces isolation on or off
     for Python bots (default: shipped bots in-process, every other one isolated)."""
+    pinned = roster().get(name)
+    if pinned is not None:
+        if "load" in pinned:
+            spec = load_bot(pinned["load"], isolate)
+            spec.name = name
+            return spec
+        return from_snapshot(name, pinned["snapshot"], pinned["entry"],
+                             pinned.get("params", {}), isolate)
     base, params = parse_name(name)
+    if SUBMITTED is not None:
+        spec = SUBMITTED(base, params)
+        if spec is not None:
+            return spec
+    elif "@" in base and not _looks_like_path(base):
+        raise BotError(f"bot {name!r} names a submitted version, and those live in a database: "
+                       f"run it from a command that takes --db (mallows tournament run, "
+                       f"mallows bots show)")
     if _looks_like_path(base):
         path = Path(base).expanduser()
         if not path.exists():

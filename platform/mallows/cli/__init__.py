@@ -36,8 +36,9 @@ from mallows.cli import play as _play, bots as _bots, tournament as _tournament 
 from mallows.cli import report as _report  # noqa: E402
 from mallows.cli import compare as _compare  # noqa: E402
 from mallows.cli import db as _db  # noqa: E402
+from mallows.cli import submit as _submit  # noqa: E402
 
-for _module in (_play, _bots, _tournament, _report, _compare, _db):
+for _module in (_play, _bots, _tournament, _report, _compare, _db, _submit):
     _module.register(app)
 
 

@@ -65,8 +65,11 @@ def register(app: typer.Typer) -> None:
 def list_command(
     probe: bool = typer.Option(True, help="Start isolated bots whose version or games cannot "
                                           "be read from their files, to ask them."),
+    db: Path = typer.Option(Path("results") / "mallows.db", "--db",
+                            help="Also list the bots submitted to this database."),
 ) -> None:
-    """Every bot in bots/ and every installed entry point: name, version, kind, games, source."""
+    """Every bot in bots/, every installed entry point and every bot submitted to --db:
+    name, version, kind, games, source."""
     table = Table(title="bots")
     for column in ("name", "version", "kind", "games", "source"):
         table.add_column(column)
@@ -85,10 +88,32 @@ def list_command(
             continue
         table.add_row(spec.base, spec.version or "?", spec.kind_label,
                       ", ".join(spec.games) if spec.games else "?", _where(spec.source))
+    for row in _submitted_rows(db):
+        table.add_row(*row)
     console = _console()
     console.print(table)
     for item in problems:
         console.print(Text(f"{item.name}: {item.error}"))
+
+
+def _submitted_rows(db: Path) -> list[tuple[str, ...]]:
+    """``bots list`` rows for the newest version of every bot submitted to ``db``."""
+    if not Path(db).is_file():
+        return []
+    from mallows.results.store import Store
+    store = Store(db, readonly=True)
+    newest: dict[str, dict] = {}
+    for r in store.submissions():
+        if not r["withdrawn"]:
+            newest[r["name"]] = r
+    rows = []
+    for r in newest.values():
+        check = json.loads(r["check"] or "{}")
+        rows.append((f"{r['name']}@{r['version']}", check.get("version") or "?",
+                     f"submitted ({r['kind']})", ", ".join(check.get("games", {})) or "?",
+                     f"{db}, {r['created']}"))
+    store.close()
+    return rows
 
 
 # -- check ----------------------------------------------------------------------------------
@@ -199,8 +224,17 @@ def check(
                                "sandbox": sandbox_mode(sandbox)})
     result = check_bot(bot, game, games, seed, limits, on_start=on_start)
     spec, chosen, reports, problems = result.spec, result.games, result.reports, result.problems
+    console.print(report_table(spec.name, reports))
+    if problems:
+        print_problem(console, problems[0], len(problems))
+        raise typer.Exit(1)
+    console.print(Text(f"OK: {spec.name} passed {games} match(es) in "
+                       f"{', '.join(chosen)} with no forfeit.", style="bold green"))
 
-    table = Table(title=f"bots check {spec.name} (forfeits by kind; decision time in ms)")
+
+def report_table(name: str, reports) -> Table:
+    """The check's figures, one row per game."""
+    table = Table(title=f"bots check {name} (forfeits by kind; decision time in ms)")
     for column in ("game", "matches", "decisions", "forfeits", "by kind", "p50", "p90", "p99",
                    "max"):
         table.add_column(column, justify="left" if column in ("game", "by kind") else "right")
@@ -209,9 +243,4 @@ def check(
         kinds = ", ".join(f"{kind} {n}" for kind, n in r.forfeits.items() if n) or "-"
         table.add_row(r.game, str(r.matches), str(r.decisions), str(r.forfeit_total), kinds,
                       _ms(times, 50), _ms(times, 90), _ms(times, 99), _ms(times, 100))
-    console.print(table)
-    if problems:
-        print_problem(console, problems[0], len(problems))
-        raise typer.Exit(1)
-    console.print(Text(f"OK: {spec.name} passed {games} match(es) in "
-                       f"{', '.join(chosen)} with no forfeit.", style="bold green"))
+    return table

@@ -187,7 +187,11 @@ def run(
     from mallows.tournaments.lock import run_lock
 
     from mallows.cli.common import sandbox_mode
+    from mallows.tournaments.pinning import use_database
 
+    # the file may name submitted versions (NAME@N): they live in an existing database;
+    # a file with mistakes is refused before a new database is created
+    use_database(Store(db) if Path(db).is_file() else None)
     t = load_tournament(file, sandbox=sandbox_mode(sandbox) if sandbox is not None else None)
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
@@ -201,9 +205,12 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     from mallows.tournaments.executor import make_executor
     from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
 
+    from mallows.tournaments.pinning import pin_bots
+
     store = Store(db)
-    # refuse a changed definition before starting Ray
+    # refuse a changed definition, or changed bot code, before starting Ray
     register(store, t)
+    t = pin_bots(store, t)
     console = Console(stderr=True)
     remaining = t.match_count() - store.count_matches(t.name)
     plan = None
@@ -381,6 +388,8 @@ def ratings(
                                        "its tournaments."),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="One tournament's."),
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown."),
+    latest: bool = typer.Option(False, "--latest", help="Only each submitted bot's newest "
+                                "version (NAME@N with the highest N)."),
 ) -> None:
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
@@ -406,6 +415,10 @@ def ratings(
         for g in games:
             boards.append((f"{g} (all tournaments)", _board(store, "game", g),
                            _places(store, "game", g)))
+    if latest:
+        from mallows.agents.submissions import newest_versions
+        boards = [(title + ", newest versions", newest_versions(rows), places)
+                  for title, rows, places in boards]
     _print_boards(boards, fmt)
 
 

@@ -8,6 +8,8 @@ Tables:
   changed under an existing name is refused, naming what changed.
 - ``matches``: one row per finished match, keyed by ``id`` = ``"<tournament>/<index>"`` (unique
   on (tournament, idx)), with its record (JSON) and, for ratings, its players and ranks.
+- ``snapshot_files``, ``submissions``, ``pins``, ``bot_names`` (schema 4): see the block
+  "submissions and pins" below and ``mallows.agents.submissions``.
 - ``ratings``: per tournament (``scope = 'tournament'``) and per game (``scope = 'game'``):
   rank, mu, sigma, mu - 3 sigma, games, wins, mean place.
 
@@ -71,6 +73,25 @@ def _v1(db: sqlite_utils.Database) -> None:
          "sigma": float, "conservative": float, "games": int, "wins": int,
          "mean_place": float, "updated": str},
         pk=("scope", "name", "bot"), if_not_exists=True)
+
+
+def _v4_submissions(db: sqlite_utils.Database) -> None:
+    """Bot submissions and pins: immutable snapshots (``snapshot_files``), versions
+    (``submissions``), the code each tournament runs (``pins``), short names (``bot_names``)."""
+    db["snapshot_files"].create({"digest": str, "path": str, "data": bytes},
+                                pk=("digest", "path"), if_not_exists=True)
+    db["submissions"].create(
+        {"name": str, "version": int, "digest": str, "entry": str, "kind": str,
+         "manifest": str, "source": str, "bytes": int, "files": int, "check": str,
+         "created": str, "withdrawn": str}, pk=("name", "version"), if_not_exists=True)
+    db["submissions"].create_index(["digest"], if_not_exists=True)
+    db["pins"].create(
+        {"tournament": str, "bot": str, "display": str, "digest": str, "snapshot": str,
+         "entry": str, "origin": str, "source": str},
+        pk=("tournament", "bot"), foreign_keys=[("tournament", "tournaments", "name")],
+        if_not_exists=True)
+    db["bot_names"].create({"short": str, "digest": str, "display": str},
+                           pk=("short", "digest"), if_not_exists=True)
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
@@ -173,7 +194,7 @@ def _v3(db: sqlite_utils.Database) -> None:
         db.conn.executemany("UPDATE matches SET digest = ? WHERE rowid = ?", out)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4_submissions]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -618,3 +639,117 @@ class Store:
                + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
         for mid, text, blob, number in self.db.execute(sql, [tournament]):
             yield mid, self._decode(text, blob, number)  # records are stored compressed
+
+    # -- submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning) -------
+    def has_snapshot(self, digest: str) -> bool:
+        return self.db.execute("SELECT 1 FROM snapshot_files WHERE digest = ? LIMIT 1",
+                               [digest]).fetchone() is not None
+
+    def _put_snapshot(self, digest: str, files: dict[str, bytes]) -> None:
+        self.db.conn.executemany(
+            "INSERT OR IGNORE INTO snapshot_files (digest, path, data) VALUES (?, ?, ?)",
+            [(digest, path, data) for path, data in sorted(files.items())])
+
+    def snapshot_files(self, digest: str) -> dict[str, bytes]:
+        return {path: bytes(data) for path, data in self.db.execute(
+            "SELECT path, data FROM snapshot_files WHERE digest = ? ORDER BY path", [digest])}
+
+    def submissions(self, name: str | None = None) -> list[dict]:
+        """Every submitted version (of ``name``), oldest first."""
+        where, args = ("WHERE name = ?", [name]) if name is not None else ("", [])
+        return list(self.db.query(f"SELECT * FROM submissions {where} ORDER BY name, version",
+                                  args))
+
+    def submission(self, name: str, version: int) -> dict | None:
+        rows = list(self.db.query("SELECT * FROM submissions WHERE name = ? AND version = ?",
+                                  [name, version]))
+        return rows[0] if rows else None
+
+    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
+                       ) -> tuple[int, bool]:
+        """Store a version of ``name`` with these files, in one transaction: ``(version,
+        True)`` for a new one, ``(version, False)`` when the newest version (not withdrawn)
+        already has this digest (nothing is written)."""
+        with self.db.conn:
+            self.db.execute("BEGIN IMMEDIATE")  # two submitters cannot take one number
+            last = self.db.execute(
+                "SELECT version, digest, withdrawn FROM submissions WHERE name = ? ORDER BY "
+                "version DESC LIMIT 1", [name]).fetchone()
+            if last is not None and last[1] == digest and last[2] is None:
+                return int(last[0]), False
+            version = (int(last[0]) if last else 0) + 1
+            self._put_snapshot(digest, files)
+            self.db["submissions"].insert(dict(row, name=name, version=version, digest=digest,
+                                               created=_now(), withdrawn=None))
+        return version, True
+
+    def withdraw(self, name: str, version: int) -> None:
+        with self.db.conn:
+            self.db.execute("UPDATE submissions SET withdrawn = ? WHERE name = ? AND "
+                            "version = ? AND withdrawn IS NULL", [_now(), name, version])
+
+    def pins(self, tournament: str) -> list[dict]:
+        return list(self.db.query("SELECT * FROM pins WHERE tournament = ? ORDER BY rowid",
+                                  [tournament]))
+
+    def add_pins(self, tournament: str, pins: list[dict],
+                 snapshots: dict[str, dict[str, bytes]]) -> None:
+        """Pin a tournament's bots (and store the snapshots they run) in one transaction."""
+        with self.db.conn:
+            for digest, files in snapshots.items():
+                self._put_snapshot(digest, files)
+            self.db["pins"].insert_all((dict(p, tournament=tournament) for p in pins),
+                                       pk=("tournament", "bot"), replace=True)
+
+    def display_name(self, short: str, digest: str) -> str:
+        """The name shown for the code ``digest`` called ``short``: ``short`` for the first
+        code of that name in this database, ``short~2``, ``short~3``... for later ones."""
+        with self.db.conn:
+            row = self.db.execute("SELECT display FROM bot_names WHERE short = ? AND digest = ?",
+                                  [short, digest]).fetchone()
+            if row is not None:
+                return row[0]
+            n = self.db.execute("SELECT COUNT(*) FROM bot_names WHERE short = ?",
+                                [short]).fetchone()[0]
+            display = short if n == 0 else f"{short}~{n + 1}"
+            self.db["bot_names"].insert({"short": short, "digest": digest,
+                                         "display": display})
+        return display
+
+    def delete_tournament(self, name: str) -> str | None:
+        """Remove a tournament, its matches, pins and leaderboard; return its game (None if
+        there was no such tournament). The game's leaderboard is left stale for the caller
+        to recompute."""
+        row = self.tournament(name)
+        if row is None:
+            return None
+        with self.db.conn:
+            for sql in ("DELETE FROM matches WHERE tournament = ?",
+                        "DELETE FROM pins WHERE tournament = ?",
+                        "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
+                        "DELETE FROM tournaments WHERE name = ?"):
+                self.db.execute(sql, [name])
+            self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
+            if not self.db.execute("SELECT 1 FROM tournaments WHERE game = ?",
+                                   [row["game"]]).fetchone():
+                self.db.execute("DELETE FROM ratings WHERE scope = 'game' AND name = ?",
+                                [row["game"]])
+                self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:game:{row['game']}"])
+        return row["game"]
+
+    def newest_digest(self, name: str) -> tuple[int, str] | None:
+        row = self.db.execute("SELECT version, digest FROM submissions WHERE name = ? AND "
+                              "withdrawn IS NULL ORDER BY version DESC LIMIT 1",
+                              [name]).fetchone()
+        return (int(row[0]), row[1]) if row else None
+
+    def names_of(self, digest: str) -> list[dict]:
+        """Where code ``digest`` appears: its shown names and the tournaments that pinned it."""
+        return list(self.db.query(
+            "SELECT display, tournament, bot, source, origin FROM pins WHERE digest = ? "
+            "ORDER BY rowid", [digest]))
+
+    def pinned(self, display: str) -> list[dict]:
+        """The pins shown as ``display`` (parameters included), newest first."""
+        return list(self.db.query("SELECT * FROM pins WHERE display = ? ORDER BY rowid DESC",
+                                  [display]))

@@ -23,7 +23,9 @@ them one by one. Callers that need an order (ratings) use ``Outcome.index``.
 Workers load bots by name through ``mallows.agents.registry.load_bot`` and play with
 ``mallows.tournaments.match.play_match``; a match that raises (an engine bug, a bot that cannot
 be loaded on the worker) comes back as an ``Outcome`` with ``error`` set, never as a lost batch.
-Environment variables named ``MALLOWS_*`` are forwarded to Ray workers.
+Environment variables named ``MALLOWS_*`` are forwarded to Ray workers, with the roster of
+pinned bots (``$MALLOWS_ROSTER``); joining a cluster also ships their snapshots in the job's
+working directory, so the workers need no file of the organiser's machine.
 """
 
 from __future__ import annotations
@@ -225,6 +227,41 @@ def _forwarded_env() -> dict:
     return {k: v for k, v in os.environ.items() if k.startswith("MALLOWS_")}
 
 
+def _roster_env() -> dict:
+    """The pinned bots' roster for the workers (``registry.ROSTER``), and where their
+    snapshots are (this machine's cache, shared by a local Ray's workers)."""
+    from mallows.agents.registry import roster
+    from mallows.agents.submissions import cache_root
+    pinned = roster()
+    if not pinned:
+        return {}
+    return {"MALLOWS_ROSTER": json.dumps(pinned), "MALLOWS_SNAPSHOTS": str(cache_root())}
+
+
+def _ship_snapshots(staging: Path) -> dict:
+    """Copy the pinned snapshots into the job's working directory (``snapshots/<digest>/``),
+    so a cluster that shares no files with this machine runs the same bytes."""
+    from mallows.agents.submissions import materialised
+    env = _roster_env()
+    if not env:
+        return {}
+    for entry in json.loads(env["MALLOWS_ROSTER"]).values():
+        digest = entry.get("snapshot")
+        folder = materialised(digest) if digest else None
+        if folder is None:
+            continue
+        for src in folder.rglob("*"):
+            if src.is_file():
+                dst = staging / "snapshots" / digest / src.relative_to(folder)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                data = src.read_bytes()
+                dst.write_bytes(data)  # writable copies: the staging is removed
+                if data.startswith((b"#!", b"\x7fELF")):
+                    dst.chmod(0o755)
+    env["MALLOWS_SNAPSHOTS"] = "snapshots"  # relative to the job's working_dir
+    return env
+
+
 def _chain_text(exc: BaseException | None) -> str:
     parts, seen = [], set()
     while exc is not None and id(exc) not in seen:
@@ -284,6 +321,7 @@ class RayExecutor(Executor):
                                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
                 import mallows
                 env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
+                env.update(_ship_snapshots(Path(self._staging)))
                 # the shipped bots trusted here stay in-process on the workers too
                 env.setdefault("MALLOWS_TRUSTED_SHIPPED", ",".join(trusted_shipped()))
                 runtime_env = {"working_dir": self._staging,
@@ -302,6 +340,7 @@ class RayExecutor(Executor):
                 from mallows.tournaments.reaper import Reaper
                 self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
+                env.update(_roster_env())
                 # address="local": always a new Ray of our own, never one already running here
                 with _no_dashboard_server():
                     ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,

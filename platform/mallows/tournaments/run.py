@@ -18,6 +18,7 @@ from mallows.errors import MallowsError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.schedule import match_id, schedule
+from mallows.tournaments.pinning import pin_bots
 from mallows.tournaments.spec import Tournament, diff_definitions
 
 
@@ -127,8 +128,9 @@ def _tournament_rows(store, name: str) -> tuple[str, list]:
     row = store.tournament(name)
     definition = json.loads(row["definition"])
     params = definition.get("ratings") or RATING_SYSTEM.defaults()
+    shown = [p["display"] for p in store.pins(name)]  # pinned: the names in the records
     return row["game"], RATING_SYSTEM.leaderboard(store.results(tournament=name), params,
-                                                  bots=definition.get("bots", ()))
+                                                  bots=shown or definition.get("bots", ()))
 
 
 def _save(store, scope: str, name: str, game: str, rows, stamp: int) -> None:
@@ -201,6 +203,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
     register(store, t)
+    t = pin_bots(store, t)
     specs = schedule(t)
     summary.total = len(specs)
     summary.already = store.count_matches(t.name)

@@ -76,13 +76,16 @@ class Tournament:
     # where each bot was found when the file was checked (kept in the database's `bots`
     # table; not part of the definition)
     bot_sources: dict = field(default_factory=dict, compare=False)
+    # once pinned (tournaments.pinning): ``bots`` are the shown names and this holds the
+    # names as written, which the definition keeps
+    written_bots: tuple = ()
 
     def definition(self) -> dict:
         """The canonical form: what a rerun under the same name must match."""
         return {
             "name": self.name, "game": self.game, "rules": self.rules,
             "players": self.players, "deals": self.deals, "seed": self.seed,
-            "bots": list(self.bots), "options": dict(sorted(self.options.items())),
+            "bots": list(self.written_bots or self.bots), "options": dict(sorted(self.options.items())),
             "limits": dict(sorted(self.limits.items())),
             "ratings": dict(sorted(self.ratings.items())),
         }

@@ -1,0 +1,242 @@
+"""Bot code as data: snapshots, their digests, submitted versions and short names.
+
+A **snapshot** is every file of a bot, keyed by its path relative to the folder that holds the
+bot: a single-file bot ``mybot.py`` is ``{"mybot.py": ...}``; a folder bot (a ``bot.toml``
+manifest or a Python package) ``mybot/`` is ``{"mybot/bot.toml": ..., "mybot/bot.py": ...}``
+(``__pycache__``, ``*.pyc`` and dot-files left out). Its ``entry`` is the top-level name
+(``mybot.py`` or ``mybot``). Its **digest** is the sha256 over the sorted relative paths and
+bytes, so the same code has the same digest wherever it lies, and one changed byte changes it.
+
+Snapshots are stored in the database (``results.store``: ``snapshot_files``) and run from a
+read-only folder in the cache, ``$MALLOWS_SNAPSHOTS`` or ``~/.cache/mallows/snapshots``
+(``$XDG_CACHE_HOME``), one folder per digest (``materialise``), checked against its digest
+before use. The registry loads them like any user bot: isolated, never in the platform's
+process.
+
+**Names.** A submitted version is ``NAME@N``. Everywhere a bot is shown it is its short name:
+the manifest's or class's ``name`` (else the file or folder name), ``@N`` for a submission, and
+its parameters sorted (``obslog:depth=3,log=x``); never a path. The database gives a second
+code under a short name already taken a suffix (``obslog~2``, ``Store.display_name``).
+
+This module imports no database and no Ray: the store keeps what it computes, and
+``mallows.tournaments.pinning`` uses both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from mallows.errors import BotError
+
+MAX_BYTES = 5 * 1024 * 1024   # a snapshot's files together, at most
+MAX_FILES = 500
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+VERSION_RE = re.compile(r"^(?P<name>[^@:]+)@(?P<version>[0-9]+)$")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    files: dict            # relative path -> bytes
+    entry: str             # the top-level file or folder the registry loads
+    digest: str
+
+    @property
+    def size(self) -> int:
+        return sum(len(b) for b in self.files.values())
+
+
+def digest_files(files: dict[str, bytes]) -> str:
+    """sha256 over the sorted relative paths and their bytes (each length-prefixed, so no
+    two different file sets hash alike)."""
+    h = hashlib.sha256()
+    for path in sorted(files):
+        raw = path.encode("utf-8")
+        data = files[path]
+        h.update(len(raw).to_bytes(8, "big") + raw + len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _skipped(part: str) -> bool:
+    return part == "__pycache__" or part.startswith(".") or part.endswith(".pyc")
+
+
+def read_files(path: Path, what: str) -> Snapshot:
+    """The snapshot of the bot at ``path`` (a ``.py`` file or a bot folder). A bot over
+    ``MAX_BYTES`` or ``MAX_FILES`` is refused with what to do."""
+    path = path.resolve()
+    if path.is_file() and path.name == "bot.toml":
+        path = path.parent
+    files: dict[str, bytes] = {}
+    total = 0
+    if path.is_file():
+        candidates = [path]
+    else:
+        candidates = sorted(p for p in path.rglob("*")
+                            if not any(_skipped(part) for part in p.relative_to(path).parts))
+    for p in candidates:
+        if p.is_symlink() and not p.resolve().is_relative_to(path if path.is_dir() else path.parent):
+            raise BotError(f"{what}: {p} is a link to {p.resolve()}, outside the bot: copy the "
+                           f"file into the bot's folder")
+        if not p.is_file():
+            continue
+        if len(files) >= MAX_FILES:
+            raise BotError(f"{what}: more than {MAX_FILES} files under {path}: a bot is its "
+                           f"source, not its data; move the rest out of the folder")
+        data = p.read_bytes()
+        total += len(data)
+        if total > MAX_BYTES:
+            raise BotError(f"{what}: its files come to more than {MAX_BYTES // (1024 * 1024)} "
+                           f"MiB (at {p.relative_to(path.parent)}): a snapshot keeps every "
+                           f"file in the database, so leave out data, logs and build output "
+                           f"(move them out of {path})")
+        files[p.relative_to(path.parent).as_posix()] = data
+    if not files:
+        raise BotError(f"{what}: no files in {path}")
+    return Snapshot(files, path.name, digest_files(files))
+
+
+def entry_point_digest(ep) -> str:
+    """An entry-point bot's code identity: its distribution's files (name, version and the
+    bytes of every file it installed), else the entry point's text."""
+    dist = getattr(ep, "dist", None)
+    h = hashlib.sha256(f"{ep.name}={ep.value}".encode())
+    if dist is not None:
+        h.update(f"{dist.name} {dist.version}".encode())
+        for f in sorted(dist.files or [], key=str):
+            if str(f).endswith((".py", ".toml", ".json", ".so", ".pyd")):
+                try:
+                    h.update(str(f).encode() + Path(f.locate()).read_bytes())
+                except OSError:
+                    h.update(str(f).encode())
+    return h.hexdigest()
+
+
+def code_of(spec) -> tuple[str, Snapshot | None]:
+    """``(digest, snapshot)`` of the code a resolved ``BotSpec`` runs: a snapshot for a bot
+    loaded from files (``bots/``, a path, a snapshot); for an entry point, the distribution's
+    digest and no snapshot."""
+    if spec.origin == "entry point":
+        ep = next((e for e in importlib.metadata.entry_points(group="mallows.bots")
+                   if e.name == spec.base), None)
+        return (entry_point_digest(ep) if ep is not None else ""), None
+    root = Path(spec.cwd) if spec.kind == "subprocess" else Path(spec.target)
+    snap = read_files(root, f"bot {spec.name!r}")
+    return snap.digest, snap
+
+
+def short_name(spec, version: int | None = None, name: str | None = None) -> str:
+    """``name`` (default: the bot's own ``name``, else its file or folder name), ``@version``
+    for a submission, and its parameters sorted."""
+    base = name or spec.bot_name or spec.base
+    base = re.sub(r"[\s:@,]+", "-", str(base).strip()) or spec.base
+    if version is not None:
+        base = f"{base}@{version}"
+    if spec.params:
+        base += ":" + ",".join(f"{k}={v}" for k, v in sorted(spec.params.items()))
+    return base
+
+
+def check_submission_name(name: str, shipped) -> str:
+    if not NAME_RE.match(name):
+        raise BotError(f"--name {name!r}: use letters, digits, '.', '_' or '-' (up to 64, no "
+                       f"'@', ':' or spaces), for example --name mybot")
+    if name in shipped:
+        raise BotError(f"--name {name!r} is a bot shipped with mallows: give yours another "
+                       f"name, for example --name my-{name}")
+    return name
+
+
+def parse_version(base: str) -> tuple[str, int] | None:
+    """``"mybot@3"`` -> ``("mybot", 3)``; None for a name without ``@N``."""
+    m = VERSION_RE.match(base)
+    return (m["name"], int(m["version"])) if m else None
+
+
+def newest_versions(rows: list[dict]) -> list[dict]:
+    """A leaderboard (rows with ``bot`` and ``rank``, best first) keeping, of every submitted
+    bot (``NAME@N``, any parameters), only its highest ``N``; ranks renumbered."""
+    newest: dict[tuple[str, str], int] = {}
+    keyed = []
+    for r in rows:
+        base, _, params = r["bot"].partition(":")
+        at = parse_version(base)
+        key = (at[0], params) if at else None
+        if at:
+            newest[key] = max(newest.get(key, 0), at[1])
+        keyed.append((r, key, at[1] if at else None))
+    out = [dict(r) for r, key, n in keyed if key is None or newest[key] == n]
+    for rank, r in enumerate(out, 1):
+        r["rank"] = rank
+    return out
+
+
+# -- the cache of materialised snapshots --------------------------------------------------------
+
+def cache_root() -> Path:
+    env = os.environ.get("MALLOWS_SNAPSHOTS")
+    if env:
+        return Path(env).resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mallows" / "snapshots"
+
+
+def materialised(digest: str) -> Path | None:
+    """The folder holding snapshot ``digest`` here, if it is there and intact."""
+    folder = cache_root() / digest
+    if not folder.is_dir():
+        return None
+    files = {p.relative_to(folder).as_posix(): p.read_bytes()
+             for p in folder.rglob("*") if p.is_file()}
+    return folder if digest_files(files) == digest else None
+
+
+def materialise(digest: str, files: dict[str, bytes]) -> Path:
+    """Write a snapshot, read-only, into ``cache_root()/digest`` (once; atomically, so two
+    processes may race) and return that folder. Files whose digest is not ``digest`` are
+    refused: the database was damaged."""
+    if digest_files(files) != digest:
+        raise BotError(f"snapshot {digest[:12]} in the database does not match its digest: "
+                       f"the database is damaged; submit the bot again")
+    folder = materialised(digest)
+    if folder is not None:
+        return folder
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    target = root / digest
+    if target.exists():  # damaged or partial: replace it
+        _make_writable(target)
+        shutil.rmtree(target, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
+    for rel, data in files.items():
+        path = tmp / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            raise BotError(f"snapshot {digest[:12]}: bad path {rel!r} in the database")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        mode = 0o555 if data.startswith((b"#!", b"\x7fELF")) else 0o444
+        path.chmod(mode)
+    for d in sorted((p for p in tmp.rglob("*") if p.is_dir()), reverse=True):
+        d.chmod(0o555)
+    tmp.chmod(0o555)
+    try:
+        tmp.rename(target)
+    except OSError:  # another process got there first
+        _make_writable(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _make_writable(folder: Path) -> None:
+    for p in [folder, *folder.rglob("*")]:
+        try:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        except OSError:
+            pass

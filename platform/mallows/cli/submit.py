@@ -1,0 +1,263 @@
+"""``mallows bots submit|show|withdraw`` and ``mallows tournament delete``.
+
+``submit PATH`` checks a bot exactly as ``bots check`` does (every game it declares, through
+isolation), run from the snapshot it is about to store, and stores that snapshot as the next
+version ``NAME@N`` (``mallows.agents.submissions``); the same content again is the same
+version. ``show NAME`` lists a bot's versions with their digests, check figures and ratings per
+game (or, for any other name, where its code is). ``withdraw NAME@N`` keeps a version's
+history but keeps it out of new tournaments. ``tournament delete`` removes a tournament and
+recomputes its game's leaderboard.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from mallows.agents import registry
+from mallows.agents.protocol import Limits
+from mallows.agents.submissions import (check_submission_name, materialise, parse_version,
+                                        read_files, short_name)
+from mallows.cli.common import user_errors
+from mallows.errors import MallowsError
+from mallows.results.store import DEFAULT_DB, Store
+
+DB_HELP = "SQLite database (created if missing)."
+
+
+def _open(db: Path) -> Store:
+    if not Path(db).exists():
+        raise MallowsError(f"no database at {db}: submit a bot or run a tournament first, or "
+                           f"pass --db PATH")
+    return Store(db)
+
+
+def _summary(reports) -> dict:
+    out = {}
+    for r in reports:
+        times = np.asarray(r.times)
+        pct = (lambda q: round(float(np.percentile(times, q)) * 1000, 3)) if len(times) \
+            else (lambda q: None)
+        out[r.game] = {"matches": r.matches, "decisions": r.decisions,
+                       "forfeits": r.forfeit_total, **r.forfeits,
+                       "p50_ms": pct(50), "p99_ms": pct(99), "max_ms": pct(100)}
+    return out
+
+
+def submit(
+    path: Path = typer.Argument(..., help="The bot: a .py file, or a folder with bot.toml or "
+                                          "__init__.py."),
+    name: Optional[str] = typer.Option(None, "--name", help="Name to submit under (default: "
+                                       "the bot's own name, else its file or folder name)."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    games: int = typer.Option(10, "--games", help="Check matches to play in each game."),
+    seed: int = typer.Option(0, help="Seed of the check's first match."),
+    decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
+) -> None:
+    """Check a bot, then store an immutable snapshot of it as NAME@N (printed)."""
+    from mallows.cli.bots import _console, print_problem, report_table
+    from mallows.testing.bots import choose_games, run_check
+
+    if games < 1:
+        raise MallowsError(f"--games {games}: play at least one match per game")
+    if not path.exists():
+        raise MallowsError(f"no file or folder {path}: give the path to your bot's .py file "
+                           f"or folder")
+    what = f"bot {str(path)!r}"
+    snap = read_files(path, what)
+    found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
+    name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED)
+    store = Store(db)
+    console = _console()
+    newest = store.newest_digest(name)
+    if newest is not None and newest[1] == snap.digest:
+        console.print(Text(f"{name}@{newest[0]} (unchanged: the same content as the newest "
+                           f"version, digest {snap.digest[:12]})"))
+        typer.echo(f"{name}@{newest[0]}")
+        return
+    # check the very bytes that will be stored: run from the snapshot, not from PATH
+    materialise(snap.digest, snap.files)
+    spec = registry.from_snapshot(name, snap.digest, snap.entry, {}, isolate=True)
+    chosen = choose_games(spec)  # every game it declares, as bots check
+    console.print(Text(f"checking {path} ({spec.kind_label}, {len(snap.files)} file(s), "
+                       f"{snap.size} bytes, digest {snap.digest[:12]}): {games} match(es) "
+                       f"per game in {', '.join(chosen)}"), highlight=False)
+    reports, problems = run_check(spec, chosen, games, seed,
+                                  Limits.from_dict({"decision_seconds": decision_seconds}))
+    console.print(report_table(f"{path}", reports))
+    if problems:
+        print_problem(console, problems[0], len(problems))
+        console.print(Text("Not submitted: fix the problem (mallows bots check PATH shows it "
+                           "again) and submit again.", style="bold red"))
+        raise typer.Exit(1)
+    manifest = snap.files.get(f"{snap.entry}/bot.toml", b"").decode("utf-8", "replace")
+    row = {"entry": snap.entry, "kind": spec.kind, "manifest": manifest,
+           "source": str(path.resolve()), "bytes": snap.size, "files": len(snap.files),
+           "check": json.dumps({"games": _summary(reports), "seed": seed,
+                                "version": spec.version})}
+    version, new = store.add_submission(name, snap.digest, snap.files, row)
+    console.print(Text(f"OK: passed {games} match(es) per game with no forfeit; stored "
+                       f"{name}@{version} (digest {snap.digest[:12]})", style="bold green"))
+    typer.echo(f"{name}@{version}")
+
+
+def _game_rows(store: Store) -> list[dict]:
+    from mallows.tournaments.run import ensure_ratings
+    rows = []
+    for game in store.games():
+        ensure_ratings(store, "game", game)
+        rows += store.ratings("game", game)
+    return rows
+
+
+def _belongs(bot: str, shown: str) -> bool:
+    """``mybot@2:depth=3`` belongs to ``mybot@2``."""
+    return bot == shown or bot.startswith(shown + ":")
+
+
+def show(
+    name: str = typer.Argument(..., help="A submitted NAME or NAME@N, a shown name from a "
+                                         "leaderboard, or any bot name."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    extract: Optional[Path] = typer.Option(None, "--extract", help="Write the version's files "
+                                           "into this folder (which must not exist)."),
+) -> None:
+    """A bot's versions: digest, time, check figures and rating per game; where its code is."""
+    from mallows.cli.bots import _console
+
+    console = _console()
+    store = Store(db) if Path(db).exists() else None
+    base, params = registry.parse_name(name)
+    at = parse_version(base)
+    rows = store.submissions(at[0] if at else base) if store is not None else []
+    if at is not None:
+        rows = [r for r in rows if r["version"] == at[1]]
+        if not rows:
+            raise MallowsError(f"no submitted bot {base!r} in {db}: see mallows bots show "
+                               f"{at[0]} --db {db}")
+    if rows:
+        ratings = _game_rows(store)
+        table = Table(title=f"{rows[0]['name']}: submitted versions")
+        for c in ("version", "digest", "submitted", "files", "bytes", "check", "status"):
+            table.add_column(c, no_wrap=c in ("version", "digest", "submitted"))
+        for r in rows:
+            check = json.loads(r["check"] or "{}").get("games", {})
+            figures = "; ".join(f"{g}: {c['matches']} matches, {c['forfeits']} forfeits, p50 "
+                                f"{c['p50_ms']} ms, max {c['max_ms']} ms"
+                                for g, c in check.items())
+            table.add_row(f"{r['name']}@{r['version']}", r["digest"][:16], r["created"],
+                          str(r["files"]), str(r["bytes"]), figures,
+                          f"withdrawn {r['withdrawn']}" if r["withdrawn"] else "active")
+        console.print(table)
+        board = Table(title="ratings per game (all tournaments)")
+        for c in ("game", "bot", "rank", "mu", "sigma", "mu-3σ", "matches"):
+            board.add_column(c, justify="left" if c in ("game", "bot") else "right")
+        for r in rows:
+            shown = f"{r['name']}@{r['version']}"
+            for x in ratings:
+                if _belongs(x["bot"], shown):
+                    board.add_row(x["name"], x["bot"], str(x["rank"]), f"{x['mu']:.2f}",
+                                  f"{x['sigma']:.2f}", f"{x['conservative']:.2f}",
+                                  str(x["games"]))
+        console.print(board if board.row_count else Text("not rated yet: put it in a "
+                                                         "tournament"))
+        for r in rows:
+            console.print(Text(f"{r['name']}@{r['version']}: digest {r['digest']}, from "
+                               f"{r['source']}, files: "
+                               f"{', '.join(store.snapshot_files(r['digest']))}"),
+                          soft_wrap=True, highlight=False)
+        if extract is not None:
+            _extract(store, rows[-1]["digest"], extract, console)
+        return
+    pins = store.pinned(name) if store is not None else []
+    if pins:
+        p = pins[0]
+        console.print(Text(f"{name}: pinned by tournament(s) "
+                           f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
+                           f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code digest "
+                           f"{p['digest']}"), soft_wrap=True, highlight=False)
+        if extract is not None:
+            _extract(store, p["digest"], extract, console)
+        return
+    spec = registry.load_bot(name)
+    console.print(Text(f"{name}: {spec.kind_label}, version {spec.version or '?'}, games "
+                       f"{', '.join(spec.games) if spec.games else '?'}; from {spec.source} "
+                       f"({spec.origin}); not submitted"
+                       + (f" to {db}" if store is not None else "")),
+                  soft_wrap=True, highlight=False)
+    if extract is not None:
+        raise MallowsError("--extract writes out a stored snapshot: this bot has none (it is "
+                           "not submitted, nor pinned by a tournament)")
+
+
+def _extract(store: Store, digest: str, folder: Path, console) -> None:
+    files = store.snapshot_files(digest)
+    if not files:
+        raise MallowsError(f"no stored files for digest {digest[:12]} (a shipped or entry-point "
+                           f"bot's code is not kept)")
+    if folder.exists():
+        raise MallowsError(f"--extract {folder}: it exists; give a new folder")
+    for rel, data in files.items():
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    console.print(Text(f"wrote {len(files)} file(s) to {folder}"), highlight=False)
+
+
+def withdraw(
+    name: str = typer.Argument(..., help="The version to withdraw, NAME@N."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+) -> None:
+    """Keep NAME@N's history and ratings, but refuse it in new tournaments."""
+    at = parse_version(name)
+    if at is None:
+        raise MallowsError(f"withdraw takes one version, NAME@N (for example {name}@1): see "
+                           f"the versions with mallows bots show {name}")
+    store = _open(db)
+    row = store.submission(*at)
+    if row is None:
+        raise MallowsError(f"no submitted bot {name!r} in {db}: see mallows bots show {at[0]}")
+    if row["withdrawn"]:
+        typer.echo(f"{name} was already withdrawn ({row['withdrawn']})")
+        return
+    store.withdraw(*at)
+    typer.echo(f"withdrew {name}: its matches and ratings stay; new tournaments refuse it")
+
+
+def delete(
+    name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
+) -> None:
+    """Remove a tournament, its matches and ratings; recompute its game's leaderboard."""
+    from mallows.results.ratings import leaderboard
+
+    store = _open(db)
+    row = store.tournament(name)
+    if row is None:
+        known = ", ".join(r["name"] for r in store.tournaments()) or "none"
+        raise MallowsError(f"no tournament {name!r} in {db} (tournaments: {known})")
+    count = store.count_matches(name)
+    if not yes and not typer.confirm(f"delete tournament {name!r} ({row['game']}, {count} "
+                                     f"stored matches) and its ratings from {db}?"):
+        raise typer.Exit(1)
+    game = store.delete_tournament(name)
+    if game in store.games():
+        store.save_ratings("game", game, game, leaderboard(store.results(game=game)),
+                           stamp=store.count_game_matches(game))
+    typer.echo(f"deleted {name} ({count} matches); the {game} leaderboard is recomputed")
+
+
+def register(app: typer.Typer) -> None:
+    from mallows.cli.bots import bots_app
+    from mallows.cli.tournament import tournament_app
+    bots_app.command("submit")(user_errors(submit))
+    bots_app.command("show")(user_errors(show))
+    bots_app.command("withdraw")(user_errors(withdraw))
+    tournament_app.command("delete")(user_errors(delete))
