@@ -32,6 +32,20 @@ MALLOWS = str(Path(sys.executable).with_name("mallows"))
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def snapshot_cache(tmp_path_factory):
+    """Bot snapshots are materialised in a folder of the test session, not the user's cache
+    (``$MALLOWS_SNAPSHOTS``, inherited by the console script and by Ray)."""
+    folder = tmp_path_factory.mktemp("snapshots")
+    saved = os.environ.get("MALLOWS_SNAPSHOTS")
+    os.environ["MALLOWS_SNAPSHOTS"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("MALLOWS_SNAPSHOTS", None)
+    else:
+        os.environ["MALLOWS_SNAPSHOTS"] = saved
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run from the project root, so ``./bots`` and ``tournaments/`` are the project's."""

@@ -95,10 +95,11 @@ _SPECS: dict = {}
 
 
 def _spec(name: str):
-    spec = _SPECS.get(name)
+    from mallows.agents.registry import load_bot, roster
+    key = (name, json.dumps(roster().get(name), sort_keys=True))  # a shown name: its code too
+    spec = _SPECS.get(key)
     if spec is None:
-        from mallows.agents.registry import load_bot
-        spec = _SPECS[name] = load_bot(name)
+        spec = _SPECS[key] = load_bot(name)
     return spec
 
 

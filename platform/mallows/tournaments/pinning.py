@@ -32,8 +32,10 @@ class PinError(MallowsError):
 # -- submitted versions ------------------------------------------------------------------------
 
 def use_database(store) -> None:
-    """Resolve ``NAME@N`` and bare submitted ``NAME`` from ``store`` (for this process)."""
-    registry.SUBMITTED = lambda base, params: resolve_submission(store, base, params)
+    """Resolve ``NAME@N`` and bare submitted ``NAME`` from ``store`` (for this process; None:
+    from no database)."""
+    registry.SUBMITTED = None if store is None else (
+        lambda base, params: resolve_submission(store, base, params))
 
 
 def resolve_submission(store, base: str, params: dict, isolate=None):
@@ -116,6 +118,7 @@ def pin_bots(store, t):
     if t.written_bots:
         return t  # pinned already
     use_database(store)
+    registry.ROSTER.clear()  # one tournament's names at a time
     stored = {p["bot"]: p for p in store.pins(t.name)}
     first = not stored
     pins, snapshots, changed = [], {}, []

@@ -1,0 +1,344 @@
+"""Bot submissions (issue 12): snapshots and versions, names, pinning, ratings per version,
+withdraw, delete, a submitted bot on a real cluster, and the schema-1 -> 2 upgrade."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import MALLOWS, REPO, ray_env
+from mallows.agents.submissions import digest_files, newest_versions, read_files
+from mallows.cli import app
+from mallows.results.ratings import leaderboard
+from mallows.results.store import SCHEMA_VERSION, Store
+
+runner = CliRunner()
+
+BOT = '''import random
+
+
+class Bot:
+    name = "obslog"
+    version = "0.1"
+    games = ["take4"]
+
+    def __init__(self, seed="0"):
+        self.rng = random.Random(int(seed))
+
+    def act(self, observation):
+        return observation["legal_actions"][{pick}]
+'''
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def write_bot(folder: Path, pick: str = "0", name: str = "obslog.py") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(BOT.replace("{pick}", pick))
+    return path
+
+
+def submit(path: Path, db: Path, *extra) -> str:
+    result = invoke("bots", "submit", path, "--db", db, "--games", "2", *extra)
+    assert result.exit_code == 0, result.output
+    return result.output.strip().splitlines()[-1]
+
+
+def counts(db: Path) -> tuple[int, int]:
+    with sqlite3.connect(db) as conn:
+        return (conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0],
+                conn.execute("SELECT COUNT(*) FROM snapshot_files").fetchone()[0])
+
+
+def toml(tmp_path: Path, name: str, bots: list[str], deals: int = 1, players: int = 2) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'name = "{name}"\ngame = "take4"\nplayers = {players}\ndeals = {deals}\n'
+                    f'seed = 7\nbots = {json.dumps(bots)}\n')
+    return path
+
+
+# -- digests -------------------------------------------------------------------------------------
+
+def test_digest_covers_paths_and_bytes_in_sorted_order():
+    files = {"b/x.py": b"1", "a.py": b"22"}
+    assert digest_files(files) == digest_files(dict(reversed(list(files.items()))))
+    assert digest_files(files) != digest_files({"b/x.py": b"1", "a.py": b"23"})
+    assert digest_files(files) != digest_files({"b/y.py": b"1", "a.py": b"22"})
+    # the length prefixes keep a path's end from passing for its content's start
+    assert digest_files({"ab": b"c"}) != digest_files({"a": b"bc"})
+
+
+def test_a_folder_bot_snapshot_leaves_out_caches_and_is_capped(tmp_path):
+    folder = tmp_path / "mybot"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    (folder / "bot.toml").write_text('name = "mybot"\n')
+    (folder / "bot.py").write_text("print(1)\n")
+    snap = read_files(folder, "bot")
+    assert sorted(snap.files) == ["mybot/bot.py", "mybot/bot.toml"] and snap.entry == "mybot"
+    (folder / "data.bin").write_bytes(b"\0" * (6 * 1024 * 1024))
+    with pytest.raises(Exception, match="more than 5 MiB.*leave out data"):
+        read_files(folder, "bot")
+
+
+# -- submit --------------------------------------------------------------------------------------
+
+def test_submit_resubmit_and_a_one_byte_change(tmp_path):
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src")
+    assert submit(path, db) == "obslog@1"
+    store = Store(db)
+    row = store.submission("obslog", 1)
+    assert row["digest"] == digest_files({"obslog.py": path.read_bytes()})
+    assert store.snapshot_files(row["digest"]) == {"obslog.py": path.read_bytes()}
+    check = json.loads(row["check"])["games"]
+    assert list(check) == ["take4"] and check["take4"]["matches"] == 2
+    assert check["take4"]["forfeits"] == 0
+    before = counts(db)
+
+    # the same content again: the same version, nothing written
+    assert submit(path, db) == "obslog@1"
+    assert counts(db) == before
+
+    # one byte changed: the next version
+    path.write_text(BOT.replace("{pick}", "1"))
+    assert submit(path, db) == "obslog@2"
+    assert counts(db) == (before[0] + 1, before[1] + 1)
+    assert store.submission("obslog", 2)["digest"] != row["digest"]
+    assert submit(path, db, "--name", "other") == "other@1"
+
+
+def test_submit_refuses_a_failing_bot_showing_the_first_problem(tmp_path):
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src", pick="99")  # an index past the legal actions
+    result = invoke("bots", "submit", path, "--db", db, "--games", "2")
+    assert result.exit_code == 1
+    assert "FAILED" in result.output and "Not submitted" in result.output
+    assert "Traceback" not in result.output
+    assert counts(db) == (0, 0)
+
+
+def test_submit_refuses_a_shipped_name_and_a_missing_path(tmp_path):
+    path = write_bot(tmp_path / "src")
+    result = invoke("bots", "submit", path, "--db", tmp_path / "m.db", "--name", "random")
+    assert result.exit_code == 2 and "shipped with mallows" in result.output
+    result = invoke("bots", "submit", tmp_path / "nope.py", "--db", tmp_path / "m.db")
+    assert result.exit_code == 2 and "no file or folder" in result.output
+
+
+# -- names, pins, ratings per version --------------------------------------------------------------
+
+def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src")
+    submit(path, db)
+    path.write_text(BOT.replace("{pick}", "-1"))
+    submit(path, db)
+    other = write_bot(tmp_path / "elsewhere", pick="1")  # another obslog, by path
+    t = toml(tmp_path, "versions", ["obslog@1", "obslog@2", "random", str(path),
+                                    f"{other}:seed=3"], deals=1, players=3)
+    result = invoke("tournament", "run", t, "--db", db, "--workers", "1", "--quiet")
+    assert result.exit_code == 0, result.output
+
+    store = Store(db)
+    pins = {p["bot"]: p for p in store.pins("versions")}
+    assert pins["obslog@1"]["digest"] == store.submission("obslog", 1)["digest"]
+    assert pins["obslog@2"]["digest"] == store.submission("obslog", 2)["digest"]
+    # a path bot is pinned by its files' digest, and snapshotted like a submission
+    assert pins[str(path)]["digest"] == digest_files({"obslog.py": path.read_bytes()})
+    assert store.snapshot_files(pins[str(path)]["digest"]) == {"obslog.py": path.read_bytes()}
+    assert pins["random"]["origin"] == "shipped"
+    assert pins["random"]["digest"] == digest_files(
+        {"random.py": (REPO / "bots" / "random.py").read_bytes()})
+    # shown names: short, never a path; two different codes called obslog told apart
+    shown = {p["display"] for p in pins.values()}
+    assert shown == {"obslog@1", "obslog@2", "random", "obslog", "obslog~2:seed=3"}
+    players = {p for row in store.db.query("SELECT players FROM matches")
+               for p in json.loads(row["players"])}
+    assert players == shown
+    bots = [r["bot"] for r in store.ratings("tournament", "versions")]
+    assert sorted(bots) == sorted(shown)
+    assert not any("/" in b for b in bots)
+
+    # per game: versions apart; --latest keeps each bot's newest version only
+    out = invoke("ratings", "--db", db, "--game", "take4", "--format", "json")
+    rows = json.loads(out.output)
+    assert {"obslog@1", "obslog@2"} <= {r["bot"] for r in rows}
+    out = invoke("ratings", "--db", db, "--game", "take4", "--format", "json", "--latest")
+    latest = json.loads(out.output)
+    assert {r["bot"] for r in latest} == shown - {"obslog@1"}
+    assert [r["rank"] for r in latest] == list(range(1, len(latest) + 1))
+
+    # bots show lists both versions with their ratings; bots list marks the submission
+    out = invoke("bots", "show", "obslog", "--db", db)
+    assert out.exit_code == 0, out.output
+    assert "obslog@1" in out.output and "obslog@2" in out.output and "take4" in out.output
+    out = invoke("bots", "list", "--db", db, "--no-probe")
+    assert "obslog@2" in out.output and "submitted" in out.output
+
+
+def test_newest_versions_keeps_parameters_apart():
+    rows = [{"bot": b, "rank": i} for i, b in enumerate(
+        ["a@1", "a@3:x=1", "b", "a@3", "a@2:x=1", "a@2"], 1)]
+    assert [r["bot"] for r in newest_versions(rows)] == ["a@3:x=1", "b", "a@3"]
+
+
+def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_path):
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src")
+    # enough isolated matches that the run is still going when it is killed
+    t = toml(tmp_path, "killed", [str(path), "random", "greedy"], deals=30)
+    env = dict(os.environ)
+    proc = subprocess.Popen([MALLOWS, "tournament", "run", str(t), "--db", str(db),
+                             "--workers", "1", "--quiet"], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        stored = 0
+        while time.monotonic() < deadline and stored < 3:
+            time.sleep(0.3)
+            if db.exists():
+                try:
+                    with sqlite3.connect(db, timeout=5) as conn:
+                        stored = conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+                except sqlite3.OperationalError:
+                    pass
+        assert proc.poll() is None, "the run finished before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        pinned = conn.execute("SELECT digest FROM pins WHERE bot = ?", [str(path)]).fetchone()[0]
+    assert 0 < stored < 180
+    path.write_text(path.read_text() + "# one more line\n")
+    now = digest_files({"obslog.py": path.read_bytes()})
+    done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",
+                           "1", "--quiet"], env=env, capture_output=True, text=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert pinned in done.stderr and now in done.stderr and str(path) in done.stderr
+    assert "restore the old code" in done.stderr and "Traceback" not in done.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == stored
+
+    # the pinned code can be written out, and restoring it lets the run resume
+    out = tmp_path / "restored"
+    result = invoke("bots", "show", "obslog", "--db", db, "--extract", out)
+    assert result.exit_code == 0, result.output
+    shutil.copy(out / "obslog.py", path)
+    done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",
+                           "1", "--quiet"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 180
+
+
+# -- withdraw and delete ---------------------------------------------------------------------------
+
+def test_withdraw_keeps_history_and_refuses_new_tournaments(tmp_path):
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src")
+    submit(path, db)
+    path.write_text(BOT.replace("{pick}", "-1"))
+    submit(path, db)
+    first = toml(tmp_path, "first", ["obslog@2", "random"])
+    assert invoke("tournament", "run", first, "--db", db, "--workers", "1").exit_code == 0
+    result = invoke("bots", "withdraw", "obslog@2", "--db", db)
+    assert result.exit_code == 0 and "withdrew obslog@2" in result.output
+    # history kept: its matches and rating stay
+    assert "obslog@2" in [r["bot"] for r in Store(db).ratings("game", "take4")]
+    result = invoke("tournament", "run", toml(tmp_path, "second", ["obslog@2", "random"]),
+                    "--db", db, "--workers", "1")
+    assert result.exit_code == 2 and "withdrawn" in result.output
+    # a bare name is now the newest version not withdrawn
+    result = invoke("tournament", "run", toml(tmp_path, "third", ["obslog", "random"]),
+                    "--db", db, "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert {p["display"] for p in Store(db).pins("third")} == {"obslog@1", "random"}
+    # the tournament that played it before it was withdrawn still reads and reruns
+    assert invoke("tournament", "run", first, "--db", db, "--workers", "1").exit_code == 0
+    assert invoke("bots", "withdraw", "obslog", "--db", db).exit_code == 2
+
+
+def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_path):
+    db = tmp_path / "m.db"
+    for name, bots in (("keep", ["random", "greedy"]), ("drop", ["random", "denial"])):
+        result = invoke("tournament", "run", toml(tmp_path, name, bots, deals=3), "--db", db,
+                        "--workers", "1")
+        assert result.exit_code == 0, result.output
+    store = Store(db)
+    assert "denial" in [r["bot"] for r in store.ratings("game", "take4")]
+    result = runner.invoke(app, ["tournament", "delete", "drop", "--db", str(db)], input="n\n")
+    assert result.exit_code == 1 and store.tournament("drop") is not None
+    result = invoke("tournament", "delete", "drop", "--db", db, "--yes")
+    assert result.exit_code == 0, result.output
+    assert store.tournament("drop") is None and store.count_matches("drop") == 0
+    assert store.ratings("tournament", "drop") == [] and store.pins("drop") == []
+    board = store.ratings("game", "take4")
+    expected = leaderboard(store.results(game="take4"))
+    assert [(r["bot"], round(r["mu"], 9), r["games"]) for r in board] == \
+        [(r.bot, round(r.mu, 9), r.matches) for r in expected]
+    assert "denial" not in [r["bot"] for r in board]
+    assert invoke("tournament", "delete", "drop", "--db", db, "--yes").exit_code == 2
+
+
+# -- a cluster that shares no files ----------------------------------------------------------------
+
+def test_a_submitted_bot_from_outside_the_project_plays_on_a_joined_cluster(tmp_path, ray_head):
+    db = tmp_path / "m.db"
+    source = write_bot(tmp_path / "outside")
+    # the organiser's own snapshot cache, which the cluster's workers cannot see
+    env = dict(ray_env(), MALLOWS_SNAPSHOTS=str(tmp_path / "organiser-cache"))
+    out = subprocess.run([MALLOWS, "bots", "submit", str(source), "--db", str(db), "--games",
+                          "1"], env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip().endswith("obslog@1"), out.stderr
+    shutil.rmtree(source.parent)  # the submission is in the database now, nowhere else
+    t = toml(tmp_path, "cluster", ["obslog@1", "random", "greedy"], deals=2)
+    out = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--address",
+                          ray_head, "--quiet"], env=env, capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    store = Store(db)
+    assert store.count_matches("cluster") == 12
+    assert "obslog@1" in [r["bot"] for r in store.ratings("tournament", "cluster")]
+    assert not any(json.loads(r["record"])["result"]["forfeits"][0]
+                   for r in store.db.query("SELECT record FROM matches"))
+
+
+# -- migration -------------------------------------------------------------------------------------
+
+def test_a_schema_1_database_upgrades_keeping_every_match_and_rating(tmp_path):
+    db = tmp_path / "v1.db"
+    shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'"
+                            ).fetchone()[0] == "1"
+        matches = conn.execute("SELECT id, record FROM matches ORDER BY id").fetchall()
+        ratings = conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot").fetchall()
+    assert matches and ratings
+    store = Store(db)
+    assert store.schema_version() == SCHEMA_VERSION >= 2
+    assert {"submissions", "snapshot_files", "pins", "bot_names"} <= set(store.db.table_names())
+    store.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT id, record FROM matches ORDER BY id").fetchall() == matches
+        assert conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot"
+                            ).fetchall() == ratings
+    # and the upgraded database takes a submission and a tournament beside the old ones
+    submit(write_bot(tmp_path / "src"), db)
+    result = invoke("tournament", "run", toml(tmp_path, "after", ["obslog@1", "random"]),
+                    "--db", db, "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert len(Store(db).tournaments()) == 3
