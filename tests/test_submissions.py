@@ -147,7 +147,7 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     path.write_text(BOT.replace("{pick}", "-1"))
     submit(path, db)
     other = write_bot(tmp_path / "elsewhere", pick="1")  # another obslog, by path
-    t = toml(tmp_path, "versions", ["obslog@1", "obslog@2", "random", str(path),
+    t = toml(tmp_path, "versions", ["obslog@1", "obslog@2", "random", f"{path}:seed=5",
                                     f"{other}:seed=3"], deals=1, players=3)
     result = invoke("tournament", "run", t, "--db", db, "--workers", "1", "--quiet")
     assert result.exit_code == 0, result.output
@@ -157,14 +157,17 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     assert pins["obslog@1"]["digest"] == store.submission("obslog", 1)["digest"]
     assert pins["obslog@2"]["digest"] == store.submission("obslog", 2)["digest"]
     # a path bot is pinned by its files' digest, and snapshotted like a submission
-    assert pins[str(path)]["digest"] == digest_files({"obslog.py": path.read_bytes()})
-    assert store.snapshot_files(pins[str(path)]["digest"]) == {"obslog.py": path.read_bytes()}
+    by_path = pins[f"{path}:seed=5"]
+    assert by_path["digest"] == digest_files({"obslog.py": path.read_bytes()})
+    assert store.snapshot_files(by_path["digest"]) == {"obslog.py": path.read_bytes()}
     assert pins["random"]["origin"] == "shipped"
     assert pins["random"]["digest"] == digest_files(
         {"random.py": (REPO / "bots" / "random.py").read_bytes()})
     # shown names: short, never a path; two different codes called obslog told apart
     shown = {p["display"] for p in pins.values()}
-    assert shown == {"obslog@1", "obslog@2", "random", "obslog", "obslog~2:seed=3"}
+    # (the path bot holds obslog@2's very code, so it is shown, and rated, as obslog@2 would
+    # be: listing both is refused; here it plays with parameters, as a variant)
+    assert shown == {"obslog@1", "obslog@2", "random", "obslog@2:seed=5", "obslog:seed=3"}
     players = {p for row in store.db.query("SELECT players FROM matches")
                for p in json.loads(row["players"])}
     assert players == shown
@@ -179,6 +182,12 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     out = invoke("ratings", "--db", db, "--game", "take4", "--format", "json", "--latest")
     latest = json.loads(out.output)
     assert {r["bot"] for r in latest} == shown - {"obslog@1"}
+    # two different codes with one short name are told apart by a suffix
+    other2 = write_bot(tmp_path / "third", pick="2")
+    result = invoke("tournament", "run", toml(tmp_path, "more", [str(other2), str(other)]),
+                    "--db", db, "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert {p["display"] for p in store.pins("more")} == {"obslog", "obslog~2"}
     assert [r["rank"] for r in latest] == list(range(1, len(latest) + 1))
 
     # bots show lists both versions with their ratings; bots list marks the submission

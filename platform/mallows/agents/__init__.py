@@ -6,7 +6,8 @@ bot in its own process (``process``: ``SubprocessBot``; ``sandbox``: the bubblew
 every untrusted bot process runs in; ``pool``: bot processes reused across the matches of a
 batch; ``host``: the process that hosts a Python bot; ``wire``: the JSON-lines codec both ends
 share), the random policy
-(``policy``) and the parameter helper bots may use (``kit``).
+(``policy``), the parameter helper bots may use (``kit``), and bot code as data: snapshots,
+digests, submitted versions and short names (``submissions``).
 
 May import: ``mallows.errors``, ``mallows`` (the protocol version), ``mallows.seeding`` and
 ``mallows.games``. Never ``tournaments``, ``results`` or ``cli``; never Ray or SQLite.

@@ -356,6 +356,10 @@ def show(
     from mallows.report.data import short_bot
 
     results = list(store.results(tournament=name))
+    pins = store.pins(name)
+    if pins:  # the code each bot runs, fixed at the first run (tournaments.pinning)
+        console.print("code: " + ", ".join(f"{p['display']} {p['digest'][:12]}" for p in pins),
+                      soft_wrap=True, highlight=False)
     leaders = _board(store, "tournament", name)
     _print_board("leaderboard", leaders, place_stats(results))
     h2h = head_to_head(results)

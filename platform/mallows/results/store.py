@@ -743,6 +743,12 @@ class Store:
                               [name]).fetchone()
         return (int(row[0]), row[1]) if row else None
 
+    def submission_of(self, digest: str) -> dict | None:
+        """The first submitted version (not withdrawn) with this code."""
+        rows = list(self.db.query("SELECT * FROM submissions WHERE digest = ? AND withdrawn IS "
+                                  "NULL ORDER BY created, name LIMIT 1", [digest]))
+        return rows[0] if rows else None
+
     def names_of(self, digest: str) -> list[dict]:
         """Where code ``digest`` appears: its shown names and the tournaments that pinned it."""
         return list(self.db.query(

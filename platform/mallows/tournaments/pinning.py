@@ -5,7 +5,8 @@
 
 ``pin_bots(store, t)`` runs before any match. At a tournament's first run it records, for every
 bot as written in the file, the digest of the code it runs and the name it is shown under
-(``mallows.agents.submissions``); bots from files (``bots/``, paths) are snapshotted into the
+(``mallows.agents.submissions``; a file holding the very code of a submitted version is shown
+as that version); bots from files (``bots/``, paths) are snapshotted into the
 database and run from the snapshot, so a resume runs exactly the code the first run ran and a
 cluster receives the same bytes. Shipped bots run from the project (in-process, trusted) and
 entry points from their distribution, both checked against the digest. At a rerun it compares
@@ -125,6 +126,11 @@ def pin_bots(store, t):
     for name in t.bots:
         now = _current(store, name, stored.get(name))
         if first:
+            submitted = None if now["origin"] == "shipped" else store.submission_of(now["digest"])
+            if now["display"] is None and submitted is not None:
+                # the very code of a submitted version: shown (and rated) as that version
+                now["display"] = _with_params(f"{submitted['name']}@{submitted['version']}",
+                                              now["spec"])
             if now["display"] is None:
                 spec = now["spec"]
                 base = store.display_name(short_name(spec, name=spec.bot_name or spec.base)
