@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from conftest import MALLOWS, REPO, ray_env
 from mallows.agents.submissions import digest_files, newest_versions, read_files
 from mallows.cli import app
-from mallows.results.ratings import leaderboard
+from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store
 
 runner = CliRunner()
@@ -296,7 +296,7 @@ def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_pat
     assert store.tournament("drop") is None and store.count_matches("drop") == 0
     assert store.ratings("tournament", "drop") == [] and store.pins("drop") == []
     board = store.ratings("game", "take4")
-    expected = leaderboard(store.results(game="take4"))
+    expected = TRUESKILL.leaderboard(store.results(game="take4"))
     assert [(r["bot"], round(r["mu"], 9), r["games"]) for r in board] == \
         [(r.bot, round(r.mu, 9), r.matches) for r in expected]
     assert "denial" not in [r["bot"] for r in board]

@@ -108,12 +108,8 @@ def submit(
 
 
 def _game_rows(store: Store) -> list[dict]:
-    from mallows.tournaments.run import ensure_ratings
-    rows = []
-    for game in store.games():
-        ensure_ratings(store, "game", game)
-        rows += store.ratings("game", game)
-    return rows
+    from mallows.tournaments.run import board
+    return [row for game in store.games() for row in board(store, "game", game)]
 
 
 def _belongs(bot: str, shown: str) -> bool:
@@ -132,7 +128,7 @@ def show(
     from mallows.cli.bots import _console
 
     console = _console()
-    store = Store(db) if Path(db).exists() else None
+    store = Store(db, readonly=True) if Path(db).exists() else None
     base, params = registry.parse_name(name)
     at = parse_version(base)
     rows = store.submissions(at[0] if at else base) if store is not None else []
@@ -236,7 +232,7 @@ def delete(
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
 ) -> None:
     """Remove a tournament, its matches and ratings; recompute its game's leaderboard."""
-    from mallows.results.ratings import leaderboard
+    from mallows.tournaments.run import ensure_ratings
 
     store = _open(db)
     row = store.tournament(name)
@@ -248,9 +244,8 @@ def delete(
                                      f"stored matches) and its ratings from {db}?"):
         raise typer.Exit(1)
     game = store.delete_tournament(name)
-    if game in store.games():
-        store.save_ratings("game", game, game, leaderboard(store.results(game=game)),
-                           stamp=store.count_game_matches(game))
+    if game in store.games():  # its matches changed, so the stored board is stale
+        ensure_ratings(store, "game", game)
     typer.echo(f"deleted {name} ({count} matches); the {game} leaderboard is recomputed")
 
 

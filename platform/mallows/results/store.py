@@ -670,6 +670,7 @@ class Store:
         """Store a version of ``name`` with these files, in one transaction: ``(version,
         True)`` for a new one, ``(version, False)`` when the newest version (not withdrawn)
         already has this digest (nothing is written)."""
+        self._writable()
         with self.db.conn:
             self.db.execute("BEGIN IMMEDIATE")  # two submitters cannot take one number
             last = self.db.execute(
@@ -684,6 +685,7 @@ class Store:
         return version, True
 
     def withdraw(self, name: str, version: int) -> None:
+        self._writable()
         with self.db.conn:
             self.db.execute("UPDATE submissions SET withdrawn = ? WHERE name = ? AND "
                             "version = ? AND withdrawn IS NULL", [_now(), name, version])
@@ -695,6 +697,7 @@ class Store:
     def add_pins(self, tournament: str, pins: list[dict],
                  snapshots: dict[str, dict[str, bytes]]) -> None:
         """Pin a tournament's bots (and store the snapshots they run) in one transaction."""
+        self._writable()
         with self.db.conn:
             for digest, files in snapshots.items():
                 self._put_snapshot(digest, files)
@@ -704,6 +707,7 @@ class Store:
     def display_name(self, short: str, digest: str) -> str:
         """The name shown for the code ``digest`` called ``short``: ``short`` for the first
         code of that name in this database, ``short~2``, ``short~3``... for later ones."""
+        self._writable()
         with self.db.conn:
             row = self.db.execute("SELECT display FROM bot_names WHERE short = ? AND digest = ?",
                                   [short, digest]).fetchone()
@@ -720,6 +724,7 @@ class Store:
         """Remove a tournament, its matches, pins and leaderboard; return its game (None if
         there was no such tournament). The game's leaderboard is left stale for the caller
         to recompute."""
+        self._writable()
         row = self.tournament(name)
         if row is None:
             return None
