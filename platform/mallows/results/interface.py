@@ -113,6 +113,32 @@ class ResultStore(Protocol):
         """One stored leaderboard by rank: rows as given to ``save_ratings`` plus scope, name,
         game, updated."""
 
+    # submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning)
+    def snapshot_files(self, digest: str) -> dict[str, bytes]:
+        """A stored snapshot: relative path -> bytes (empty if unknown)."""
+    def submissions(self, name: str | None = None) -> list[dict]:
+        """Submitted versions (of ``name``) by name and version: name, version, digest, entry,
+        kind, manifest, source, bytes, files, check (JSON text), created, withdrawn."""
+    def submission(self, name: str, version: int) -> dict | None: ...
+    def submission_of(self, digest: str) -> dict | None:
+        """The first version not withdrawn whose snapshot is ``digest``."""
+    def newest_digest(self, name: str) -> tuple[int, str] | None: ...
+    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
+                       ) -> tuple[int, bool]:
+        """The next version of ``name`` with these files, or the newest one if it has this
+        digest already: ``(version, new)``."""
+    def withdraw(self, name: str, version: int) -> None: ...
+    def pins(self, tournament: str) -> list[dict]:
+        """Per bot as written: display (the shown name), digest, snapshot, entry, origin,
+        source."""
+    def pinned(self, display: str) -> list[dict]: ...
+    def add_pins(self, tournament: str, pins: list[dict],
+                 snapshots: dict[str, dict[str, bytes]]) -> None: ...
+    def display_name(self, short: str, digest: str) -> str:
+        """The shown name of code ``digest`` called ``short``: ``short``, else ``short~N``."""
+    def delete_tournament(self, name: str) -> str | None:
+        """Remove a tournament with its matches, pins and leaderboard; its game, or None."""
+
 
 @dataclass(frozen=True)
 class Param:

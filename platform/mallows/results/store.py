@@ -641,10 +641,6 @@ class Store:
             yield mid, self._decode(text, blob, number)  # records are stored compressed
 
     # -- submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning) -------
-    def has_snapshot(self, digest: str) -> bool:
-        return self.db.execute("SELECT 1 FROM snapshot_files WHERE digest = ? LIMIT 1",
-                               [digest]).fetchone() is not None
-
     def _put_snapshot(self, digest: str, files: dict[str, bytes]) -> None:
         self.db.conn.executemany(
             "INSERT OR IGNORE INTO snapshot_files (digest, path, data) VALUES (?, ?, ?)",
@@ -753,12 +749,6 @@ class Store:
         rows = list(self.db.query("SELECT * FROM submissions WHERE digest = ? AND withdrawn IS "
                                   "NULL ORDER BY created, name LIMIT 1", [digest]))
         return rows[0] if rows else None
-
-    def names_of(self, digest: str) -> list[dict]:
-        """Where code ``digest`` appears: its shown names and the tournaments that pinned it."""
-        return list(self.db.query(
-            "SELECT display, tournament, bot, source, origin FROM pins WHERE digest = ? "
-            "ORDER BY rowid", [digest]))
 
     def pinned(self, display: str) -> list[dict]:
         """The pins shown as ``display`` (parameters included), newest first."""
