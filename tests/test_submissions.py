@@ -93,6 +93,28 @@ def test_a_folder_bot_snapshot_leaves_out_caches_and_is_capped(tmp_path):
         read_files(folder, "bot")
 
 
+def test_a_materialised_snapshot_is_read_only_and_checked_against_its_digest(tmp_path,
+                                                                            monkeypatch):
+    from mallows.agents.submissions import materialise, materialised
+    monkeypatch.setenv("MALLOWS_SNAPSHOTS", str(tmp_path / "cache"))
+    files = {"mybot/bot.py": b"class Bot: pass\n", "mybot/run": b"#!/bin/sh\n"}
+    digest = digest_files(files)
+    folder = materialise(digest, files)
+    assert folder == tmp_path / "cache" / digest and materialised(digest) == folder
+    assert not os.access(folder / "mybot" / "bot.py", os.W_OK) or os.geteuid() == 0
+    assert (folder / "mybot" / "bot.py").stat().st_mode & 0o222 == 0
+    assert (folder / "mybot").stat().st_mode & 0o222 == 0
+    assert (folder / "mybot" / "run").stat().st_mode & 0o111  # a script stays runnable
+    # a copy changed behind our back is not used, and is written again from the files
+    (folder / "mybot").chmod(0o755)
+    (folder / "mybot" / "bot.py").chmod(0o644)
+    (folder / "mybot" / "bot.py").write_bytes(b"class Bot: evil = 1\n")
+    assert materialised(digest) is None
+    assert (materialise(digest, files) / "mybot" / "bot.py").read_bytes() == files["mybot/bot.py"]
+    with pytest.raises(Exception, match="does not match its digest"):
+        materialise(digest, {"mybot/bot.py": b"other"})
+
+
 # -- submit --------------------------------------------------------------------------------------
 
 def test_submit_resubmit_and_a_one_byte_change(tmp_path):
