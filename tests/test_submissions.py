@@ -266,7 +266,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
 
     # the pinned code can be written out, and restoring it lets the run resume
     out = tmp_path / "restored"
-    result = invoke("bots", "show", "obslog", "--db", db, "--extract", out)
+    result = invoke("bots", "show", pinned[:16], "--db", db, "--extract", out)
     assert result.exit_code == 0, result.output
     shutil.copy(out / "obslog.py", path)
     done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",

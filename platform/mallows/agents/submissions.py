@@ -136,7 +136,8 @@ def short_name(spec, version: int | None = None, name: str | None = None) -> str
     """``name`` (default: the bot's own ``name``, else its file or folder name), ``@version``
     for a submission, and its parameters sorted."""
     base = name or spec.bot_name or spec.base
-    base = re.sub(r"[\s:@,]+", "-", str(base).strip()) or spec.base
+    # letters, digits, . _ - only: no path, and nothing that reads as @N, ~N or parameters
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", str(base).strip()).strip("-.") or "bot"
     if version is not None:
         base = f"{base}@{version}"
     if spec.params:

@@ -12,6 +12,7 @@ recomputes its game's leaderboard.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -119,7 +120,8 @@ def _belongs(bot: str, shown: str) -> bool:
 
 def show(
     name: str = typer.Argument(..., help="A submitted NAME or NAME@N, a shown name from a "
-                                         "leaderboard, or any bot name."),
+                                         "leaderboard, a code digest (8 or more hex digits), "
+                                         "or any bot name."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     extract: Optional[Path] = typer.Option(None, "--extract", help="Write the version's files "
                                            "into this folder (which must not exist)."),
@@ -129,6 +131,13 @@ def show(
 
     console = _console()
     store = Store(db, readonly=True) if Path(db).exists() else None
+    if store is not None and re.fullmatch(r"[0-9a-f]{8,64}", name):
+        digests = store.snapshot_digests(name)
+        if len(digests) > 1:
+            raise MallowsError(f"{name} starts {len(digests)} stored digests: give more digits")
+        if digests:
+            _show_digest(store, digests[0], extract, console)
+            return
     base, params = registry.parse_name(name)
     at = parse_version(base)
     rows = store.submissions(at[0] if at else base) if store is not None else []
@@ -190,6 +199,21 @@ def show(
     if extract is not None:
         raise MallowsError("--extract writes out a stored snapshot: this bot has none (it is "
                            "not submitted, nor pinned by a tournament)")
+
+
+def _show_digest(store: Store, digest: str, extract: Path | None, console) -> None:
+    pins = [
+        p for t in store.tournaments() for p in store.pins(t["name"]) if p["digest"] == digest]
+    versions = [f"{r['name']}@{r['version']}" for r in store.submissions()
+                if r["digest"] == digest]
+    console.print(Text(f"code {digest}: files "
+                       f"{', '.join(store.snapshot_files(digest))}"
+                       + (f"; submitted as {', '.join(versions)}" if versions else "")
+                       + (f"; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
+                                                     f"({p['source']})" for p in pins)
+                          if pins else "")), soft_wrap=True, highlight=False)
+    if extract is not None:
+        _extract(store, digest, extract, console)
 
 
 def _extract(store: Store, digest: str, folder: Path, console) -> None:

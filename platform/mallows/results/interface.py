@@ -116,6 +116,7 @@ class ResultStore(Protocol):
     # submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning)
     def snapshot_files(self, digest: str) -> dict[str, bytes]:
         """A stored snapshot: relative path -> bytes (empty if unknown)."""
+    def snapshot_digests(self, prefix: str) -> list[str]: ...
     def submissions(self, name: str | None = None) -> list[dict]:
         """Submitted versions (of ``name``) by name and version: name, version, digest, entry,
         kind, manifest, source, bytes, files, check (JSON text), created, withdrawn."""

@@ -650,6 +650,12 @@ class Store:
         return {path: bytes(data) for path, data in self.db.execute(
             "SELECT path, data FROM snapshot_files WHERE digest = ? ORDER BY path", [digest])}
 
+    def snapshot_digests(self, prefix: str) -> list[str]:
+        """The stored snapshots whose digest starts with ``prefix`` (hex)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT digest FROM snapshot_files WHERE digest >= ? AND digest < ? "
+            "ORDER BY digest", [prefix, prefix + "g"])]
+
     def submissions(self, name: str | None = None) -> list[dict]:
         """Every submitted version (of ``name``), oldest first."""
         where, args = ("WHERE name = ?", [name]) if name is not None else ("", [])

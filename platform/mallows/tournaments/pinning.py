@@ -151,7 +151,7 @@ def pin_bots(store, t):
             f"tournament {t.name!r} cannot resume: its first run pinned the code of every bot, "
             f"and this code has changed since:\n  " + "\n  ".join(lines) + "\nIts matches "
             f"were played by the pinned code, so they cannot be continued by other code. "
-            f"Either restore the old code (mallows bots show {changed[0][1]['display']} "
+            f"Either restore the old code (mallows bots show {changed[0][1]['digest'][:16]} "
             f"--db {store.path} --extract DIR writes it out), or submit the change (mallows bots submit PATH) "
             f"and run it in a new tournament (give the file a new `name`)")
     shown = [p["display"] for p in pins]
