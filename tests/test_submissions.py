@@ -105,8 +105,13 @@ def test_a_materialised_snapshot_is_read_only_and_checked_against_its_digest(tmp
     assert (folder / "mybot" / "bot.py").stat().st_mode & 0o222 == 0
     assert (folder / "mybot").stat().st_mode & 0o222 == 0
     assert (folder / "mybot" / "run").stat().st_mode & 0o111  # a script stays runnable
-    # a copy changed behind our back is not used, and is written again from the files
+    # a copy changed behind our back is not used, and is written again from the files; the
+    # bytecode Python leaves beside an imported module (a writable copy on a cluster) is not
+    # part of the code
     (folder / "mybot").chmod(0o755)
+    (folder / "mybot" / "__pycache__").mkdir()
+    (folder / "mybot" / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"bytecode")
+    assert materialised(digest) == folder
     (folder / "mybot" / "bot.py").chmod(0o644)
     (folder / "mybot" / "bot.py").write_bytes(b"class Bot: evil = 1\n")
     assert materialised(digest) is None

@@ -190,12 +190,15 @@ def cache_root() -> Path:
 
 
 def materialised(digest: str) -> Path | None:
-    """The folder holding snapshot ``digest`` here, if it is there and intact."""
+    """The folder holding snapshot ``digest`` here, if it is there and intact (what a
+    snapshot leaves out, such as the ``__pycache__`` Python writes beside a module it imports
+    from a writable folder, is not looked at)."""
     folder = cache_root() / digest
     if not folder.is_dir():
         return None
     files = {p.relative_to(folder).as_posix(): p.read_bytes()
-             for p in folder.rglob("*") if p.is_file()}
+             for p in folder.rglob("*") if p.is_file()
+             and not any(_skipped(part) for part in p.relative_to(folder).parts)}
     return folder if digest_files(files) == digest else None
 
 
