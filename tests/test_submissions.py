@@ -298,11 +298,12 @@ def test_withdraw_keeps_history_and_refuses_new_tournaments(tmp_path):
     result = invoke("tournament", "run", toml(tmp_path, "second", ["obslog@2", "random"]),
                     "--db", db, "--workers", "1")
     assert result.exit_code == 2 and "withdrawn" in result.output
-    # a bare name is now the newest version not withdrawn
-    result = invoke("tournament", "run", toml(tmp_path, "third", ["obslog", "random"]),
+    assert Store(db).tournament("second") is None  # refused: nothing kept
+    # a bare name is now the newest version not withdrawn; the fixed file keeps its name
+    result = invoke("tournament", "run", toml(tmp_path, "second", ["obslog", "random"]),
                     "--db", db, "--workers", "1")
     assert result.exit_code == 0, result.output
-    assert {p["display"] for p in Store(db).pins("third")} == {"obslog@1", "random"}
+    assert {p["display"] for p in Store(db).pins("second")} == {"obslog@1", "random"}
     # the tournament that played it before it was withdrawn still reads and reruns
     assert invoke("tournament", "run", first, "--db", db, "--workers", "1").exit_code == 0
     assert invoke("bots", "withdraw", "obslog", "--db", db).exit_code == 2

@@ -115,9 +115,21 @@ def _with_params(shown: str, spec) -> str:
 
 def pin_bots(store, t):
     """Pin (first run) or check (rerun) ``t``'s bots; return ``t`` with its bots under their
-    shown names, and fill the registry's roster. ``t`` must be registered in ``store``."""
+    shown names, and fill the registry's roster. ``t`` must be registered in ``store``; a
+    first run refused here leaves no trace of it (the file can be fixed and run again under
+    the same name)."""
     if t.written_bots:
         return t  # pinned already
+    first = not store.pins(t.name)
+    try:
+        return _pin(store, t)
+    except MallowsError:
+        if first and store.count_matches(t.name) == 0 and not store.pins(t.name):
+            store.delete_tournament(t.name)
+        raise
+
+
+def _pin(store, t):
     use_database(store)
     registry.ROSTER.clear()  # one tournament's names at a time
     stored = {p["bot"]: p for p in store.pins(t.name)}
