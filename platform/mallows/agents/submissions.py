@@ -90,14 +90,13 @@ def read_files(path: Path, what: str) -> Snapshot:
         if len(files) >= MAX_FILES:
             raise BotError(f"{what}: more than {MAX_FILES} files under {path}: a bot is its "
                            f"source, not its data; move the rest out of the folder")
-        data = p.read_bytes()
-        total += len(data)
+        total += p.stat().st_size  # before reading: a huge file is refused, not loaded
         if total > MAX_BYTES:
             raise BotError(f"{what}: its files come to more than {MAX_BYTES // (1024 * 1024)} "
                            f"MiB (at {p.relative_to(path.parent)}): a snapshot keeps every "
                            f"file in the database, so leave out data, logs and build output "
                            f"(move them out of {path})")
-        files[p.relative_to(path.parent).as_posix()] = data
+        files[p.relative_to(path.parent).as_posix()] = p.read_bytes()
     if not files:
         raise BotError(f"{what}: no files in {path}")
     return Snapshot(files, path.name, digest_files(files))
