@@ -22,7 +22,9 @@ def db(tmp_path_factory):
     folder = tmp_path_factory.mktemp("term")
     deep = folder / "a-rather-long-folder-name" / "and-another-one-below-it"
     deep.mkdir(parents=True)
-    shutil.copy(REPO / "bots" / "random.py", deep / "mybot.py")
+    # a bot given by path is shown by the name it declares (issue 12), so the copy says its own
+    (deep / "mybot.py").write_text((REPO / "bots" / "random.py").read_text()
+                                   .replace('name = "random"', 'name = "mybot"'))
     (folder / "t.toml").write_text(
         'name = "paths"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 3\n'
         f'bots = ["random", "greedy", "{deep / "mybot.py"}:call=0.5"]\n')
