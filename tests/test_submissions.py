@@ -350,8 +350,9 @@ def test_a_submitted_bot_from_outside_the_project_plays_on_a_joined_cluster(tmp_
     store = Store(db)
     assert store.count_matches("cluster") == 12
     assert "obslog@1" in [r["bot"] for r in store.ratings("tournament", "cluster")]
-    assert not any(json.loads(r["record"])["result"]["forfeits"][0]
-                   for r in store.db.query("SELECT record FROM matches"))
+    records = [json.loads(text) for _, text in store.records("cluster")]
+    assert len(records) == 12
+    assert not any(f for r in records for f in r["result"]["forfeits"])
 
 
 # -- migration -------------------------------------------------------------------------------------
@@ -366,11 +367,14 @@ def test_a_schema_1_database_upgrades_keeping_every_match_and_rating(tmp_path):
         ratings = conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot").fetchall()
     assert matches and ratings
     store = Store(db)
-    assert store.schema_version() == SCHEMA_VERSION >= 2
+    assert store.schema_version() == SCHEMA_VERSION >= 4
     assert {"submissions", "snapshot_files", "pins", "bot_names"} <= set(store.db.table_names())
+    # every record reads back identical (they may be stored re-encoded), every rating as it was
+    upgraded = sorted((mid, text) for t in store.tournaments()
+                      for mid, text in store.records(t["name"]))
+    assert upgraded == matches
     store.close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT id, record FROM matches ORDER BY id").fetchall() == matches
         assert conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot"
                             ).fetchall() == ratings
     # and the upgraded database takes a submission and a tournament beside the old ones
