@@ -147,6 +147,35 @@ def test_submit_resubmit_and_a_one_byte_change(tmp_path):
     assert submit(path, db, "--name", "other") == "other@1"
 
 
+WRITER = '''class Bot:
+    name = "writer"
+    games = ["take4"]
+
+    def act(self, observation):
+        try:
+            with open(__file__, "a") as f:
+                f.write("# changed by the bot itself\\n")
+        except OSError:
+            return observation["legal_actions"][0]
+        raise RuntimeError("wrote into its own snapshot")
+'''
+
+
+def test_a_submitted_bot_runs_its_snapshot_read_only_in_the_sandbox(tmp_path):
+    from mallows.agents.sandbox import problem
+    from mallows.agents.submissions import materialised
+    if problem():
+        pytest.skip(f"no sandbox here: {problem()}")
+    (tmp_path / "src").mkdir()
+    path = tmp_path / "src" / "writer.py"
+    path.write_text(WRITER)
+    # the check runs the stored snapshot in the sandbox: a write into it fails (even as root,
+    # for whom the files' read-only mode is no obstacle), so the bot passes
+    assert submit(path, tmp_path / "m.db") == "writer@1"
+    digest = Store(tmp_path / "m.db").submission("writer", 1)["digest"]
+    assert materialised(digest) is not None  # unchanged
+
+
 def test_submit_refuses_a_failing_bot_showing_the_first_problem(tmp_path):
     db = tmp_path / "m.db"
     path = write_bot(tmp_path / "src", pick="99")  # an index past the legal actions
