@@ -25,7 +25,7 @@ from mallows.agents import registry
 from mallows.agents.protocol import Limits
 from mallows.agents.submissions import (check_submission_name, materialise, parse_version,
                                         read_files, short_name)
-from mallows.cli.common import user_errors
+from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
 from mallows.results.store import DEFAULT_DB, Store
 
@@ -60,13 +60,16 @@ def submit(
     games: int = typer.Option(10, "--games", help="Check matches to play in each game."),
     seed: int = typer.Option(0, help="Seed of the check's first match."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
+    sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Check a bot, then store an immutable snapshot of it as NAME@N (printed)."""
-    from mallows.cli.bots import _console, print_problem, report_table
+    from mallows.cli.bots import _console, _sandbox_line, print_problem, report_table
     from mallows.testing.bots import choose_games, run_check
 
     if games < 1:
         raise MallowsError(f"--games {games}: play at least one match per game")
+    limits = Limits.from_dict({"decision_seconds": decision_seconds,
+                               "sandbox": sandbox_mode(sandbox)})
     if not path.exists():
         raise MallowsError(f"no file or folder {path}: give the path to your bot's .py file "
                            f"or folder")
@@ -89,8 +92,8 @@ def submit(
     console.print(Text(f"checking {path} ({spec.kind_label}, {len(snap.files)} file(s), "
                        f"{snap.size} bytes, digest {snap.digest[:12]}): {games} match(es) "
                        f"per game in {', '.join(chosen)}"), highlight=False)
-    reports, problems = run_check(spec, chosen, games, seed,
-                                  Limits.from_dict({"decision_seconds": decision_seconds}))
+    console.print(Text(_sandbox_line(limits.sandbox)), highlight=False)
+    reports, problems = run_check(spec, chosen, games, seed, limits)
     console.print(report_table(f"{path}", reports))
     if problems:
         print_problem(console, problems[0], len(problems))
@@ -101,7 +104,7 @@ def submit(
     row = {"entry": snap.entry, "kind": spec.kind, "manifest": manifest,
            "source": str(path.resolve()), "bytes": snap.size, "files": len(snap.files),
            "check": json.dumps({"games": _summary(reports), "seed": seed,
-                                "version": spec.version})}
+                                "version": spec.version, "sandbox": limits.sandbox})}
     version, new = store.add_submission(name, snap.digest, snap.files, row)
     console.print(Text(f"OK: passed {games} match(es) per game with no forfeit; stored "
                        f"{name}@{version} (digest {snap.digest[:12]})", style="bold green"))
