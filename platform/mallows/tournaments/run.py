@@ -255,10 +255,14 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
         summary.wall = time.perf_counter() - t0
     if failure is not None:
         spec, error = failure
+        sources = {p["display"]: p["source"] for p in store.pins(t.name)}
+        where = "; ".join(f"{s} is {sources[s]}" for s in spec.seats
+                          if sources.get(s) and sources[s] != s)  # shown names: where from
         raise MatchFailed(
             f"match {match_id(t.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
-            f"failed: {error.strip()}\nThe other finished matches are stored; fix the cause "
-            f"and rerun the same command to play what is missing")
+            f"failed: {error.strip()}" + (f" ({where})" if where else "") + "\nThe other "
+            f"finished matches are stored; fix the cause and rerun the same command to play "
+            f"what is missing")
     if store.count_matches(t.name) == summary.total:
         store.mark_finished(t.name)
     return summary
