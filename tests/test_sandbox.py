@@ -108,6 +108,22 @@ def _targets(shared_dir: Path, token: str) -> dict:
     return targets
 
 
+def test_a_bot_whose_folder_is_under_tmp_cannot_write_beside_its_code(shared_dir):
+    """A project (or a bot) kept in /tmp is bound into the bot's private /tmp: the folders
+    around the bind must not be the bot's writable tmpfs, or it could plant files beside its
+    own code (seen when the project itself was cloned into a temporary folder)."""
+    folder = shared_dir / "botdir"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "writer.py", folder / "writer.py")
+    target = folder / f"planted-{secrets.token_hex(4)}.py"
+    record, _ = play([f"{folder / 'writer.py'}:target={target}", "random"], ON)
+    why = reason(record, 0)
+    assert "ATTACK WORKED" not in why, why
+    assert "Read-only file system" in why, why
+    assert not target.exists()
+    others_fine(record, 0)
+
+
 @pytest.mark.parametrize("where", ["project", "bots", "results database", "/root"])
 def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(shared_dir,
                                                                                  where):

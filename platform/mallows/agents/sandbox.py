@@ -402,6 +402,14 @@ def _minimal(paths) -> list[str]:
     return out
 
 
+def _private_top(path: str) -> str | None:
+    """``/tmp/a`` for ``/tmp/a/b/c`` (a path inside the bot's private tmpfs), else None."""
+    for root in ("/tmp", "/dev/shm"):
+        if path.startswith(root + "/"):
+            return root + "/" + path[len(root) + 1:].split("/", 1)[0]
+    return None
+
+
 def _covered(path: str) -> bool:
     return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS)
 
@@ -438,8 +446,17 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
     extra += [p for p in os.environ.get(BIND_ENV, "").split(":") if p.strip()]
     extra += list(bot_paths)
     binds = [p for p in _minimal(extra) if not _covered(p) and p != "/"]
+    # A bind under the private /tmp (a project or venv that lives in /tmp) would have its parent
+    # folders made inside the bot's own writable tmpfs: the bot could then create files beside
+    # its own code (only in its copy, but where it looks like the project). Each such top folder
+    # gets a tmpfs of its own, made read-only once the binds are in it.
+    shadows = sorted({_private_top(p) for p in binds} - {None})
+    for top in shadows:
+        argv += ["--perms", "0755", "--tmpfs", top]
     for p in binds:
         argv += ["--ro-bind", p, p]
+    for top in shadows:
+        argv += ["--remount-ro", top]
     argv += ["--remount-ro", "/"]
     inside_cwd = cwd if cwd and any(cwd == b or cwd.startswith(b + "/") for b in binds) \
         else "/tmp"
