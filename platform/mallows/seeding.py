@@ -15,9 +15,23 @@ only on (seed, purpose, index) and never on what happened earlier in the match:
 
 from __future__ import annotations
 
-import numpy as np
-
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported when a stream or seed is first derived, not with this module: the games'
+# packages (and so a bot process that imports only a game's random policy) stay free of it.
+_numpy = None
+
+
+def _np():
+    global _numpy
+    if _numpy is None:
+        import numpy
+        _numpy = numpy
+    return _numpy
 
 _DEAL, _RESHUFFLE, _RACE, _BOT, _FALLBACK, _NAMED = range(6)
 #: chance streams whose spawn keys predate named streams (record v1): name -> key prefix
@@ -26,7 +40,8 @@ STREAM_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
 def _stream(seed: int, *key: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+    random = _np().random
+    return random.Generator(random.PCG64(random.SeedSequence(seed, spawn_key=key)))
 
 
 def stream_key(name: str, round_: int) -> tuple[int, ...]:
@@ -52,23 +67,23 @@ def stream_rng(seed: int, name: str, round_: int) -> np.random.Generator:
 
 def _int_seed(seq: np.random.SeedSequence) -> int:
     """A non-negative integer below 2**53: exact in JSON, in JavaScript and in every language."""
-    hi, lo = (int(x) for x in seq.generate_state(2, np.uint32))
+    hi, lo = (int(x) for x in seq.generate_state(2, _np().uint32))
     return ((hi & 0x1FFFFF) << 32) | lo
 
 
 def bot_seed(seed: int, seat: int) -> int:
     """The integer seed handed to the bot in ``seat`` (derived from the match seed and the seat)."""
-    return _int_seed(np.random.SeedSequence(seed, spawn_key=(_BOT, seat)))
+    return _int_seed(_np().random.SeedSequence(seed, spawn_key=(_BOT, seat)))
 
 
 def fallback_seed(seed: int, seat: int) -> int:
     """The seed of the random policy that plays a seat's decisions after it forfeits."""
-    return _int_seed(np.random.SeedSequence(seed, spawn_key=(_FALLBACK, seat)))
+    return _int_seed(_np().random.SeedSequence(seed, spawn_key=(_FALLBACK, seat)))
 
 
 def child_seed(seed: int, index: int) -> int:
     """Match seed number ``index`` of a tournament: depends only on (tournament seed, index)."""
-    return _int_seed(np.random.SeedSequence(seed, spawn_key=(index,)))
+    return _int_seed(_np().random.SeedSequence(seed, spawn_key=(index,)))
 
 
 MAX_SEED = 2**63 - 1

@@ -14,15 +14,17 @@ plays them are in RULES.md beside this file. Every game package has the same sha
 from __future__ import annotations
 
 import sys
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from mallows.games.arschmallows.describe import describe_event, describe_result, summary
 from mallows.games.arschmallows.options import (DEFAULT_RULES, MAX_PLAYERS, MIN_PLAYERS,
                                                 RULE_SETS, check_players, make_options)
 from mallows.games.arschmallows.observation import hidden_variants
 from mallows.games.arschmallows.policy import random_action
-from mallows.games.arschmallows.state import ArschmallowsState
 from mallows.games.base import Chance, replay_actions
+
+if TYPE_CHECKING:
+    from mallows.games.arschmallows.state import ArschmallowsState
 
 NAME = "arschmallows"
 SIMULTANEOUS = False
@@ -39,6 +41,8 @@ def new_state(options: Mapping[str, Any], players: int, chance: Chance) -> Arsch
     validated again (a record's options work as they are)."""
     effective = make_options(None, options)
     check_players(players)
+    from mallows.games.arschmallows.state import ArschmallowsState
+
     return ArschmallowsState(effective, players, chance)
 
 
@@ -46,3 +50,14 @@ def replay(record: Mapping) -> ArschmallowsState:
     """The final state of ``record``, rebuilt from its events alone (no seed): the deals and
     reshuffles are read back, the action events applied in order."""
     return replay_actions(sys.modules[__name__], record)
+
+
+def __getattr__(name: str) -> Any:
+    # The engine (``state``, and with it ``rules``) is loaded when a match is made or the class
+    # is asked for, not with the package: a bot process that imports only the random policy
+    # (``policy``) or the bot kit does not load it.
+    if name == "ArschmallowsState":
+        from mallows.games.arschmallows.state import ArschmallowsState
+
+        return ArschmallowsState
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

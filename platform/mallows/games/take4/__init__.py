@@ -10,7 +10,7 @@ this file. The package has the shape every game has (see ``mallows.games.arschma
 from __future__ import annotations
 
 import sys
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from mallows.games.base import Chance, replay_actions
 from mallows.games.take4.describe import describe_event, describe_result, summary
@@ -18,7 +18,9 @@ from mallows.games.take4.options import (DEFAULT_RULES, MAX_PLAYERS, MAX_ROUNDS_
                                          MIN_PLAYERS, RULE_SETS, check_players, make_options)
 from mallows.games.take4.observation import hidden_variants
 from mallows.games.take4.policy import random_action
-from mallows.games.take4.state import Take4State
+
+if TYPE_CHECKING:
+    from mallows.games.take4.state import Take4State
 
 NAME = "take4"
 SIMULTANEOUS = True
@@ -33,6 +35,8 @@ __all__ = ["NAME", "MIN_PLAYERS", "MAX_PLAYERS", "SIMULTANEOUS", "RULE_SETS", "D
 def new_state(options: Mapping[str, Any], players: int, chance: Chance) -> Take4State:
     """A new match. ``options`` are checked again, so a hand-written dict is safe too."""
     check_players(players)
+    from mallows.games.take4.state import Take4State
+
     return Take4State(make_options(None, options), players, chance)
 
 
@@ -46,3 +50,14 @@ def replay(record: Mapping) -> Take4State:
     """The final state of a recorded match, rebuilt from its events alone (no seed): the deal
     and the races come back through ``ReplayChance``, the picks from the ``picks`` events."""
     return replay_actions(sys.modules[__name__], record, _apply_picks)
+
+
+def __getattr__(name: str) -> Any:
+    # The engine (``state``, and with it ``rules``) is loaded when a match is made or the class
+    # is asked for, not with the package: a bot process that imports only the random policy
+    # (``policy``) or the bot kit does not load it.
+    if name == "Take4State":
+        from mallows.games.take4.state import Take4State
+
+        return Take4State
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
