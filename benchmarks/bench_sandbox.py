@@ -103,9 +103,7 @@ def starts(n: int) -> None:
                                               bot], limits=Limits(sandbox=mode),
                               bot_paths=[bot], python=True)
             t0 = time.perf_counter()
-            h.spawn()
-            h._request({"type": "hello", "protocol": 1, "params": {}},
-                       time.monotonic() + 30, "hello", "start_seconds")
+            h.handshake(time.monotonic() + 30)
             h.close()
             times.append(time.perf_counter() - t0)
         label = "sandboxed" if mode == "on" else "process only"

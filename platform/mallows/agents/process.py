@@ -611,14 +611,22 @@ class SubprocessBot:
                                   deadline, "the match-start message", "start_seconds")
             self._expect_ok(reply, "the match-start message")
             return
+        self.handshake(deadline)
+        reply = self._request({"type": "start", "info": dict(info, params=self.params)},
+                              deadline, "the match-start message", "start_seconds")
+        self._expect_ok(reply, "the match-start message")
+
+    def handshake(self, deadline: float) -> dict:
+        """Start the process if it is not running, send ``hello`` (with ``self.params``) and
+        check the reply, all before ``deadline`` (``time.monotonic()``; running over it counts
+        against ``start_seconds``). Returns the bot's hello, also kept as ``self.hello``;
+        ``BotFailure`` (the bot stopped) when the bot fails it."""
         self.spawn()
         hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION,
                                "params": self.params},
                               deadline, "the handshake (hello)", "start_seconds")
         self._check_hello(hello)
-        reply = self._request({"type": "start", "info": dict(info, params=self.params)},
-                              deadline, "the match-start message", "start_seconds")
-        self._expect_ok(reply, "the match-start message")
+        return hello
 
     def act(self, observation: dict) -> Any:
         if self._stopped or self.proc is None:

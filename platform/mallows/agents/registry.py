@@ -232,12 +232,7 @@ class BotSpec:
                     "games": list(self.games) if self.games else None}
         handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
         try:
-            deadline = time.monotonic() + timeout
-            handle.spawn()
-            hello = handle._request({"type": "hello", "protocol": PROTOCOL_VERSION,
-                                     "params": self.params}, deadline,
-                                    "the handshake (hello)", "start_seconds")
-            handle._check_hello(hello)
+            hello = handle.handshake(time.monotonic() + timeout)
         except BotFailure as exc:
             raise BotError(f"bot {self.name!r} ({self.source}) failed its handshake: {exc}") \
                 from None
