@@ -137,7 +137,9 @@ def main() -> None:
         worst = max(worst, isolated - inproc)
         print(row(f"round trip, {game} ({size:.0f} B/obs)", inproc, isolated))
 
-    tiny = [{"phase": "end", "legal_actions": [{"type": "pass"}]}] * args.decisions
+    # the game is named (the random policy dispatches on it), the rest is as small as it gets
+    tiny = [{"game": "take4", "phase": "end", "legal_actions": [{"type": "pass"}]}] \
+        * args.decisions
     inproc = per_decision(load_bot("random").handle(), tiny, info_for("take4"))
     isolated = per_decision(load_bot("random", isolate=True).handle(), tiny, info_for("take4"))
     print(row("round trip, smallest observation", inproc, isolated))
