@@ -82,6 +82,10 @@ class BotPool:
                     self.reused += 1
                 return _Lease(self, key, bot, deal)
         bot = self._new(spec, limits)
+        try:  # started now, beside the other seats' processes; a failure is reported by start
+            bot.spawn()
+        except Exception:
+            pass
         for _ in range(min(spares, self.max_idle - len(idle))):
             spare = self._new(spec, limits)
             try:
@@ -108,13 +112,20 @@ class BotPool:
             idle.pop(0).close()
 
     def close(self) -> None:
+        """End every idle process: ``quit`` to all of them first, then each one's ``close``
+        (its grace period, then its process group killed), so they exit side by side."""
         idle, self._idle = self._idle, {}
-        for bots in idle.values():
-            for bot in bots:
-                try:
-                    bot.close()
-                except Exception:
-                    pass
+        bots = [bot for group in idle.values() for bot in group]
+        for bot in bots:
+            try:
+                getattr(bot, "quit", lambda: None)()
+            except Exception:
+                pass
+        for bot in bots:
+            try:
+                bot.close()
+            except Exception:
+                pass
 
     def __enter__(self) -> "BotPool":
         return self

@@ -121,6 +121,31 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def _wait_exit(proc: subprocess.Popen, deadline: float) -> None:
+    """Wait until ``proc`` exits or ``deadline`` (``time.monotonic()``) passes, and reap it if
+    it exited. On Linux a pidfd is polled, so the exit is seen at once (``Popen.wait`` with a
+    timeout sleeps in steps of up to 50 ms)."""
+    left = deadline - time.monotonic()
+    if left > 0 and proc.returncode is None and hasattr(os, "pidfd_open"):
+        try:
+            fd = os.pidfd_open(proc.pid)
+        except OSError:
+            pass
+        else:
+            try:
+                poller = select.poll()
+                poller.register(fd, select.POLLIN)
+                poller.poll(math.ceil(left * 1000))
+            finally:
+                os.close(fd)
+            proc.poll()
+            return
+    try:
+        proc.wait(max(0.0, left))
+    except subprocess.TimeoutExpired:
+        pass
+
+
 def _kill_and_release(proc: subprocess.Popen, wrapped) -> None:
     _kill_group(proc)
     if wrapped is not None and wrapped.cgroup is not None:
@@ -457,6 +482,7 @@ class SubprocessBot:
         self.used = 0.0
         self._buf = bytearray()
         self._stopped: str | None = None   # why the bot was stopped, once it was
+        self._quit_sent = 0.0              # when "quit" was sent (time.monotonic()), once it was
         self._err = None
         self._finalizer = None
         self.sandbox: Sandbox | None = None  # whom it runs as, once started
@@ -661,24 +687,31 @@ class SubprocessBot:
                               "the match-end message", "start_seconds")
         self._expect_ok(reply, "the match-end message")
 
+    def quit(self) -> None:
+        """Send ``quit`` and close the bot's stdin without waiting (``close`` waits, then
+        kills). The pool asks every process of a batch first, so that they exit side by side
+        rather than one grace period after another. Safe to call more than once."""
+        proc = self.proc
+        if proc is None or self._quit_sent or self._stopped or proc.returncode is not None:
+            return
+        self._quit_sent = time.monotonic()
+        try:
+            os.write(self._wfd, b'{"type":"quit"}\n')
+        except OSError:
+            pass
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+
     def close(self) -> None:
-        """Ask the bot to quit, give it ``QUIT_GRACE_SECONDS``, then kill its process group.
-        Always reaps the process; safe to call more than once."""
+        """Ask the bot to quit, give it ``QUIT_GRACE_SECONDS`` (from when ``quit`` was sent),
+        then kill its process group. Always reaps the process; safe to call more than once."""
         proc = self.proc
         if proc is not None:
             if proc.returncode is None and not self._stopped:
-                try:
-                    os.write(self._wfd, b'{"type":"quit"}\n')
-                except OSError:
-                    pass
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
-                try:
-                    proc.wait(QUIT_GRACE_SECONDS)
-                except subprocess.TimeoutExpired:
-                    pass
+                self.quit()
+                _wait_exit(proc, self._quit_sent + QUIT_GRACE_SECONDS)
             _kill_group(proc)  # the bot if it is still there, and anything it left behind
             for stream in (proc.stdin, proc.stdout):
                 try:
