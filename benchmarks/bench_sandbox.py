@@ -6,6 +6,8 @@
    in-process (``MALLOWS_ISOLATE=0``). Take4: 4 bots, 3 seats, 5 deals = 60 matches;
    Arschmallows: 5 bots, 4 seats, 3 deals = 60 matches; one worker (this process), so the ratio
    is the sandbox's cost alone. Target: sandboxed at least 0.25x in-process in both games.
+   For scale, the same run with ``sandbox = "off"`` (the same reused processes, process
+   isolation only): what the sandbox itself adds, against what any separate process costs.
    ``--per-match`` adds the same sandboxed run with one process per seat of every match (no
    reuse), for scale.
 2. Start-up per process: ``true`` started plainly (``subprocess``) and in its sandbox
@@ -52,12 +54,14 @@ class PerMatch(executor.InProcessExecutor):
             yield [executor.play_job(job)]
 
 
-def tournament(folder: Path, game: str, tag: str, isolate: str, ex) -> tuple[int, float]:
+def tournament(folder: Path, game: str, tag: str, isolate: str, ex,
+               sandbox_off: bool = False) -> tuple[int, float]:
     bots, seats, deals = GAMES[game]
     path = folder / f"{game}-{tag}.toml"
     names = ", ".join(f'"u{i}"' for i in range(bots))
     path.write_text(f'name = "{game}-{tag}"\ngame = "{game}"\nplayers = {seats}\n'
-                    f'deals = {deals}\nseed = 7\nbots = [{names}]\n')
+                    f'deals = {deals}\nseed = 7\nbots = [{names}]\n'
+                    + ('[limits]\nsandbox = "off"\n' if sandbox_off else ""))
     os.environ["MALLOWS_ISOLATE"] = isolate
     executor._SPECS.clear()
     t = load_tournament(path)
@@ -139,6 +143,10 @@ def main() -> None:
             line = (f"{game}: {played} matches; in-process {played / inproc:.1f} matches/s, "
                     f"sandboxed (reused processes) {played / boxed:.1f} matches/s: "
                     f"{ratio:.2f}x (target >= {TARGET_RATIO}x)")
+            _, plain = tournament(folder, game, "plain", "", executor.InProcessExecutor(),
+                                  sandbox_off=True)
+            line += (f"; the same processes without the sandboxing (sandbox = \"off\") "
+                     f"{played / plain:.1f} matches/s ({inproc / plain:.2f}x)")
             if args.per_match:
                 _, once = tournament(folder, game, "permatch", "", PerMatch())
                 line += (f"; one process per match {played / once:.1f} matches/s "
