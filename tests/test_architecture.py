@@ -150,3 +150,28 @@ def test_the_shipped_bots_import_only_the_bot_api(path):
             for alias in node.names:
                 assert not alias.name.startswith("mallows"), \
                     f"{path.name}:{node.lineno} imports {alias.name}: use from ... import"
+
+
+def test_a_bot_process_loads_neither_numpy_nor_an_engine():
+    # A sandboxed bot process starts for every few matches: the host and the random policy
+    # (what the shipped random bot imports) must not pull in numpy or a game's state machine.
+    import subprocess
+    import sys
+
+    code = ("import sys, random, mallows.agents.host as h\n"
+            "from mallows.agents.policy import random_action\n"
+            "random_action({'game': 'take4', 'phase': 'pick', 'legal_actions': "
+            "[{'type': 'pick', 'position': 0}]}, random.Random(1))\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' "
+            "or m.endswith(('.state', '.rules')))))")
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [], f"a bot process imported {out}"
+    # the control: what a match needs does load them, and the check sees it
+    code = ("import sys\nfrom mallows.games.take4 import Take4State\n"
+            "from mallows.seeding import stream_rng\nstream_rng(1, 'deal', 0)\n"
+            "print(' '.join(sorted(m for m in sys.modules if m in ('numpy', "
+            "'mallows.games.take4.state'))))")
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["mallows.games.take4.state", "numpy"], out
