@@ -5,7 +5,9 @@ return ``None`` for a value they cannot read, so the game can say what it expect
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
+
+from mallows.errors import GameConfigError
 
 TRUE = frozenset({"true", "1", "yes", "on"})
 FALSE = frozenset({"false", "0", "no", "off"})
@@ -29,3 +31,16 @@ def parse_int(value: Any) -> int | None:
     if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
         return int(value.strip())
     return None
+
+
+def rule_set_and_overrides(rules: str | None, overrides: Mapping[str, Any] | None,
+                           default: str) -> tuple[str, dict]:
+    """The rule set's name and the other overrides. The name comes from ``rules`` or from the
+    overrides' ``"rules"`` key (a record's options repeat it), else ``default``; both given and
+    different is an error. Each game then checks the name against its own rule sets."""
+    rest = dict(overrides or {})
+    named = rest.pop("rules", None)
+    if named is not None and rules is not None and named != rules:
+        raise GameConfigError(f"rule set given twice: {rules!r} and {named!r} in the options; "
+                              f"give it once")
+    return (rules if rules is not None else (named if named is not None else default)), rest

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from mallows.errors import GameConfigError
-from mallows.games.options import parse_bool, parse_int
+from mallows.games.options import parse_bool, parse_int, rule_set_and_overrides
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -84,12 +84,7 @@ def make_options(rules: str | None = None, overrides: Mapping[str, Any] | None =
     from its options alone. ``overrides`` may repeat ``rules`` (e.g. a record's options) if it
     names the same set. CLI strings ("4", "true") are coerced.
     """
-    overrides = dict(overrides or {})
-    named = overrides.pop("rules", None)
-    if named is not None and rules is not None and named != rules:
-        raise GameConfigError(f"rule set given twice: {rules!r} and {named!r} in the options; "
-                              f"give it once")
-    rules = rules if rules is not None else (named if named is not None else DEFAULT_RULES)
+    rules, overrides = rule_set_and_overrides(rules, overrides, DEFAULT_RULES)
     if rules not in RULE_SETS:
         raise GameConfigError(f"unknown arschmallows rule set {rules!r}: choose one of "
                               f"{', '.join(RULE_SETS)}")

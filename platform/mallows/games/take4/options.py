@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from mallows.errors import GameConfigError
-from mallows.games.options import parse_bool, parse_int
+from mallows.games.options import parse_bool, parse_int, rule_set_and_overrides
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -43,12 +43,7 @@ def _coerce_int(key: str, value: Any, low: int, high: int) -> int:
 
 def make_options(rules: str | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
     """Every effective option, validated; CLI strings are coerced ("100", "true")."""
-    overrides = dict(overrides or {})
-    named = overrides.pop("rules", None)
-    if named is not None and rules is not None and named != rules:
-        raise GameConfigError(f"rule set given twice: {rules!r} and {named!r} in the options; "
-                              f"give it once")
-    rules = rules if rules is not None else (named if named is not None else DEFAULT_RULES)
+    rules, overrides = rule_set_and_overrides(rules, overrides, DEFAULT_RULES)
     if rules not in RULE_SETS:
         raise GameConfigError(f"take4 has no rule set {rules!r}: it has one, "
                               f"{DEFAULT_RULES!r} (leave --rules out, or write --rules default)")
