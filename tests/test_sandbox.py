@@ -451,3 +451,21 @@ def test_the_memory_of_all_a_bots_processes_together_is_limited():
                  memory_mb=300, sandbox="off")
     record, _ = play([bot, "random"], off)  # the control: RLIMIT_AS is per process
     assert "ATTACK WORKED: 4 processes held 600 MiB" in reason(record, 0), reason(record, 0)
+
+
+def test_a_sandbox_whose_limits_cannot_be_set_never_runs_the_bot(monkeypatch, shared_dir):
+    """Fail closed: when the platform cannot put bwrap's child under its limits (here its
+    resource limits are refused), the bot is not let go without them: the seat forfeits naming
+    the sandbox, and the bot never ran (it would have written its marker at once)."""
+    from mallows.agents import process
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("refused for the test")
+
+    monkeypatch.setattr(process.resource, "prlimit", refuse)
+    target = shared_dir / f"ran-{secrets.token_hex(4)}"
+    record, _ = play([f"{HOSTILE / 'writer.py'}:target={target}", "random"], ON)
+    why = reason(record, 0)
+    assert "could not start the bot in its sandbox" in why and "limits" in why, why
+    assert not target.exists()
+    others_fine(record, 0)

@@ -554,22 +554,36 @@ class SubprocessBot:
         finally:
             os.close(info_w)
             os.close(block_r)
+        # Fail closed: the bot runs only once its limits and cgroup are in place. bwrap goes
+        # on when the block fd reaches its end, so a failed set-up kills it before closing.
+        problem = None
         try:
             pid = self._sandbox_child(info_r, time.monotonic() + self.limits.start_seconds)
-            if pid is not None:
+            if pid is None:
+                problem = "the sandbox did not start"
+            else:
                 for which, value in _limit_settings(self.limits, w.nproc):
                     resource.prlimit(pid, which, value)
                 if w.cgroup is not None:
                     w.cgroup.attach(pid)
-        except OSError as exc:  # the sandbox died while being set up: its stderr says why
-            log.debug("bot %s: sandbox set-up failed: %s", self.name, exc)
+        except OSError as exc:
+            problem = f"its limits could not be set ({exc})"
         finally:
             os.close(info_r)
-            try:
-                os.write(block_w, b"go")
-            except OSError:
-                pass
+            if problem is not None:
+                _kill_group(self.proc)
+            else:
+                try:
+                    os.write(block_w, b"go")
+                except OSError:
+                    pass
             os.close(block_w)
+        if problem is not None:
+            self._stopped = "it could not be started"
+            tail = self._stderr_tail()
+            self._release_sandbox()
+            raise BotFailure(f"could not start the bot in its sandbox: {problem}"
+                             + tail, kind="error")
 
     @staticmethod
     def _sandbox_child(fd: int, deadline: float) -> int | None:
