@@ -412,3 +412,40 @@ def test_a_schema_1_database_upgrades_keeping_every_match_and_rating(tmp_path):
                     "--db", db, "--workers", "1")
     assert result.exit_code == 0, result.output
     assert len(Store(db).tournaments()) == 3
+
+
+# -- play and bots check take submitted versions ---------------------------------------------
+
+def test_play_and_check_run_a_submitted_version_shown_as_name_at_n(tmp_path):
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src")
+    assert submit(path, db) == "obslog@1"
+    path.unlink()  # the submitted snapshot runs, not the file it came from
+
+    result = invoke("play", "take4", "--bot", "obslog@1", "--bot", "random", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "obslog@1" in result.output
+    # a bare submitted name is its newest version
+    record = tmp_path / "match.json"
+    result = invoke("play", "take4", "--bot", "obslog", "--bot", "random", "--db", db,
+                    "--record", record)
+    assert result.exit_code == 0, result.output
+    assert json.loads(record.read_text())["players"][0] == "obslog@1"
+
+    result = invoke("bots", "check", "obslog@1", "--db", db, "--games", "2")
+    assert result.exit_code == 0, result.output
+    assert "obslog@1" in result.output and "OK" in result.output
+
+    # an unknown version names the versions there are
+    for args in (("play", "take4", "--bot", "obslog@7", "--bot", "random"),
+                 ("bots", "check", "obslog@7")):
+        result = invoke(*args, "--db", db)
+        assert result.exit_code == 2, result.output
+        assert "obslog@7" in result.output and "versions 1" in result.output, result.output
+        assert "Traceback" not in result.output
+
+    # without the database, NAME@N is refused with a message (exit 2), not a traceback
+    result = invoke("play", "take4", "--bot", "obslog@1", "--bot", "random",
+                    "--db", tmp_path / "missing.db")
+    assert result.exit_code == 2 and "database" in result.output, result.output
+    assert not (tmp_path / "missing.db").exists()

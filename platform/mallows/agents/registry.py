@@ -472,8 +472,8 @@ def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
             return spec
     elif "@" in base and not _looks_like_path(base):
         raise BotError(f"bot {name!r} names a submitted version, and those live in a database: "
-                       f"run it from a command that takes --db (mallows tournament run, "
-                       f"mallows bots show)")
+                       f"run it from a command that takes --db (mallows tournament run, play, "
+                       f"bots check, bots show)")
     if _looks_like_path(base):
         path = Path(base).expanduser()
         if not path.exists():

@@ -25,7 +25,8 @@ from rich.text import Text
 from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import list_bots
-from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
+from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, submitted_bots,
+                                user_errors)
 from mallows.errors import BotError, MallowsError
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
 from mallows.tournaments.match import decision_context
@@ -194,8 +195,9 @@ MAX_CHECK_GAMES = 10_000
 @bots_app.command("check")
 @user_errors
 def check(
-    bot: str = typer.Argument(..., help="A name in bots/, a path, or an entry-point name "
-                                        "(parameters after a colon: mybot:depth=3)."),
+    bot: str = typer.Argument(..., help="A name in bots/, a path, an entry-point name, or a "
+                                        "submitted NAME@N (parameters after a colon: "
+                                        "mybot:depth=3)."),
     game: Optional[str] = typer.Option(None, help="Check this game only (default: every game "
                                                   "the bot declares)."),
     games: int = typer.Option(10, "--games", help="Matches to play in each game."),
@@ -204,8 +206,14 @@ def check(
     match_seconds: float = typer.Option(300.0, help="Time budget for all of one match's "
                                                     "decisions."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
+    db: Path = typer.Option(Path("results") / "mallows.db", "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
     """Play matches against random bots through isolation and report every problem."""
+    with submitted_bots(db):
+        _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox)
+
+
+def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> None:
     from mallows.agents.checks import canonical_name
     if not 1 <= games <= MAX_CHECK_GAMES:
         raise MallowsError(f"--games {games}: play at least one match per game, at most "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from pathlib import Path
 
 import typer
 
@@ -43,3 +45,26 @@ def sandbox_mode(value: str) -> str:
     """The ``--sandbox`` option's value, checked."""
     from mallows.agents.sandbox import check_mode
     return check_mode(value, "--sandbox")
+
+
+SUBMITTED_DB_HELP = ("Database whose submitted bots NAME@N (and a bare submitted NAME: its "
+                     "newest version) resolve to; read only, and a missing file means none.")
+
+
+@contextlib.contextmanager
+def submitted_bots(db: Path):
+    """Within the block, bot names resolve submitted versions from ``db`` as tournaments do
+    (``mallows.tournaments.pinning.use_database``): opened read-only; a missing file: none."""
+    from mallows.agents import registry
+    from mallows.results.store import Store
+    from mallows.tournaments.pinning import use_database
+
+    store = Store(db, readonly=True) if Path(db).is_file() else None
+    saved = registry.SUBMITTED
+    use_database(store)
+    try:
+        yield store
+    finally:
+        registry.SUBMITTED = saved
+        if store is not None:
+            store.close()

@@ -12,9 +12,11 @@ from rich.console import Console
 from mallows.agents.checks import canonical_name, ready
 from mallows.agents.protocol import Limits
 from mallows.seeding import check_seed
-from mallows.cli.common import SANDBOX_HELP, parse_options, sandbox_mode, user_errors
+from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
+                                submitted_bots, user_errors)
 from mallows.errors import MallowsError
 from mallows.games import game_ids, get_game
+from mallows.results.store import DEFAULT_DB
 from mallows.agents.registry import load_bot, require_sandbox
 from mallows.tournaments.match import play_match
 
@@ -45,8 +47,14 @@ def play(
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
     """Play one match and print the result."""
+    with submitted_bots(db):
+        _play(game, bot, rules, option, seed, record, decision_seconds, sandbox)
+
+
+def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> None:
     module = get_game(game)
     options = module.make_options(rules, parse_options(option))
     if not module.MIN_PLAYERS <= len(bot) <= module.MAX_PLAYERS:
