@@ -449,3 +449,36 @@ def test_play_and_check_run_a_submitted_version_shown_as_name_at_n(tmp_path):
                     "--db", tmp_path / "missing.db")
     assert result.exit_code == 2 and "database" in result.output, result.output
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_the_report_lists_every_version_on_each_version_page(tmp_path):
+    from mallows.report.data import slug
+
+    db = tmp_path / "m.db"
+    path = write_bot(tmp_path / "src")
+    for pick in ("0", "-1", "1"):
+        path.write_text(BOT.replace("{pick}", pick))
+        submit(path, db)
+    t = toml(tmp_path, "two", ["obslog@1", "obslog@2", "random"], players=3)
+    result = invoke("tournament", "run", t, "--db", db, "--workers", "1", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert invoke("bots", "withdraw", "obslog@1", "--db", db).exit_code == 0
+    out = tmp_path / "site"
+    result = invoke("report", "-o", out, "--db", db)
+    assert result.exit_code == 0, result.output
+
+    store = Store(db, readonly=True)
+    rows = {r["version"]: r for r in store.submissions("obslog")}
+    pages = {v: (out / "b" / f"{slug(f'obslog@{v}')}.html").read_text() for v in (1, 2)}
+    for v, html in pages.items():
+        other = 3 - v
+        assert "<h2>Versions</h2>" in html
+        for row in rows.values():  # every version: digest and submission time
+            assert row["digest"][:16] in html and row["created"] in html
+        assert f'href="../b/{slug(f"obslog@{other}")}.html"' in html  # linked to the other
+        assert f"<strong>obslog@{v}</strong> (this page)" in html
+        # the third version played nowhere here: listed, not linked to a missing page
+        assert "obslog@3 <small>(not in this report)</small>" in html
+        assert slug("obslog@3") not in html
+        assert f"withdrawn {rows[1]['withdrawn']}" in html and html.count("active") == 2
+    assert "<h2>Versions</h2>" not in (out / "b" / f"{slug('random')}.html").read_text()

@@ -2,7 +2,8 @@
 
 Paths (all links relative, so the written folder opens from the file system):
 ``index.html``; ``t/<tournament slug>.html`` (leaderboard, head-to-head, progression, matches);
-``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html``;
+``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html`` (with the bot's
+submitted versions, each linked to its own page);
 ``m/<tournament slug>/<index>.html`` (a match replay); ``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
@@ -166,8 +167,27 @@ class Site:
                 boards.append((b, row))
         source = self.store.bot_source(bot)
         return self._page("bot.html", 1, title=data.short_bot(bot), bot=bot,
-                          source=PurePath(source).name if source else None, versions=None,
-                          boards=boards, forfeits=forfeits)
+                          source=PurePath(source).name if source else None,
+                          versions=self.versions(bot), boards=boards, forfeits=forfeits)
+
+    def versions(self, bot: str) -> list[dict]:
+        """Every submitted version of the bot shown as ``bot`` (``NAME@N``, any parameters),
+        oldest first: the store's submission row plus ``shown`` (that version with ``bot``'s
+        parameters), ``current`` (it is ``bot``) and ``page`` (the site has a page for it).
+        Empty for a bot that was not submitted."""
+        base, sep, params = bot.partition(":")
+        name, at, number = base.rpartition("@")
+        if not at or not number.isdigit():
+            return []
+        rows = self.store.submissions(name)
+        if not any(r["version"] == int(number) for r in rows):
+            return []
+        pages = set(self.bots())
+        out = []
+        for r in rows:
+            shown = f"{r['name']}@{r['version']}{sep}{params}"
+            out.append(dict(r, shown=shown, current=shown == bot, page=shown in pages))
+        return out
 
     def replay_page(self, tournament: str, idx: int) -> str | None:
         match_id = f"{tournament}/{idx}"
