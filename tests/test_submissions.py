@@ -435,6 +435,12 @@ def test_play_and_check_run_a_submitted_version_shown_as_name_at_n(tmp_path):
     result = invoke("bots", "check", "obslog@1", "--db", db, "--games", "2")
     assert result.exit_code == 0, result.output
     assert "obslog@1" in result.output and "OK" in result.output
+    # the same through the console script, in a fresh process
+    proc = subprocess.run([MALLOWS, "play", "take4", "--bot", "obslog@1", "--bot", "random",
+                           "--db", db], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "obslog@1" in proc.stdout
+    assert "obslog@1" in result.output and "OK" in result.output
 
     # an unknown version names the versions there are
     for args in (("play", "take4", "--bot", "obslog@7", "--bot", "random"),

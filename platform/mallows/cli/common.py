@@ -54,17 +54,21 @@ SUBMITTED_DB_HELP = ("Database whose submitted bots NAME@N (and a bare submitted
 @contextlib.contextmanager
 def submitted_bots(db: Path):
     """Within the block, bot names resolve submitted versions from ``db`` as tournaments do
-    (``mallows.tournaments.pinning.use_database``): opened read-only; a missing file: none."""
+    (``mallows.tournaments.pinning.use_database``): opened read-only; a missing file: none.
+    No tournament's roster applies: a name means what ``db`` and the registry find now."""
     from mallows.agents import registry
     from mallows.results.store import Store
     from mallows.tournaments.pinning import use_database
 
     store = Store(db, readonly=True) if Path(db).is_file() else None
-    saved = registry.SUBMITTED
+    saved, roster = registry.SUBMITTED, dict(registry.ROSTER)
+    registry.ROSTER.clear()
     use_database(store)
     try:
         yield store
     finally:
         registry.SUBMITTED = saved
+        registry.ROSTER.clear()
+        registry.ROSTER.update(roster)
         if store is not None:
             store.close()
