@@ -78,30 +78,57 @@ def ray_env(**extra: str) -> dict:
     return env
 
 
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports (the sockets are held open together, so no two
+    are the same; one at a time, the kernel may hand the same port out twice)."""
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+#: What Ray says when a port we chose is one it picked for another of its components at random.
+_PORT_CLASH = b"that is used by other components"
+
+
 def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
-    """Start ``ray start --head --block`` in its own process group; return (process, address)."""
-    port = free_port()
-    cmd = [RAY, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-           "--port", str(port), "--num-cpus", str(num_cpus), "--include-dashboard=false",
-           "--disable-usage-stats", "--ray-client-server-port", str(free_port()),
-           "--dashboard-agent-listen-port", str(free_port()),
-           "--dashboard-agent-grpc-port", str(free_port()),
-           "--runtime-env-agent-port", str(free_port()),
-           "--metrics-export-port", str(free_port())]
-    out = open(log, "wb")
-    proc = subprocess.Popen(cmd, env=env or ray_env(), stdout=out, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"ray start exited {proc.returncode}: {log.read_text()[-2000:]}")
-        if b"Ray runtime started" in log.read_bytes():
-            break
-        time.sleep(0.3)
-    else:
+    """Start ``ray start --head --block`` in its own process group; return (process, address).
+    Ray picks some of its ports at random; if one clashes with a port chosen here, start again
+    with new ports (at most three times)."""
+    for attempt in range(3):
+        port, client, agent, agent_grpc, runtime_env, metrics = free_ports(6)
+        cmd = [RAY, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
+               "--port", str(port), "--num-cpus", str(num_cpus), "--include-dashboard=false",
+               "--disable-usage-stats", "--ray-client-server-port", str(client),
+               "--dashboard-agent-listen-port", str(agent),
+               "--dashboard-agent-grpc-port", str(agent_grpc),
+               "--runtime-env-agent-port", str(runtime_env),
+               "--metrics-export-port", str(metrics)]
+        out = open(log, "wb")
+        proc = subprocess.Popen(cmd, env=env or ray_env(), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                text = log.read_bytes()
+                if _PORT_CLASH in text and attempt < 2:
+                    break
+                raise RuntimeError(f"ray start exited {proc.returncode}: "
+                                   f"{text.decode(errors='replace')[-2000:]}")
+            if b"Ray runtime started" in log.read_bytes():
+                return proc, f"127.0.0.1:{port}"
+            time.sleep(0.3)
+        else:
+            stop_ray_head(proc)
+            raise RuntimeError(f"ray start did not come up in 60 s: {log.read_text()[-2000:]}")
         stop_ray_head(proc)
-        raise RuntimeError(f"ray start did not come up in 60 s: {log.read_text()[-2000:]}")
-    return proc, f"127.0.0.1:{port}"
+    raise AssertionError("unreachable")
 
 
 def stop_ray_head(proc) -> None:
