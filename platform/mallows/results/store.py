@@ -225,6 +225,7 @@ class Store:
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
+        self.closed = False
         self._codecs: dict[int, codec.Codec] = {}   # by number: decoders and encoders
         self._encoders: dict[str, codec.Codec] = {}  # by game: the codec new records get
         self._untrained: dict[str, int] = {}         # by game: records since a training try
@@ -309,6 +310,7 @@ class Store:
 
     def close(self) -> None:
         self.db.conn.close()
+        self.closed = True
 
     def __enter__(self) -> "Store":
         return self

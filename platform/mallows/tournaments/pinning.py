@@ -36,7 +36,8 @@ def use_database(store) -> None:
     """Resolve ``NAME@N`` and bare submitted ``NAME`` from ``store`` (for this process; None:
     from no database)."""
     registry.SUBMITTED = None if store is None else (
-        lambda base, params: resolve_submission(store, base, params))
+        lambda base, params: None if getattr(store, "closed", False)  # its run has ended
+        else resolve_submission(store, base, params))
 
 
 def resolve_submission(store, base: str, params: dict, isolate=None):
