@@ -17,9 +17,65 @@ In-process (trusted) bots are not pooled: a fresh object per match, as before.
 
 from __future__ import annotations
 
+import itertools
+import os
+import queue
+import threading
 from typing import Any, Hashable
 
+from mallows.agents import affinity
+
+SPAWNERS = 1  # threads starting bot processes (bwrap's set-up is mostly the kernel's, so one is enough)
 MAX_IDLE = 8  # idle processes kept per bot; the oldest beyond that are closed
+
+
+class _Spawner:
+    """One thread that starts spare processes in the background, and lives as long as its
+    pool: a process started with ``--die-with-parent`` (the sandbox) is killed when the thread
+    that started it ends, so a thread per spare would kill its spare."""
+
+    def __init__(self, threads: int = SPAWNERS):
+        self._jobs: queue.PriorityQueue = queue.PriorityQueue()
+        self._order = itertools.count()  # first in, first out within a priority
+        self._threads = [threading.Thread(target=self._work, name="mallows-spawner",
+                                          daemon=True) for _ in range(threads)]
+        for thread in self._threads:
+            thread.start()
+
+    def start(self, bot, cpus: frozenset, spare: bool = False) -> None:
+        """Start ``bot``'s process on ``cpus``: before every spare still waiting, unless it is
+        a spare itself (a seat about to play must not wait behind processes for later)."""
+        bot.spawning = threading.Event()
+        self._jobs.put((int(spare), next(self._order), bot, cpus))
+
+    def _work(self) -> None:
+        while (job := self._jobs.get())[2] is not None:
+            _, _, bot, cpus = job
+            try:
+                if cpus:
+                    os.sched_setaffinity(0, cpus)  # the process inherits them
+                bot.spawn()
+            except Exception:
+                pass  # reported by its first start, which tries again
+            finally:
+                bot.spawning.set()
+
+    def stop(self) -> None:
+        """End the thread, once every process it started has been closed."""
+        for _ in self._threads:
+            self._jobs.put((2, next(self._order), None, None))
+        for thread in self._threads:
+            thread.join()
+
+
+def _settle(bot) -> bool:
+    """Wait until a spare started in the background has its process; True if it was one."""
+    started = getattr(bot, "spawning", None)
+    if started is None:
+        return False
+    started.wait()
+    bot.spawning = None
+    return True
 
 
 class _Lease:
@@ -33,7 +89,9 @@ class _Lease:
 
     def start(self, info: dict) -> None:
         self.bot.deals.add(self._deal)  # before it sees anything of the deal
+        _settle(self.bot)  # started in the background: wait until its process exists
         self.bot.start(info)
+        BotPool._place(self.bot, affinity.current())  # to the match's CPU, once it has started
 
     def act(self, observation: dict) -> Any:
         return self.bot.act(observation)
@@ -62,6 +120,8 @@ class BotPool:
 
     def __init__(self, max_idle: int = MAX_IDLE):
         self.max_idle = max_idle
+        self.allowed = affinity.current()  # the CPUs spares may start on (``affinity``)
+        self._spawning: _Spawner | None = None  # starts the spares, once there are any
         self._idle: dict[Hashable, list] = {}
         self.started = 0  # processes started through this pool
         self.reused = 0   # matches played by a process that had played before
@@ -75,6 +135,7 @@ class BotPool:
             return spec.handle(limits)
         key = (spec.name, limits)
         idle = self._idle.setdefault(key, [])
+        here = affinity.current()  # the match's CPU(s)
         for i, bot in enumerate(idle):
             if deal not in bot.deals:
                 del idle[i]
@@ -82,19 +143,28 @@ class BotPool:
                     self.reused += 1
                 return _Lease(self, key, bot, deal)
         bot = self._new(spec, limits)
-        try:  # started now, beside the other seats' processes; a failure is reported by start
-            bot.spawn()
-        except Exception:
-            pass
+        # started now, beside the other seats' processes, on every CPU (its interpreter loads
+        # on whichever is free); moved to the match's CPU once it has started
+        self._spawner().start(bot, self.allowed)
+        elsewhere = (self.allowed - here) or here  # spares load beside the match, not on its CPU
         for _ in range(min(spares, self.max_idle - len(idle))):
             spare = self._new(spec, limits)
-            try:
-                spare.spawn()  # started now; its handshake comes with its first match
-            except Exception:
-                spare.close()
-                break
+            spare.cpus = elsewhere
+            # started in the background, while the match plays (a failure is reported by its
+            # first start); its handshake comes with its first match
+            self._spawner().start(spare, elsewhere, spare=True)
             idle.append(spare)
         return _Lease(self, key, bot, deal)
+
+    @staticmethod
+    def _place(bot, here: frozenset) -> None:
+        """Run ``bot``'s process on the match's CPUs; when that is one CPU (a pinned worker,
+        ``affinity.pinned``), the platform sleeps while the bot thinks rather than spin."""
+        proc = getattr(bot, "proc", None)
+        if proc is not None and getattr(bot, "cpus", None) != here:
+            affinity.move(proc.pid, here)
+        bot.cpus = here
+        bot.spin = len(here) != 1
 
     def _new(self, spec, limits):
         bot = spec.handle(limits)
@@ -117,6 +187,8 @@ class BotPool:
         idle, self._idle = self._idle, {}
         bots = [bot for group in idle.values() for bot in group]
         for bot in bots:
+            _settle(bot)  # a spare still starting: its process exists before it is closed
+        for bot in bots:
             try:
                 getattr(bot, "quit", lambda: None)()
             except Exception:
@@ -126,6 +198,14 @@ class BotPool:
                 bot.close()
             except Exception:
                 pass
+        spawner, self._spawning = self._spawning, None
+        if spawner is not None:
+            spawner.stop()
+
+    def _spawner(self) -> _Spawner:
+        if self._spawning is None:
+            self._spawning = _Spawner()
+        return self._spawning
 
     def __enter__(self) -> "BotPool":
         return self

@@ -131,8 +131,9 @@ def play_job(job: Job, pool=None) -> Outcome:
 
 def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
     """Play a batch; the bot processes that opted in to reuse end with it."""
+    from mallows.agents import affinity
     from mallows.agents.pool import BotPool
-    with BotPool() as pool:
+    with BotPool() as pool, affinity.pinned():
         return [play_job(job, pool) for job in jobs]
 
 
@@ -144,7 +145,8 @@ def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
     from mallows.agents.pool import BotPool
     done: list[Outcome] = []
     last = time.monotonic()
-    with BotPool() as pool:  # the bot processes that opted in to reuse end with the task
+    from mallows.agents import affinity
+    with BotPool() as pool, affinity.pinned():  # the processes end with the task
         for job in jobs:
             done.append(play_job(job, pool))
             if time.monotonic() - last >= flush_seconds:
@@ -194,8 +196,11 @@ class InProcessExecutor(Executor):
 
     def run_batches(self, jobs: Iterable[Job], expected: int | None = None
                     ) -> Iterator[list[Outcome]]:
+        from mallows.agents import affinity
         from mallows.agents.pool import BotPool
-        with BotPool() as pool:  # the whole run is this executor's one batch of processes
+        # the whole run is this executor's one batch of processes; each match, with its bots'
+        # processes, on one CPU (``agents.affinity``)
+        with BotPool() as pool, affinity.pinned():
             for job in jobs:
                 yield [play_job(job, pool)]  # each match arrives alone: stored before the next
 
