@@ -223,6 +223,24 @@ class BotSpec:
                              limits=limits, bot_paths=self.bot_paths,
                              python=self.kind == "python", reuse=self.reuse)
 
+    def prepare(self, timeout: float = 10.0, sandbox: str = "on") -> None:
+        """Start the process the next ``describe`` (same ``timeout`` and ``sandbox``) will
+        shake hands with, without waiting for it: several bots' processes then start side by
+        side. ``unprepare`` stops it if no ``describe`` came."""
+        if self.isolated and self.__dict__.get("_prepared") is None:
+            handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
+            try:
+                handle.spawn()
+            except Exception:
+                handle.close()
+                return  # describe starts it again, and reports why it cannot
+            self._prepared = ((timeout, sandbox), handle)
+
+    def unprepare(self) -> None:
+        prepared = self.__dict__.pop("_prepared", None)
+        if prepared is not None:
+            prepared[1].close()
+
     def describe(self, timeout: float = 10.0, sandbox: str = "on") -> dict:
         """Start the bot in its own process, shake hands, stop it; return its hello
         (``name``, ``version``, ``games``) and fill in what was unknown. ``BotError`` on
@@ -230,7 +248,13 @@ class BotSpec:
         if not self.isolated:
             return {"name": self.bot_name, "version": self.version,
                     "games": list(self.games) if self.games else None}
-        handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
+        prepared = self.__dict__.pop("_prepared", None)
+        if prepared is not None and prepared[0] == (timeout, sandbox):
+            handle = prepared[1]
+        else:
+            if prepared is not None:
+                prepared[1].close()
+            handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
         try:
             hello = handle.handshake(time.monotonic() + timeout)
         except BotFailure as exc:

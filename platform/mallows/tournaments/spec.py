@@ -123,17 +123,37 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
-def _check_bot(name: str, game: str, src: str, sandbox: str = "on") -> str:
-    """Check that bot ``name`` loads and plays ``game``; return where it was found."""
-    from mallows.agents.checks import ready
+def _check_bots(bots: list[str], game: str, src: str, sandbox: str = "on") -> dict[str, str]:
+    """Check that every bot loads and plays ``game`` (the first problem, in the file's order,
+    is the error); return where each was found. The isolated ones are started side by side
+    first (``BotSpec.prepare``), so their handshakes do not wait for one another."""
     from mallows.agents.registry import load_bot
+    loaded: dict[str, object] = {}
+    for name in bots:
+        try:
+            loaded[name] = load_bot(name)
+        except (MallowsError, OSError) as exc:
+            loaded[name] = exc
     try:
-        spec = load_bot(name)
-    except (MallowsError, OSError) as exc:
+        for spec in loaded.values():
+            if not isinstance(spec, Exception):
+                spec.prepare(sandbox=sandbox)
+        return {name: _check_bot(name, loaded[name], game, src, sandbox) for name in bots}
+    finally:
+        for spec in loaded.values():
+            if not isinstance(spec, Exception):
+                spec.unprepare()
+
+
+def _check_bot(name: str, spec, game: str, src: str, sandbox: str = "on") -> str:
+    """Check that bot ``name`` (``spec``: loaded, or why it could not be) plays ``game``;
+    return where it was found."""
+    from mallows.agents.checks import ready
+    if isinstance(spec, Exception):
         known = available_bots()
         listing = f"; bots found: {', '.join(known)}" if known else ""
         raise TournamentError(
-            f"{_where(src)}`bots`: cannot load {name!r}: {exc}{listing}. Fix the name in "
+            f"{_where(src)}`bots`: cannot load {name!r}: {spec}{listing}. Fix the name in "
             f"`bots = [...]` or add the bot to bots/") from None
     try:  # built once with its parameters (or its hello asked for) before anything is stored
         ready(spec, sandbox=sandbox)
@@ -259,8 +279,7 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
             f"into several tournaments")
     if check_bots:
         mode = sandbox or limits.get("sandbox", "on")  # ``sandbox``: the command line's
-        t = dataclasses.replace(t, bot_sources={bot: _check_bot(bot, game, src, mode)
-                                                for bot in bots})
+        t = dataclasses.replace(t, bot_sources=_check_bots(bots, game, src, mode))
     return t
 
 
