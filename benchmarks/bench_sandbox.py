@@ -1,23 +1,28 @@
 """Benchmark: sandboxed tournaments against in-process ones, and the sandbox's start-up cost.
 
-1. Tournaments, both games, same file, same run: user copies of the shipped ``random`` bot (in
-   a temporary bots folder, so they are not shipped and run sandboxed, one process per bot
-   reused across the matches of the run) against the same tournament with every bot
-   in-process (``MALLOWS_ISOLATE=0``). Take4: 4 bots, 3 seats, 5 deals = 60 matches;
-   Arschmallows: 5 bots, 4 seats, 3 deals = 60 matches; one worker (this process), so the ratio
-   is the sandbox's cost alone. Target: sandboxed at least 0.25x in-process in both games.
-   For scale, the same run with ``sandbox = "off"`` (the same reused processes, process
-   isolation only): what the sandbox itself adds, against what any separate process costs.
-   ``--per-match`` adds the same sandboxed run with one process per seat of every match (no
-   reuse), for scale.
-2. Start-up per process: ``true`` started plainly (``subprocess``) and in its sandbox
+1. The tournament command, as a user runs it and as the issue measured it: ``mallows tournament
+   run FILE --workers 1`` (wall time of the whole command: start-up, the file's check, the
+   matches, storage, ratings), both games, user copies of the shipped ``random`` bot (in a
+   temporary bots folder, so they are not shipped and run sandboxed, processes reused across
+   the matches of the run) against the same file with every bot in-process
+   (``MALLOWS_ISOLATE=0``). Take4: 4 bots, 3 seats, 5 deals = 60 matches; Arschmallows: 5 bots,
+   4 seats, 3 deals = 60 matches. Target: sandboxed at least 0.25x in-process in both games.
+   Each command runs ``--repeat`` times, alternating, and the median counts.
+2. The same tournaments inside one process (``run_tournament`` alone, no interpreter start, no
+   file check: a stricter ratio, since the in-process run then costs almost nothing but the
+   games), and, for scale, the same with ``sandbox = "off"`` (the same reused processes,
+   process isolation only) and, with ``--per-match``, one process per seat of every match.
+3. Start-up per process: ``true`` started plainly (``subprocess``) and in its sandbox
    (``bwrap`` with every option ``mallows.agents.sandbox`` uses, its pids cgroup included),
    median of ``--starts`` each; the difference is the sandbox's cost. Target: within 10 ms.
    Also the whole start of a hosted Python bot (spawn, hello, quit) with and without sandbox.
 
-Prints the load average and CPU count beside the figures (the machine may be shared).
+A worker keeps a match and its bots' processes on one CPU and starts the processes it needs
+next on the others (``mallows.agents.affinity``), so the sandboxed run uses a second CPU where
+there is one: the machine's capacity (two CPU-bound processes against one) and load average are
+printed beside the figures.
 
-Run: ``python benchmarks/bench_sandbox.py [--starts N] [--per-match]``.
+Run: ``python benchmarks/bench_sandbox.py [--starts N] [--repeat N] [--per-match]``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from capacity import capacity  # noqa: E402  (benchmarks/, beside this file)
 from mallows.agents import sandbox
 from mallows.agents.process import SubprocessBot
 from mallows.agents.protocol import Limits
@@ -41,6 +47,7 @@ from mallows.tournaments.run import run_tournament
 from mallows.tournaments.spec import load_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
+MALLOWS = Path(sys.executable).with_name("mallows")  # the console script of this environment
 TARGET_RATIO = 0.25
 TARGET_MS = 10.0
 GAMES = {"take4": (4, 3, 5), "arschmallows": (5, 4, 3)}  # bots, seats, deals: 60 matches each
@@ -73,6 +80,27 @@ def tournament(folder: Path, game: str, tag: str, isolate: str, ex,
     finally:
         getattr(store, "close", lambda: None)()
         os.environ.pop("MALLOWS_ISOLATE", None)
+
+
+def command(folder: Path, game: str, isolate: str) -> tuple[int, float]:
+    """Wall time of ``mallows tournament run`` on a fresh database: (matches, seconds)."""
+    bots, seats, deals = GAMES[game]
+    path = folder / f"{game}-command.toml"
+    names = ", ".join(f'"u{i}"' for i in range(bots))
+    path.write_text(f'name = "{game}"\ngame = "{game}"\nplayers = {seats}\n'
+                    f'deals = {deals}\nseed = 7\nbots = [{names}]\n')
+    db = folder / f"command-{game}-{isolate or 'sandboxed'}.db"
+    db.unlink(missing_ok=True)
+    env = dict(os.environ, MALLOWS_ISOLATE=isolate)
+    t0 = time.perf_counter()
+    run = subprocess.run([str(MALLOWS), "tournament", "run", str(path), "--db", str(db),
+                          "--workers", "1", "--quiet"], env=env, capture_output=True,
+                         text=True)
+    seconds = time.perf_counter() - t0
+    if run.returncode != 0:
+        raise SystemExit(f"mallows tournament run failed:\n{run.stdout}{run.stderr}")
+    with Store(db, readonly=True) as store:
+        return store.count_matches(game), seconds
 
 
 def starts(n: int) -> None:
@@ -118,6 +146,7 @@ def starts(n: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--starts", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each command (median)")
     ap.add_argument("--per-match", action="store_true",
                     help="also run the sandboxed tournaments with one process per match")
     args = ap.parse_args()
@@ -125,7 +154,8 @@ def main() -> None:
     if why:
         raise SystemExit(f"no sandbox on this machine: {why}")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
-          f"(shared machine: figures vary); bwrap: {sandbox.bwrap_binary()}")
+          f"(shared machine: figures vary); bwrap: {sandbox.bwrap_binary()}", flush=True)
+    print(capacity(), flush=True)
     folder = Path(tempfile.mkdtemp(prefix="mallows-bench-sandbox-"))
     try:
         bots = folder / "bots"
@@ -134,15 +164,29 @@ def main() -> None:
             shutil.copy(ROOT / "bots" / "random.py", bots / f"u{i}.py")
         os.environ["MALLOWS_BOTS_DIR"] = str(bots)
         ok = True
+        print("1. the tournament command (mallows tournament run FILE --workers 1), "
+              f"median of {args.repeat}:")
+        for game in GAMES:
+            inproc, boxed = [], []
+            for _ in range(args.repeat):
+                played, seconds = command(folder, game, "0")
+                inproc.append(seconds)
+                played_boxed, seconds = command(folder, game, "")
+                boxed.append(seconds)
+                assert played == played_boxed == 60, (played, played_boxed)
+            a, b = statistics.median(inproc), statistics.median(boxed)
+            ok = ok and a / b >= TARGET_RATIO
+            print(f"   {game}: in-process {a:.2f} s ({played / a:.1f} matches/s), sandboxed "
+                  f"{b:.2f} s ({played / b:.1f} matches/s): {a / b:.2f}x (target >= "
+                  f"{TARGET_RATIO}x: {'met' if a / b >= TARGET_RATIO else 'NOT met'})",
+                  flush=True)
+        print("2. the same tournaments inside one process (run_tournament alone):")
         for game in GAMES:
             played, inproc = tournament(folder, game, "inprocess", "0",
                                         executor.InProcessExecutor())
             _, boxed = tournament(folder, game, "sandboxed", "", executor.InProcessExecutor())
-            ratio = inproc / boxed
-            ok = ok and ratio >= TARGET_RATIO
-            line = (f"{game}: {played} matches; in-process {played / inproc:.1f} matches/s, "
-                    f"sandboxed (reused processes) {played / boxed:.1f} matches/s: "
-                    f"{ratio:.2f}x (target >= {TARGET_RATIO}x)")
+            line = (f"   {game}: in-process {played / inproc:.1f} matches/s, sandboxed "
+                    f"(reused processes) {played / boxed:.1f} matches/s: {inproc / boxed:.2f}x")
             _, plain = tournament(folder, game, "plain", "", executor.InProcessExecutor(),
                                   sandbox_off=True)
             line += (f"; the same processes without the sandboxing (sandbox = \"off\") "
@@ -151,7 +195,8 @@ def main() -> None:
                 _, once = tournament(folder, game, "permatch", "", PerMatch())
                 line += (f"; one process per match {played / once:.1f} matches/s "
                          f"({inproc / once:.2f}x)")
-            print(line)
+            print(line, flush=True)
+        print("3. ", end="")
         starts(args.starts)
         print("tournament target " + ("met" if ok else "NOT met"))
     finally:
