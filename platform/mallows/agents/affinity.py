@@ -57,7 +57,7 @@ def _claim(cpus: list[int]) -> tuple[int, int] | None:
     for cpu in cpus:
         try:
             fd = os.open(os.path.join(tempfile.gettempdir(), f"mallows-cpu-{cpu}.lock"),
-                         os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+                         os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         except OSError:
             continue
         try:
