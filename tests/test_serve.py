@@ -80,6 +80,23 @@ def test_running_tournament_shows_progress_and_refreshes(served):
     assert get(f"{base}/t/{slug('later')}.html")[0] == 200
 
 
+def test_a_client_that_sends_nothing_blocks_no_one(served):
+    """Each connection has its own thread: a silent client (or one that never reads) does not
+    hold up the pages of the others."""
+    _, _, url = served
+    port = int(url.rsplit(":", 1)[1])
+    silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+    half = socket.create_connection(("127.0.0.1", port))
+    half.sendall(b"GET /index.html HTTP/1.1\r\nHost: x\r\n")  # never finishes its request
+    try:
+        for _ in range(3):
+            status, text = get(url + "/index.html")
+            assert status == 200 and "live" in text
+    finally:
+        for s in [*silent, half]:
+            s.close()
+
+
 def test_unknown_pages_are_404_and_the_server_stays_up(served):
     _, _, base = served
     for path in ("/nope.html", "/t/nope.html", "/m/x/1.html", "/../../etc/passwd",

@@ -6,8 +6,10 @@ Only arguments and printing here: the pages are ``mallows.report.site``.
 from __future__ import annotations
 
 import sys
+import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Optional
 
@@ -65,14 +67,29 @@ def serve(
     pages show its progress and reload themselves."""
     from mallows.report.site import CONTENT_TYPES, Site
 
-    site = Site(_store(db), live=True, refresh=max(1, refresh))
+    _store(db).close()  # a database that cannot be read is refused now, not at the first page
+    # Each connection has a thread of its own (a client that sends nothing blocks nobody and is
+    # dropped after ``timeout``); the pages are rendered by one thread that owns the database
+    # connection (SQLite's connections stay in the thread that opened them).
+    local = threading.local()
+
+    def open_site() -> None:
+        local.site = Site(_store(db), live=True, refresh=max(1, refresh))
+
+    renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mallows-pages",
+                                  initializer=open_site)
+
+    def page(path: str):
+        render = local.site.resolve(path)
+        return render() if render is not None else None
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = 30  # seconds a connection may stay silent
+
         def do_GET(self):  # noqa: N802 (http.server's name)
             path = self.path.split("?", 1)[0].split("#", 1)[0]
             try:
-                render = site.resolve(path)
-                body = render() if render is not None else None
+                body = renderer.submit(page, path).result()
                 status = 200
             except Exception as exc:  # a page that fails says so; the server stays up
                 body, status = f"error: {type(exc).__name__}: {exc}", 500
@@ -92,7 +109,7 @@ def serve(
             sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
 
     try:
-        server = HTTPServer((host, port), Handler)
+        server = ThreadingHTTPServer((host, port), Handler)
     except OSError as exc:
         raise MallowsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: choose "
                            f"another --port (or --port 0 for any free one)") from None
@@ -105,3 +122,4 @@ def serve(
         pass
     finally:
         server.server_close()
+        renderer.shutdown(wait=False, cancel_futures=True)
