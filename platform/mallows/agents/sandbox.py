@@ -40,12 +40,15 @@ bot (``SandboxUnavailable``) unless the organiser chose ``sandbox = "off"``.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import select
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -259,11 +262,13 @@ def _read(path: str) -> str:
 class BotCgroup:
     """One bot process's cgroups (``pids``, and ``memory`` when a limit is asked for): made
     before the spawn, joined by bwrap's first child before the bot runs (``attach``), removed
-    after the process is reaped."""
+    once that child has ended (``remove``)."""
 
     def __init__(self, limits: dict):
         self.dirs: dict[str, tuple[str, str]] = {}  # controller -> (folder, kind)
         self.fds: list[int] = []
+        self.pidfd: int | None = None  # bwrap's first child, once attached: its end is awaited
+        _remove_pending()
         name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
         try:
             for controller, value in limits.items():
@@ -287,6 +292,12 @@ class BotCgroup:
             raise
 
     def attach(self, pid: int) -> None:
+        """Put ``pid`` (bwrap's first child, waiting on its block fd) in every cgroup."""
+        if self.pidfd is None and hasattr(os, "pidfd_open"):
+            try:
+                self.pidfd = os.pidfd_open(pid)
+            except OSError:  # before Linux 5.3: ``remove`` polls the folders instead
+                pass
         for fd in self.fds:
             os.write(fd, str(pid).encode())
 
@@ -308,20 +319,59 @@ class BotCgroup:
         return events.get("oom_kill", "0") != "0" or events.get("max", "0") != "0"
 
     def remove(self) -> None:
+        """Remove the folders, once bwrap's first child has ended (the PID namespace's init:
+        when it has, every process of the bot has). bwrap's outer process may exit a moment
+        before that child, so its end is awaited on a pidfd (at most ``REMOVE_WAIT``), not
+        slept on; a folder still busy after that is removed later, by the next ``BotCgroup``
+        or at exit (``_remove_pending``). Safe to call twice."""
         fds, self.fds = self.fds, []
         for fd in fds:
             os.close(fd)
-        for path in {p for p, _ in self.dirs.values()}:
-            for _ in range(50):
-                try:
-                    os.rmdir(path)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    import time
-                    time.sleep(0.01)  # the kernel is still tearing the processes down
+        pidfd, self.pidfd = self.pidfd, None
+        if pidfd is not None:
+            try:
+                poller = select.poll()
+                poller.register(pidfd, select.POLLIN)
+                poller.poll(REMOVE_WAIT * 1000)
+            finally:
+                os.close(pidfd)
+        paths = {p for p, _ in self.dirs.values()}
         self.dirs = {}
+        if paths:
+            _PENDING.extend(paths)
+            _remove_pending(REMOVE_WAIT if pidfd is None else 0.005)
+
+
+REMOVE_WAIT = 0.5  # seconds a removal waits for the end of a bot's processes
+_PENDING: list = []  # cgroup folders whose removal found them still in use
+
+
+def _remove_pending(wait: float = 0.0) -> None:
+    """Remove the cgroup folders in ``_PENDING`` that are no longer in use, trying again for
+    up to ``wait`` seconds (in short steps) while some are still busy."""
+    if not _PENDING:
+        return
+    deadline = time.monotonic() + wait
+    step = 0.0002
+    while True:
+        for path in list(_PENDING):
+            try:
+                os.rmdir(path)
+            except FileNotFoundError:
+                pass
+            except OSError:  # still in use: the kernel is tearing the processes down
+                continue
+            try:
+                _PENDING.remove(path)
+            except ValueError:  # another thread removed it
+                pass
+        if not _PENDING or time.monotonic() + step > deadline:
+            return
+        time.sleep(step)
+        step = min(step * 2, 0.01)
+
+
+atexit.register(_remove_pending, REMOVE_WAIT)
 
 
 def _write_if_there(path: str, value: str) -> None:
@@ -361,24 +411,45 @@ class Wrapped:
     binds: list[str] = field(default_factory=list)
 
 
+_PYTHON: dict = {}  # _python_key() -> (the folders of _python_paths, the real interpreter)
+
+
+def _python_key() -> tuple:
+    return (sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+            tuple(sys.path))
+
+
+def _python_runtime() -> tuple[list[str], str]:
+    """``(folders, interpreter)``: the folders a bot run by this Python needs (its
+    installation, virtual environment, site folders and the ``mallows`` package) and the real
+    path of ``sys.executable``. Worked out once per value of ``_python_key()`` (a changed
+    ``sys.path`` is seen at the next spawn): the walk costs more than bwrap's own set-up of
+    the binds."""
+    key = _python_key()
+    found = _PYTHON.get(key)
+    if found is None:
+        real = os.path.realpath(sys.executable)
+        paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix,
+                 os.path.dirname(real), os.path.dirname(os.path.abspath(sys.executable))}
+        for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+            p = sysconfig.get_paths().get(name)
+            if p:
+                paths.add(p)
+        prefixes = tuple(os.path.realpath(p).rstrip("/") + "/" for p in
+                         {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+        for p in sys.path:  # the installation's, and site folders (never the current folder)
+            if p and os.path.isdir(p) and ((os.path.realpath(p) + "/").startswith(prefixes)
+                                           or os.path.basename(p) in ("site-packages",
+                                                                      "dist-packages")):
+                paths.add(p)
+        import mallows
+        paths.add(str(Path(mallows.__file__).resolve().parent))
+        found = _PYTHON[key] = (sorted(paths), real)
+    return list(found[0]), found[1]
+
+
 def _python_paths() -> list[str]:
-    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix,
-             os.path.dirname(os.path.realpath(sys.executable)),
-             os.path.dirname(os.path.abspath(sys.executable))}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        p = sysconfig.get_paths().get(key)
-        if p:
-            paths.add(p)
-    prefixes = tuple(os.path.realpath(p).rstrip("/") + "/" for p in
-                     {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
-    for p in sys.path:  # the installation's, and site folders (never the current folder)
-        if p and os.path.isdir(p) and ((os.path.realpath(p) + "/").startswith(prefixes)
-                                       or os.path.basename(p) in ("site-packages",
-                                                                  "dist-packages")):
-            paths.add(p)
-    import mallows
-    paths.add(str(Path(mallows.__file__).resolve().parent))
-    return list(paths)
+    return _python_runtime()[0]
 
 
 def _program_paths(program: str) -> list[str]:
@@ -414,33 +485,49 @@ def _covered(path: str) -> bool:
     return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS)
 
 
+_FIXED: dict = {}  # bwrap binary -> the start of every bot's argv
+
+
+def _fixed_argv(binary: str) -> tuple[str, ...]:
+    """The start of every bot's argv, the same for every bot: the namespaces and the user,
+    the system folders, the files of ``/etc``, ``/proc``, ``/dev`` and the private ``/tmp``
+    and ``/dev/shm``. Made once per process (what the system folders are, links or folders,
+    does not change under a running platform); ``--ro-bind-try`` leaves out an ``/etc`` file
+    that is missing at a spawn."""
+    found = _FIXED.get(binary)
+    if found is None:
+        argv = [binary, "--unshare-all", "--unshare-user", "--disable-userns",
+                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                "--uid", str(BOT_UID), "--gid", str(BOT_GID), "--hostname", "mallows-bot"]
+        for d in SYSTEM_DIRS:
+            if os.path.islink(d):
+                argv += ["--symlink", os.readlink(d), d]
+            elif os.path.isdir(d):
+                argv += ["--ro-bind", d, d]
+        for name in ETC_FILES:
+            argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        tmp_bytes = str(TMP_MB * 1024 * 1024)
+        argv += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp",
+                 "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
+        found = _FIXED[binary] = tuple(argv)
+    return found
+
+
 def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
          bot_paths: Sequence[str], env: dict | None = None, memory_mb: int = 0) -> Wrapped:
     """The ``bwrap`` argv running ``command`` in ``cwd`` (inside, the same path), seeing
     ``bot_paths`` (the bot's own files) read-only, plus its runtime (the platform's Python when
     ``python``)."""
-    binary = bwrap_binary() or "bwrap"
-    argv = [binary, "--unshare-all", "--unshare-user", "--disable-userns",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--uid", str(BOT_UID), "--gid", str(BOT_GID), "--hostname", "mallows-bot"]
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            argv += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            argv += ["--ro-bind", d, d]
-    for name in ETC_FILES:
-        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    tmp_bytes = str(TMP_MB * 1024 * 1024)
-    argv += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp",
-             "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
+    argv = list(_fixed_argv(bwrap_binary() or "bwrap"))
     extra: list[str] = []
+    python_paths, interpreter = _python_runtime()
     if python:
-        extra += _python_paths()
+        extra += python_paths
     program = command[0] if command else ""
-    if program.startswith("/") and os.path.realpath(program) == os.path.realpath(sys.executable):
+    if program.startswith("/") and os.path.realpath(program) == interpreter:
         if not python:  # a manifest bot run by the platform's Python: the same packages
-            extra += _python_paths()
+            extra += python_paths
     elif program.startswith("/") and not _covered(os.path.realpath(program)):
         extra += _program_paths(program)
     extra += [p for p in os.environ.get(BIND_ENV, "").split(":") if p.strip()]
