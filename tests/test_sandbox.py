@@ -561,3 +561,54 @@ def test_a_cgroup_still_in_use_at_its_removal_is_removed_by_the_next_one(monkeyp
     while path in sandbox._PENDING and time.monotonic() < deadline:
         sandbox.BotCgroup({"pids": 10}).remove()
     assert path not in sandbox._PENDING and not os.path.exists(path)
+
+
+def _cgroups_of(pid: int) -> str:
+    with open(f"/proc/{pid}/cgroup") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("launcher", [True, False])
+def test_the_bot_is_in_its_cgroups_whether_bwrap_joined_them_itself_or_was_moved(monkeypatch,
+                                                                                  launcher):
+    """With a shell, bwrap is started by one that joins the (v1) cgroups itself; without one,
+    bwrap's first child is moved into them. Either way that child, and so the bot, is in every
+    one of them before the bot runs."""
+    from mallows.agents.process import SubprocessBot
+    _pids_cgroup()
+    if not launcher:
+        monkeypatch.setattr(sandbox, "_SHELLS", [None])
+    bot = SubprocessBot("sleeper", ["/bin/sh", "-c", "sleep 60"], limits=ON, bot_paths=[])
+    bot.spawn()
+    try:
+        group = bot.wrapped.cgroup
+        assert bool(bot.wrapped.launcher) == (launcher and any(
+            kind == "v1" for _, kind in group.dirs.values()))
+        assert (bot.proc.args[0] == sandbox._shell()) == bool(bot.wrapped.launcher)
+        child = _cgroups_of(group.pid)
+        for controller, (path, kind) in group.dirs.items():
+            assert group.name in child and (controller, kind) in sandbox._member_of(
+                group.pid, group.name), (controller, child)
+    finally:
+        bot.close()
+
+
+def test_a_launcher_that_cannot_join_its_cgroup_never_runs_the_bot(monkeypatch, shared_dir):
+    """Fail closed: the launcher becomes bwrap only once it is in every cgroup; when a join is
+    refused, the bot never runs and the seat forfeits naming the sandbox."""
+    _pids_cgroup()
+    if sandbox._shell() is None:
+        pytest.skip("no shell for the launcher here")
+    made = sandbox.BotCgroup.__init__
+
+    def refused_join(self, limits):
+        made(self, limits)
+        self.joins = [str(shared_dir / "no-such-folder" / "tasks")] + self.joins
+
+    monkeypatch.setattr(sandbox.BotCgroup, "__init__", refused_join)
+    target = shared_dir / f"ran-{secrets.token_hex(4)}"
+    record, _ = play([f"{HOSTILE / 'writer.py'}:target={target}", "random"], ON)
+    why = reason(record, 0)
+    assert "could not start the bot in its sandbox" in why and "did not start" in why, why
+    assert not target.exists()
+    others_fine(record, 0)

@@ -552,11 +552,12 @@ class SubprocessBot:
                              kind="error") from None
         # No preexec_fn (so the fast vfork path): bwrap reports its first child's pid on an
         # info fd and waits on a block fd before it runs the bot; meanwhile that child gets the
-        # limits (prlimit) and joins the cgroup, so everything the bot starts inherits both.
+        # limits (prlimit) and is made sure to be in its cgroups (where the launcher put bwrap
+        # itself, or moved there), so everything the bot starts inherits both.
         w = self.wrapped
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
-        argv = [w.argv[0], "--info-fd", str(info_w), "--block-fd", str(block_r), *w.argv[1:]]
+        argv = w.command("--info-fd", str(info_w), "--block-fd", str(block_r))
         try:
             self._popen(argv, w.env, None, {}, pass_fds=(info_w, block_r))
         except BotFailure:

