@@ -14,7 +14,8 @@
    process isolation only) and, with ``--per-match``, one process per seat of every match.
 3. Start-up per process: ``true`` started plainly (``subprocess``) and in its sandbox
    (``bwrap`` with every option ``mallows.agents.sandbox`` uses, its pids cgroup included),
-   median of ``--starts`` each; the difference is the sandbox's cost. Target: within 10 ms.
+   median of ``--starts`` each, each start after 50 ms without one (as between a tournament's
+   starts); the difference is the sandbox's cost. Target: within 10 ms.
    Also the whole start of a hosted Python bot (spawn, hello, quit) with and without sandbox.
 
 A worker keeps a match and its bots' processes on one CPU and starts the processes it needs
@@ -50,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MALLOWS = Path(sys.executable).with_name("mallows")  # the console script of this environment
 TARGET_RATIO = 0.25
 TARGET_MS = 10.0
+IDLE_S = 0.05  # before each timed start: see starts()
 GAMES = {"take4": (4, 3, 5), "arschmallows": (5, 4, 3)}  # bots, seats, deals: 60 matches each
 
 
@@ -108,10 +110,14 @@ def starts(n: int) -> None:
 
     def spawn_ms(mode: str) -> float:
         """The platform's own start of a bot process running ``true``, until it has exited
-        (sandbox ``off``: process isolation, the plain subprocess start; ``on``: bwrap)."""
+        (sandbox ``off``: process isolation, the plain subprocess start; ``on``: bwrap).
+        Each start follows ``IDLE_S`` without one, as in a tournament (a bot plays before the
+        next starts): starts back to back would keep the kernel's cgroup migration lock warm
+        and hide what moving a process into a cgroup costs after a pause (a grace period)."""
         times = []
         for _ in range(n):
             h = SubprocessBot("true", [true], limits=Limits(sandbox=mode), bot_paths=[])
+            time.sleep(IDLE_S)
             t0 = time.perf_counter()
             h.spawn()
             h.proc.wait()
