@@ -170,6 +170,9 @@ def _probe() -> str | None:
                              env={"PATH": "/usr/bin:/bin"})
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{binary} could not be run: {exc}"
+    finally:
+        if wrapped.cgroup is not None:  # made by wrap, never joined: nothing to wait for
+            wrapped.cgroup.remove()
     if run.returncode != 0:
         err = (run.stderr or "").strip().splitlines()
         why = err[-1] if err else f"exit status {run.returncode}"
@@ -316,10 +319,6 @@ class BotCgroup:
             self.remove()
             raise
 
-    @property
-    def fds(self) -> list[int]:
-        return list(self.procs.values())
-
     def launcher(self) -> list[str]:
         """The argv to put before bwrap's: a shell that writes itself into ``self.joins`` (a
         process moving itself costs no grace period) and, only if every write worked, becomes
@@ -373,7 +372,7 @@ class BotCgroup:
         before that child, so its end is awaited on a pidfd (at most ``REMOVE_WAIT``), not
         slept on; a folder still busy after that is removed later, by the next ``BotCgroup``
         or at exit (``_remove_pending``). Safe to call twice."""
-        fds, self.procs = self.fds, {}
+        fds, self.procs = list(self.procs.values()), {}
         for fd in fds:
             os.close(fd)
         pidfd, self.pidfd = self.pidfd, None
@@ -494,7 +493,7 @@ class Wrapped:
         return [*self.launcher, self.argv[0], *options, *self.argv[1:]]
 
 
-_PYTHON: dict = {}  # _python_key() -> (the folders of _python_paths, the real interpreter)
+_PYTHON: dict = {}  # _python_key() -> what _python_runtime returns
 
 
 def _python_key() -> tuple:
@@ -529,10 +528,6 @@ def _python_runtime() -> tuple[list[str], str]:
         paths.add(str(Path(mallows.__file__).resolve().parent))
         found = _PYTHON[key] = (sorted(paths), real)
     return list(found[0]), found[1]
-
-
-def _python_paths() -> list[str]:
-    return _python_runtime()[0]
 
 
 def _program_paths(program: str) -> list[str]:
