@@ -1,5 +1,5 @@
 """The house rules, read from the source with ``ast`` (every import, at any depth, counts):
-which subpackage may import which, the one Ray module and the one SQLite module, a docstring on
+which subpackage may import which, the one Ray module and the one SQLite package, a docstring on
 every module saying what it owns, the public names a bot may import, and what the shipped bots
 import."""
 
@@ -28,9 +28,10 @@ FORBIDDEN = {
     "report": {"agents", "tournaments", "cli", "testing"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding: the ground floor
 }
-#: third-party module -> the only file that may import it
-ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store.py",
-        "sqlite_utils": "results/store.py"}
+#: third-party module -> the only file (or, ending in "/", the only package's files) that may
+#: import it
+ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store/",
+        "sqlite_utils": "results/store/"}
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
 BOT_API = {
@@ -96,12 +97,18 @@ def test_layering(path):
     assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
 
 
+def may_import(rel: str, where: str) -> bool:
+    """Whether the file ``rel`` (relative to the package, posix) is ``where``: that file, or,
+    for ``where`` ending in "/", a file inside that folder."""
+    return rel == where or (where.endswith("/") and rel.startswith(where))
+
+
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_one_ray_module_and_one_sqlite_module(path):
+def test_one_ray_module_and_one_sqlite_package(path):
     rel = path.relative_to(PACKAGE).as_posix()
     bad = [f"line {line}: {name}" for line, name in imports(path)
-           if name.split(".")[0] in ONLY and ONLY[name.split(".")[0]] != rel]
-    assert not bad, f"{rel} imports what only one module may: {bad}"
+           if name.split(".")[0] in ONLY and not may_import(rel, ONLY[name.split(".")[0]])]
+    assert not bad, f"{rel} imports what only one module (or package) may: {bad}"
 
 
 def test_the_rule_checker_sees_what_it_must():
@@ -109,8 +116,20 @@ def test_the_rule_checker_sees_what_it_must():
     sample = PACKAGE / "tournaments" / "spec.py"
     names = [name for _, name in imports(sample)]
     assert "mallows.agents.registry" in names  # imported inside a function
-    assert any(name == "sqlite_utils" for _, name in imports(PACKAGE / "results" / "store.py"))
+    store = sorted((PACKAGE / "results" / "store").rglob("*.py"))
+    seen = {name for path in store for _, name in imports(path)}
+    assert {"sqlite3", "sqlite_utils"} <= seen
     assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "executor.py"))
+    # a folder rule covers the files inside that folder and nothing beside it
+    assert may_import("results/store/schema.py", "results/store/")
+    assert may_import("results/store/__init__.py", "results/store/")
+    for elsewhere in ("results/store.py", "results/storage.py", "results/store_x/a.py",
+                      "results/ratings.py", "store/schema.py", "results"):
+        assert not may_import(elsewhere, "results/store/"), elsewhere
+    # a file rule covers that file only
+    assert may_import("tournaments/executor.py", "tournaments/executor.py")
+    assert not may_import("tournaments/executor.py.bak", "tournaments/executor.py")
+    assert not may_import("tournaments/executor/x.py", "tournaments/executor.py")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
