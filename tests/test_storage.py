@@ -235,7 +235,7 @@ def test_a_database_written_before_the_move_opens_read_only_and_read_write(tmp_p
 
 
 def test_an_older_schema_opened_readonly_is_migrated_in_memory_only(tmp_path, monkeypatch):
-    import mallows.results.store as store_module
+    from mallows.results.store import schema  # where Store reads the migrations from
 
     path = tmp_path / "m.db"
     Store(path).close()
@@ -245,8 +245,8 @@ def test_an_older_schema_opened_readonly_is_migrated_in_memory_only(tmp_path, mo
         added.append(True)
         db["extra"].create({"k": str}, pk="k")
 
-    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS + [_v2])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS + [_v2])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     before = path.read_bytes()
     with Store(path, readonly=True) as ro:
         assert ro.schema_version() == SCHEMA_VERSION + 1 and "extra" in ro.db.table_names()
