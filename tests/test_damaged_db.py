@@ -257,3 +257,24 @@ def test_read_only_disk_serves_readers_and_refuses_a_run(tmp_path):
         result = cli(commands(tmp_path)[-1], db)
         assert result.exit_code == 2
         assert f"cannot write {db}" in result.output and "read-only" in result.output
+
+
+def test_every_part_of_the_store_turns_sqlite_errors_into_a_message(tmp_path):
+    # Store is one class made of a core and mixins (results/store/): the public methods of
+    # every part are guarded, not only those written in the class itself
+    import inspect
+
+    from mallows.results.integrity import DatabaseError
+
+    unguarded = [name for name in dir(Store) if not name.startswith("_")
+                 and inspect.isfunction(getattr(Store, name))
+                 and not hasattr(getattr(Store, name), "__wrapped__")]
+    assert not unguarded, f"Store methods that let a raw sqlite3 error out: {unguarded}"
+    with Store(tmp_path / "m.db") as store:
+        for table in ("bots", "ratings", "pins"):
+            store.db.execute(f"DROP TABLE {table}")
+        for call in (lambda: store.bot_source("x"),        # core
+                     lambda: store.ratings("game", "take4"),  # reading
+                     lambda: store.pins("t")):             # submissions
+            with pytest.raises(DatabaseError, match="not a complete mallows database"):
+                call()

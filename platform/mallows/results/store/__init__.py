@@ -42,6 +42,7 @@ from mallows.results.store import schema
 from mallows.results.store.schema import (DEFAULT_DB, MIGRATIONS, PAGE_SIZE, SCHEMA_VERSION,
                                           StorageError, _connect_readonly, _dictionary_data,
                                           _dictionary_for, _encode_plain_rows, _now)
+from mallows.results.store.submissions import SubmissionsMixin
 
 
 _MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
@@ -65,7 +66,7 @@ _OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
 
 
 @guard(sqlite3.Error)  # every SQLite error: a DatabaseError naming the file and the fix
-class Store:
+class Store(SubmissionsMixin):
     """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
 
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
@@ -488,88 +489,6 @@ class Store:
         for mid, text, blob, number in self.db.execute(sql, [tournament]):
             yield mid, self._decode(text, blob, number)  # records are stored compressed
 
-    # -- submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning) -------
-    def _put_snapshot(self, digest: str, files: dict[str, bytes]) -> None:
-        self.db.conn.executemany(
-            "INSERT OR IGNORE INTO snapshot_files (digest, path, data) VALUES (?, ?, ?)",
-            [(digest, path, data) for path, data in sorted(files.items())])
-
-    def snapshot_files(self, digest: str) -> dict[str, bytes]:
-        return {path: bytes(data) for path, data in self.db.execute(
-            "SELECT path, data FROM snapshot_files WHERE digest = ? ORDER BY path", [digest])}
-
-    def snapshot_digests(self, prefix: str) -> list[str]:
-        """The stored snapshots whose digest starts with ``prefix`` (hex)."""
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT digest FROM snapshot_files WHERE digest >= ? AND digest < ? "
-            "ORDER BY digest", [prefix, prefix + "g"])]
-
-    def submissions(self, name: str | None = None) -> list[dict]:
-        """Every submitted version (of ``name``), oldest first."""
-        where, args = ("WHERE name = ?", [name]) if name is not None else ("", [])
-        return list(self.db.query(f"SELECT * FROM submissions {where} ORDER BY name, version",
-                                  args))
-
-    def submission(self, name: str, version: int) -> dict | None:
-        rows = list(self.db.query("SELECT * FROM submissions WHERE name = ? AND version = ?",
-                                  [name, version]))
-        return rows[0] if rows else None
-
-    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
-                       ) -> tuple[int, bool]:
-        """Store a version of ``name`` with these files, in one transaction: ``(version,
-        True)`` for a new one, ``(version, False)`` when the newest version (not withdrawn)
-        already has this digest (nothing is written)."""
-        self._writable()
-        with self.db.conn:
-            self.db.execute("BEGIN IMMEDIATE")  # two submitters cannot take one number
-            last = self.db.execute(
-                "SELECT version, digest, withdrawn FROM submissions WHERE name = ? ORDER BY "
-                "version DESC LIMIT 1", [name]).fetchone()
-            if last is not None and last[1] == digest and last[2] is None:
-                return int(last[0]), False
-            version = (int(last[0]) if last else 0) + 1
-            self._put_snapshot(digest, files)
-            self.db["submissions"].insert(dict(row, name=name, version=version, digest=digest,
-                                               created=_now(), withdrawn=None))
-        return version, True
-
-    def withdraw(self, name: str, version: int) -> None:
-        self._writable()
-        with self.db.conn:
-            self.db.execute("UPDATE submissions SET withdrawn = ? WHERE name = ? AND "
-                            "version = ? AND withdrawn IS NULL", [_now(), name, version])
-
-    def pins(self, tournament: str) -> list[dict]:
-        return list(self.db.query("SELECT * FROM pins WHERE tournament = ? ORDER BY rowid",
-                                  [tournament]))
-
-    def add_pins(self, tournament: str, pins: list[dict],
-                 snapshots: dict[str, dict[str, bytes]]) -> None:
-        """Pin a tournament's bots (and store the snapshots they run) in one transaction."""
-        self._writable()
-        with self.db.conn:
-            for digest, files in snapshots.items():
-                self._put_snapshot(digest, files)
-            self.db["pins"].insert_all((dict(p, tournament=tournament) for p in pins),
-                                       pk=("tournament", "bot"), replace=True)
-
-    def display_name(self, short: str, digest: str) -> str:
-        """The name shown for the code ``digest`` called ``short``: ``short`` for the first
-        code of that name in this database, ``short~2``, ``short~3``... for later ones."""
-        self._writable()
-        with self.db.conn:
-            row = self.db.execute("SELECT display FROM bot_names WHERE short = ? AND digest = ?",
-                                  [short, digest]).fetchone()
-            if row is not None:
-                return row[0]
-            n = self.db.execute("SELECT COUNT(*) FROM bot_names WHERE short = ?",
-                                [short]).fetchone()[0]
-            display = short if n == 0 else f"{short}~{n + 1}"
-            self.db["bot_names"].insert({"short": short, "digest": digest,
-                                         "display": display})
-        return display
-
     def delete_tournament(self, name: str) -> str | None:
         """Remove a tournament, its matches, pins and leaderboard; return its game (None if
         there was no such tournament). The game's leaderboard is left stale for the caller
@@ -591,20 +510,3 @@ class Store:
                                 [row["game"]])
                 self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:game:{row['game']}"])
         return row["game"]
-
-    def newest_digest(self, name: str) -> tuple[int, str] | None:
-        row = self.db.execute("SELECT version, digest FROM submissions WHERE name = ? AND "
-                              "withdrawn IS NULL ORDER BY version DESC LIMIT 1",
-                              [name]).fetchone()
-        return (int(row[0]), row[1]) if row else None
-
-    def submission_of(self, digest: str) -> dict | None:
-        """The first submitted version (not withdrawn) with this code."""
-        rows = list(self.db.query("SELECT * FROM submissions WHERE digest = ? AND withdrawn IS "
-                                  "NULL ORDER BY created, name LIMIT 1", [digest]))
-        return rows[0] if rows else None
-
-    def pinned(self, display: str) -> list[dict]:
-        """The pins shown as ``display`` (parameters included), newest first."""
-        return list(self.db.query("SELECT * FROM pins WHERE display = ? ORDER BY rowid DESC",
-                                  [display]))
