@@ -39,6 +39,7 @@ from mallows.results import codec
 from mallows.results.integrity import DamagedRecord, DatabaseError, guard, record_digest
 from mallows.results.interface import MatchRow
 from mallows.results.store import schema
+from mallows.results.store.reading import ReadingMixin
 from mallows.results.store.schema import (DEFAULT_DB, MIGRATIONS, PAGE_SIZE, SCHEMA_VERSION,
                                           StorageError, _connect_readonly, _dictionary_data,
                                           _dictionary_for, _encode_plain_rows, _now)
@@ -66,7 +67,7 @@ _OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
 
 
 @guard(sqlite3.Error)  # every SQLite error: a DatabaseError naming the file and the fix
-class Store(SubmissionsMixin):
+class Store(ReadingMixin, SubmissionsMixin):
     """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
 
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
@@ -308,112 +309,6 @@ class Store(SubmissionsMixin):
             raise StorageError(f"{self.path}: a stored record cannot be decoded ({exc}): the "
                                f"database is damaged") from None
 
-    def results(self, tournament: str | None = None, game: str | None = None
-                ) -> Iterator[tuple[list[str], list[int]]]:
-        """(players, ranks) in rating order: tournaments by creation, matches by index."""
-        where, args = [], []
-        if tournament is not None:
-            where.append("m.tournament = ?")
-            args.append(tournament)
-        if game is not None:
-            where.append("m.game = ?")
-            args.append(game)
-        sql = ("SELECT m.players, m.ranks FROM matches m JOIN tournaments t "
-               "ON t.name = m.tournament" + (" WHERE " + " AND ".join(where) if where else "")
-               + " ORDER BY t.rowid, m.idx")
-        for players, ranks in self.db.execute(sql, args):
-            yield json.loads(players), json.loads(ranks)
-
-    def indexed_results(self, tournament: str, chunk: int = 20000
-                        ) -> Iterator[tuple[int, list[str], list[int]]]:
-        """(index, players, ranks) of every stored match of ``tournament``, by index; read in
-        chunks, so no read transaction stays open while a big tournament is walked."""
-        after = -1
-        while True:
-            rows = self.db.execute(
-                "SELECT idx, players, ranks FROM matches WHERE tournament = ? AND idx > ? "
-                "ORDER BY idx LIMIT ?", [tournament, after, chunk]).fetchall()
-            for idx, players, ranks in rows:
-                yield idx, json.loads(players), json.loads(ranks)
-            if len(rows) < chunk:
-                return
-            after = rows[-1][0]
-
-    def match(self, match_id: str) -> dict | None:
-        """One stored match as a dict of its columns, ``record`` being the record's JSON text
-        (decoded: the compressed form never leaves the store), checked against its digest:
-        a damaged one is a ``DamagedRecord`` (carrying the row as stored)."""
-        rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
-        if not rows:
-            return None
-        try:
-            row = self._plain_row(rows[0])
-        except StorageError as exc:  # the stored bytes do not even decode
-            raise DamagedRecord(f"match {match_id} in {self.path} is damaged ({exc}): restore "
-                                f"the file from a copy (`mallows db check --db {self.path}` "
-                                f"lists every damaged match)", dict(rows[0], record=None)) \
-                from None
-        if row.get("digest") is not None and row["digest"] != record_digest(
-                row["record"], row["players"], row["ranks"]):
-            raise DamagedRecord(
-                f"match {match_id} in {self.path} is damaged (its record does not match its "
-                f"digest): restore the file from a copy (`mallows db check --db {self.path}` "
-                f"lists every damaged match)", row)
-        return row
-
-    def check(self) -> list[str]:
-        """SQLite's integrity check and every match's digest: what is damaged (empty: none).
-        A file of a schema without digests (opened read-only: ``disk_version``) has only the
-        first."""
-        problems = [f"SQLite: {r[0]}" for r in self.db.execute("PRAGMA integrity_check")
-                    if r[0] != "ok"]
-        if self.disk_version < 3 or "digest" not in self.db["matches"].columns_dict:
-            return problems
-        last = 0
-        while True:  # in chunks: memory stays flat
-            rows = self.db.execute(
-                "SELECT rowid, id, record, record_z, codec, players, ranks, digest FROM matches "
-                "WHERE rowid > ? ORDER BY rowid LIMIT 2000", [last]).fetchall()
-            if not rows:
-                return problems
-            for rowid, mid, text, blob, number, players, ranks, digest in rows:
-                last = rowid
-                try:
-                    ok = digest == record_digest(self._decode(text, blob, number), players,
-                                                 ranks)
-                except (StorageError, TypeError, AttributeError):  # undecodable, wrong type
-                    ok = False
-                if not ok:
-                    problems.append(f"match {mid}: record does not match its digest")
-
-    def record(self, match_id: str) -> str | None:
-        """The JSON text of one stored match record (None if there is no such match)."""
-        row = self.db.execute("SELECT record, record_z, codec FROM matches WHERE id = ?",
-                              [match_id]).fetchone()
-        return self._decode(*row) if row else None
-
-    def _plain_row(self, row: dict) -> dict:
-        row["record"] = self._decode(row["record"], row.pop("record_z"), row.pop("codec"))
-        return row
-
-    def export(self, tournament: str | None = None, chunk: int = 500) -> Iterator[dict]:
-        """Every stored match (of ``tournament``, or of all, tournaments by creation), in index
-        order, as a dict of its columns with ``record`` decoded to JSON text; read in chunks,
-        so memory does not grow with the database."""
-        names = ([tournament] if tournament is not None else
-                 [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY rowid")])
-        for name in names:
-            after = -1
-            while True:
-                rows = list(self.db.query(
-                    "SELECT * FROM matches WHERE tournament = ? AND idx > ? ORDER BY idx "
-                    "LIMIT ?", [name, after, chunk]))
-                for row in rows:
-                    after = row["idx"]
-                    yield self._plain_row(row)
-                if len(rows) < chunk:
-                    break
-
     def missing_indices(self, tournament: str, total: int, chunk: int = 65536
                         ) -> Iterator[int]:
         """The indices in ``range(total)`` with no stored match, in order. Walks the stored
@@ -430,64 +325,6 @@ class Store(SubmissionsMixin):
             if len(rows) < chunk:
                 break
         yield from range(nxt, total)
-
-    def match_ids(self, tournament: str, limit: int = 5) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT id FROM matches WHERE tournament = ? ORDER BY idx LIMIT ?",
-            [tournament, limit])]
-
-    def games(self) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT game FROM tournaments ORDER BY game")]
-
-    # -- ratings ------------------------------------------------------------------------------
-    def count_game_matches(self, game: str) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM matches WHERE game = ?",
-                               [game]).fetchone()[0]
-
-    def ratings_stale(self, scope: str, name: str) -> bool:
-        """True when the stored table was computed over a different number of matches."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?",
-                              [f"ratings:{scope}:{name}"]).fetchone()
-        now = self.count_matches(name) if scope == "tournament" else self.count_game_matches(name)
-        return row is None or int(row[0]) != now
-
-    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
-                     stamp: int = 0) -> None:
-        """Replace one leaderboard; ``stamp`` is the number of matches it was computed over."""
-        self._writable()
-        with self.db.conn:
-            self.db["meta"].upsert({"key": f"ratings:{scope}:{name}", "value": str(stamp)},
-                                   pk="key")
-            self.db.execute("DELETE FROM ratings WHERE scope = ? AND name = ?", [scope, name])
-            stamp = _now()
-            self.db["ratings"].insert_all(
-                ({**row, "scope": scope, "name": name, "game": game, "updated": stamp}
-                 for row in rows), pk=("scope", "name", "bot"))
-
-    def ratings(self, scope: str, name: str) -> list[dict]:
-        return list(self.db.query(
-            "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]))
-
-    # -- reading for reports (no writes) ------------------------------------------------------
-    def match_summaries(self, tournament: str) -> list[dict]:
-        """Every stored match of ``tournament`` in schedule order, without its record: id,
-        idx, players and ranks (lists), forfeits (a count), seconds."""
-        out = []
-        for mid, idx, players, ranks, forfeits, seconds in self.db.execute(
-                "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
-                "WHERE tournament = ? ORDER BY idx", [tournament]):
-            out.append({"id": mid, "idx": idx, "players": json.loads(players),
-                        "ranks": json.loads(ranks), "forfeits": forfeits, "seconds": seconds})
-        return out
-
-    def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
-        """(match id, record JSON text) of ``tournament``'s matches in schedule order
-        (``only_forfeits``: those with a forfeit)."""
-        sql = ("SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
-               + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
-        for mid, text, blob, number in self.db.execute(sql, [tournament]):
-            yield mid, self._decode(text, blob, number)  # records are stored compressed
 
     def delete_tournament(self, name: str) -> str | None:
         """Remove a tournament, its matches, pins and leaderboard; return its game (None if
