@@ -1,4 +1,5 @@
-"""Storage: the only package that talks to SQLite (through sqlite-utils).
+"""Storage: the only package that talks to SQLite (through sqlite-utils); no module outside
+``mallows.results.store`` imports ``sqlite3`` or ``sqlite_utils``.
 
 Tables:
 
@@ -8,8 +9,8 @@ Tables:
   changed under an existing name is refused, naming what changed.
 - ``matches``: one row per finished match, keyed by ``id`` = ``"<tournament>/<index>"`` (unique
   on (tournament, idx)), with its record (JSON) and, for ratings, its players and ranks.
-- ``snapshot_files``, ``submissions``, ``pins``, ``bot_names`` (schema 4): see the block
-  "submissions and pins" below and ``mallows.agents.submissions``.
+- ``snapshot_files``, ``submissions``, ``pins``, ``bot_names`` (schema 4): see ``submissions``
+  below and ``mallows.agents.submissions``.
 - ``ratings``: per tournament (``scope = 'tournament'``) and per game (``scope = 'game'``):
   rank, mu, sigma, mu - 3 sigma, games, wins, mean place.
 
@@ -24,326 +25,24 @@ match is committed in its own transaction as it arrives, so a run killed at any 
 most the matches still in flight; a rerun plays only the missing indices. The schema version is
 recorded in ``meta``; ``MIGRATIONS[i]`` takes a database from version i to i + 1 and opening a
 database runs the missing ones in order.
+
+Modules (``Store`` is one class, made of the core and two mixins):
+
+- ``schema``: the tables and the migrations (``MIGRATIONS``, ``SCHEMA_VERSION``), the per-game
+  compression dictionaries, the read-only connection; ``StorageError``, ``DEFAULT_DB``.
+- ``core``: the ``Store`` class: opening and closing, the schema check, tournaments, storing
+  matches, the record encoding.
+- ``reading``: reading matches back (results for ratings, records and summaries for reports
+  and replays, export, the integrity check) and the ratings tables.
+- ``submissions``: bot submissions, snapshots, pins and display names.
+
+The rest of mallows imports from the package (``from mallows.results.store import Store``).
 """
 
-from __future__ import annotations
-
-import json
-import sqlite3
-from pathlib import Path
-from typing import Iterable, Iterator
-
-import sqlite_utils
-
-from mallows.results import codec
-from mallows.results.integrity import DamagedRecord, DatabaseError, guard, record_digest
 from mallows.results.interface import MatchRow
-from mallows.results.store import schema
-from mallows.results.store.reading import ReadingMixin
+from mallows.results.store.core import Store
 from mallows.results.store.schema import (DEFAULT_DB, MIGRATIONS, PAGE_SIZE, SCHEMA_VERSION,
-                                          StorageError, _connect_readonly, _dictionary_data,
-                                          _dictionary_for, _encode_plain_rows, _now)
-from mallows.results.store.submissions import SubmissionsMixin
+                                          StorageError)
 
-
-_MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
-                  "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at",
-                  "digest")
-_RECORD_AT = 11  # the record's place in ``_values``
-# a prepared statement: sqlite-utils' insert() introspects the table on every call
-_INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
-                 f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
-
-
-def _values(row: MatchRow, stamp: str) -> tuple:
-    """A ``MatchRow`` in ``_MATCH_COLUMNS`` order."""
-    players, ranks = json.dumps(row.players), json.dumps(row.ranks)
-    return (row.id, row.tournament, row.idx, row.game, row.table, row.rotation, row.deal,
-            row.seed, players, ranks, int(row.forfeits), row.record, float(row.seconds), stamp,
-            record_digest(row.record, players, ranks))
-
-
-_OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
-
-
-@guard(sqlite3.Error)  # every SQLite error: a DatabaseError naming the file and the fix
-class Store(ReadingMixin, SubmissionsMixin):
-    """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
-
-    def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
-        self.path = Path(path)
-        self.readonly = readonly
-        self.closed = False
-        self._codecs: dict[int, codec.Codec] = {}   # by number: decoders and encoders
-        self._encoders: dict[str, codec.Codec] = {}  # by game: the codec new records get
-        self._untrained: dict[str, int] = {}         # by game: records since a training try
-        if self.path.exists() and self.path.is_dir():
-            raise StorageError(f"--db {str(self.path)!r} is a folder: give a file path, "
-                               f"e.g. results/mallows.db")
-        if readonly:
-            self.db = sqlite_utils.Database(_connect_readonly(self.path))
-            self.db.execute("PRAGMA busy_timeout = 30000")
-            self._check_ours()
-            self.disk_version = self.schema_version()
-            if self.schema_version() < schema.SCHEMA_VERSION:
-                self._migrate_in_memory()
-            else:
-                self._migrate()  # refuses a newer schema; nothing to do otherwise
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite_utils.Database(self.path)
-        self.db.execute("PRAGMA busy_timeout = 30000")
-        self._check_ours()
-        # a new file only (a no-op afterwards): rows of about 1.3 KB pack into 16 KiB pages
-        # with little slack, where 4 KiB pages would waste a quarter of the file
-        self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-        self.db.enable_wal()
-        self.db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable against kill -9
-        self._migrate()
-        self.disk_version = schema.SCHEMA_VERSION
-
-    def _migrate_in_memory(self) -> None:
-        """An older schema opened read-only: migrate a private in-memory copy."""
-        memory = sqlite3.connect(":memory:")
-        self.db.conn.backup(memory)
-        self.db.conn.close()
-        self.db = sqlite_utils.Database(memory)
-        self._migrate()
-
-    def _writable(self) -> None:
-        if self.readonly:
-            raise StorageError(f"{self.path} is open read-only: this command does not write")
-
-    # -- schema -------------------------------------------------------------------------------
-    def _check_ours(self) -> None:
-        """Refuse a database that holds someone else's tables rather than read it as empty."""
-        tables = self.db.table_names()
-        missing = [t for t in _OUR_TABLES if t not in tables]
-        if tables and ("meta" not in tables or missing):
-            raise DatabaseError(
-                f"{self.path} is an SQLite database but not a mallows one (its tables: "
-                f"{', '.join(sorted(tables)[:8])}{', ...' if len(tables) > 8 else ''}"
-                f"{'; missing: ' + ', '.join(missing) if 'meta' in tables else ''}): "
-                f"give another --db (a new file name starts a new database)")
-
-    def schema_version(self) -> int:
-        if "meta" not in self.db.table_names():
-            return 0
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None:
-            return 0
-        try:
-            return int(row[0])
-        except (TypeError, ValueError):
-            raise DatabaseError(
-                f"{self.path}: its schema version ({row[0]!r} in table meta) is not a number, "
-                f"so it is damaged or not a mallows database: restore it from a copy, or use "
-                f"another --db") from None
-
-    def _migrate(self) -> None:
-        version = self.schema_version()
-        if version > schema.SCHEMA_VERSION:
-            raise StorageError(
-                f"{self.path} has schema version {version}, newer than this mallows "
-                f"understands ({schema.SCHEMA_VERSION}): upgrade mallows or use another --db")
-        while version < schema.SCHEMA_VERSION:
-            with self.db.conn:
-                # explicit: Python's sqlite3 would autocommit DDL (ALTER TABLE) on its own, and
-                # a step cut short (a full disk) must leave the file at the version before it
-                self.db.execute("BEGIN IMMEDIATE")
-                schema.MIGRATIONS[version](self.db)
-                version += 1
-                self.db["meta"].upsert({"key": "schema_version", "value": str(version)},
-                                       pk="key")
-
-    def close(self) -> None:
-        self.db.conn.close()
-        self.closed = True
-
-    def __enter__(self) -> "Store":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    # -- tournaments --------------------------------------------------------------------------
-    def add_tournament(self, name: str, game: str, definition: str, digest: str, file: str,
-                       total: int, bot_sources: dict[str, str]) -> None:
-        """Store a new tournament: its canonical definition (JSON text) and its digest, the
-        file it came from, its number of matches, and where each of its bots was found."""
-        self._writable()
-        with self.db.conn:
-            self.db["tournaments"].insert(
-                {"name": name, "game": game, "definition": definition, "digest": digest,
-                 "file": file, "total": total, "created": _now(), "finished": None},
-                pk="name")
-            for bot, source in bot_sources.items():
-                self.db["bots"].insert({"name": bot, "source": source, "first_seen": _now()},
-                                       pk="name", ignore=True)
-
-    def tournament(self, name: str) -> dict | None:
-        rows = list(self.db.query("SELECT * FROM tournaments WHERE name = ?", [name]))
-        return rows[0] if rows else None
-
-    def bot_source(self, name: str) -> str | None:
-        row = self.db.execute("SELECT source FROM bots WHERE name = ?", [name]).fetchone()
-        return row[0] if row else None
-
-    def tournaments(self) -> list[dict]:
-        return list(self.db.query(
-            "SELECT t.name, t.game, t.total, t.created, t.finished, t.file, "
-            "(SELECT COUNT(*) FROM matches m WHERE m.tournament = t.name) AS done "
-            "FROM tournaments t ORDER BY t.rowid"))
-
-    def update_tournament(self, name: str, *, definition: str | None = None,
-                          total: int | None = None, finished: bool | None = None) -> None:
-        """Change a stored tournament's definition (JSON text), its number of matches, or
-        whether it is finished (True: now; False: not). A comparison (``mallows compare``)
-        learns its length as it runs."""
-        sets, args = [], []
-        if definition is not None:
-            sets.append("definition = ?")
-            args.append(definition)
-        if total is not None:
-            sets.append("total = ?")
-            args.append(int(total))
-        if finished is not None:
-            sets.append("finished = ?")
-            args.append(_now() if finished else None)
-        if sets:
-            with self.db.conn:
-                self.db.execute(f"UPDATE tournaments SET {', '.join(sets)} WHERE name = ?",
-                                [*args, name])
-
-    def remove_tournament(self, name: str) -> None:
-        """Forget a tournament that has no stored match (its file was corrected before any
-        match was played); a tournament with matches is never removed."""
-        self._writable()
-        with self.db.conn:
-            if self.count_matches(name) == 0:
-                self.db.execute("DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
-                                [name])
-                self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
-                self.db.execute("DELETE FROM tournaments WHERE name = ?", [name])
-
-    def mark_finished(self, name: str) -> None:
-        self._writable()
-        with self.db.conn:
-            self.db.execute("UPDATE tournaments SET finished = ? WHERE name = ?", [_now(), name])
-
-    # -- matches ------------------------------------------------------------------------------
-    def done_indices(self, tournament: str) -> set[int]:
-        """Every stored index at once (small tournaments; runs use ``missing_indices``)."""
-        return {r[0] for r in self.db.execute(
-            "SELECT idx FROM matches WHERE tournament = ?", [tournament]).fetchall()}
-
-    def count_matches(self, tournament: str) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
-                               [tournament]).fetchone()[0]
-
-    def add_match(self, row: MatchRow) -> None:
-        """Commit one finished match in its own transaction. A match already stored is kept."""
-        self.add_matches([row])
-
-    def add_matches(self, rows: list[MatchRow]) -> None:
-        """Commit finished matches in one transaction. Matches already stored are kept. The
-        records are stored compressed (``codec``); every reader gets the JSON text back."""
-        self._writable()
-        stamp = _now()
-        values = []
-        for r in rows:
-            v = _values(r, stamp)
-            enc = self._encoder(r.game)
-            values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number)
-                          + v[_RECORD_AT + 1:])
-        with self.db.conn:
-            self.db.conn.executemany(_INSERT_MATCH, values)
-        for r in rows:
-            if self._encoders[r.game].number == codec.NO_DICT:
-                self._untrained[r.game] = self._untrained.get(r.game, 0) + 1
-        for game, count in list(self._untrained.items()):
-            if count >= codec.TRAIN_AT:
-                self._train(game)
-
-    # -- record encoding ----------------------------------------------------------------------
-    def _codec(self, number: int) -> codec.Codec:
-        c = self._codecs.get(number)
-        if c is None:
-            try:
-                data = _dictionary_data(self.db, number)
-            except TypeError:  # no such row: fetchone() gave None
-                raise StorageError(f"{self.path}: a record needs dictionary {number}, which "
-                                   f"the database does not have (damaged?)") from None
-            c = self._codecs[number] = codec.Codec(number, data)
-        return c
-
-    def _encoder(self, game: str) -> codec.Codec:
-        c = self._encoders.get(game)
-        if c is None:
-            c = self._encoders[game] = self._codec(_dictionary_for(self.db, game))
-            if c.number == codec.NO_DICT:
-                self._untrained[game] = self.db.execute(
-                    "SELECT COUNT(*) FROM matches WHERE game = ? AND codec = 0",
-                    [game]).fetchone()[0]
-        return c
-
-    def _train(self, game: str) -> None:
-        """Train ``game``'s dictionary from its first records and re-encode the records stored
-        without one (once per game and database)."""
-        with self.db.conn:
-            _encode_plain_rows(self.db, game)
-        self._encoders.pop(game, None)
-        if self._encoder(game).number == codec.NO_DICT:
-            self._untrained[game] = -(1 << 62)  # zstd could not train: not again this session
-        else:
-            self._untrained.pop(game, None)
-
-    def _decode(self, text: str | None, blob: bytes | None, number: int | None) -> str | None:
-        if number is None:
-            return text
-        try:
-            return self._codec(number).decode(blob)
-        except Exception as exc:
-            if isinstance(exc, StorageError):
-                raise
-            raise StorageError(f"{self.path}: a stored record cannot be decoded ({exc}): the "
-                               f"database is damaged") from None
-
-    def missing_indices(self, tournament: str, total: int, chunk: int = 65536
-                        ) -> Iterator[int]:
-        """The indices in ``range(total)`` with no stored match, in order. Walks the stored
-        indices in chunks (never all of them at once); safe to consume while the missing
-        ones are being stored."""
-        nxt = 0
-        while nxt < total:
-            rows = self.db.execute(
-                "SELECT idx FROM matches WHERE tournament = ? AND idx >= ? ORDER BY idx "
-                "LIMIT ?", [tournament, nxt, chunk]).fetchall()
-            for (idx,) in rows:
-                yield from range(nxt, min(idx, total))
-                nxt = max(nxt, idx + 1)
-            if len(rows) < chunk:
-                break
-        yield from range(nxt, total)
-
-    def delete_tournament(self, name: str) -> str | None:
-        """Remove a tournament, its matches, pins and leaderboard; return its game (None if
-        there was no such tournament). The game's leaderboard is left stale for the caller
-        to recompute."""
-        self._writable()
-        row = self.tournament(name)
-        if row is None:
-            return None
-        with self.db.conn:
-            for sql in ("DELETE FROM matches WHERE tournament = ?",
-                        "DELETE FROM pins WHERE tournament = ?",
-                        "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
-                        "DELETE FROM tournaments WHERE name = ?"):
-                self.db.execute(sql, [name])
-            self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
-            if not self.db.execute("SELECT 1 FROM tournaments WHERE game = ?",
-                                   [row["game"]]).fetchone():
-                self.db.execute("DELETE FROM ratings WHERE scope = 'game' AND name = ?",
-                                [row["game"]])
-                self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:game:{row['game']}"])
-        return row["game"]
+__all__ = ["DEFAULT_DB", "MIGRATIONS", "PAGE_SIZE", "SCHEMA_VERSION", "MatchRow", "Store",
+           "StorageError"]
