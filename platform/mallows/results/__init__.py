@@ -1,10 +1,11 @@
 """Results: what tournaments leave behind, at the bottom of the house.
 
-Owns: the store (``store``: the only module that talks to SQLite; it takes plain values, never
-a tournament object; ``Store(path, readonly=True)`` never writes) and the ratings (``ratings``:
-pure functions from results to leaderboards; TrueSkill's parameters, checks and columns), and
-place statistics (``stats``: mean places with their 95% intervals, pure functions). Their
-written interfaces, ``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
+Owns: the store (``store``: the only package that talks to SQLite; it takes plain values, never
+a tournament object; ``Store(path, readonly=True)`` never writes; its modules: ``schema``,
+``core``, ``reading``, ``submissions``) and the ratings (``ratings``: pure functions from
+results to leaderboards; TrueSkill's parameters, checks and columns), and place statistics
+(``stats``: mean places with their 95% intervals, pure functions). Their written interfaces,
+``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
 
 May import: ``mallows.errors`` only (and the standard library, sqlite-utils, trueskill). Nothing
 of ``games``, ``agents``, ``tournaments`` or ``cli``.
