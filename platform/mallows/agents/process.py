@@ -493,6 +493,7 @@ class SubprocessBot:
         self._buf = bytearray()
         self.spin = SPIN_SECONDS > 0       # watch for answers before sleeping (``_spin``)
         self._spins = self._misses = 0     # decisions waited for; answers in a row after a spin
+        self.caught = 0                    # answers that arrived while the platform watched
         self._stopped: str | None = None   # why the bot was stopped, once it was
         self._quit_sent = 0.0              # when "quit" was sent (time.monotonic()), once it was
         self._err = None
@@ -861,6 +862,7 @@ class SubprocessBot:
                 self._died(what)
             self._buf += chunk
             self._misses = 0
+            self.caught += 1
             return True
         self._misses += 1
         return False
