@@ -197,3 +197,46 @@ def test_one_writer_per_tournament(tmp_path, long_file):
     again.communicate(timeout=60)
     assert again.returncode == 130
     assert not (tmp_path / "m.db-long.lock").exists()  # removed by the holder when it ends
+
+
+@pytest.mark.slow
+def test_signals_at_random_moments_never_hang_a_run(tmp_path):
+    """An interrupt lands wherever the run is: in a queue's critical section, while a bot's
+    process starts in the background, while a match is stored. Whatever it interrupts, the run
+    ends within seconds with the interrupted message (or finishes), leaves nothing running, and
+    the next run resumes. Shipped bots play in-process, a user's copy of random in sandboxed
+    processes started by the pool's thread."""
+    import random as stdlib_random
+    import shutil
+
+    from mallows.agents import sandbox
+    from conftest import REPO
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    bots.chmod(0o755)
+    shutil.copy(REPO / "bots" / "random.py", bots / "mine.py")
+    toml, db = tmp_path / "mixed.toml", tmp_path / "m.db"
+    toml.write_text('name = "mixed"\ngame = "take4"\nplayers = 3\ndeals = 400\nseed = 5\n'
+                    'bots = ["random", "greedy", "mine", "denial"]\n'
+                    + ("" if sandbox.problem() is None else '[limits]\nsandbox = "off"\n'))
+    env = ray_env(MALLOWS_BOTS_DIR=str(bots))
+    pick = stdlib_random.Random(11)
+    for attempt in range(8):
+        before = count(db)
+        proc = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
+                                 "--workers", "1", "--quiet"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(pick.uniform(0.3, 2.5))
+        sig = pick.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+        proc.send_signal(sig)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail(f"attempt {attempt}: the run did not end within 30 s of {sig.name}")
+        assert proc.returncode in (0, 130), (attempt, sig.name, err[-2000:])
+        assert "Traceback" not in err, err[-2000:]
+        assert_nothing_left(proc.pid)
+        assert count(db) >= before  # nothing stored is lost

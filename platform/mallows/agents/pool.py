@@ -17,10 +17,11 @@ In-process (trusted) bots are not pooled: a fresh object per match, as before.
 
 from __future__ import annotations
 
-import itertools
+import collections
 import os
 import queue
 import threading
+import time
 from typing import Any, Hashable
 
 from mallows.agents import affinity
@@ -30,51 +31,57 @@ MAX_IDLE = 8  # idle processes kept per bot; the oldest beyond that are closed
 
 
 class _Spawner:
-    """One thread that starts spare processes in the background, and lives as long as its
-    pool: a process started with ``--die-with-parent`` (the sandbox) is killed when the thread
-    that started it ends, so a thread per spare would kill its spare."""
+    """One thread that starts bot processes in the background, and lives as long as its pool:
+    a process started with ``--die-with-parent`` (the sandbox) is killed when the thread that
+    started it ends, so a thread per process would kill it. Seats about to play go before
+    spares. The caller's side takes no lock a ``KeyboardInterrupt`` could leave held (an
+    interrupt lands wherever the caller is, and ``BotPool.close`` must work after it): jobs go
+    into deques, the thread is woken through a ``queue.SimpleQueue`` (one C call each), and a
+    started process is announced by a flag on the bot."""
 
     def __init__(self, threads: int = SPAWNERS):
-        self._jobs: queue.PriorityQueue = queue.PriorityQueue()
-        self._order = itertools.count()  # first in, first out within a priority
+        self._now: collections.deque = collections.deque()     # seats about to play
+        self._later: collections.deque = collections.deque()   # spares
+        self._wake: queue.SimpleQueue = queue.SimpleQueue()    # one token per job, or a stop
         self._threads = [threading.Thread(target=self._work, name="mallows-spawner",
                                           daemon=True) for _ in range(threads)]
         for thread in self._threads:
             thread.start()
 
     def start(self, bot, cpus: frozenset, spare: bool = False) -> None:
-        """Start ``bot``'s process on ``cpus``: before every spare still waiting, unless it is
-        a spare itself (a seat about to play must not wait behind processes for later)."""
-        bot.spawning = threading.Event()
-        self._jobs.put((int(spare), next(self._order), bot, cpus))
+        """Start ``bot``'s process on ``cpus`` (before every spare still waiting, unless it is
+        a spare itself)."""
+        bot.spawned = False
+        (self._later if spare else self._now).append((bot, cpus))
+        self._wake.put(True)
 
     def _work(self) -> None:
-        while (job := self._jobs.get())[2] is not None:
-            _, _, bot, cpus = job
+        while self._wake.get():
+            bot, cpus = (self._now or self._later).popleft()
             try:
                 if cpus:
                     os.sched_setaffinity(0, cpus)  # the process inherits them
                 bot.spawn()
-            except Exception:
-                pass  # reported by its first start, which tries again
+            except BaseException:
+                pass  # reported by its first start, which tries again; the thread goes on
             finally:
-                bot.spawning.set()
+                bot.spawned = True
 
     def stop(self) -> None:
-        """End the thread, once every process it started has been closed."""
+        """End the threads, once every process they started has been closed."""
         for _ in self._threads:
-            self._jobs.put((2, next(self._order), None, None))
+            self._wake.put(False)
         for thread in self._threads:
             thread.join()
 
 
 def _settle(bot) -> bool:
-    """Wait until a spare started in the background has its process; True if it was one."""
-    started = getattr(bot, "spawning", None)
-    if started is None:
+    """Wait until a process started in the background exists; True if it was one."""
+    if getattr(bot, "spawned", None) is None:
         return False
-    started.wait()
-    bot.spawning = None
+    while not bot.spawned:
+        time.sleep(0.001)
+    bot.spawned = None
     return True
 
 

@@ -4,7 +4,10 @@ coordinator keeps storing what arrives.
 ``LiveRatings`` owns a ``ratings.Rater`` and a thread. The coordinator commits each arriving
 batch, then hands its results to ``add`` (a bounded queue: if rating ever fell far behind, the
 coordinator would wait here, never lose a result: everything handed over is already stored).
-The thread first rates the matches stored before this run, read in index order through its own
+The coordinator's side takes no lock a ``KeyboardInterrupt`` could leave held (an interrupt
+lands wherever the coordinator is, and ``finish`` must still work after it): the queue is a
+``queue.SimpleQueue``, whose ``put`` is one C call, bounded by polling its size. The thread
+first rates the matches stored before this run, read in index order through its own
 ``Store`` connection, then what arrives; ``Rater.add`` ignores an index it has already seen, so
 the two feeds may overlap. ``leader()``, ``rows()`` and ``rated`` read a consistent state for a
 progress display; ``played`` and ``rate`` count matches as they arrive (a rate measured over
@@ -33,7 +36,7 @@ class LiveRatings:
         self.played = 0           # matches arrived in this run
         self.error: BaseException | None = None
         self._arrivals: collections.deque = collections.deque()  # (time, count)
-        self._queue: queue.Queue = queue.Queue(QUEUE_BATCHES)
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._stored = stored
         self._thread = threading.Thread(target=self._work, name="mallows-ratings", daemon=True)
         self._thread.start()
@@ -48,6 +51,8 @@ class LiveRatings:
         while self._arrivals and now - self._arrivals[0][0] > RATE_WINDOW:
             self._arrivals.popleft()
         self._check()
+        while self._queue.qsize() >= QUEUE_BATCHES and self._thread.is_alive():
+            time.sleep(0.01)  # rating has fallen far behind: wait, never drop a result
         self._queue.put(results)
 
     @property
