@@ -64,6 +64,19 @@ def write_toml(tmp_path):
     return write
 
 
+def processes_with(marker: str) -> list[int]:
+    """The pids of every process whose command line contains ``marker``."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    out.append(int(pid))
+        except OSError:
+            pass
+    return out
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, processes_with
 from mallows.agents import affinity, sandbox
 from mallows.agents.pool import BotPool
 from mallows.agents.process import SPIN_MISSES, SubprocessBot
@@ -50,18 +50,6 @@ def user_random(tmp_path_factory) -> str:
     path = folder / "myrandom.py"
     shutil.copy(REPO / "bots" / "random.py", path)
     return str(path)
-
-
-def processes_with(marker: str) -> list[int]:
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    out.append(int(pid))
-        except OSError:
-            pass
-    return out
 
 
 # -- affinity ------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS, REPO, processes_with
 from mallows.agents import sandbox
 from mallows.agents.pool import BotPool
 from mallows.agents.protocol import Limits
@@ -66,18 +66,6 @@ def shared_dir():
     path.chmod(0o1777)
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def processes_with(marker: str) -> list[int]:
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    out.append(int(pid))
-        except OSError:
-            pass
-    return out
 
 
 def kill_all(pids) -> None:
