@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from mallows import PROTOCOL_VERSION
-from mallows.agents import host as bothost, process as isolation
+from mallows.agents import host as bothost, isolation
 from mallows.agents.protocol import KINDS, BotFailure, Limits
 from mallows.games import game_ids, get_game
-from mallows.agents.process import SubprocessBot
+from mallows.agents.process import MAX_LINE_BYTES, SubprocessBot
 from mallows.agents.registry import load_bot
 from mallows.tournaments.match import play_match
 
@@ -177,7 +177,7 @@ def test_a_bot_that_floods_its_output_is_stopped():
     record, handle = play(str(BOTS / "flooder"))
     assert time.monotonic() - t0 < 10.0
     assert_forfeit(record, 1, "decision 2", "flooded its output",
-                   f"more than {isolation.MAX_LINE_BYTES} bytes", "xxxx", kind="flood")
+                   f"more than {MAX_LINE_BYTES} bytes", "xxxx", kind="flood")
     assert_reaped(handle)
 
 
