@@ -448,12 +448,12 @@ def test_a_sandbox_whose_limits_cannot_be_set_never_runs_the_bot(monkeypatch, sh
     """Fail closed: when the platform cannot put bwrap's child under its limits (here its
     resource limits are refused), the bot is not let go without them: the seat forfeits naming
     the sandbox, and the bot never ran (it would have written its marker at once)."""
-    from mallows.agents import process
+    from mallows.agents import spawn
 
     def refuse(*args, **kwargs):
         raise PermissionError("refused for the test")
 
-    monkeypatch.setattr(process.resource, "prlimit", refuse)
+    monkeypatch.setattr(spawn.resource, "prlimit", refuse)
     target = shared_dir / f"ran-{secrets.token_hex(4)}"
     record, _ = play([f"{HOSTILE / 'writer.py'}:target={target}", "random"], ON)
     why = reason(record, 0)
