@@ -3,12 +3,13 @@
 Owns: the protocol v1 handle the runner drives (``protocol``: ``BotHandle``, ``BotFailure``
 with its ``kind``, ``Limits``, ``InProcessBot``), finding a bot by name (``registry``), running a
 bot in its own process (``process``: ``SubprocessBot``; ``spawn``: starting its process and
-ending it for sure; ``isolation``: whom it runs as and with what limits, the platform's own
-hardening, the bot's environment; ``sandbox``: the bubblewrap sandbox every untrusted bot
-process runs in; ``pool``: bot processes reused across the matches of a batch; ``host``: the
-process that hosts a Python bot; ``wire``: the JSON-lines codec both ends share), the random
-policy (``policy``), the parameter helper bots may use (``kit``), and bot code as data:
-snapshots, digests, submitted versions and short names (``submissions``).
+ending it for sure; ``failures``: why it failed, in words its author can act on;
+``isolation``: whom it runs as and with what limits, the platform's own hardening, the bot's
+environment; ``sandbox``: the bubblewrap sandbox every untrusted bot process runs in; ``pool``:
+bot processes reused across the matches of a batch; ``host``: the process that hosts a Python
+bot; ``wire``: the JSON-lines codec both ends share), the random policy (``policy``), the
+parameter helper bots may use (``kit``), and bot code as data: snapshots, digests, submitted
+versions and short names (``submissions``).
 
 May import: ``mallows.errors``, ``mallows`` (the protocol version), ``mallows.seeding`` and
 ``mallows.games``. Never ``tournaments``, ``results`` or ``cli``; never Ray or SQLite.
