@@ -26,7 +26,6 @@ from typing import Any, Hashable
 
 from mallows.agents import affinity
 
-SPAWNERS = 1  # threads starting bot processes (bwrap's set-up is mostly the kernel's, so one is enough)
 MAX_IDLE = 8  # idle processes kept per bot; the oldest beyond that are closed
 
 
@@ -39,14 +38,12 @@ class _Spawner:
     into deques, the thread is woken through a ``queue.SimpleQueue`` (one C call each), and a
     started process is announced by a flag on the bot."""
 
-    def __init__(self, threads: int = SPAWNERS):
+    def __init__(self):
         self._now: collections.deque = collections.deque()     # seats about to play
         self._later: collections.deque = collections.deque()   # spares
         self._wake: queue.SimpleQueue = queue.SimpleQueue()    # one token per job, or a stop
-        self._threads = [threading.Thread(target=self._work, name="mallows-spawner",
-                                          daemon=True) for _ in range(threads)]
-        for thread in self._threads:
-            thread.start()
+        self._thread = threading.Thread(target=self._work, name="mallows-spawner", daemon=True)
+        self._thread.start()
 
     def start(self, bot, cpus: frozenset, spare: bool = False) -> None:
         """Start ``bot``'s process on ``cpus`` (before every spare still waiting, unless it is
@@ -68,11 +65,9 @@ class _Spawner:
                 bot.spawned = True
 
     def stop(self) -> None:
-        """End the threads, once every process they started has been closed."""
-        for _ in self._threads:
-            self._wake.put(False)
-        for thread in self._threads:
-            thread.join()
+        """End the thread, once every process it started has been closed."""
+        self._wake.put(False)
+        self._thread.join()
 
 
 def _settle(bot) -> bool:

@@ -129,11 +129,20 @@ def play_job(job: Job, pool=None) -> Outcome:
                        error=f"{type(exc).__name__}: {exc}\n{tail}")
 
 
-def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
-    """Play a batch; the bot processes that opted in to reuse end with it."""
+@contextlib.contextmanager
+def worker_pool():
+    """The bot processes of one batch (``agents.pool``; those that opted in to reuse end with
+    it), with the worker on a CPU of its own where it can claim one: each match and its bots'
+    processes on that CPU (``agents.affinity``)."""
     from mallows.agents import affinity
     from mallows.agents.pool import BotPool
     with BotPool() as pool, affinity.pinned():
+        yield pool
+
+
+def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
+    """Play a batch; the bot processes that opted in to reuse end with it."""
+    with worker_pool() as pool:
         return [play_job(job, pool) for job in jobs]
 
 
@@ -142,11 +151,9 @@ def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
     """Play ``jobs`` in order, handing back the finished outcomes whenever ``flush_seconds``
     have passed (and at the end): the coordinator counts matches as they finish, while a
     batch of quick matches still costs one Ray object per ``flush_seconds``, not per match."""
-    from mallows.agents.pool import BotPool
     done: list[Outcome] = []
     last = time.monotonic()
-    from mallows.agents import affinity
-    with BotPool() as pool, affinity.pinned():  # the processes end with the task
+    with worker_pool() as pool:  # the processes end with the task
         for job in jobs:
             done.append(play_job(job, pool))
             if time.monotonic() - last >= flush_seconds:
@@ -196,11 +203,7 @@ class InProcessExecutor(Executor):
 
     def run_batches(self, jobs: Iterable[Job], expected: int | None = None
                     ) -> Iterator[list[Outcome]]:
-        from mallows.agents import affinity
-        from mallows.agents.pool import BotPool
-        # the whole run is this executor's one batch of processes; each match, with its bots'
-        # processes, on one CPU (``agents.affinity``)
-        with BotPool() as pool, affinity.pinned():
+        with worker_pool() as pool:  # the whole run is this executor's one batch
             for job in jobs:
                 yield [play_job(job, pool)]  # each match arrives alone: stored before the next
 
