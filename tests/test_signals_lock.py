@@ -227,7 +227,10 @@ def test_signals_at_random_moments_never_hang_a_run(tmp_path):
         proc = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
                                  "--workers", "1", "--quiet"], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
-        time.sleep(pick.uniform(0.3, 2.5))
+        # a moment inside the run: once it stores matches (a signal while Python is still
+        # importing kills by default, a documented limit), then anywhere in the next 1.5 s
+        wait_for(db, before + 1, proc, timeout=120)
+        time.sleep(pick.uniform(0.0, 1.5))
         sig = pick.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
         proc.send_signal(sig)
         try:
