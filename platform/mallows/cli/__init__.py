@@ -15,10 +15,12 @@ import sys
 
 import typer
 
+from mallows.cli.help import PlainHelpGroup
 from mallows.errors import MallowsError
 
 app = typer.Typer(
     name="mallows",
+    cls=PlainHelpGroup,
     help="AI tournaments for Arschmallows and Squishmallows Take4.",
     no_args_is_help=True,
     add_completion=False,
