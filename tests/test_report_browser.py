@@ -198,3 +198,35 @@ def test_serve_in_chromium(db, page):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def site(db, tmp_path_factory):
+    out = tmp_path_factory.mktemp("site") / "site"
+    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out)], check=True,
+                   capture_output=True, cwd=REPO)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("match_id", ["take4-small/2", "arsch-small/0"])
+def test_replay_result_cells_as_the_game_describes_them(site, db, page, match_id):
+    """Issue 22 item 1: the result table shows every cell as ``mallows play`` prints it (the
+    bot-name shortener turned Take4's ``Food 4/4`` into ``4``); only bot names given by path
+    are shortened, and the record's players are already."""
+    from mallows.games import get_game
+    from mallows.report.data import short_bot
+
+    record = cli_json("replay", match_id, "--db", str(db), "--json")
+    shown = dict(record, players=[short_bot(p) for p in record["players"]])
+    headers, rows, _ = get_game(record["game"]).summary(shown)
+    from mallows.report.data import slug
+
+    name, idx = match_id.split("/")
+    page.goto((site / "m" / slug(name) / f"{idx}.html").as_uri())
+    table = page.locator("table").first
+    assert table.locator("thead th").all_inner_texts() == headers
+    cells = [r.locator("td").all_inner_texts() for r in table.locator("tbody tr").all()]
+    assert cells == [[str(c) for c in r] for r in rows]
+    if record["game"] == "take4":
+        assert any("/4" in c for r in cells for c in r)  # a best squad as "Food 4/4"

@@ -224,7 +224,6 @@ class Site:
         except (ReplayMismatch, MallowsError) as exc:  # no table: the events in words
             error = str(exc)
             lines = _event_lines(match_id, record)
-        rows = [[data.short_bot(c) if isinstance(c, str) else c for c in r] for r in rows]
         return self._page("replay.html", 2, title=f"match {match_id}", match_id=match_id,
                           tournament=tournament, idx=idx, record=record,
                           result_headers=headers, result_rows=rows, notes=notes, error=error,
