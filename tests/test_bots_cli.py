@@ -59,7 +59,7 @@ def test_an_illegal_answer_fails_showing_observation_answer_and_legal_actions():
     assert result.exit_code == 1, result.output
     out = result.output
     assert "FAILED: 2 forfeit(s). First problem, take4, match 0" in out
-    assert "decision 2, round 1, phase pick: answered" in out
+    assert "decision 2 in round 2, phase pick: answered" in out
     assert '"phase": "pick",' in out and '"positions": [' in out
     answer = out.split("Answer:")[1].split("Legal actions")[0]
     assert '{"type":"teleport","position":99}' in answer

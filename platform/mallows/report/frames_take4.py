@@ -38,6 +38,7 @@ def frames(record: dict) -> list[dict]:
     out: list[dict] = []
     last = _snapshot(state, state.positions)
     races_left: list[dict] = []
+    forfeited: set = set()
     for index, event in enumerate(events):
         kind = event.get("type")
         if kind == "deal":
@@ -93,12 +94,23 @@ def frames(record: dict) -> list[dict]:
             reason = {"squad": "a squad is complete", "deck_empty": "the deck has run out",
                       "round_limit": "the round limit is reached"}.get(event["reason"],
                                                                         event["reason"])
-            done = [f"{_who(names, s)} with {'/'.join(completed_squads(frame['collections'][s]))}"
-                    for s in winners]
+            fair = [s for s in winners if s not in forfeited]
+            lost = [s for s in winners if s in forfeited]
+
+            def done(seats: list[int]) -> list[str]:
+                return [f"{_who(names, s)} with "
+                        f"{'/'.join(completed_squads(frame['collections'][s]))}" for s in seats]
+
             text = (f"the game ends: {reason}. "
-                    + (("Winner: " if len(winners) == 1 else "Winners: ") + _and(done)
-                       if winners else "Nobody completed a squad"))
+                    + (("Winner: " if len(fair) == 1 else "Winners: ") + _and(done(fair))
+                       if fair else "Nobody completed a squad" if not lost else ""))
+            if lost:  # a forfeited seat ranks below every other seat, squad or not
+                text += ((". " if fair else "")
+                         + _and(done(lost)) + " completed a squad but had forfeited, so "
+                         + ("it ranks" if len(lost) == 1 else "they rank")
+                         + " below every seat that did not forfeit")
         elif kind == "forfeit":
+            forfeited.add(event.get("seat"))
             frame = dict(last)
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
             text = (f"{_who(names, event['seat'])} {what}: {event.get('reason', '')}. From "

@@ -41,11 +41,19 @@ def forfeit_count(record: dict) -> int:
 
 
 def decision_context(number: int, observation: dict) -> str:
-    where = [f"decision {number}"]
-    for key in ("round", "phase"):
-        if key in observation:
-            where.append(f"{key} {observation[key]}")
-    return ", ".join(where)
+    """Where a forfeit happened, for its reason: ``decision 4 in round 4, phase pick``. The
+    round is counted from 1, as ``mallows replay`` and the summaries count it (the observation's
+    ``round`` is an index from 0). Records made before this wording read ``decision 4, round
+    3, phase pick``: that round is the index from 0, and the reason is kept as recorded."""
+    where = f"decision {number}"
+    r = observation.get("round")
+    if isinstance(r, int) and not isinstance(r, bool):
+        where += f" in round {r + 1}"
+    elif "round" in observation:
+        where += f" in round {r}"
+    if "phase" in observation:
+        where += f", phase {observation['phase']}"
+    return where
 
 
 def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],

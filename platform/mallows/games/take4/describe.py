@@ -30,10 +30,8 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
     notes = []
     reason = end["reason"] if end else None
     if winners:
-        who = ", ".join(f"seat {s} ({names[s]}: {'/'.join(completed_squads(result['collections'][s]))})"
-                        for s in winners)
-        verb = "share the win" if len(winners) > 1 else "wins"
-        notes.append(f"{who} {verb}, completing a squad in round {rounds}.")
+        notes.append(win_note(names, winners, forfeits, result["collections"],
+                              result["ranks"], rounds))
     elif reason == "deck_empty":
         notes.append(f"No winner: the deck ran out after {rounds} rounds (deck_empty).")
     elif reason == "round_limit":
@@ -43,6 +41,30 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
         if why:
             notes.append(f"seat {seat} ({names[seat]}) forfeited: {why}")
     return headers, rows, notes
+
+
+def win_note(names, winners, forfeits, collections, ranks, rounds) -> str:
+    """Who won, in words. A seat that completed a squad after it forfeited ended the game but
+    ranks below every seat that did not forfeit (platform: forfeits rank last), so it is not
+    said to win: the note says so and names who placed first instead."""
+    def squads(s: int) -> str:
+        return "/".join(completed_squads(collections[s]))
+
+    fair = [s for s in winners if not forfeits[s]]
+    lost = [s for s in winners if forfeits[s]]
+    parts = []
+    if fair:
+        who = ", ".join(f"seat {s} ({names[s]}: {squads(s)})" for s in fair)
+        verb = "share the win" if len(fair) > 1 else "wins"
+        parts.append(f"{who} {verb}, completing a squad in round {rounds}.")
+    if lost:
+        who = ", ".join(f"seat {s} ({names[s]}: {squads(s)})" for s in lost)
+        first = [s for s in range(len(names)) if ranks[s] == 0 and not forfeits[s]]
+        places = (", ".join(f"seat {s} ({names[s]})" for s in first) or "nobody")
+        parts.append(f"{who} completed a squad in round {rounds}, ending the game, but had "
+                     f"forfeited, so it ranks below every seat that did not; first place: "
+                     f"{places}.")
+    return " ".join(parts)
 
 
 def _best_label(held) -> str:
@@ -73,8 +95,12 @@ def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
                 f"{seat_label(record, e.get('winner'))} grabs Benny"]
     if kind == "game_end":
         winners = e.get("winners", [])
+        forfeits = record.get("result", {}).get("forfeits") or []
+        lost = {s for s in winners if isinstance(s, int) and s < len(forfeits) and forfeits[s]}
         return [f"game ends ({e.get('reason')}); winners: "
-                + (", ".join(seat_label(record, s) for s in winners) or "none")]
+                + (", ".join(seat_label(record, s) + (" (forfeited: ranks last)"
+                                                      if s in lost else "")
+                             for s in winners) or "none")]
     return None
 
 

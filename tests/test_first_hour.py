@@ -1,0 +1,75 @@
+"""What a new organiser and a new bot author met in their first hour (issue 22), each through
+the real console script (``conftest.MALLOWS``): what a person reads is what is tested."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from conftest import MALLOWS, REPO
+
+ILLEGAL = REPO / "tests" / "misbehaving_bots" / "illegal.py"
+
+
+def mallows(*args: str, env: dict | None = None, cwd: Path = REPO, timeout: float = 300):
+    out = subprocess.run([MALLOWS, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                         env=dict(os.environ, COLUMNS="200", **(env or {})), timeout=timeout)
+    assert "Traceback" not in out.stdout + out.stderr, out.stdout + out.stderr
+    return out
+
+
+# -- item 2: a forfeited Take4 seat that completes a squad does not "win" ---------------------
+
+def test_a_forfeited_take4_squad_is_not_called_a_win(tmp_path):
+    record = tmp_path / "m.json"
+    # seat 0 forfeits at once; the random policy then plays its seat and completes Food first
+    out = mallows("play", "take4", "--bot", f"{ILLEGAL}:at=1", "--bot", "random", "--bot",
+                  "random", "--seed", "2", "--sandbox", "off", "--record", record)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(record.read_text())["result"]
+    assert result["winners"] == [0] and result["forfeits"][0]  # the case this test is about
+    assert result["ranks"] == [2, 0, 0]
+    assert not re.search(r"seat 0 \([^)]*\) wins", out.stdout), out.stdout
+    assert "had forfeited, so it ranks below every seat that did not" in out.stdout
+    assert "first place: seat 1 (random), seat 2 (random)" in out.stdout
+    replay = mallows("replay", record)
+    assert replay.returncode == 0, replay.stderr
+    end = next(line for line in replay.stdout.splitlines() if "the game ends" in line)
+    assert "Winner" not in end, end
+    assert "completed a squad but had forfeited" in end, end
+
+
+# -- item 8: one round numbering, from 1, in the replay and in forfeit reasons ----------------
+
+def _forfeit_round(lines: list[str]) -> tuple[int, int]:
+    at = next(i for i, line in enumerate(lines) if " forfeits (" in line)
+    said = re.search(r"decision \d+ in round (\d+)", lines[at])
+    assert said, lines[at]
+    return at, int(said.group(1))
+
+
+def test_take4_forfeit_reason_names_the_round_the_replay_prints(tmp_path):
+    record = tmp_path / "m.json"
+    out = mallows("play", "take4", "--bot", f"{ILLEGAL}:at=4", "--bot", "random", "--seed", "3",
+                  "--sandbox", "off", "--record", record)
+    assert out.returncode == 0, out.stderr
+    assert "decision 4 in round 4, phase pick" in out.stdout
+    lines = mallows("replay", record).stdout.splitlines()
+    at, said = _forfeit_round(lines)
+    shown = next(re.match(r"round (\d+):", line) for line in lines[at:]
+                 if re.match(r"round (\d+):", line))
+    assert int(shown.group(1)) == said == 4  # the round whose picks the forfeit stands before
+
+
+def test_arschmallows_forfeit_reason_names_the_round_the_replay_prints(tmp_path):
+    record = tmp_path / "m.json"
+    out = mallows("play", "arschmallows", "--bot", "random", "--bot", f"{ILLEGAL}:at=40",
+                  "--seed", "3", "--sandbox", "off", "--record", record)
+    assert out.returncode == 0, out.stderr
+    lines = mallows("replay", record).stdout.splitlines()
+    at, said = _forfeit_round(lines)
+    header = [int(m.group(1)) for line in lines[:at] if (m := re.match(r"-- round (\d+) --", line))]
+    assert header[-1] == said and said > 1  # the round the forfeit happened in, from 1
