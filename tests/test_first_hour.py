@@ -9,6 +9,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import MALLOWS, REPO
 
 ILLEGAL = REPO / "tests" / "misbehaving_bots" / "illegal.py"
@@ -73,3 +75,44 @@ def test_arschmallows_forfeit_reason_names_the_round_the_replay_prints(tmp_path)
     at, said = _forfeit_round(lines)
     header = [int(m.group(1)) for line in lines[:at] if (m := re.match(r"-- round (\d+) --", line))]
     assert header[-1] == said and said > 1  # the round the forfeit happened in, from 1
+
+
+# -- a small results database: five Take4 bots, 20 matches ------------------------------------
+
+SMALL = """
+name = "five"
+game = "take4"
+players = 2
+deals = 1
+seed = 5
+bots = ["random", "greedy", "denial", "random:call=0.5", "denial:deny=0.5"]
+"""
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("small")
+    (folder / "five.toml").write_text(SMALL)
+    db = folder / "results.db"
+    out = mallows("tournament", "run", folder / "five.toml", "--db", db, "--workers", "1",
+                  "--quiet")
+    assert out.returncode == 0, out.stderr
+    return db
+
+
+# -- item 5: report -o where no folder can be written -----------------------------------------
+
+def test_report_under_a_file_is_refused_with_the_fix(small_db, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me\n")
+    out = mallows("report", "--db", small_db, "-o", afile / "sub")
+    assert out.returncode == 2, out.stderr
+    assert f"{afile} is a file, not a folder" in out.stderr and "-o report" in out.stderr
+    assert afile.read_text() == "keep me\n"
+
+
+def test_report_where_no_folder_can_be_made_is_refused_with_the_fix(small_db):
+    out = mallows("report", "--db", small_db, "-o", "/sys/mallows-report")
+    assert out.returncode == 2, out.stderr
+    assert "cannot write a folder in /sys" in out.stderr
+    assert "give a folder you can write to" in out.stderr

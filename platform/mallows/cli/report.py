@@ -5,6 +5,7 @@ Only arguments and printing here: the pages are ``mallows.report.site``.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -35,6 +36,29 @@ def _store(db: Path):
     return Store(db, readonly=True)
 
 
+def check_out_folder(out: Path) -> None:
+    """Refuse an ``-o`` the site cannot be written to, before any page is rendered: a path
+    under a file, a place where no folder can be made or written (a read-only or system file
+    system, no permission). Makes the missing parent folders; ``out`` itself is left to the
+    writer."""
+    import tempfile
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise MallowsError(f"-o {out} is a file: give a folder for the site (e.g. -o report)")
+    existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        raise MallowsError(f"-o {out}: {existing} is a file, not a folder: give a folder for "
+                           f"the site (e.g. -o report)")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        os.rmdir(tempfile.mkdtemp(prefix=".mallows-probe-", dir=out.parent))
+    except OSError as exc:
+        raise MallowsError(f"-o {out}: cannot write a folder in {out.parent} "
+                           f"({exc.strerror or exc}): give a folder you can write to "
+                           f"(e.g. -o report)") from None
+
+
 @user_errors
 def report(
     out: Path = typer.Option(..., "-o", "--out", help="Folder to write the site into "
@@ -49,7 +73,13 @@ def report(
 
     t0 = time.perf_counter()
     site = Site(_store(db), tournament=tournament, game=game)
-    count = site.write(out)
+    check_out_folder(out)
+    try:
+        count = site.write(out)
+    except OSError as exc:  # e.g. the disk filled up while writing
+        raise MallowsError(f"cannot write the report to {out}: {exc.strerror or exc} "
+                           f"({exc.filename or out}): free some space or give another -o") \
+            from None
     typer.echo(f"wrote {count} files to {out} in {time.perf_counter() - t0:.1f} s: open "
                f"{Path(out) / 'index.html'}")
 
