@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 
@@ -116,3 +117,45 @@ def test_report_where_no_folder_can_be_made_is_refused_with_the_fix(small_db):
     assert out.returncode == 2, out.stderr
     assert "cannot write a folder in /sys" in out.stderr
     assert "give a folder you can write to" in out.stderr
+
+
+# -- item 13: SIGTERM exits 143 and SIGHUP 129, saying how to resume -------------------------
+
+def _stored(db: Path) -> int:
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_terminated_compare_exits_128_plus_the_signal_and_says_how_to_resume(tmp_path, sig):
+    import time
+
+    db = tmp_path / "c.db"
+    proc = subprocess.Popen([MALLOWS, "compare", "random", "random:call=0.2", "--game",
+                             "arschmallows", "--workers", "1", "--max-matches", "100000",
+                             "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, cwd=REPO)
+    try:
+        deadline = time.monotonic() + 120
+        while _stored(db) < 4:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 128 + sig, err
+    text = " ".join(err.split())
+    assert f"interrupted by {sig.name}: " in text and "rerun the same command to resume" in text
+    assert "Traceback" not in err

@@ -50,6 +50,8 @@ def main() -> None:
     except MallowsError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:  # before a command could say what was kept (e.g. Ray starting)
-        typer.echo("interrupted: nothing was lost; rerun the same command", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:  # before a command could say what was kept (e.g. Ray
+        from mallows.cli.signals import exit_status, interrupted  # starting)
+
+        typer.echo(f"{interrupted(exc)}: nothing was lost; rerun the same command", err=True)
+        sys.exit(exit_status(exc))

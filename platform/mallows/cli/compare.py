@@ -96,6 +96,7 @@ def compare(
     from mallows.agents.protocol import Limits
     from mallows.agents.registry import load_bot, require_sandbox
     from mallows.cli.common import sandbox_mode
+    from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
 
     limits = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
     if sandbox is not None and sandbox_mode(sandbox) == "off":
@@ -126,30 +127,33 @@ def compare(
                   + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
                   f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
                   f"{2 * c.max_pairs} matches · {c.name} in {db}")
-    if needs_matches(c, store):
-        with err.status("starting the executor...") if not quiet else contextlib.nullcontext():
-            executor = make_executor(workers, address, batch_size=BATCH_MATCHES)
-    else:
-        executor = make_executor(1, None)
-    last = {"t": time.perf_counter()}
+    # SIGTERM and SIGHUP stop it as Ctrl-C does (resumable), exiting 128 + the signal
+    with termination_as_interrupt() as reinstall:
+        if needs_matches(c, store):
+            with err.status("starting the executor...") if not quiet else contextlib.nullcontext():
+                executor = make_executor(workers, address, batch_size=BATCH_MATCHES)
+            reinstall()  # Ray sets its own SIGTERM handler
+        else:
+            executor = make_executor(1, None)
+        last = {"t": time.perf_counter()}
 
-    def on_start(result) -> None:
-        if result.pairs and not quiet:
-            say(f"{result.already} matches already stored: " + status_line(result, c))
+        def on_start(result) -> None:
+            if result.pairs and not quiet:
+                say(f"{result.already} matches already stored: " + status_line(result, c))
 
-    def on_pair(result) -> None:
-        now = time.perf_counter()
-        if not quiet and now - last["t"] >= PROGRESS_SECONDS:
-            last["t"] = now
-            say(status_line(result, c))
+        def on_pair(result) -> None:
+            now = time.perf_counter()
+            if not quiet and now - last["t"] >= PROGRESS_SECONDS:
+                last["t"] = now
+                say(status_line(result, c))
 
-    try:
-        with executor:
-            result = run_comparison(c, store, executor, on_pair=on_pair, on_start=on_start)
-    except KeyboardInterrupt:
-        say(f"interrupted: {store.count_matches(c.name)} matches are stored in {db}; "
-                  f"rerun the same command to resume (it ends with the same verdict)")
-        raise typer.Exit(130)
+        try:
+            with executor:
+                result = run_comparison(c, store, executor, on_pair=on_pair, on_start=on_start)
+        except KeyboardInterrupt as exc:
+            say(f"{interrupted(exc)}: {store.count_matches(c.name)} matches are stored in {db}; "
+                f"rerun the same command to resume (it ends with the same verdict)")
+            raise typer.Exit(exit_status(exc))
     t = result.test
     echo(status_line(result, c))
     echo(_counts_text(result))

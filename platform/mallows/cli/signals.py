@@ -1,11 +1,13 @@
-"""SIGTERM and SIGHUP end a command the way Ctrl-C (SIGINT) does.
+"""SIGTERM and SIGHUP end a command the way Ctrl-C (SIGINT) does, with their own exit status.
 
-Inside ``termination_as_interrupt()`` both signals raise ``KeyboardInterrupt`` in the main
-thread, so a ``tournament run`` stopped by a service manager, ``kill`` or a closed terminal
-takes the same path as Ctrl-C: the matches already played stay stored, the ratings are brought
-up to date, Ray is shut down, and the same "interrupted ... rerun to resume" message is printed.
-Ray installs its own SIGTERM handler when it starts, so the context yields a function that puts
-ours back; call it once the executor is up.
+Inside ``termination_as_interrupt()`` both signals raise ``Terminated`` (a
+``KeyboardInterrupt``) in the main thread, so a ``tournament run`` stopped by a service
+manager, ``kill`` or a closed terminal takes the same path as Ctrl-C: the matches already
+played stay stored, the ratings are brought up to date, Ray is shut down, and the same
+"interrupted ... rerun to resume" message is printed. The exit status says which signal it was,
+as a shell reports a process killed by it: ``exit_status`` gives 128 + the signal's number
+(SIGTERM 143, SIGHUP 129; Ctrl-C 130). Ray installs its own SIGTERM handler when it starts, so
+the context yields a function that puts ours back; call it once the executor is up.
 """
 
 from __future__ import annotations
@@ -19,8 +21,28 @@ SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "S
                 if s is not None)
 
 
+class Terminated(KeyboardInterrupt):
+    """The run was stopped by ``signum`` (SIGTERM or SIGHUP), not by Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+def exit_status(exc: BaseException) -> int:
+    """The exit status of a command stopped by ``exc``: 128 + the signal's number, as a shell
+    reports it (SIGTERM 143, SIGHUP 129, Ctrl-C's SIGINT 130)."""
+    return 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+
+
+def interrupted(exc: BaseException) -> str:
+    """How a stopped command's message starts: ``interrupted`` or ``interrupted by SIGTERM``."""
+    return f"interrupted by {exc.name}" if isinstance(exc, Terminated) else "interrupted"
+
+
 def _raise(signum, frame) -> None:
-    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+    raise Terminated(signum)
 
 
 @contextlib.contextmanager

@@ -259,10 +259,12 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     try:
         with executor, progress:
             summary = run_tournament(t, store, executor, on_start, on_outcome)
-    except KeyboardInterrupt:
-        console.print(f"interrupted: {store.count_matches(t.name)} of {t.match_count()} "
+    except KeyboardInterrupt as exc:
+        from mallows.cli.signals import exit_status, interrupted
+
+        console.print(f"{interrupted(exc)}: {store.count_matches(t.name)} of {t.match_count()} "
                       f"matches are stored in {db}; rerun the same command to resume")
-        raise typer.Exit(130)
+        raise typer.Exit(exit_status(exc))
     out = Console()
     lost = getattr(executor, "lost_batches", 0)
     if lost:
