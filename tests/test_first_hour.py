@@ -159,3 +159,53 @@ def test_a_terminated_compare_exits_128_plus_the_signal_and_says_how_to_resume(t
     text = " ".join(err.split())
     assert f"interrupted by {sig.name}: " in text and "rerun the same command to resume" in text
     assert "Traceback" not in err
+
+
+# -- item 9: `games` pitfalls name `games` and the fix ---------------------------------------
+
+TAKE4_ONLY = '''
+class Bot:
+    name = "take4only"
+
+    def act(self, observation):
+        observation["squads"]  # written for take4: arschmallows has no squads
+        return observation["legal_actions"][0]
+'''
+
+
+def test_a_bot_without_games_that_fails_in_another_game_is_told_to_declare_them(tmp_path):
+    bot = tmp_path / "take4only.py"
+    bot.write_text(TAKE4_ONLY)
+    out = mallows("bots", "check", bot, "--games", "2", "--sandbox", "off")
+    assert out.returncode == 1, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "declares no games: checking every game (arschmallows, take4)" in text
+    assert "KeyError: 'squads'" in text  # the failure itself, as before
+    assert ("declares no games, so it was checked in every game, and it fails only in "
+            "arschmallows") in text
+    assert 'games = ("take4",)' in text and "--game take4" in text
+
+
+def test_games_written_as_a_string_is_refused_naming_games_and_the_fix(tmp_path):
+    bot = tmp_path / "stringy.py"
+    bot.write_text(TAKE4_ONLY.replace('name = "take4only"', 'name, games = "stringy", "take4"'))
+    for args in (["bots", "check", bot, "--sandbox", "off"],
+                 ["play", "take4", "--bot", bot, "--bot", "random", "--sandbox", "off"]):
+        out = mallows(*args)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "'t', 'a', 'k', 'e', '4'" not in out.stderr and "t, a, k, e, 4" not in out.stderr
+        assert 'games = "take4" is a string' in out.stderr
+        assert 'write games = ("take4",)' in out.stderr
+
+
+def test_declared_games_in_every_form():
+    from mallows.agents.registry import declared_games
+    from mallows.errors import BotError
+
+    assert declared_games(None, "b") is None and declared_games((), "b") is None
+    assert declared_games(["take4"], "b") == ("take4",)
+    assert declared_games(("arschmallows", "take4"), "b") == ("arschmallows", "take4")
+    assert declared_games({"take4", "arschmallows"}, "b") == ("arschmallows", "take4")
+    for bad in ("take4", 4, ["take4", 4], {"take4": 1}):
+        with pytest.raises(BotError, match="games"):
+            declared_games(bad, "b")

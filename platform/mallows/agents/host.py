@@ -179,7 +179,11 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                        "name": str(getattr(bot, "name", os.path.splitext(
                            os.path.basename(target.rstrip(os.sep)))[0])),
                        "version": str(getattr(bot, "version", "0")),
-                       "games": list(games) if games is not None else None,
+                       # as written (a string is refused by the platform, with the fix)
+                       "games": (games if games is None or isinstance(games, str) else
+                                 sorted(games) if isinstance(games, (set, frozenset)) else
+                                 list(games) if isinstance(games, (list, tuple)) else
+                                 repr(games)),
                        "reuse": True})
             elif kind in ("start", "end") and bot is not None:
                 hook = "match_start" if kind == "start" else "match_end"

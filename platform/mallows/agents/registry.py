@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
+import json
 import os
 import shutil
 import sys
@@ -264,8 +265,8 @@ class BotSpec:
             handle.close()
         if self.version is None and hello.get("version") is not None:
             self.version = str(hello["version"])
-        if self.games is None and isinstance(hello.get("games"), list):
-            self.games = tuple(str(g) for g in hello["games"])
+        if self.games is None and hello.get("games") is not None:
+            self.games = declared_games(hello["games"], f"{self.name!r} ({self.source})")
         if self.bot_name is None and hello.get("name") is not None:
             self.bot_name = str(hello["name"])
         return hello
@@ -295,11 +296,27 @@ def _import_path(path: Path, modname: str):
     return module
 
 
-def _class_meta(cls: Any) -> dict:
-    games = getattr(cls, "games", None)
+def declared_games(value: Any, who: str) -> tuple[str, ...] | None:
+    """A bot's ``games`` as a tuple of names, None when it declares none. A string (``games =
+    "take4"``, which would read as the games t, a, k, e, 4) or anything but a list or tuple of
+    strings is a ``BotError`` saying how to write it."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        raise BotError(f"bot {who}: games = {json.dumps(value)} is a string; games is a tuple "
+                       f"of game names: write games = ({json.dumps(value)},)")
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value, key=str)
+    if not isinstance(value, (list, tuple)) or not all(isinstance(g, str) for g in value):
+        raise BotError(f"bot {who}: games = {value!r} is not a list of game names: write e.g. "
+                       f"games = (\"arschmallows\", \"take4\")")
+    return tuple(value) or None
+
+
+def _class_meta(cls: Any, who: str) -> dict:
     return {"bot_name": getattr(cls, "name", None),
             "version": None if getattr(cls, "version", None) is None else str(cls.version),
-            "games": tuple(games) if games else None}
+            "games": declared_games(getattr(cls, "games", None), who)}
 
 
 def _literal_assignments(body: list):
@@ -345,8 +362,8 @@ def _static_meta(name: str, path: Path) -> dict:
                     meta["bot_name"] = str(value)
                 elif key == "version":
                     meta["version"] = str(value)
-                elif key == "games" and isinstance(value, (list, tuple)):
-                    meta["games"] = tuple(str(g) for g in value)
+                elif key == "games":
+                    meta["games"] = declared_games(value, f"{name!r} ({source_file})")
         elif isinstance(node, (ast.ImportFrom, ast.Import)):
             has_bot = has_bot or any((a.asname or a.name) == "Bot" for a in node.names)
         elif isinstance(node, ast.Assign):
@@ -439,7 +456,7 @@ def _from_path(name: str, base: str, params: dict, path: Path, origin: str,
         if not isinstance(spec.cls, type):
             raise BotError(f"bot {name!r} ({path}) defines no class Bot: a Python bot is a "
                            f"module with a class Bot that has act(observation) -> action")
-        meta = _class_meta(spec.cls)
+        meta = _class_meta(spec.cls, f"{name!r} ({path})")
     spec.bot_name, spec.version, spec.games = meta["bot_name"], meta["version"], meta["games"]
     return spec
 
@@ -467,7 +484,7 @@ def _from_entry_point(name: str, base: str, params: dict, ep, isolate: bool | No
             raise BotError(f"bot {name!r} ({spec.source}) names neither a class nor a module "
                            f"with a class Bot")
         spec.cls = cls
-        meta = _class_meta(cls)
+        meta = _class_meta(cls, f"{name!r} ({spec.source})")
         spec.bot_name, spec.games = meta["bot_name"], meta["games"]
         spec.version = meta["version"] or spec.version
     return spec

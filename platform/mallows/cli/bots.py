@@ -226,6 +226,10 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
                            f"{games} match(es) per game against random bots"))
         console.print(Text(_sandbox_line(limits.sandbox)))
+        if not spec.games and game is None and len(chosen) > 1:
+            console.print(Text(f"{spec.name} declares no games: checking every game "
+                               f"({', '.join(chosen)}); a bot that plays only some says so in "
+                               f"its class Bot, e.g. games = (\"take4\",)"), soft_wrap=True)
 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "match_seconds": match_seconds,
@@ -235,9 +239,28 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
     console.print(report_table(spec.name, reports))
     if problems:
         print_problem(console, problems[0], len(problems))
+        hint = _no_games_hint(spec, chosen, reports, game)
+        if hint:
+            console.print(Text("\n" + hint, style="bold"), soft_wrap=True)
         raise typer.Exit(1)
     console.print(Text(f"OK: {spec.name} passed {games} match(es) in "
                        f"{', '.join(chosen)} with no forfeit.", style="bold green"))
+
+
+def _no_games_hint(spec, chosen: list[str], reports, game: str | None) -> str | None:
+    """For a bot that declares no ``games`` (so every game was checked) and failed in some:
+    say so, and how to declare the games it plays."""
+    if spec.games or game is not None or len(chosen) < 2:
+        return None
+    clean = [r.game for r in reports if not r.forfeit_total]
+    failed = [r.game for r in reports if r.forfeit_total]
+    if not clean or not failed:
+        return None
+    listed = ", ".join(f'"{g}"' for g in clean) + ("," if len(clean) == 1 else "")
+    return (f"{spec.name} declares no games, so it was checked in every game, and it fails "
+            f"only in {', '.join(failed)}. If it is written for {', '.join(clean)} only, say so "
+            f"in its class Bot: games = ({listed}) (mallows then never seats it in "
+            f"{', '.join(failed)}); or check one game with --game {clean[0]}.")
 
 
 def report_table(name: str, reports) -> Table:
