@@ -209,3 +209,21 @@ def test_declared_games_in_every_form():
     for bad in ("take4", 4, ["take4", 4], {"take4": 1}):
         with pytest.raises(BotError, match="games"):
             declared_games(bad, "b")
+
+
+# -- item 10: "did you mean" for a mistyped bot name, in every command -----------------------
+
+@pytest.mark.parametrize("args", [["play", "take4", "--bot", "gredy", "--bot", "random"],
+                                  ["bots", "check", "gredy"],
+                                  ["compare", "gredy", "random", "--game", "take4"]],
+                         ids=["play", "bots check", "compare"])
+def test_a_mistyped_bot_name_gets_did_you_mean(args, tmp_path):
+    out = mallows(*args, "--db", tmp_path / "none.db")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "unknown bot 'gredy' (did you mean 'greedy'?)" in out.stderr
+
+
+def test_no_suggestion_for_a_name_close_to_nothing(tmp_path):
+    out = mallows("bots", "check", "zzzqqq", "--db", tmp_path / "none.db")
+    assert out.returncode == 2 and "unknown bot 'zzzqqq':" in out.stderr
+    assert "did you mean" not in out.stderr

@@ -495,6 +495,23 @@ def _looks_like_path(base: str) -> bool:
         or base.endswith(".toml")
 
 
+def _did_you_mean(base: str, entry_points: list[str]) -> str:
+    """`` (did you mean 'greedy'?)`` for a name close to a bot in the bots directories or an
+    installed entry point, else nothing."""
+    import difflib
+
+    known = set(entry_points)
+    for d in search_dirs():
+        try:
+            known.update(p.stem if p.suffix == ".py" else p.name for p in d.iterdir()
+                         if not p.name.startswith((".", "_"))
+                         and (p.suffix == ".py" or p.is_dir()))
+        except OSError:
+            continue
+    close = difflib.get_close_matches(base, sorted(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
     """Resolve ``name`` (see the module docstring). ``isolate`` forces isolation on or off
     for Python bots (default: shipped bots in-process, every other one isolated)."""
@@ -533,7 +550,8 @@ def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
             return _from_entry_point(name, base, params, ep, isolate)
     installed = sorted({ep.name for ep in eps})
     raise BotError(
-        f"unknown bot {name!r}: looked for {'; '.join(looked) or 'a bots directory (none found)'}"
+        f"unknown bot {name!r}{_did_you_mean(base, installed)}: looked for "
+        f"{'; '.join(looked) or 'a bots directory (none found)'}"
         f", and for an entry point {base!r} in group {ENTRY_POINT_GROUP} (installed: "
         f"{', '.join(installed) or 'none'}). Give a bot in bots/, a path to a .py file or bot "
         f"folder, or install a distribution with that entry point")
