@@ -19,7 +19,7 @@ ILLEGAL = REPO / "tests" / "misbehaving_bots" / "illegal.py"
 
 def mallows(*args: str, env: dict | None = None, cwd: Path = REPO, timeout: float = 300):
     out = subprocess.run([MALLOWS, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                         env=dict(os.environ, COLUMNS="200", **(env or {})), timeout=timeout)
+                         env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=timeout)
     assert "Traceback" not in out.stdout + out.stderr, out.stdout + out.stderr
     return out
 
@@ -227,3 +227,41 @@ def test_no_suggestion_for_a_name_close_to_nothing(tmp_path):
     out = mallows("bots", "check", "zzzqqq", "--db", tmp_path / "none.db")
     assert out.returncode == 2 and "unknown bot 'zzzqqq':" in out.stderr
     assert "did you mean" not in out.stderr
+
+
+# -- item 12: tables keep to COLUMNS; head-to-head columns named by bot ----------------------
+
+def test_ratings_keeps_to_columns_and_loses_no_figure(small_db):
+    wide = mallows("ratings", "--db", small_db, "--format", "json")
+    board = json.loads(wide.stdout)
+    out = mallows("ratings", "--db", small_db, env={"COLUMNS": "60"})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 60, out.stdout
+    cells = [re.split(r"\s{2,}", line.strip()) for line in lines]
+    for row in board:  # every bot's figures are still there, whole
+        mine = [c for c in cells if len(c) > 1 and c[1] == row["bot"]]
+        assert len(mine) == 2, out.stdout  # a line in each block of columns
+        assert f"{row['mu']:.2f}" in mine[0]
+        assert any(c.startswith(f"{row['mean_place']:.2f} ± ") for c in mine[1])
+
+
+def test_head_to_head_names_its_columns_by_bot_and_keeps_to_columns(small_db):
+    out = mallows("tournament", "show", "five", "--db", small_db, env={"COLUMNS": "60"})
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.split("head-to-head")[1]
+    assert "vs 1" not in text
+    for bot in ("random", "greedy", "denial", "random:call=0.5", "denial:deny=0.5"):
+        assert f"vs {bot}" in text
+    table = text.split("replay a match")[0].splitlines()
+    assert max(len(line) for line in table) <= 60, out.stdout
+    cells = re.findall(r"\d\.\d\d \d+% n=\d+", text)
+    assert len(cells) == 5 * 4  # every pair, in some block
+
+
+def test_a_pipe_without_columns_gets_the_whole_row(small_db):
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = subprocess.run([MALLOWS, "ratings", "--db", str(small_db)], capture_output=True,
+                         text=True, cwd=REPO, env=env)
+    header = next(line for line in out.stdout.splitlines() if line.startswith("rank"))
+    assert "mu-3σ" in header and "mean place" in header  # one block: for scripts and logs

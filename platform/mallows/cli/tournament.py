@@ -374,15 +374,15 @@ def show(
             cells.append("" if a == b else ("-" if h is None else
                                              f"{h.mean_place:.2f} {h.ahead:.0%} n={h.matches}"))
         rows.append([str(k), short_bot(a), *cells])
-    # columns numbered as the rows: bot names (with parameters) are too wide for headers
-    print_table("head-to-head", ["#", "bot"] + [f"vs {k}" for k in range(1, len(bots) + 1)],
+    # columns named by bot (a table wider than the terminal is printed in blocks of columns)
+    print_table("head-to-head", ["#", "bot"] + [f"vs {short_bot(b)}" for b in bots],
                 rows, right=[True, False] + [True] * len(bots),
                 caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
                         "with the column bot, and the share of them it finished ahead of it")
     ids = store.match_ids(name, 1)
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
-                      + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+                      + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
 
 
 # -- ratings ----------------------------------------------------------------------------------
