@@ -265,3 +265,22 @@ def test_a_pipe_without_columns_gets_the_whole_row(small_db):
                          text=True, cwd=REPO, env=env)
     header = next(line for line in out.stdout.splitlines() if line.startswith("rank"))
     assert "mu-3σ" in header and "mean place" in header  # one block: for scripts and logs
+
+
+# -- item 11 (terminal): the estimate is signed the way the question is asked ----------------
+
+@pytest.mark.parametrize("a, b, code, sign", [("greedy", "random", 0, "+"),
+                                             ("random", "greedy", 1, "-")])
+def test_compare_estimate_reads_a_better_by(tmp_path, a, b, code, sign):
+    out = mallows("compare", a, b, "--game", "take4", "--workers", "1", "--db",
+                  tmp_path / "c.db")
+    assert out.returncode == code, out.stdout + out.stderr
+    estimate = next(line for line in out.stdout.splitlines() if line.startswith("estimate:"))
+    assert re.match(rf"estimate: {a} better than {b} by \{sign}\d\.\d+ \+/- \d\.\d+ places per "
+                    rf"match \(95%\)", estimate), estimate
+    assert "place minus" not in out.stdout
+    diff = re.findall(r"Diff: ([+-]\d\.\d+)", out.stdout)[-1]
+    assert f"by {diff} " in estimate  # the same figure as the progress line's Diff
+    shown = mallows("tournament", "show", re.search(r"stored as (\S+):", out.stdout).group(1),
+                    "--db", tmp_path / "c.db")
+    assert f"{a} better than {b} by {diff}" in shown.stdout

@@ -230,3 +230,56 @@ def test_replay_result_cells_as_the_game_describes_them(site, db, page, match_id
     assert cells == [[str(c) for c in r] for r in rows]
     if record["game"] == "take4":
         assert any("/4" in c for r in cells for c in r)  # a best squad as "Food 4/4"
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    """Two comparisons in one database: one decided (greedy better than random, H1) and one
+    stopped undecided by --max-matches; with what ``mallows compare`` printed for each."""
+    folder = tmp_path_factory.mktemp("compare")
+    db = folder / "c.db"
+    printed = {}
+    for args, code in ((["greedy", "random"], 0),
+                       (["random", "random:call=0.5", "--max-matches", "6"], 3)):
+        out = subprocess.run([MALLOWS, "compare", *args, "--game", "take4", "--workers", "1",
+                              "--db", str(db)], capture_output=True, text=True, cwd=REPO,
+                             timeout=600)
+        assert out.returncode == code, out.stdout + out.stderr
+        name = re.search(r"stored as (\S+):", out.stdout).group(1)
+        printed[name] = out.stdout
+    site = folder / "site"
+    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(site)], check=True,
+                   capture_output=True, cwd=REPO)
+    return site, printed
+
+
+@pytest.mark.slow
+def test_compare_page_shows_the_verdict_the_terminal_printed(compared, page):
+    """Issue 22 item 11: a comparison's page says what ``mallows compare`` decided: verdict
+    (H1, H0 or none), LLR, bounds, pairs and the estimate, signed as the question is asked
+    (A better by ...), the same figures the terminal printed."""
+    from mallows.report.data import slug
+
+    site, printed = compared
+    verdicts = set()
+    for name, text in printed.items():
+        page.goto((site / "t" / f"{slug(name)}.html").as_uri())
+        status = re.findall(r"Pairs: (\d+) \(\d+ matches\), Diff: ([+-]\d\.\d+) \+/- (\S+) "
+                            r"places/match, LLR: (-?\d+\.\d\d) \(\S+\) \((-?\d+\.\d\d), "
+                            r"(-?\d+\.\d\d)\)", text)[-1]
+        pairs, diff, half, llr, lower, upper = status
+        verdict = ("H1" if "H1 accepted" in text else "H0" if "H0 accepted" in text
+                   else "none")
+        verdicts.add(verdict)
+        assert page.locator("#verdict").get_attribute("data-verdict") == verdict
+        assert page.locator("#compare-verdict").inner_text() == verdict
+        assert page.locator("#compare-llr").inner_text() == llr
+        assert page.locator("#compare-bounds").inner_text().startswith(f"{lower} (accept H0), "
+                                                                       f"{upper} (accept H1)")
+        assert page.locator("#compare-pairs").inner_text().startswith(f"{pairs} (")
+        estimate = page.locator("#compare-estimate").inner_text()
+        assert estimate.startswith(f"A better by {diff} ± {half} places per match"), estimate
+        assert f"better than" in text and f"by {diff} +/- {half} places per match" in text
+        assert page.locator("table.board tbody tr").count() == 2  # the leaderboard stays
+        shot(page, f"compare-{verdict}")
+    assert verdicts == {"H1", "none"}

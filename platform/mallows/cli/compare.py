@@ -172,7 +172,7 @@ def compare(
                   f"test")
         code = EXIT_UNDECIDED
     rate = result.played / result.wall if result.wall > 0 else 0.0
-    echo(f"estimate: {c.b}'s place minus {c.a}'s {interval} per match (95%), over "
+    echo(f"estimate: {c.a} better than {c.b} by {interval} places per match (95%), over "
               f"{t.n} pairs = {2 * t.n} matches; played {result.played} "
               f"({result.already} already stored) in {result.wall:.1f} s on {result.executor}"
               f" ({rate:.1f} matches/s)")

@@ -127,7 +127,8 @@ def verdict_text(c: Comparison, test: SequentialTest) -> str:
     else:
         head = f"no verdict yet ({test.n} of at most {c.max_pairs} pairs)"
     interval = f" +/- {test.half_width:.3f}" if test.n > 1 else ""
-    return (f"{head}; {c.b}'s place minus {c.a}'s {test.mean:+.3f}{interval} per match (95%) "
+    return (f"{head}; {c.a} better than {c.b} by {test.mean:+.3f}{interval} places per match "
+            f"(95%) "
             f"over {test.n} pairs = {2 * test.n} matches; LLR {test.llr:.2f} "
             f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}")
 

@@ -147,10 +147,37 @@ class Site:
         from mallows.report.plots import heatmap_svg, progression_svg
         b = self.board(scope, name)
         matches = self.store.match_summaries(name) if scope == "tournament" else None
+        comparison = (self.comparison(name) if scope == "tournament"
+                      and b.definition.get("kind") == "compare" else None)
         return self._page("board.html", 1, title=name, board=b, matches=matches,
+                          comparison=comparison,
                           heatmap=heatmap_svg(b, data.slug(name)),
                           progression=progression_svg(b, data.slug(name)),
                           running=not b.complete)
+
+    def comparison(self, name: str) -> dict:
+        """What ``mallows compare`` decided for the comparison ``name``, from its stored pairs
+        (the same test, read the same way): verdict (``H1``, ``H0`` or None), its sentence,
+        LLR and bounds, pairs, the estimate (A better than B by ``mean`` places per match, ±
+        ``half_width``, None below two pairs) and the settings."""
+        from mallows.compare.run import stored_test
+
+        c, t = stored_test(self.store, name)
+        half = t.half_width if t.n > 1 and t.half_width != float("inf") else None
+        if t.verdict == "H1":
+            said = f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place " \
+                   f"per match"
+        elif t.verdict == "H0":
+            said = f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match"
+        elif t.n >= c.max_pairs:
+            said = (f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
+                    f"between its bounds; a larger --max-matches continues the same test")
+        else:
+            said = f"no verdict yet: the LLR is between its bounds after {t.n} pairs"
+        return {"a": c.a, "b": c.b, "verdict": t.verdict, "said": said, "llr": t.llr,
+                "lower": t.lower, "upper": t.upper, "pairs": t.n, "matches": 2 * t.n,
+                "max_pairs": c.max_pairs, "mean": t.mean if t.n else None, "half_width": half,
+                "delta": c.delta, "alpha": c.alpha, "beta": c.beta}
 
     def bot_page(self, bot: str) -> str:
         boards, forfeits = [], []
