@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import MALLOWS, REPO
 
 ILLEGAL = REPO / "tests" / "misbehaving_bots" / "illegal.py"

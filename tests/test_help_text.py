@@ -8,7 +8,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import MALLOWS, REPO
 
 COMMANDS = [[], ["play"], ["bots"], ["bots", "check"], ["tournament"], ["tournament", "run"],

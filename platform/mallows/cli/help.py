@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import click
 from rich.markup import escape
 from typer.core import TyperGroup
 
@@ -28,7 +27,7 @@ def _plain(text: str | None) -> str | None:
                        for p in paragraphs)
 
 
-def _metavar(param: click.Parameter, ctx: click.Context) -> None:
+def _metavar(param: Any, ctx: Any) -> None:
     if getattr(param, "is_flag", False) and not getattr(param, "metavar", None):
         param.metavar = ""  # a flag takes no value: no type beside it
         return
@@ -40,9 +39,10 @@ def _metavar(param: click.Parameter, ctx: click.Context) -> None:
             param.metavar = re.sub(r"list\[(.*)\]", r"\1", label)
 
 
-def plain_help(command: click.Command) -> None:
-    """Make the help of ``command`` and of everything under it plain text (idempotent)."""
-    ctx = click.Context(command, info_name=command.name)
+def plain_help(command: Any) -> None:
+    """Make the help of ``command`` (a Typer command or group) and of everything under it
+    plain text (idempotent)."""
+    ctx = command.context_class(command, info_name=command.name)  # Typer's own click
     command.help = _plain(command.help)
     command.short_help = _plain(command.short_help)
     params = list(command.params)
@@ -51,7 +51,7 @@ def plain_help(command: click.Command) -> None:
         params.append(help_option)
     for param in params:
         if getattr(param, "help", None):
-            param.help = _plain(param.help)  # type: ignore[attr-defined]
+            param.help = _plain(param.help)
         _metavar(param, ctx)
     for sub in getattr(command, "commands", {}).values():
         plain_help(sub)
