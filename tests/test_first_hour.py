@@ -283,3 +283,15 @@ def test_compare_estimate_reads_a_better_by(tmp_path, a, b, code, sign):
     shown = mallows("tournament", "show", re.search(r"stored as (\S+):", out.stdout).group(1),
                     "--db", tmp_path / "c.db")
     assert f"{a} better than {b} by {diff}" in shown.stdout
+
+
+def test_take4_refusal_counts_rounds_from_1():
+    from mallows.errors import IllegalAction
+    from mallows.games import get_game
+    from mallows.games.base import SeededChance
+
+    take4 = get_game("take4")
+    state = take4.new_state(take4.make_options(None, None), 2, SeededChance(1))
+    state.apply(0, {"type": "pick", "position": 1})
+    with pytest.raises(IllegalAction, match="already picked in round 1$"):
+        state.apply(0, {"type": "pick", "position": 2})

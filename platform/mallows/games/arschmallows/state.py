@@ -452,7 +452,7 @@ class ArschmallowsState:
         except (KeyError, IndexError):
             ids = None
         if ids is None or len(ids) != len(self.discard):
-            raise ValueError(f"round {self.round}: the reshuffled deck {deck} is not the discard "
+            raise ValueError(f"round {self.round + 1}: the reshuffled deck {deck} is not the discard "
                              f"pile {self.discard_values}")
         self.events.append({"type": "reshuffle", "deck": deck})
         self.discard = [ids[0]]
@@ -463,7 +463,7 @@ class ArschmallowsState:
     def _start_round(self) -> None:
         deck = list(self.chance.shuffle("deal", self.round, list(cards.VALUES)))
         if not cards.is_deck(deck):
-            raise ValueError(f"round {self.round}: the dealt deck is not the 62 cards: {deck}")
+            raise ValueError(f"round {self.round + 1}: the dealt deck is not the 62 cards: {deck}")
         self.events.append({"type": "deal", "round": self.round, "deck": list(deck)})
         n, t = self.players, self.table_cards
         self.values = deck

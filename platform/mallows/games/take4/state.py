@@ -104,7 +104,7 @@ class Take4State:
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         if seat not in self._to_move:
-            raise IllegalAction(f"seat {seat} has already picked in round {self.round}")
+            raise IllegalAction(f"seat {seat} has already picked in round {self.round + 1}")
         if not isinstance(action, dict):
             raise IllegalAction(f"an action is a dict like {{\"type\": \"pick\", \"position\": 1}}, "
                                 f"not {type(action).__name__}")
