@@ -52,9 +52,17 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mallows-demo-"))
     try:
         work = tmp / "mallows"
-        shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(
-            ".venv", "venv", "results", "test-artifacts", "__pycache__", "*.egg-info", ".git",
-            ".hypothesis", ".pytest_cache"))
+        anywhere = shutil.ignore_patterns("__pycache__", "*.egg-info", ".hypothesis",
+                                          ".pytest_cache")
+
+        def ignore(folder: str, names: list[str]) -> set[str]:
+            left = set(anywhere(folder, names))
+            if Path(folder) == ROOT:  # the project's own results, venv and artifacts
+                left |= {n for n in names if n in (".venv", "venv", "results", ".git",
+                                                   "test-artifacts")}
+            return left
+
+        shutil.copytree(ROOT, work, ignore=ignore)
         (work / "results").mkdir()
         env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
         if args.no_install:
@@ -80,10 +88,11 @@ def main() -> int:
             sys.exit(f"no 'played ...' line in the demo's output:\n{text[-3000:]}")
         matches, wall, executor, rate = played.groups()
         before = total - float(wall)
+        ray = "ray" in executor
         print(f"the demo tournament: {total:.1f} s in all: {matches} matches in {float(wall):.1f} "
               f"s on {executor} ({rate} matches/s), and {before:.1f} s around them (the "
-              f"console script's start, checking the bots, starting a local Ray, the table)",
-              flush=True)
+              f"console script's start, checking the bots, "
+              + ("starting a local Ray, " if ray else "") + "the table)", flush=True)
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -295,3 +295,19 @@ def test_take4_refusal_counts_rounds_from_1():
     state.apply(0, {"type": "pick", "position": 1})
     with pytest.raises(IllegalAction, match="already picked in round 1$"):
         state.apply(0, {"type": "pick", "position": 2})
+
+
+# -- item 14: the README says what the demo's time goes to, as measured ----------------------
+
+def test_the_readme_says_where_the_first_commands_time_goes():
+    readme = (REPO / "README.md").read_text()
+    for text in (readme, (REPO / "tournaments" / "README.md").read_text(),
+                 (REPO / "tournaments" / "demo.toml").read_text()):
+        assert "half a minute" not in text and "half-minute" not in text
+    said = " ".join(readme.split())
+    assert "Most of the first command's time is the install, not the tournament" in said
+    assert "python benchmarks/bench_demo.py" in said
+    script = (REPO / "benchmarks" / "bench_demo.py").read_text()
+    for step in ("-m\", \"venv\"", "\"install\", \"-q\", \"-e\", \".\"",
+                 "\"tournament\", \"run\", \"tournaments/demo.toml\""):
+        assert step in script  # it times the README's own first command, step by step
