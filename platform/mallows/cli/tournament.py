@@ -203,12 +203,13 @@ def run(
 
 def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
     from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
+    from mallows.tournaments.run import LARGE_RUN, estimate, register, resumed, run_tournament
 
     from mallows.tournaments.pinning import pin_bots
 
     store = Store(db)
     # refuse a changed definition, or changed bot code, before starting Ray
+    t = resumed(store, t)  # a stored tournament keeps its schedule version
     register(store, t)
     t = pin_bots(store, t)
     console = Console(stderr=True)
