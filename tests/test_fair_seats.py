@@ -177,3 +177,53 @@ def test_the_console_script_runs_a_balanced_tournament(tmp_path):
     assert definition(db, "b")["schedule"] == 2
     bots = ["random", "greedy", "denial", "random:call=0.1"]
     assert seats(db, "b") == {s.index: s.seats for s in make_schedule(bots, 3, 2, 11)}
+
+
+# -- seat effects in the results (issue 21, item 4) --------------------------------------------
+
+def test_seat_effect_treats_the_deal_as_the_unit():
+    from mallows.results.seats import deal_of, seat_effects
+    from mallows.results.stats import place_stats
+    # two deals, each in its 3 rotations: seat 0 always first on deal 0, last on deal 1
+    results = []
+    for deal, order in ((0, (0, 1, 2)), (1, (2, 1, 0))):
+        for r in range(3):
+            bots = ("a", "b", "c")[r:] + ("a", "b", "c")[:r]
+            results.append((deal, bots, list(order)))
+    effect = seat_effects(results)[3]
+    assert effect.deals == 2 and effect.matches == 6
+    assert [s.mean for s in effect.seats] == [2.0, 2.0, 2.0] and effect.spread == 0.0
+    # a seat that wins every deal: spread 2 places; the interval spans the deals, not matches
+    many = [(d, ("a", "b", "c")[r:] + ("a", "b", "c")[:r], [0, 1 + d % 2, 2 - d % 2])
+            for d in range(40) for r in range(3)]
+    e = seat_effects(many)[3]
+    assert e.seats[0].mean == 1.0 and e.seats[1].mean == e.seats[2].mean == 2.5
+    assert e.spread == 1.5 and e.seats[0].half_width == 0.0
+    naive = place_stats([(("x",), [rank]) for _, _, ranks in many for rank in ranks[1:2]])
+    assert e.seats[1].half_width > naive["x"].half_width  # 3 rotations, one deal: one unit
+    assert "seat 0 1.00 ± 0.00" in e.text() and "spread 1.50 places" in e.text()
+    assert deal_of({"players": 4}, 11) == 2 and deal_of({"kind": "compare", "players": 4}, 5) == 2
+
+
+def test_tournament_show_and_the_report_give_the_seat_effect(in_repo, tmp_path):
+    from mallows.results.seats import deal_of, seat_effects
+    from mallows.results.stats import seat_stats
+    db = tmp_path / "old.db"
+    shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
+    shown = invoke("tournament", "show", "v1-take4", "--db", db)
+    assert shown.exit_code == 0, shown.output
+    assert "mean place by seat" in shown.output and "seat effect of take4 at 3 seats" in shown.output
+    store = Store(db, readonly=True)
+    indexed = [(deal_of({"players": 3}, i), p, r) for i, p, r in store.indexed_results("v1-take4")]
+    effect = seat_effects(indexed)[3]
+    row = next(line for line in shown.output.splitlines() if line.startswith("every bot"))
+    assert row.split()[2:] == [x for c in effect.seats for x in c.text().split()]
+    greedy = next(line for line in shown.output.splitlines() if line.startswith("greedy "))
+    cells = seat_stats((p, r) for _, p, r in indexed)["greedy"]
+    assert greedy.split()[1:] == [x for s in range(3) for x in cells[s].text().split()]
+    assert f"over {effect.deals:,} deals" in shown.output and effect.deals == 8
+    site = tmp_path / "site"
+    assert invoke("report", "--db", db, "--out", site).exit_code == 0
+    page = (site / "g" / "take4.html").read_text()
+    assert "<h2>Seat effect</h2>" in page
+    assert all(f">{c.text()}</td>" in page for c in effect.seats)

@@ -378,10 +378,37 @@ def show(
                 rows, right=[True, False] + [True] * len(bots),
                 caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
                         "with the column bot, and the share of them it finished ahead of it")
+    _print_seats(store, name, definition, bots)
     ids = store.match_ids(name, 1)
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
                       + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+
+
+def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> None:
+    """Each bot's mean place by seat, and the seat effect: every bot's place by seat, the deal
+    as the unit (``mallows.results.seats``)."""
+    from mallows.cli.tables import print_table
+    from mallows.report.data import short_bot
+    from mallows.results.seats import deal_of, seat_effects
+    from mallows.results.stats import seat_stats
+
+    indexed = [(deal_of(definition, i), p, r) for i, p, r in store.indexed_results(name)]
+    effects = seat_effects(indexed)
+    if not effects:
+        return
+    by_bot = seat_stats((p, r) for _, p, r in indexed)
+    k = max(effects)
+    rows = [[short_bot(b)] + [by_bot.get(b, {}).get(s).text() if s in by_bot.get(b, {})
+                              else "-" for s in range(k)] for b in bots]
+    effect = effects[k]
+    rows.append(["every bot"] + [cell.text() for cell in effect.seats])
+    spread = effect.spread
+    print_table("mean place by seat", ["bot"] + [f"seat {s}" for s in range(k)], rows,
+                caption=(f"1 = first, ± its 95% interval; the last row is the seat effect of "
+                         f"{definition.get('game')} at {k} seats: every bot's mean place from "
+                         f"each seat over {effect.deals:,} deals (the deal as the unit); "
+                         f"spread {spread:.2f} places" if spread is not None else None))
 
 
 # -- ratings ----------------------------------------------------------------------------------
