@@ -115,11 +115,13 @@ class Comparison:
             **({} if self.schedule == 1 else {"schedule": self.schedule}),
         }
 
-    def resumed_as(self, stored: dict | None) -> "Comparison":
+    def resumed_as(self, stored: dict | None) -> Comparison:
         """This comparison with the schedule version of ``stored``, the definition in the
         database under its name (None: a new comparison)."""
+        if stored is None or stored.get("kind") != KIND:
+            return self
         version = stored_version(stored)
-        if version is None or version == self.schedule or stored.get("kind") != KIND:
+        if version is None or version == self.schedule:
             return self
         return Comparison(**{**self.__dict__, "schedule": version})
 
@@ -130,6 +132,8 @@ class Comparison:
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         seed = seeding.child_seed(self.seed, p)
         k = self.players
+        first: tuple[str, ...]
+        second: tuple[str, ...]
         if k == 2:
             first, second = (self.a, self.b), (self.b, self.a)
         else:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Sequence
 
 from mallows.results.stats import Z95
 

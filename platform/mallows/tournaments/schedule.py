@@ -45,10 +45,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, islice
-from typing import Iterable, Iterator, Sequence
 
 from mallows import seeding
 
@@ -236,8 +236,9 @@ class Schedule:
     def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]:
         """The specs of ``indices`` (any order; consecutive indices of one table share the
         table's subset, and a walk forward through the tables reuses ``combinations``)."""
-        subsets = combinations(self.bots, self.players)
-        at_table, subset = -1, ()
+        subsets: Iterator[tuple] = combinations(self.bots, self.players)
+        at_table = -1
+        subset: tuple[str, ...] = ()
         for index in indices:
             if not 0 <= index < len(self):
                 raise IndexError(f"match {index} out of range: the schedule has {len(self)}")

@@ -101,7 +101,7 @@ class Tournament:
             **({} if self.schedule == 1 else {"schedule": self.schedule}),
         }
 
-    def resumed_as(self, stored: dict | None) -> "Tournament":
+    def resumed_as(self, stored: dict | None) -> Tournament:
         """This tournament with the schedule version of ``stored``, the definition in the
         database under its name (None: a new tournament), unless the file names a version."""
         version = stored_version(stored)
