@@ -173,6 +173,8 @@ def test_the_console_script_runs_a_balanced_tournament(tmp_path):
                          timeout=120, cwd=REPO)
     assert run.returncode == 0, run.stderr
     assert definition(db, "b")["schedule"] == 2
+    shown = invoke("tournament", "show", "b", "--db", db)
+    assert shown.exit_code == 0 and "seed 11 · schedule 2 · 24/24 matches" in shown.output
     bots = ["random", "greedy", "denial", "random:call=0.1"]
     assert seats(db, "b") == {s.index: s.seats for s in make_schedule(bots, 3, 2, 11)}
 
@@ -211,6 +213,7 @@ def test_tournament_show_and_the_report_give_the_seat_effect(in_repo, tmp_path):
     shown = invoke("tournament", "show", "v1-take4", "--db", db)
     assert shown.exit_code == 0, shown.output
     assert "mean place by seat" in shown.output and "seat effect of take4 at 3 seats" in shown.output
+    assert "seed 11 · schedule 1 · 24/24 matches" in shown.output  # stored before versions
     store = Store(db, readonly=True)
     indexed = [(deal_of({"players": 3}, i), p, r) for i, p, r in store.indexed_results("v1-take4")]
     effect = seat_effects(indexed)[3]

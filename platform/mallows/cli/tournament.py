@@ -342,7 +342,8 @@ def show(
     console.print(f"[bold]{name}[/bold] · {row['game']}"
                   + (f" ({definition.get('rules')})" if definition.get("rules") else "")
                   + f" · {definition['players']} players · {definition['deals']} deals · seed "
-                  f"{definition['seed']} · {done}/{row['total']} matches"
+                  f"{definition['seed']} · schedule {definition.get('schedule', 1)} · "
+                  f"{done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
