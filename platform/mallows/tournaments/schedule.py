@@ -155,8 +155,10 @@ def pair_seats(tested: str, opponents: Sequence[str], k: int, p: int, version: i
     consecutive ones from position ``(p // (k * L)) % len(opponents)`` (L =
     ``len(balanced_orders(k))``), and the table -- the tested bot, then those opponents --
     sits in cyclic order ``(p // k) % L`` of ``balanced_orders(k)``, rotated to put the tested
-    bot in the seat under test: every ``k * L`` pairs, each bot in the seat under test has
-    every opponent directly before and after it equally often, in every seat."""
+    bot in the seat under test: every ``k * L`` pairs each ordered pair of the table's bots
+    is adjacent equally often, the tested bot in every seat, and every ``k * L * m`` pairs
+    (m = ``len(opponents)``) the tested bot has every opponent directly before and after it
+    equally often."""
     s, m = p % k, len(opponents)
     if version == 1:
         others = [opponents[(p + j) % m] for j in range(k - 1)]
