@@ -78,6 +78,7 @@ def test_an_old_database_resumes_its_tournament_with_the_old_schedule(in_repo, t
     result = invoke("tournament", "run", toml, "--db", db, "--workers", "1", "--quiet")
     assert result.exit_code == 0, result.output
     assert "played 20 matches (4 already stored)" in result.output
+    assert "started under schedule version 1" in result.output
     assert records(db, "v1-take4") == first
     assert definition(db, "v1-take4") == stored_definition  # still no version: version 1
     # the control: a new database gets version 2, which seats the deal-1 matches otherwise

@@ -213,6 +213,12 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     register(store, t)
     t = pin_bots(store, t)
     console = Console(stderr=True)
+    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
+        console.print(f"{t.name} was started under schedule version {t.schedule} (every deal in "
+                      f"the rotations of the file's bot order) and resumes under it; new "
+                      f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
+                      soft_wrap=True, highlight=False)
     remaining = t.match_count() - store.count_matches(t.name)
     plan = None
     if remaining >= LARGE_RUN:
