@@ -261,3 +261,27 @@ def test_compare_pairs_cycle_through_balanced_orders_around_the_tested_seat():
         assert set(seats.values()) == {span // k}
     # version 1 as before: k - 1 consecutive opponents from position p, in list order
     assert pair_seats("X", opponents, 3, 4, 1) == ("o2", "X", "o3")
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(3, 6), extra=st.integers(0, 3), start=st.integers(0, 10**6))
+def test_property_compare_pairs_are_balanced_around_the_tested_bot(k, extra, start):
+    """Any seat count and opponent list long enough for a table without repeats: over one full
+    cycle (k * L * m pairs, from any pair on) the tested bot sits in every seat equally often
+    and has every opponent directly before and after it equally often; B always gets A's
+    neighbours."""
+    opponents = tuple(f"o{i}" for i in range(k - 1 + extra))
+    span = k * len(balanced_orders(k)) * len(opponents)
+    before, after, seats = Counter(), Counter(), Counter()
+    for p in range(start, start + span):
+        seating = pair_seats("A", opponents, k, p, 2)
+        s = seating.index("A")
+        assert s == p % k and len(set(seating)) == k
+        assert pair_seats("B", opponents, k, p, 2) == tuple(
+            "B" if b == "A" else b for b in seating)
+        before[seating[s - 1]] += 1
+        after[seating[(s + 1) % k]] += 1
+        seats[s] += 1
+    assert set(before) == set(after) == set(opponents)
+    assert len(set(before.values())) == len(set(after.values())) == 1
+    assert set(seats.values()) == {span // k}
