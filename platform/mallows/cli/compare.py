@@ -89,7 +89,7 @@ def compare(
 
     Exit status 0: A is better by at least --delta (H1); 1: A is not better (H0); 3: no
     verdict within --max-matches; 2: bad input."""
-    from mallows.compare.run import needs_matches, register as register_comparison
+    from mallows.compare.run import needs_matches, register as register_comparison, resumed
     from mallows.compare.run import BATCH_MATCHES, run_comparison
     from mallows.tournaments.executor import make_executor
 
@@ -112,6 +112,7 @@ def compare(
         raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                            f"run in this process")
     store = Store(db)
+    c = resumed(store, c)  # a stored comparison keeps its schedule version
     register_comparison(store, c)  # refuse changed settings before starting Ray
     err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
 

@@ -203,15 +203,22 @@ def run(
 
 def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
     from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
+    from mallows.tournaments.run import LARGE_RUN, estimate, register, resumed, run_tournament
 
     from mallows.tournaments.pinning import pin_bots
 
     store = Store(db)
     # refuse a changed definition, or changed bot code, before starting Ray
+    t = resumed(store, t)  # a stored tournament keeps its schedule version
     register(store, t)
     t = pin_bots(store, t)
     console = Console(stderr=True)
+    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
+        console.print(f"{t.name} was started under schedule version {t.schedule} (every deal in "
+                      f"the rotations of the file's bot order) and resumes under it; new "
+                      f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
+                      soft_wrap=True, highlight=False)
     remaining = t.match_count() - store.count_matches(t.name)
     plan = None
     if remaining >= LARGE_RUN:
@@ -343,7 +350,8 @@ def show(
     console.print(f"[bold]{name}[/bold] · {row['game']}"
                   + (f" ({definition.get('rules')})" if definition.get("rules") else "")
                   + f" · {definition['players']} players · {definition['deals']} deals · seed "
-                  f"{definition['seed']} · {done}/{row['total']} matches"
+                  f"{definition['seed']} · schedule {definition.get('schedule', 1)} · "
+                  f"{done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
@@ -379,10 +387,37 @@ def show(
                 rows, right=[True, False] + [True] * len(bots),
                 caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
                         "with the column bot, and the share of them it finished ahead of it")
+    _print_seats(store, name, definition, bots)
     ids = store.match_ids(name, 1)
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
                       + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
+
+
+def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> None:
+    """Each bot's mean place by seat, and the seat effect: every bot's place by seat, the deal
+    as the unit (``mallows.results.seats``)."""
+    from mallows.cli.tables import print_table
+    from mallows.report.data import short_bot
+    from mallows.results.seats import deal_of, seat_effects
+    from mallows.results.stats import seat_stats
+
+    indexed = [(deal_of(definition, i), p, r) for i, p, r in store.indexed_results(name)]
+    effects = seat_effects(indexed)
+    if not effects:
+        return
+    by_bot = seat_stats((p, r) for _, p, r in indexed)
+    k = max(effects)
+    rows = [[short_bot(b)] + [by_bot.get(b, {}).get(s).text() if s in by_bot.get(b, {})
+                              else "-" for s in range(k)] for b in bots]
+    effect = effects[k]
+    rows.append(["every bot"] + [cell.text() for cell in effect.seats])
+    spread = effect.spread
+    print_table("mean place by seat", ["bot"] + [f"seat {s}" for s in range(k)], rows,
+                caption=(f"1 = first, ± its 95% interval; the last row is the seat effect of "
+                         f"{definition.get('game')} at {k} seats: every bot's mean place from "
+                         f"each seat over {effect.deals:,} deals (the deal as the unit); "
+                         f"spread {spread:.2f} places" if spread is not None else None))
 
 
 # -- ratings ----------------------------------------------------------------------------------

@@ -53,6 +53,13 @@ class CompareResult:
         return 2 * self.pairs
 
 
+def resumed(store, c: Comparison) -> Comparison:
+    """``c`` as ``store`` has it: a stored comparison keeps the schedule version it was started
+    with; a new one gets the newest."""
+    row = store.tournament(c.name)
+    return c.resumed_as(json.loads(row["definition"]) if row is not None else None)
+
+
 def register(store, c: Comparison) -> bool:
     """Record ``c`` (True) or check it against the stored comparison of the same name (False:
     a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
@@ -146,6 +153,7 @@ def run_comparison(c: Comparison, store, executor, on_pair=None, on_start=None
     """Play ``c`` until its test decides or ``max_matches`` is reached. ``on_start(result)``
     once the stored pairs are replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
+    c = resumed(store, c)
     register(store, c)
     ranks = _stored_ranks(c, store)
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)

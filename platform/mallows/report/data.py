@@ -18,6 +18,7 @@ from pathlib import PurePath
 
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
+from mallows.results.seats import deal_of, seat_effects
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
 
 
@@ -51,6 +52,7 @@ class Board:
     total: int | None = None     # a tournament's scheduled matches
     seats: dict = field(default_factory=dict)  # bot -> seat -> PlaceStats
     definition: dict = field(default_factory=dict)
+    seat_effects: dict = field(default_factory=dict)  # seats -> results.seats.SeatEffect
 
     @property
     def complete(self) -> bool:
@@ -84,7 +86,24 @@ def board(store, scope: str, name: str) -> Board:
         d["place"] = places.get(r.bot, PlaceStats())
         rows.append(d)
     return Board(scope, name, game, rows, head_to_head(results), progression, len(results),
-                 total, seat_stats(results), definition)
+                 total, seat_stats(results), definition, board_seat_effects(store, scope, name))
+
+
+def board_seat_effects(store, scope: str, name: str) -> dict:
+    """The seat effect (``mallows.results.seats``) of tournament ``name``, or of game ``name``
+    over all its tournaments, per number of seats; each stored match's deal from its index."""
+    if scope == "tournament":
+        names = [name]
+    else:
+        names = [t["name"] for t in store.tournaments() if t["game"] == name]
+
+    def indexed():
+        for t in names:
+            definition = json.loads(store.tournament(t)["definition"])
+            for index, players, ranks in store.indexed_results(t):
+                yield (t, deal_of(definition, index)), players, ranks
+
+    return seat_effects(indexed())
 
 
 @dataclass

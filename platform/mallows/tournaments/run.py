@@ -59,6 +59,13 @@ def register(store, t: Tournament) -> bool:
     return True
 
 
+def resumed(store, t: Tournament) -> Tournament:
+    """``t`` as ``store`` has it: a stored tournament keeps the schedule version it was started
+    with (``Tournament.resumed_as``); a new one gets the file's (by default the newest)."""
+    row = store.tournament(t.name)
+    return t.resumed_as(json.loads(row["definition"]) if row is not None else None)
+
+
 def match_row(tournament: str, game: str, spec, outcome) -> MatchRow:
     """The store's row for a played match: the schedule's place plus the outcome."""
     return MatchRow(match_id(tournament, spec.index), tournament, spec.index, game, spec.table,
@@ -202,6 +209,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
 
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
+    t = resumed(store, t)
     register(store, t)
     t = pin_bots(store, t)
     specs = schedule(t)
