@@ -18,7 +18,6 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from mallows.cli.common import user_errors
 from mallows.errors import MallowsError
@@ -232,15 +231,12 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
         reinstall()  # Ray sets its own SIGTERM handler
     if plan is not None:
         console.print(plan.describe(executor.workers, db))
-    from mallows.cli.progress import Meter, PlainProgress, eta_text
+    from mallows.cli.progress import FittedProgress, Meter, PlainProgress, eta_text
 
     live = console.is_terminal and not quiet and remaining > 0
-    progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"), TextColumn("ETA {task.fields[eta]}"),
-        TextColumn("leader: {task.fields[leader]}"), console=console,
-        disable=not live, refresh_per_second=4)
-    state: dict = {"task": None, "meter": None, "plain": None}
+    # one line fitted to the terminal: the count always whole (see cli/progress.py)
+    progress = FittedProgress(console=console, disable=not live, refresh_per_second=4)
+    state: dict = {"task": None, "meter": None, "plain": None, "rater": None}
 
     def on_start(total: int, already: int) -> None:
         state["meter"] = meter = Meter(total, already)
@@ -252,6 +248,7 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     def on_outcome(outcome, spec, rater) -> None:
         meter = state["meter"]
         meter.add()
+        state["rater"] = rater
         if state["plain"] is not None:
             state["plain"].update(lambda: _leader_text(rater))
             return
@@ -266,6 +263,8 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     try:
         with executor, progress:
             summary = run_tournament(t, store, executor, on_start, on_outcome)
+        if state["plain"] is not None and state["rater"] is not None:  # the run's last line
+            state["plain"].finish(lambda: _leader_text(state["rater"]))
     except KeyboardInterrupt as exc:
         from mallows.cli.signals import exit_status, interrupted
 
