@@ -136,7 +136,7 @@ def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(s
             assert "hostile bot" in target.read_text()
         else:  # as root, the unsandboxed bot runs as nobody or as root without capabilities
             record, handles = play([bot, "random"], OFF)
-            if handles[0].sandbox.drop_caps:
+            if handles[0].run_as.drop_caps:
                 assert "ATTACK WORKED" in reason(record, 0)
     finally:
         target.unlink(missing_ok=True)
@@ -298,7 +298,7 @@ def test_a_fork_bomb_stops_at_the_process_limit():
     others_fine(record, 0)
     if ROOT:  # the control: no process limit for a bot running as root (300 is its own cap)
         record, handles = play([f"{HOSTILE / 'forkbomb.py'}", "random"], OFF)
-        if handles[0].sandbox.drop_caps or handles[0].sandbox.uid is None:
+        if handles[0].run_as.drop_caps or handles[0].run_as.uid is None:
             assert "ATTACK WORKED: 300 processes" in reason(record, 0), reason(record, 0)
 
 
