@@ -4,9 +4,9 @@ Every ``sqlite3`` error (and every ``OSError`` met while opening the file) raise
 becomes a ``DatabaseError``: a ``MallowsError`` whose message names the file, says what is wrong
 with it in words (damaged, not a database, someone else's database, full disk, read-only, a
 folder that cannot be created) and what to do about it (restore a copy, free space, use another
-``--db``). ``guard(sqlite3.Error)`` on each of the store's classes (``Store`` and each mixin it
-combines: guard wraps a class's own methods) wraps every public method, generators included, so
-no SQLite exception reaches the user as a traceback.
+``--db``). ``guard(sqlite3.Error)`` on each of the store's classes (``Store`` and the ``Reading`` and
+``Submissions`` objects it answers through: guard wraps a class's own methods) wraps every
+public method, generators included, so no SQLite exception reaches the user as a traceback.
 
 ``record_digest`` is the checksum stored with each match (schema version 2): over the record
 text and the players and ranks columns that ratings read, so random bytes written into any of
