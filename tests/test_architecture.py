@@ -30,7 +30,7 @@ FORBIDDEN = {
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
-ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store/",
+ONLY = {"ray": "tournaments/cluster.py", "sqlite3": "results/store/",
         "sqlite_utils": "results/store/"}
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
@@ -119,7 +119,7 @@ def test_the_rule_checker_sees_what_it_must():
     store = sorted((PACKAGE / "results" / "store").rglob("*.py"))
     seen = {name for path in store for _, name in imports(path)}
     assert {"sqlite3", "sqlite_utils"} <= seen
-    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "executor.py"))
+    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "cluster.py"))
     # a folder rule covers the files inside that folder and nothing beside it
     assert may_import("results/store/schema.py", "results/store/")
     assert may_import("results/store/__init__.py", "results/store/")
@@ -127,9 +127,10 @@ def test_the_rule_checker_sees_what_it_must():
                       "results/ratings.py", "store/schema.py", "results"):
         assert not may_import(elsewhere, "results/store/"), elsewhere
     # a file rule covers that file only
-    assert may_import("tournaments/executor.py", "tournaments/executor.py")
-    assert not may_import("tournaments/executor.py.bak", "tournaments/executor.py")
-    assert not may_import("tournaments/executor/x.py", "tournaments/executor.py")
+    assert may_import("tournaments/cluster.py", "tournaments/cluster.py")
+    assert not may_import("tournaments/cluster.py.bak", "tournaments/cluster.py")
+    assert not may_import("tournaments/cluster/x.py", "tournaments/cluster.py")
+    assert not may_import("tournaments/executor.py", "tournaments/cluster.py")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -273,7 +273,8 @@ def test_a_bot_cannot_connect_to_a_listener_on_loopback():
 @pytest.mark.ray
 @pytest.mark.slow
 def test_under_ray_a_bot_cannot_reach_the_cluster():
-    from mallows.tournaments.executor import Job, RayExecutor
+    from mallows.tournaments.cluster import RayExecutor
+    from mallows.tournaments.worker import Job
 
     bot = f"{HOSTILE / 'netclient.py'}:port=ray"
     options = get_game("take4").make_options(None, None)
@@ -356,7 +357,7 @@ def test_the_cli_refuses_without_a_sandbox_and_says_what_to_do(tmp_path):
 # -- reuse --------------------------------------------------------------------------------------
 
 def test_a_reused_process_never_sees_the_same_deal_twice():
-    from mallows.tournaments.executor import Job, play_job
+    from mallows.tournaments.worker import Job, play_job
     from mallows.tournaments.schedule import make_schedule
 
     bots = [f"{HOSTILE / 'rememberer.py'}:tag={t}" for t in "abc"] + ["random"]

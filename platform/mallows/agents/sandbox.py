@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from mallows.errors import MallowsError
+from mallows.errors import MallowsError, SandboxUnavailable
 
 BOT_UID = BOT_GID = 1000      # the bot's user inside its user namespace
 TMP_MB = 64                   # the private /tmp (and /dev/shm) of one bot process
@@ -74,10 +74,6 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternat
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 NEEDED_OPTIONS = ("--disable-userns", "--size", "--die-with-parent", "--new-session",
                   "--cap-drop", "--remount-ro", "--clearenv")
-
-
-class SandboxUnavailable(MallowsError):
-    """No sandbox can be made on this machine, and an untrusted bot would need one."""
 
 
 def check_mode(value: object, where: str = "sandbox") -> str:

@@ -1,7 +1,7 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` and ``run``, SQLite
+``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` (``cluster`` for Ray) and ``run``, SQLite
 in ``mallows.results.store`` (opened read-only by list, show, ratings and replay), the
 leaderboard's columns in the rating system (``mallows.results.ratings``).
 """

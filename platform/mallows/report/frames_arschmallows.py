@@ -20,14 +20,10 @@ from __future__ import annotations
 
 import re
 
-from mallows.errors import MallowsError
+from mallows.errors import ReplayMismatch
 from mallows.games import arschmallows
 from mallows.games.arschmallows import cards
 from mallows.games.base import ReplayChance
-
-
-class ReplayMismatch(MallowsError):
-    """A record whose events the engine does not reproduce (edited, or from other rules)."""
 
 
 def card_text(value: int | None) -> str:

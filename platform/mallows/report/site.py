@@ -191,7 +191,7 @@ class Site:
 
     def replay_page(self, tournament: str, idx: int) -> str | None:
         match_id = f"{tournament}/{idx}"
-        from mallows.results.integrity import DamagedRecord
+        from mallows.errors import DamagedRecord
 
         damage = None
         try:

@@ -23,11 +23,7 @@ import dataclasses
 
 from mallows.agents import registry
 from mallows.agents.submissions import (code_of, materialise, parse_version, short_name)
-from mallows.errors import BotError, MallowsError
-
-
-class PinError(MallowsError):
-    """A rerun whose bots would run other code than its first run, or a withdrawn bot."""
+from mallows.errors import BotError, MallowsError, PinError
 
 
 # -- submitted versions ------------------------------------------------------------------------

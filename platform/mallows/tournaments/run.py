@@ -14,16 +14,12 @@ import json
 import time
 from dataclasses import dataclass
 
-from mallows.errors import MallowsError
+from mallows.errors import MatchFailed
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.schedule import match_id, schedule
 from mallows.tournaments.pinning import pin_bots
 from mallows.tournaments.spec import Tournament, diff_definitions
-
-
-class MatchFailed(MallowsError):
-    """A match raised inside the engine or the runner (not a bot failure: those are forfeits)."""
 
 
 @dataclass
@@ -102,7 +98,7 @@ def estimate(t: Tournament, store) -> Estimate:
     (registered in ``store``). The timed match is the first missing one and is stored, so
     the run does not play it again."""
     from mallows.results.codec import estimated_bytes
-    from mallows.tournaments.executor import play_job
+    from mallows.tournaments.worker import play_job
 
     total = t.match_count()
     remaining = total - store.count_matches(t.name)
@@ -118,7 +114,7 @@ def estimate(t: Tournament, store) -> Estimate:
 
 
 def jobs_for(t: Tournament, specs) -> list:
-    from mallows.tournaments.executor import Job
+    from mallows.tournaments.worker import Job
     return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
                 seats=s.seats, limits=dict(t.limits)) for s in specs]
 
@@ -222,7 +218,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
     in_flight: dict = {}  # index -> spec, for jobs handed to the executor
 
     def jobs():
-        from mallows.tournaments.executor import Job
+        from mallows.tournaments.worker import Job
         for spec in specs.specs(store.missing_indices(t.name, summary.total)):
             in_flight[spec.index] = spec
             yield Job(index=spec.index, game=t.game, options=t.effective_options,

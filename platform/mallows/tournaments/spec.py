@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from mallows.agents.protocol import Limits
-from mallows.errors import MallowsError
+from mallows.errors import MallowsError, TournamentError
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
@@ -53,10 +53,6 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 # stored indices in chunks, so memory does not bound it; the disk does (about 1.5 KB a match:
 # 10^9 matches is about 1.5 TB) and so does time (10^9 matches at 10,000 a second is 28 hours).
 MAX_MATCHES = 1_000_000_000
-
-
-class TournamentError(MallowsError):
-    """A tournament file that cannot be run as written; the message names the key and the fix."""
 
 
 @dataclass(frozen=True)

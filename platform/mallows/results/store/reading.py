@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import sqlite_utils
 
-from mallows.results.integrity import DamagedRecord, guard, record_digest
+from mallows.errors import DamagedRecord
+from mallows.results.integrity import guard, record_digest
 from mallows.results.store.schema import StorageError, _now
 
 if TYPE_CHECKING:

@@ -19,16 +19,12 @@ from typing import Callable
 
 import sqlite_utils
 
-from mallows.errors import MallowsError
+from mallows.errors import StorageError
 from mallows.results import codec
 from mallows.results.integrity import record_digest
 
 DEFAULT_DB = Path("results") / "mallows.db"
 PAGE_SIZE = 16384
-
-
-class StorageError(MallowsError):
-    """A database problem the user can act on (a newer schema, a changed tournament file)."""
 
 
 def _now() -> str:
