@@ -112,6 +112,7 @@ _PORT_CLASH = b"that is used by other components"
 
 def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
     """Start ``ray start --head --block`` in its own process group; return (process, address).
+    The head's Ray Client server listens too: ``process.client_address`` (``ray://...``).
     Ray picks some of its ports at random; if one clashes with a port chosen here, start again
     with new ports (at most three times)."""
     for attempt in range(3):
@@ -135,6 +136,7 @@ def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
                 raise RuntimeError(f"ray start exited {proc.returncode}: "
                                    f"{text.decode(errors='replace')[-2000:]}")
             if b"Ray runtime started" in log.read_bytes():
+                proc.client_address = f"ray://127.0.0.1:{client}"
                 return proc, f"127.0.0.1:{port}"
             time.sleep(0.3)
         else:
@@ -163,11 +165,18 @@ def stop_ray_head(proc) -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_head(tmp_path_factory):
-    """A real two-CPU Ray cluster on loopback for the tests of one module: yields its address."""
+def ray_cluster(tmp_path_factory):
+    """A real two-CPU Ray cluster on loopback for the tests of one module: yields its address
+    and its Ray Client address (``ray://...``)."""
     log = tmp_path_factory.mktemp("rayhead") / "ray-head.log"
     proc, address = start_ray_head(log)
     try:
-        yield address
+        yield address, proc.client_address
     finally:
         stop_ray_head(proc)
+
+
+@pytest.fixture(scope="module")
+def ray_head(ray_cluster):
+    """The address of ``ray_cluster`` (``host:port``)."""
+    return ray_cluster[0]

@@ -91,7 +91,7 @@ def compare(
     verdict within --max-matches; 2: bad input."""
     from mallows.compare.run import needs_matches, register as register_comparison
     from mallows.compare.run import BATCH_MATCHES, run_comparison
-    from mallows.tournaments.executor import make_executor
+    from mallows.tournaments.executor import cluster_address, make_executor
 
     from mallows.agents.protocol import Limits
     from mallows.agents.registry import load_bot, require_sandbox
@@ -127,6 +127,10 @@ def compare(
                   f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
                   f"{2 * c.max_pairs} matches · {c.name} in {db}")
     if needs_matches(c, store):
+        joining = cluster_address(address)
+        if joining and not quiet:  # a join can take a while to fail: say so at once
+            err.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
+                      markup=False)
         with err.status("starting the executor...") if not quiet else contextlib.nullcontext():
             executor = make_executor(workers, address, batch_size=BATCH_MATCHES)
     else:

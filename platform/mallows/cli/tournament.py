@@ -202,7 +202,7 @@ def run(
 
 
 def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
-    from mallows.tournaments.executor import make_executor
+    from mallows.tournaments.executor import cluster_address, make_executor
     from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
 
     from mallows.tournaments.pinning import pin_bots
@@ -220,6 +220,10 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     if remaining == 0:
         executor = make_executor(1, None)
     else:
+        joining = cluster_address(address)
+        if joining and not quiet:  # a join can take a while to fail: say so at once
+            console.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
+                          markup=False)
         with console.status("starting the executor..."):
             executor = make_executor(workers, address, batch_size)
         reinstall()  # Ray sets its own SIGTERM handler

@@ -17,6 +17,11 @@ matches are counted as they finish and the object store holds only what is in fl
 lost with its worker (the process or the node died) has its unreturned matches submitted
 again, one match a task; a match whose worker dies more than ``RETRIES`` times comes back as an
 ``Outcome`` with ``error`` naming the bots at its table, and the other matches go on.
+
+Through Ray Client (``--address ray://host:10001``, how KubeRay and many remote clusters are
+reached), which has no streaming generators, each task hands back its whole batch at once
+(``worker.play_batch``); batches are the same, so are the records and ratings, only the count
+moves in steps of a batch.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from mallows.errors import ClusterError, ExecutorError
 from mallows.tournaments.executor import Executor
-from mallows.tournaments.worker import Job, Outcome, play_stream
+from mallows.tournaments.worker import Job, Outcome, play_batch, play_stream
 
 RETRIES = 3             # times a lost batch is submitted again
 MAX_BATCH = 512         # matches per Ray task, at most
@@ -150,6 +155,7 @@ class RayExecutor(Executor):
         from mallows.agents.registry import bots_dir, search_dirs, trusted_shipped
 
         self.address = address
+        self.client = is_client_address(address)  # Ray Client: no streaming generators
         self.batch_size = batch_size
         self._staging: str | None = None
         self._reaper = None
@@ -214,8 +220,11 @@ class RayExecutor(Executor):
             error = ClusterError if address else ExecutorError  # a join: the address given
             raise error(f"could not {where}: {_first_line(exc)}{detail}. Fix: {hint}") from None
         self.workers = max(1, int(ray.cluster_resources().get("CPU", workers or 1)))
-        self._stream = ray.remote(num_cpus=1, max_retries=0,
-                                  num_returns="streaming")(play_stream)
+        if self.client:
+            self._batch = ray.remote(num_cpus=1, max_retries=0)(play_batch)
+        else:
+            self._stream = ray.remote(num_cpus=1, max_retries=0,
+                                      num_returns="streaming")(play_stream)
 
     def run_batches(self, jobs: Iterable[Job], expected: int | None = None
                     ) -> Iterator[list[Outcome]]:
@@ -234,9 +243,10 @@ class RayExecutor(Executor):
                      ) -> Iterator[list[Outcome]]:
         """Flow control: at most ``IN_FLIGHT_PER_WORKER`` tasks per CPU, each a batch sized
         from the measured match time (``batch_size_for``); jobs are read from ``jobs`` only
-        when a task is sent, and results are consumed as they stream back (``play_stream``),
-        so neither the coordinator's memory nor Ray's object store grows with the tournament.
-        Every ``ray.wait`` hands back all that has arrived, as one group."""
+        when a task is sent, and results are consumed as they stream back (``play_stream``;
+        through Ray Client a task's whole batch at once, ``play_batch``), so neither the
+        coordinator's memory nor Ray's object store grows with the tournament. Every
+        ``ray.wait`` hands back all that has arrived, as one group."""
         ray = self.ray
         source = iter(jobs)
         left = expected
@@ -245,11 +255,11 @@ class RayExecutor(Executor):
         lost_errors = (ray.exceptions.WorkerCrashedError, ray.exceptions.RayActorError,
                        ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError,
                        ray.exceptions.OwnerDiedError)
-        in_flight: dict = {}  # generator -> [batch, indices still to come back, attempt]
+        in_flight: dict = {}  # generator (or ref) -> [batch, indices to come back, attempt]
         window = max(1, self.workers * IN_FLIGHT_PER_WORKER)
 
         def submit(batch: list, attempt: int) -> None:
-            gen = self._stream.remote(batch)
+            gen = self._batch.remote(batch) if self.client else self._stream.remote(batch)
             in_flight[gen] = [batch, {j.index for j in batch}, attempt]
 
         while True:
@@ -270,15 +280,19 @@ class RayExecutor(Executor):
             arrived: list[Outcome] = []
             for gen in ready:
                 batch, waiting, attempt = in_flight[gen]
-                try:
-                    ref = next(gen)
-                except StopIteration:
+                if self.client:  # one reply, the whole batch
+                    ref = gen
                     del in_flight[gen]
-                    continue
+                else:
+                    try:
+                        ref = next(gen)
+                    except StopIteration:
+                        del in_flight[gen]
+                        continue
                 try:
                     outcomes = ray.get(ref)
                 except lost_errors as exc:
-                    del in_flight[gen]
+                    in_flight.pop(gen, None)
                     self.lost_batches += 1
                     rest = [j for j in batch if j.index in waiting]
                     if len(rest) > 1:  # again, one match a task: find the one that kills
@@ -342,6 +356,11 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return (lines[0] if lines else text)[:400]
+
+
+def is_client_address(address: str | None) -> bool:
+    """Whether ``address`` is a Ray Client address (``ray://host:port``)."""
+    return bool(address) and address.strip().lower().startswith("ray://")
 
 
 REACH_SECONDS = 5.0  # how long to wait for a cluster's address to accept a connection

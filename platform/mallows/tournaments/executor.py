@@ -67,12 +67,17 @@ class InProcessExecutor(Executor):
                 yield [play_job(job, pool)]  # each match arrives alone: stored before the next
 
 
+def cluster_address(address: str | None = None) -> str | None:
+    """The cluster a run joins: ``address``, else ``$RAY_ADDRESS``, else None (no cluster)."""
+    return address or os.environ.get("RAY_ADDRESS") or None
+
+
 def make_executor(workers: int | None = None, address: str | None = None,
                   batch_size: int | None = None) -> Executor:
     """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
     above 1 starts a local Ray, and 1 runs in this process. ``batch_size``: matches per Ray
     task (default: automatic)."""
-    address = address or os.environ.get("RAY_ADDRESS") or None
+    address = cluster_address(address)
     if workers is not None and workers < 1:
         raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                             f"run in this process")

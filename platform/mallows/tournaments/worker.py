@@ -1,6 +1,6 @@
 """The worker side of execution: what one match needs (``Job``), what comes back (``Outcome``),
 and playing jobs, in this process or in a Ray worker (``mallows.tournaments.cluster`` sends
-``play_stream`` to its workers).
+``play_stream`` to its workers, or ``play_batch`` through Ray Client).
 
 Workers load bots by name through ``mallows.agents.registry.load_bot`` (once per name and
 code: ``_spec``) and play with ``mallows.tournaments.match.play_match``; a match that raises
@@ -97,6 +97,13 @@ def worker_pool() -> Iterator[Any]:
     from mallows.agents.pool import BotPool
     with BotPool() as pool, affinity.pinned():
         yield pool
+
+
+def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
+    """Play a batch and hand back all its outcomes at once (Ray Client, which has no streaming
+    generators); the bot processes that opted in to reuse end with it."""
+    with worker_pool() as pool:
+        return [play_job(job, pool) for job in jobs]
 
 
 def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
