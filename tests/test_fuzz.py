@@ -11,7 +11,6 @@ import json
 import math
 import shutil
 import signal
-import string
 from pathlib import Path
 
 import pytest

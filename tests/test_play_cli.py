@@ -3,7 +3,6 @@ both rule sets, options, the record file, determinism and bad input (exit 2, no 
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +39,7 @@ def test_every_player_count_and_rule_set_plays_to_a_record(tmp_path, players, ru
     expected_rounds = {"standard": 6, "supermallows": 3}[rules]
     assert len(record["result"]["round_scores"]) == expected_rounds
     assert sum(e["type"] == "round_end" for e in record["events"]) == expected_rounds
-    for seat, total in enumerate(record["result"]["totals"]):
+    for _seat, total in enumerate(record["result"]["totals"]):
         assert str(total) in output  # the printed table carries every total
 
 

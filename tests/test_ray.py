@@ -9,9 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
 from mallows.results.store import Store
 
 from conftest import MALLOWS, ray_env, start_ray_head, stop_ray_head

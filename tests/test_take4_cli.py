@@ -4,7 +4,6 @@ input (player count, options, rule set) exits 2 with a one-paragraph message, no
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

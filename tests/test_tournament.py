@@ -8,7 +8,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -289,7 +288,7 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
     clean = invoke("tournament", "run", path, "--db", clean_db, "--workers", "1")
     assert clean.exit_code == 0, clean.output
     assert ratings_json(killed_db) == ratings_json(clean_db)
-    a, b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
+    a, _b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
     assert a.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
                      ).fetchone() == (240, 240, 0, 239)
     assert stored_records(killed_db) == stored_records(clean_db)

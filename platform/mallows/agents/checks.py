@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 
 from mallows.agents.protocol import Limits
-from mallows.errors import BotError, MallowsError
+from mallows.errors import BotError
 
 MAX_NAME = 1000        # characters in a bot name, parameters included
 MAX_COMPONENT = 255    # characters in one part of a path (the file system's limit)

@@ -43,8 +43,8 @@ def _summary(reports) -> dict:
     out = {}
     for r in reports:
         times = np.asarray(r.times)
-        pct = (lambda q: round(float(np.percentile(times, q)) * 1000, 3)) if len(times) \
-            else (lambda q: None)
+        pct = ((lambda q: round(float(np.percentile(times, q)) * 1000, 3))  # noqa: B023 (used
+               if len(times) else (lambda q: None))                      # in this pass only)
         out[r.game] = {"matches": r.matches, "decisions": r.decisions,
                        "forfeits": r.forfeit_total, **r.forfeits,
                        "p50_ms": pct(50), "p99_ms": pct(99), "max_ms": pct(100)}
@@ -212,7 +212,7 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
     console.print(Text(f"code {digest}: files "
                        f"{', '.join(store.snapshot_files(digest))}"
                        + (f"; submitted as {', '.join(versions)}" if versions else "")
-                       + (f"; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
+                       + ("; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
                                                      f"({p['source']})" for p in pins)
                           if pins else "")), soft_wrap=True, highlight=False)
     if extract is not None:

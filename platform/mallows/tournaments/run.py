@@ -257,8 +257,8 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
         raise MatchFailed(
             f"match {match_id(t.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
             f"failed: {error.strip()}" + (f" ({where})" if where else "") + "\nThe other "
-            f"finished matches are stored; fix the cause and rerun the same command to play "
-            f"what is missing")
+            "finished matches are stored; fix the cause and rerun the same command to play "
+            "what is missing")
     if store.count_matches(t.name) == summary.total:
         store.mark_finished(t.name)
     return summary
