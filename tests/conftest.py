@@ -32,6 +32,16 @@ MALLOWS = str(Path(sys.executable).with_name("mallows"))
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a Ray cluster fixture must be marked ``ray`` (``-m "not ray"`` skips
+    every test that starts Ray)."""
+    unmarked = [item.nodeid for item in items
+                if {"ray_head", "ray_cluster"} & set(getattr(item, "fixturenames", ()))
+                and item.get_closest_marker("ray") is None]
+    if unmarked:
+        raise pytest.UsageError(f"tests that start Ray without @pytest.mark.ray: {unmarked}")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def snapshot_cache(tmp_path_factory):
     """Bot snapshots are materialised in a folder of the test session, not the user's cache
@@ -62,6 +72,24 @@ def write_toml(tmp_path):
         path.write_text(text)
         return path
     return write
+
+
+def invoke(*args: object, env: dict | None = None, input: str | None = None):
+    """Run the ``mallows`` app in this process through typer's ``CliRunner`` (every argument
+    ``str()``-ed) and return its result. An exception that is not an exit (a traceback a user
+    would see) fails the test at once, with that traceback. The console script itself:
+    ``MALLOWS``."""
+    import traceback
+
+    from typer.testing import CliRunner
+
+    from mallows.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env=env, input=input)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"mallows {' '.join(map(str, args))} raised:\n" + "".join(
+            traceback.format_exception(result.exception)))
+    return result
 
 
 def processes_with(marker: str) -> list[int]:

@@ -9,22 +9,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from mallows.agents.protocol import Limits
-from mallows.cli import app
 from mallows.agents.registry import load_bot
 from mallows.testing.bots import check_bot, run_check
 
-from conftest import MALLOWS
+from conftest import MALLOWS, invoke as run_app
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
-runner = CliRunner()
 
 
 def invoke(*args: str):
-    result = runner.invoke(app, list(args))
-    assert "Traceback" not in result.output
+    result = run_app(*args)
+    assert "Traceback" not in result.output  # not even one printed as text
     return result
 
 

@@ -13,10 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import MALLOWS, REPO
-from mallows.cli import app
+from conftest import MALLOWS, REPO, invoke
 from mallows.results.store import SCHEMA_VERSION, Store
 
 V1 = REPO / "tests" / "data" / "schema-v1.db"
@@ -32,10 +30,7 @@ READERS = [["tournament", "list"], ["tournament", "show", "v1-take4"], ["ratings
 
 
 def cli(args, db):
-    result = CliRunner().invoke(app, [*args, "--db", str(db)])
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        "".join(__import__("traceback").format_exception(result.exception))
-    return result
+    return invoke(*args, "--db", db)
 
 
 def commands(tmp_path, deals=1):

@@ -39,6 +39,7 @@ def _python3_shim(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.ray  # the demo runs on a local Ray
 def test_readme_main_command_in_a_fresh_clone(tmp_path):
     readme = (REPO / "README.md").read_text()
     first_block = readme.split("```", 2)[1]

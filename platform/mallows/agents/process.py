@@ -233,7 +233,8 @@ class SubprocessBot:
         except OSError:
             pass
         try:
-            proc.stdin.close()
+            if proc.stdin is not None:
+                proc.stdin.close()
         except OSError:
             pass
 

@@ -127,7 +127,8 @@ class BotProcess:
             _kill_group(proc)  # the bot if it is still there, and anything it left behind
             for stream in (proc.stdin, proc.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
             if self._finalizer is not None:
@@ -229,7 +230,7 @@ class BotProcess:
         finally:
             os.close(info_r)
             if problem is not None:
-                _kill_group(self.proc)
+                self.kill()
             else:
                 try:
                     os.write(block_w, b"go")
@@ -273,28 +274,30 @@ class BotProcess:
         else:
             env = dict(self.env)
             env.setdefault("PYTHONUNBUFFERED", "1")
-        user = {}
+        user: dict[str, Any] = {}
         if self.run_as.uid is not None:
             user = dict(user=self.run_as.uid, group=self.run_as.gid, extra_groups=[])
         self._popen(self.command, env, _child_setup(self.limits, self.run_as.drop_caps), user)
 
     def _popen(self, argv: Sequence[str], env: dict | None, setup: Any, user: dict,
                pass_fds: Sequence[int] = ()) -> None:
-        self._err = tempfile.TemporaryFile(prefix="mallows-bot-", suffix=".stderr")
+        self._err = err = tempfile.TemporaryFile(prefix="mallows-bot-", suffix=".stderr")
         try:
-            self.proc = subprocess.Popen(
+            self.proc = proc = subprocess.Popen(
                 argv, cwd=self.cwd if not self.sandboxed else None, env=env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, bufsize=0,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, bufsize=0,
                 close_fds=True, start_new_session=True, preexec_fn=setup, pass_fds=pass_fds,
                 **user)
         except (OSError, subprocess.SubprocessError) as exc:
             self._stopped = "it could not be started"
             self._release_sandbox()
+            note = self.run_as.note if self.run_as is not None else ""
             raise BotFailure(f"could not start the bot's command {self.command} "
-                             f"{self.run_as.note}: {exc}", kind="error") from None
-        self._finalizer = weakref.finalize(self, _kill_and_release, self.proc, self.wrapped)
-        self._wfd = self.proc.stdin.fileno()
-        self._rfd = self.proc.stdout.fileno()
+                             f"{note}: {exc}", kind="error") from None
+        self._finalizer = weakref.finalize(self, _kill_and_release, proc, self.wrapped)
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes
+        self._wfd = proc.stdin.fileno()
+        self._rfd = proc.stdout.fileno()
         os.set_blocking(self._wfd, False)
         os.set_blocking(self._rfd, False)
         self._rpoll = select.poll()

@@ -184,7 +184,7 @@ class RayExecutor(Executor):
                         ray.init(address=address, runtime_env=runtime_env,
                                  logging_level="ERROR", log_to_driver=False)
                     except Exception as exc:
-                        exc.mallows_log = captured()
+                        setattr(exc, "mallows_log", captured())  # for the diagnosis below
                         raise
             else:
                 # a local Ray is ours alone, on loopback, for one run: no token needed
@@ -345,11 +345,11 @@ def _no_dashboard_server() -> Iterator[None]:
     except (ImportError, AttributeError):
         yield
         return
-    node.Node.start_api_server = lambda self, **kwargs: None
+    node.Node.start_api_server = lambda self, **kwargs: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        node.Node.start_api_server = original
+        node.Node.start_api_server = original  # type: ignore[method-assign]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -360,7 +360,7 @@ def _first_line(exc: BaseException) -> str:
 
 def is_client_address(address: str | None) -> bool:
     """Whether ``address`` is a Ray Client address (``ray://host:port``)."""
-    return bool(address) and address.strip().lower().startswith("ray://")
+    return address is not None and address.strip().lower().startswith("ray://")
 
 
 REACH_SECONDS = 5.0  # how long to wait for a cluster's address to accept a connection

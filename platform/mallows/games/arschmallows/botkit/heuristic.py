@@ -25,7 +25,7 @@ TUNED_IMPROVE = 5.0
 # The decision rules of the shipped ``heuristic`` bot (see bots/heuristic.py for the idea);
 # here so that the search bot can use them as its prior.
 
-def _options(row: list[dict], v: float, e: float) -> tuple[float, dict]:
+def _options(row: list[dict], v: float, e: float) -> tuple[float, dict | None]:
     """The best way to put a card of value ``v`` into the row: (gain, action), a swap or a
     get_rid of known equal cards. gain = how much the row's estimated total falls."""
     best, action = -99.0, None
@@ -156,7 +156,7 @@ def heuristic_decide(obs: dict, risk: float = RISK, improve: float = IMPROVE) ->
         best, action = _options(row, v, e)
         if best <= 0.5:
             best, action = -99.0, None
-        candidates = [(best, action), _refuse(row, e)]
+        candidates: list[tuple[float, dict | None]] = [(best, action), _refuse(row, e)]
         if held["source"] == "draw" and v in ACTION_SET:
             if v == 9:
                 candidates.append(_spy(obs, row))
@@ -165,6 +165,7 @@ def heuristic_decide(obs: dict, risk: float = RISK, improve: float = IMPROVE) ->
             else:
                 candidates.append((2.0, {"type": "play_twice"}))
         gain, action = max((c for c in candidates if c[1] is not None), key=lambda c: c[0])
+        assert action is not None  # refusing is always a candidate
         return action
     # end
     prob, mine = p_lowest(obs, e, variance_unknown(obs, pool), improve)

@@ -43,7 +43,7 @@ class Sim:
         """A round as it lies: ``values`` (card id -> value), ``rows`` (seat -> ids by slot),
         ``up`` (id -> face up), ``know`` (seat -> id -> seen by that seat), the draw pile
         (top last) and the discard pile as ids; ``me`` the seat it was dealt for, ``current``
-        the seat to move in ``phase``, ``held`` the id in hand (from ``src``: "draw" or
+        the seat to move in ``phase``, ``held`` the id in hand (-1 once used; from ``src``: "draw" or
         "discard"), ``extra`` turns still owed (play twice), ``caller`` who called, ``trigger``
         and ``queue`` the final turns ("call" or "all_face_up", the seats still to play one),
         ``turns`` played of ``max_turns``; ``final_on`` and ``scoring`` the rule options; ``e``
@@ -58,7 +58,7 @@ class Sim:
         self.discard = discard
         self.current = current
         self.phase = phase
-        self.held = held
+        self.held = -1 if held is None else held  # -1: no card in hand
         self.src = src
         self.extra = extra
         self.trigger = trigger
@@ -214,7 +214,7 @@ class Sim:
 
     # -- flow
     def _used(self, s: int) -> None:
-        self.held = None
+        self.held = -1
         self.src = None
         up = self.up
         for card in self.rows[s]:
@@ -389,6 +389,7 @@ class Sim:
             self.max_turns = min(self.max_turns, self.turns + max_turns)
         while self.phase is not None:
             self.policy_step()
+        assert self.scores is not None  # set when the round ends
         return self.scores
 
 
