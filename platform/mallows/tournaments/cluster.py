@@ -164,6 +164,7 @@ class RayExecutor(Executor):
         if ray.is_initialized():
             ray.shutdown()
         env = _forwarded_env()
+        join_log = ""  # what Ray's core wrote while joining, for the diagnosis of a failure
         try:
             if address:
                 self._staging = tempfile.mkdtemp(prefix="mallows-job-")
@@ -183,9 +184,8 @@ class RayExecutor(Executor):
                     try:
                         ray.init(address=address, runtime_env=runtime_env,
                                  logging_level="ERROR", log_to_driver=False)
-                    except Exception as exc:
-                        setattr(exc, "mallows_log", captured())  # for the diagnosis below
-                        raise
+                    finally:
+                        join_log = captured()
             else:
                 # a local Ray is ours alone, on loopback, for one run: no token needed
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
@@ -204,7 +204,7 @@ class RayExecutor(Executor):
             raise KeyboardInterrupt("stopped while Ray was starting") from None
         except Exception as exc:
             self.close()
-            if address and _auth_problem(_chain_text(exc) + getattr(exc, "mallows_log", "")):
+            if address and _auth_problem(_chain_text(exc) + join_log):
                 raise ClusterError(
                     f"could not join the Ray cluster at {address}: it refused this process "
                     f"because of token authentication ({_first_line(exc)}). Give this process "
@@ -215,7 +215,7 @@ class RayExecutor(Executor):
             hint = ("check the address (the head's host:port, as `ray start --head` printed "
                     "it) and that this machine runs the same Ray and Python versions"
                     if address else "try --workers 1 to run in this process")
-            log = [ln for ln in getattr(exc, "mallows_log", "").splitlines() if " E " in ln]
+            log = [ln for ln in join_log.splitlines() if " E " in ln]
             detail = f" (Ray: {log[-1].strip()[:300]})" if log else ""
             error = ClusterError if address else ExecutorError  # a join: the address given
             raise error(f"could not {where}: {_first_line(exc)}{detail}. Fix: {hint}") from None
