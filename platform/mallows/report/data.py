@@ -87,14 +87,6 @@ def board(store, scope: str, name: str) -> Board:
                  total, seat_stats(results), definition)
 
 
-@dataclass
-class BotReport:
-    name: str
-    source: str | None
-    boards: list[tuple[Board, dict]]   # (board, this bot's row) where it played
-    forfeits: list[dict]               # {"match", "tournament", "seat", "kind", "reason"}
-
-
 def forfeits(store, tournament: str) -> list[dict]:
     """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason."""
     out = []
