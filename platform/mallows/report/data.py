@@ -19,6 +19,7 @@ from pathlib import PurePath
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
+from mallows.results.interface import ResultStore
 
 
 def slug(name: str) -> str:
@@ -57,7 +58,7 @@ class Board:
         return self.total is None or self.matches >= self.total
 
 
-def board(store, scope: str, name: str) -> Board:
+def board(store: ResultStore, scope: str, name: str) -> Board:
     """The leaderboard of tournament ``name`` or game ``name`` from the stored results."""
     if scope == "tournament":
         row = store.tournament(name)
@@ -87,7 +88,7 @@ def board(store, scope: str, name: str) -> Board:
                  total, seat_stats(results), definition)
 
 
-def forfeits(store, tournament: str) -> list[dict]:
+def forfeits(store: ResultStore, tournament: str) -> list[dict]:
     """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason."""
     out = []
     for mid, text in store.records(tournament, only_forfeits=True):

@@ -25,6 +25,7 @@ from mallows.errors import MallowsError
 from mallows.games import get_game
 from mallows.report import data
 from mallows.report.frames import ReplayMismatch, frames
+from mallows.results.interface import ResultStore
 
 STATIC = ("style.css", "sort.js", "replay.js")
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -79,7 +80,7 @@ class Site:
     """Pages of one store. ``tournament`` / ``game`` narrow the site to one tournament or to one
     game's tournaments; ``live`` pages (``mallows serve``) refresh while a tournament runs."""
 
-    def __init__(self, store, tournament: str | None = None, game: str | None = None,
+    def __init__(self, store: ResultStore, tournament: str | None = None, game: str | None = None,
                  live: bool = False, refresh: int = 5):
         self.store, self.live, self.refresh = store, live, refresh
         self.env = _env()

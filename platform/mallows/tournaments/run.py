@@ -20,6 +20,7 @@ from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.schedule import match_id, schedule
 from mallows.tournaments.pinning import pin_bots
 from mallows.tournaments.spec import Tournament, diff_definitions
+from mallows.results.interface import ResultStore
 
 
 @dataclass
@@ -33,7 +34,7 @@ class RunSummary:
     executor: str = ""
 
 
-def register(store, t: Tournament) -> bool:
+def register(store: ResultStore, t: Tournament) -> bool:
     """Record ``t`` in ``store``; True if new, False if stored with the same definition (a
     resume). A stored tournament of the same name with another definition is refused, listing
     what changed."""
@@ -93,7 +94,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def estimate(t: Tournament, store) -> Estimate:
+def estimate(t: Tournament, store: ResultStore) -> Estimate:
     """The size and, from one match played here, the duration of what is left of ``t``
     (registered in ``store``). The timed match is the first missing one and is stored, so
     the run does not play it again."""
@@ -119,7 +120,7 @@ def jobs_for(t: Tournament, specs) -> list:
                 seats=s.seats, limits=dict(t.limits)) for s in specs]
 
 
-def _tournament_rows(store, name: str) -> tuple[str, list]:
+def _tournament_rows(store: ResultStore, name: str) -> tuple[str, list]:
     """Tournament ``name``'s game and leaderboard, rated from storage with its parameters."""
     row = store.tournament(name)
     definition = json.loads(row["definition"])
@@ -129,11 +130,11 @@ def _tournament_rows(store, name: str) -> tuple[str, list]:
                                                   bots=shown or definition.get("bots", ()))
 
 
-def _save(store, scope: str, name: str, game: str, rows, stamp: int) -> None:
+def _save(store: ResultStore, scope: str, name: str, game: str, rows, stamp: int) -> None:
     store.save_ratings(scope, name, game, [RATING_SYSTEM.row_dict(r) for r in rows], stamp)
 
 
-def refresh_ratings(store, name: str, rows=None) -> list:
+def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
     match in schedule order, else recomputed from storage) and of its game (over all the
     game's tournaments, with the default parameters). Returns the tournament's rows."""
@@ -154,7 +155,7 @@ def refresh_ratings(store, name: str, rows=None) -> list:
     return rows
 
 
-def ensure_ratings(store, scope: str, name: str) -> None:
+def ensure_ratings(store: ResultStore, scope: str, name: str) -> None:
     """Recompute a stored leaderboard if matches were added since (e.g. after kill -9)."""
     if not store.ratings_stale(scope, name):
         return
@@ -165,7 +166,7 @@ def ensure_ratings(store, scope: str, name: str) -> None:
               store.count_game_matches(name))
 
 
-def board(store, scope: str, name: str) -> list[dict]:
+def board(store: ResultStore, scope: str, name: str) -> list[dict]:
     """Leaderboard (``scope`` 'tournament' or 'game', ``name``) as the store's rows, up to date
     with the stored matches. A stale one is recomputed and stored; in a store open read-only
     it is recomputed in memory and returned, not written."""
@@ -182,7 +183,7 @@ def board(store, scope: str, name: str) -> list[dict]:
              "updated": None} for r in rows]
 
 
-def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
+def run_tournament(t: Tournament, store: ResultStore, executor, on_start=None, on_outcome=None
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
     and ``on_outcome(outcome, spec, live)`` (once per match, as it arrives) drive a progress
