@@ -53,6 +53,8 @@ def canonical_name(name: str) -> str:
                            f"{MAX_COMPONENT} characters, more than a file name can be: give "
                            f"a bot in bots/ or a path to one")
     if "/" in base or base.endswith(".py"):
+        path: Path | None
+        shipped: Path | None
         try:
             path = Path(base).expanduser().resolve()
             shipped = project_bots_dir().resolve()

@@ -281,12 +281,12 @@ def plan_run_as(command: Sequence[str], cwd: str | None) -> RunAs:
         pw = None
     euid = os.geteuid()
     if euid != 0 or (pw is not None and pw.pw_uid == euid):
-        if explicit and pw.pw_uid != euid:
+        if explicit and pw is not None and pw.pw_uid != euid:  # (explicit: pw is known)
             raise BotFailure(f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
                              f"only a platform running as root can switch users",
                              kind="error")
         return RunAs(note="as the platform's own user")
-    problem = f"there is no user {name}"
+    problem: str | None = f"there is no user {name}"
     if pw is not None:
         gids = {pw.pw_gid}
         problem = None

@@ -61,7 +61,7 @@ class Limits:
         number of seconds (a whole number of MiB, 0 or more, for ``memory_mb``), is a
         ``MallowsError`` naming it."""
         known = [f.name for f in fields(cls)]
-        values = {}
+        values: dict[str, Any] = {}
         for key, value in data.items():
             if key not in known:
                 raise MallowsError(f"unknown limit {key!r}: the limits are {', '.join(known)}")

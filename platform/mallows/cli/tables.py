@@ -48,6 +48,6 @@ def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequen
     table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
     for h, w, r in zip(headers, widths, right):
         table.add_column(h, justify="right" if r else "left", no_wrap=True, min_width=w)
-    for r in cells:
-        table.add_row(*r)
+    for row in cells:
+        table.add_row(*row)
     console.print(table)

@@ -111,6 +111,8 @@ class Comparison:
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         seed = seeding.child_seed(self.seed, p)
         k = self.players
+        first: tuple[str, ...]
+        second: tuple[str, ...]
         if k == 2:
             first, second = (self.a, self.b), (self.b, self.a)
         else:

@@ -54,10 +54,6 @@ class _WatchedChance(ReplayChance):
             self._watch()
         return super().shuffle(stream, round_, cards)
 
-    def deal(self, round_, deck):  # before named streams
-        self._watch()
-        return super().deal(round_, deck)
-
 
 def _mask(knowledge, card: int, players: int) -> int:
     views = knowledge.views

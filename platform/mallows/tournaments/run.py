@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from mallows.errors import MatchFailed
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
@@ -114,7 +115,18 @@ def estimate(t: Tournament, store: ResultStore) -> Estimate:
     return Estimate(remaining, estimated_bytes(t.game, t.players, remaining), seconds)
 
 
-def jobs_for(t: Tournament, specs) -> list:
+class _Definition(Protocol):
+    """What jobs are made from: a ``Tournament`` or a comparison (``mallows.compare``)."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def effective_options(self) -> dict: ...
+    @property
+    def limits(self) -> dict: ...
+
+
+def jobs_for(t: _Definition, specs) -> list:
     from mallows.tournaments.worker import Job
     return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
                 seats=s.seats, limits=dict(t.limits)) for s in specs]

@@ -188,7 +188,8 @@ class Store:
         """Change a stored tournament's definition (JSON text), its number of matches, or
         whether it is finished (True: now; False: not). A comparison (``mallows compare``)
         learns its length as it runs."""
-        sets, args = [], []
+        sets: list[str] = []
+        args: list[object] = []
         if definition is not None:
             sets.append("definition = ?")
             args.append(definition)
@@ -330,7 +331,7 @@ class Store:
         if number is None:
             return text
         try:
-            return self._codec(number).decode(blob)
+            return self._codec(number).decode(blob)  # type: ignore[arg-type]  # None: caught
         except Exception as exc:
             if isinstance(exc, StorageError):
                 raise

@@ -125,8 +125,9 @@ class Reading:
             for rowid, mid, text, blob, number, players, ranks, digest in rows:
                 last = rowid
                 try:
-                    ok = digest == record_digest(self._decode(text, blob, number), players,
-                                                 ranks)
+                    ok = digest == record_digest(
+                        self._decode(text, blob, number), players,  # type: ignore[arg-type]
+                        ranks)  # (no record at all: a TypeError, caught as damage)
                 except (StorageError, TypeError, AttributeError):  # undecodable, wrong type
                     ok = False
                 if not ok:
@@ -189,9 +190,9 @@ class Reading:
             self.db["meta"].upsert({"key": f"ratings:{scope}:{name}", "value": str(stamp)},
                                    pk="key")
             self.db.execute("DELETE FROM ratings WHERE scope = ? AND name = ?", [scope, name])
-            stamp = _now()
+            updated = _now()
             self.db["ratings"].insert_all(
-                ({**row, "scope": scope, "name": name, "game": game, "updated": stamp}
+                ({**row, "scope": scope, "name": name, "game": game, "updated": updated}
                  for row in rows), pk=("scope", "name", "bot"))
 
     def ratings(self, scope: str, name: str) -> list[dict]:
@@ -216,4 +217,4 @@ class Reading:
         sql = ("SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
                + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
         for mid, text, blob, number in self.db.execute(sql, [tournament]):
-            yield mid, self._decode(text, blob, number)  # records are stored compressed
+            yield mid, self._decode(text, blob, number)  # type: ignore[misc]  # a row has one

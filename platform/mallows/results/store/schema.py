@@ -115,7 +115,7 @@ def _encode_plain_rows(db: sqlite_utils.Database, game: str) -> None:
         if data is not None:
             number = db.execute(
                 "INSERT INTO dictionaries (game, data, samples, created) VALUES (?, ?, ?, ?)",
-                [game, data, len(samples), _now()]).lastrowid
+                [game, data, len(samples), _now()]).lastrowid or number  # an INSERT: a row id
     target = codec.Codec(number, _dictionary_data(db, number))
     zero = codec.Codec(codec.NO_DICT)
     last = 0
