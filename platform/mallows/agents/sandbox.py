@@ -321,8 +321,10 @@ class BotCgroup:
         bwrap (``exec``); ``[]`` when there is nothing to join that way."""
         if not self.joins:
             return []
+        shell = _shell()
+        assert shell is not None  # there are joins only where there is a shell (__init__)
         script = " && ".join(f'echo 0 > "${i}"' for i in range(1, len(self.joins) + 1))
-        return [_shell(), "-c", f'{script} && shift {len(self.joins)} && exec "$@"',
+        return [shell, "-c", f'{script} && shift {len(self.joins)} && exec "$@"',
                 "mallows-sandbox", *self.joins]
 
     def attach(self, pid: int) -> None:
@@ -388,7 +390,7 @@ class BotCgroup:
 
 def _member_of(pid: int, name: str) -> set:
     """``(controller, kind)`` of the cgroups named ``name`` that ``pid`` is in."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for line in _read(f"/proc/{pid}/cgroup").splitlines():
         parts = line.split(":", 2)
         if len(parts) == 3 and parts[2].rstrip("/").endswith("/" + name):
@@ -611,7 +613,7 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
     # folders made inside the bot's own writable tmpfs: the bot could then create files beside
     # its own code (only in its copy, but where it looks like the project). Each such top folder
     # gets a tmpfs of its own, made read-only once the binds are in it.
-    shadows = sorted({_private_top(p) for p in binds} - {None})
+    shadows = sorted({top for p in binds if (top := _private_top(p)) is not None})
     for top in shadows:
         argv += ["--perms", "0755", "--tmpfs", top]
     for p in binds:

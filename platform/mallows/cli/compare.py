@@ -97,7 +97,8 @@ def compare(
     from mallows.agents.registry import load_bot, require_sandbox
     from mallows.cli.common import sandbox_mode
 
-    limits = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    limits: dict[str, object] = ({} if decision_seconds is None
+                                 else {"decision_seconds": decision_seconds})
     if sandbox is not None and sandbox_mode(sandbox) == "off":
         limits["sandbox"] = "off"
     c = make_comparison(

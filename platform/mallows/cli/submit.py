@@ -150,6 +150,7 @@ def show(
             raise MallowsError(f"no submitted bot {base!r} in {db}: see mallows bots show "
                                f"{at[0]} --db {db}")
     if rows:
+        assert store is not None  # the rows came from it
         ratings = _game_rows(store)
         table = Table(title=f"{rows[0]['name']}: submitted versions")
         for c in ("version", "digest", "submitted", "files", "bytes", "check", "status"):
@@ -185,6 +186,7 @@ def show(
         return
     pins = store.pinned(name) if store is not None else []
     if pins:
+        assert store is not None  # the pins came from it
         p = pins[0]
         console.print(Text(f"{name}: pinned by tournament(s) "
                            f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "

@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -253,7 +253,8 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
             state["plain"].update(lambda: _leader_text(rater))
             return
         rate = meter.rate()
-        fields = {"rate": f"{rate:.1f} matches/s" if rate else "", "eta": eta_text(meter.eta())}
+        fields: dict[str, Any] = {"rate": f"{rate:.1f} matches/s" if rate else "",
+                                  "eta": eta_text(meter.eta())}
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
@@ -402,7 +403,7 @@ def ratings(
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
     store = _open_readonly(db)
-    boards: list[tuple[str, list[dict]]] = []
+    boards: list[tuple[str, list[dict], dict]] = []
     if tournament is not None:
         row = store.tournament(tournament)
         if row is None:

@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from mallows.errors import StorageError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
@@ -62,6 +63,8 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
     """The leaderboard of tournament ``name`` or game ``name`` from the stored results."""
     if scope == "tournament":
         row = store.tournament(name)
+        if row is None:
+            raise StorageError(f"{store.path} has no tournament {name!r}")
         definition = json.loads(row["definition"])
         params = definition.get("ratings") or RATING_SYSTEM.defaults()
         bots = definition.get("bots", ())

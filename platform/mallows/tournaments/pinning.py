@@ -29,7 +29,7 @@ from mallows.results.interface import ResultStore
 
 # -- submitted versions ------------------------------------------------------------------------
 
-def use_database(store: ResultStore) -> None:
+def use_database(store: ResultStore | None) -> None:
     """Resolve ``NAME@N`` and bare submitted ``NAME`` from ``store`` (for this process; None:
     from no database)."""
     registry.SUBMITTED = None if store is None else (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from mallows.errors import MatchFailed
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
@@ -132,9 +132,18 @@ def jobs_for(t: _Definition, specs) -> list:
                 seats=s.seats, limits=dict(t.limits)) for s in specs]
 
 
+def _stored(store: ResultStore, name: str) -> dict:
+    """The stored row of tournament ``name`` (one the caller knows is there)."""
+    row = store.tournament(name)
+    if row is None:
+        raise StorageError(f"{store.path} has no tournament {name!r}: see mallows tournament "
+                           f"list --db {store.path}")
+    return row
+
+
 def _tournament_rows(store: ResultStore, name: str) -> tuple[str, list]:
     """Tournament ``name``'s game and leaderboard, rated from storage with its parameters."""
-    row = store.tournament(name)
+    row = _stored(store, name)
     definition = json.loads(row["definition"])
     params = definition.get("ratings") or RATING_SYSTEM.defaults()
     shown = [p["display"] for p in store.pins(name)]  # pinned: the names in the records
@@ -150,7 +159,7 @@ def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
     match in schedule order, else recomputed from storage) and of its game (over all the
     game's tournaments, with the default parameters). Returns the tournament's rows."""
-    row = store.tournament(name)
+    row = _stored(store, name)
     game = row["game"]
     params = json.loads(row["definition"]).get("ratings") or RATING_SYSTEM.defaults()
     count = store.count_matches(name)
@@ -219,7 +228,8 @@ def run_tournament(t: Tournament, store: ResultStore, executor, on_start=None, o
     rater = RATING_SYSTEM.rater(t.ratings, t.bots, expected=range(summary.total))
 
     def stored():  # in the rating thread: its own connection, read-only
-        reader = type(store)(store.path, readonly=True)
+        opener: Any = type(store)  # the store's own class, opened again
+        reader = opener(store.path, readonly=True)
         try:
             yield from reader.indexed_results(t.name)
         finally:

@@ -124,7 +124,7 @@ def _check_bots(bots: list[str], game: str, src: str, sandbox: str = "on") -> di
     is the error); return where each was found. The isolated ones are started side by side
     first (``BotSpec.prepare``), so their handshakes do not wait for one another."""
     from mallows.agents.registry import load_bot
-    loaded: dict[str, object] = {}
+    loaded: dict[str, Any] = {}  # a BotSpec, or why it could not be loaded
     for name in bots:
         try:
             loaded[name] = load_bot(name)
