@@ -29,7 +29,7 @@ process gets:
 The platform starts ``bwrap`` without a ``preexec_fn`` (the fast spawn path): bwrap reports its
 first child on ``--info-fd`` and waits on ``--block-fd`` while the platform sets that child's
 resource limits (``prlimit``) and makes sure it is in its cgroups; everything the bot starts
-inherits both (``SubprocessBot._spawn_sandboxed``). Where the cgroups are v1, a shell started
+inherits both (``spawn.BotProcess._spawn_sandboxed``). Where the cgroups are v1, a shell started
 in bwrap's place writes itself into them and then becomes bwrap (``BotCgroup.launcher``): a
 process that moves itself costs the kernel nothing, while moving another one costs an RCU
 grace period (5 to 20 ms) whenever no move happened a moment before, as between a
