@@ -195,3 +195,23 @@ def test_a_bot_process_loads_neither_numpy_nor_an_engine():
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["mallows.games.take4.state", "numpy"], out
+
+
+def test_parts_are_composed_not_mixed_in():
+    """The protocol client owns its process handle, the store owns the objects it answers
+    through (no class shares its attributes with a mixin in another file), and a failure
+    reason is a function of what happened (``agents.failures`` holds no class)."""
+    from mallows.agents import failures
+    from mallows.agents.process import SubprocessBot
+    from mallows.agents.spawn import BotProcess
+    from mallows.results.store import Store
+    from mallows.results.store.reading import Reading
+    from mallows.results.store.submissions import Submissions
+
+    for cls in (SubprocessBot, BotProcess, Store, Reading, Submissions):
+        assert cls.__bases__ == (object,), f"{cls.__name__} inherits {cls.__bases__}"
+    tree = ast.parse((PACKAGE / "agents" / "failures.py").read_text(encoding="utf-8"))
+    assert not [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert callable(failures.died) and callable(failures.timed_out)
+    bot = SubprocessBot("x", ["true"])
+    assert isinstance(bot.process, BotProcess) and bot.proc is None

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
+from conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +22,7 @@ def console_script() -> str:
 
 
 def play(*args):
-    result = CliRunner().invoke(app, ["play", "arschmallows", *args])
+    result = invoke("play", "arschmallows", *args)
     return result.exit_code, result.output
 
 
