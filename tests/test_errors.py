@@ -1,7 +1,7 @@
 """One error tree (``mallows.errors``): every exception class of mallows is defined there, user
-input (``MallowsError``, exit 2) apart from platform failures (``PlatformError``, exit 1), and
+input (``MallowsError``, exit 2) apart from platform failures (``PlatformError``, exit 70), and
 the CLI's exit statuses follow the tree (a match that raises inside the engine is a platform
-failure: exit 1, not the exit 2 of a user's mistake)."""
+failure: exit 70, neither the exit 2 of a user's mistake nor the 1 of compare's H0)."""
 
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ def test_platform_failures_are_not_user_input_errors():
 
 
 @pytest.mark.parametrize("exc, status", [(MallowsError("bad input"), 2),
-                                         (ExecutorError("Ray died"), 1),
-                                         (MatchFailed("engine bug"), 1)])
+                                         (ExecutorError("Ray died"), 70),
+                                         (MatchFailed("engine bug"), 70)])
 def test_each_command_exits_with_the_status_of_its_branch(exc, status, capsys):
     from mallows.cli.common import user_errors
 
@@ -88,7 +88,7 @@ def new_state(options, players, chance):
 '''
 
 
-def test_a_match_that_raises_in_the_engine_exits_1_and_keeps_what_finished(
+def test_a_match_that_raises_in_the_engine_exits_70_and_keeps_what_finished(
         tmp_path, monkeypatch, in_repo):
     from mallows.games import GAMES
     from mallows.results.store import Store
@@ -102,6 +102,6 @@ def test_a_match_that_raises_in_the_engine_exits_1_and_keeps_what_finished(
                     'bots = ["random", "random:call=0.5"]\n')
     db = tmp_path / "b.db"
     result = invoke("tournament", "run", toml, "--db", db, "--workers", "1", "--quiet")
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 70, result.output
     assert "an engine bug" in result.output and "rerun the same command" in result.output
     assert Store(db, readonly=True).count_matches("b") >= 1  # the finished ones are kept

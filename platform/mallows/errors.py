@@ -17,7 +17,7 @@ The tree::
     │   ├── DatabaseError         a database file that cannot be used as it is
     │   │   └── DamagedRecord     a stored match that does not match its digest
     │   └── ReplayMismatch        a record whose events the engine does not reproduce
-    ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 1)
+    ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 70)
     │   ├── ExecutorError         Ray could not start, or died under the run
     │   └── MatchFailed           a match raised inside the engine or the runner
     ├── BotFailure                a bot failed a decision or a hook: a forfeit, not an error of
@@ -28,7 +28,9 @@ The tree::
 A ``MallowsError`` is the user's to fix: its message names the problem and the fix, and the
 CLI prints ``error: <message>`` and exits 2, never a traceback. A ``PlatformError`` is not the
 user's input: the message says what failed and what was kept (finished matches are stored; a
-rerun resumes), and the CLI prints it and exits 1. Interrupted runs exit 130 (Ctrl-C).
+rerun resumes), and the CLI prints it and exits 70 (``EX_SOFTWARE`` of sysexits.h: 1 is taken
+by the commands whose answer can be "no": ``compare`` (H0), ``bots check`` and ``bots submit``
+(a problem found)). Interrupted runs exit 130 (Ctrl-C).
 
 The classes are defined here and nowhere else; the modules that raise them import them from
 here (and re-export them where they always could be imported from, e.g.
@@ -45,7 +47,7 @@ __all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
            "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
 
 USER_ERROR_EXIT = 2       # the exit status of a ``MallowsError``
-PLATFORM_ERROR_EXIT = 1   # the exit status of a ``PlatformError``
+PLATFORM_ERROR_EXIT = 70  # the exit status of a ``PlatformError`` (sysexits.h EX_SOFTWARE)
 
 
 # -- the user's input (exit 2) ----------------------------------------------------------------
@@ -113,7 +115,7 @@ class ReplayMismatch(MallowsError):
     """A record whose events the engine does not reproduce (edited, or from other rules)."""
 
 
-# -- the platform (exit 1) --------------------------------------------------------------------
+# -- the platform (exit 70) -------------------------------------------------------------------
 
 class PlatformError(Exception):
     """Mallows, or what it runs on, failed while running a valid command; the message says

@@ -2,7 +2,7 @@
 
 ``main()`` is the console script. Every ``MallowsError`` (the user's input) becomes a
 one-paragraph message on stderr and exit status 2, every ``PlatformError`` a message and exit
-status 1, never a traceback (``mallows.errors`` draws the tree).
+status 70, never a traceback (``mallows.errors`` draws the tree).
 
 Owns: parsing arguments, calling the floors below, and printing (tables, csv, json, markdown).
 No game logic, no harness, no SQL.

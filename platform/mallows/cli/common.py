@@ -1,5 +1,5 @@
 """Shared CLI plumbing: errors become a message and an exit status, never a traceback: a
-user-input error (``MallowsError``) exits 2, a platform failure (``PlatformError``) exits 1
+user-input error (``MallowsError``) exits 2, a platform failure (``PlatformError``) exits 70
 (``mallows.errors`` draws the tree)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
 
 def user_errors(fn):
     """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2, a
-    ``PlatformError`` the same and exits 1."""
+    ``PlatformError`` the same and exits 70 (``errors.PLATFORM_ERROR_EXIT``)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

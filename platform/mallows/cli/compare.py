@@ -3,7 +3,7 @@
 Parsing and printing only: the definition and the schedule are ``mallows.compare.plan``, the
 statistics ``mallows.compare.sprt``, running ``mallows.compare.run``. Exit status: 0 when H1 is
 accepted (A is better), 1 when H0 is accepted (A is not better), 3 when --max-matches came
-first, 2 on bad input.
+first, 2 on bad input, 70 when mallows or Ray failed (``mallows.errors.PlatformError``).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def compare(
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
 
     Exit status 0: A is better by at least --delta (H1); 1: A is not better (H0); 3: no
-    verdict within --max-matches; 2: bad input."""
+    verdict within --max-matches; 2: bad input; 70: mallows or Ray failed."""
     from mallows.compare.run import needs_matches, register as register_comparison
     from mallows.compare.run import BATCH_MATCHES, run_comparison
     from mallows.tournaments.executor import cluster_address, make_executor
