@@ -39,7 +39,7 @@ def test_version_1_plays_every_deal_in_the_rotations_of_the_file_order():
     by_table_deal = {}
     for s in specs:
         by_table_deal.setdefault((s.table, s.deal), []).append(s)
-    for (table, deal), group in by_table_deal.items():
+    for (_table, _deal), group in by_table_deal.items():
         assert len({s.seed for s in group}) == 1
         assert sorted(s.rotation for s in group) == [0, 1, 2, 3]
         subset = group[0].subset

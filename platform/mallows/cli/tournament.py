@@ -1,7 +1,7 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` and ``run``, SQLite
+``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` (``cluster`` for Ray) and ``run``, SQLite
 in ``mallows.results.store`` (opened read-only by list, show, ratings and replay), the
 leaderboard's columns in the rating system (``mallows.results.ratings``).
 """
@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -201,7 +201,7 @@ def run(
 
 
 def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
-    from mallows.tournaments.executor import make_executor
+    from mallows.tournaments.executor import cluster_address, make_executor
     from mallows.tournaments.run import LARGE_RUN, estimate, register, resumed, run_tournament
 
     from mallows.tournaments.pinning import pin_bots
@@ -226,6 +226,10 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     if remaining == 0:
         executor = make_executor(1, None)
     else:
+        joining = cluster_address(address)
+        if joining and not quiet:  # a join can take a while to fail: say so at once
+            console.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
+                          markup=False)
         with console.status("starting the executor..."):
             executor = make_executor(workers, address, batch_size)
         reinstall()  # Ray sets its own SIGTERM handler
@@ -253,7 +257,8 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
             state["plain"].update(lambda: _leader_text(rater))
             return
         rate = meter.rate()
-        fields = {"rate": f"{rate:.1f} matches/s" if rate else "", "eta": eta_text(meter.eta())}
+        fields: dict[str, Any] = {"rate": f"{rate:.1f} matches/s" if rate else "",
+                                  "eta": eta_text(meter.eta())}
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
@@ -407,8 +412,11 @@ def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> 
         return
     by_bot = seat_stats((p, r) for _, p, r in indexed)
     k = max(effects)
-    rows = [[short_bot(b)] + [by_bot.get(b, {}).get(s).text() if s in by_bot.get(b, {})
-                              else "-" for s in range(k)] for b in bots]
+    rows = []
+    for b in bots:
+        seats = by_bot.get(b, {})
+        rows.append([short_bot(b)] + [(cell.text() if (cell := seats.get(s)) is not None
+                                       else "-") for s in range(k)])
     effect = effects[k]
     rows.append(["every bot"] + [cell.text() for cell in effect.seats])
     spread = effect.spread
@@ -434,7 +442,7 @@ def ratings(
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
     store = _open_readonly(db)
-    boards: list[tuple[str, list[dict]]] = []
+    boards: list[tuple[str, list[dict], dict]] = []
     if tournament is not None:
         row = store.tournament(tournament)
         if row is None:

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from mallows import seeding
-from mallows.errors import MallowsError
+from mallows.errors import CompareError, MallowsError
 from mallows.results.ratings import DEFAULT_PARAMS
 from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
@@ -53,10 +53,6 @@ KIND = "compare"
 #: Keys of the definition that may change when a comparison is resumed (a larger cap continues
 #: the same test); every other key must match.
 MUTABLE = ("max_matches", "deals")
-
-
-class CompareError(MallowsError):
-    """A comparison that cannot run as asked; the message names the option and the fix."""
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,12 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from mallows.errors import StorageError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
 from mallows.results.seats import deal_of, seat_effects
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
+from mallows.results.interface import ResultStore
 
 
 def slug(name: str) -> str:
@@ -59,10 +61,12 @@ class Board:
         return self.total is None or self.matches >= self.total
 
 
-def board(store, scope: str, name: str) -> Board:
+def board(store: ResultStore, scope: str, name: str) -> Board:
     """The leaderboard of tournament ``name`` or game ``name`` from the stored results."""
     if scope == "tournament":
         row = store.tournament(name)
+        if row is None:
+            raise StorageError(f"{store.path} has no tournament {name!r}")
         definition = json.loads(row["definition"])
         params = definition.get("ratings") or RATING_SYSTEM.defaults()
         bots = definition.get("bots", ())
@@ -106,15 +110,7 @@ def board_seat_effects(store, scope: str, name: str) -> dict:
     return seat_effects(indexed())
 
 
-@dataclass
-class BotReport:
-    name: str
-    source: str | None
-    boards: list[tuple[Board, dict]]   # (board, this bot's row) where it played
-    forfeits: list[dict]               # {"match", "tournament", "seat", "kind", "reason"}
-
-
-def forfeits(store, tournament: str) -> list[dict]:
+def forfeits(store: ResultStore, tournament: str) -> list[dict]:
     """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason."""
     out = []
     for mid, text in store.records(tournament, only_forfeits=True):

@@ -238,9 +238,9 @@ class Schedule:
     def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]:
         """The specs of ``indices`` (any order; consecutive indices of one table share the
         table's subset, and a walk forward through the tables reuses ``combinations``)."""
-        subsets: Iterator[tuple] = combinations(self.bots, self.players)
-        at_table = -1
+        subsets: Iterator[tuple[str, ...]] = combinations(self.bots, self.players)
         subset: tuple[str, ...] = ()
+        at_table = -1
         for index in indices:
             if not 0 <= index < len(self):
                 raise IndexError(f"match {index} out of range: the schedule has {len(self)}")

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from mallows.agents.protocol import Limits
-from mallows.errors import MallowsError
+from mallows.errors import MallowsError, TournamentError
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
@@ -57,10 +57,6 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 # stored indices in chunks, so memory does not bound it; the disk does (about 1.5 KB a match:
 # 10^9 matches is about 1.5 TB) and so does time (10^9 matches at 10,000 a second is 28 hours).
 MAX_MATCHES = 1_000_000_000
-
-
-class TournamentError(MallowsError):
-    """A tournament file that cannot be run as written; the message names the key and the fix."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +143,7 @@ def _check_bots(bots: list[str], game: str, src: str, sandbox: str = "on") -> di
     is the error); return where each was found. The isolated ones are started side by side
     first (``BotSpec.prepare``), so their handshakes do not wait for one another."""
     from mallows.agents.registry import load_bot
-    loaded: dict[str, object] = {}
+    loaded: dict[str, Any] = {}  # a BotSpec, or why it could not be loaded
     for name in bots:
         try:
             loaded[name] = load_bot(name)
