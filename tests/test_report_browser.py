@@ -279,7 +279,7 @@ def test_compare_page_shows_the_verdict_the_terminal_printed(compared, page):
         assert page.locator("#compare-pairs").inner_text().startswith(f"{pairs} (")
         estimate = page.locator("#compare-estimate").inner_text()
         assert estimate.startswith(f"A better by {diff} ± {half} places per match"), estimate
-        assert f"better than" in text and f"by {diff} +/- {half} places per match" in text
+        assert "better than" in text and f"by {diff} +/- {half} places per match" in text
         assert page.locator("table.board tbody tr").count() == 2  # the leaderboard stays
         shot(page, f"compare-{verdict}")
     assert verdicts == {"H1", "none"}

@@ -97,9 +97,11 @@ def frames(record: dict) -> list[dict]:
             fair = [s for s in winners if s not in forfeited]
             lost = [s for s in winners if s in forfeited]
 
-            def done(seats: list[int]) -> list[str]:
-                return [f"{_who(names, s)} with "
-                        f"{'/'.join(completed_squads(frame['collections'][s]))}" for s in seats]
+            held = frame["collections"]
+
+            def done(seats: list[int], held: list = held) -> list[str]:
+                return [f"{_who(names, s)} with {'/'.join(completed_squads(held[s]))}"
+                        for s in seats]
 
             text = (f"the game ends: {reason}. "
                     + (("Winner: " if len(fair) == 1 else "Winners: ") + _and(done(fair))
