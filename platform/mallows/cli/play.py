@@ -13,11 +13,11 @@ from mallows.agents.checks import canonical_name, ready
 from mallows.agents.protocol import Limits
 from mallows.seeding import check_seed
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
-                                submitted_bots, user_errors)
+                                resolver_for, user_errors)
 from mallows.errors import MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.store import DEFAULT_DB
-from mallows.agents.registry import load_bot, require_sandbox
+from mallows.agents.registry import require_sandbox
 from mallows.tournaments.match import play_match
 
 
@@ -50,11 +50,11 @@ def play(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
     """Play one match and print the result."""
-    with submitted_bots(db):
-        _play(game, bot, rules, option, seed, record, decision_seconds, sandbox)
+    with resolver_for(db) as resolver:
+        _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver)
 
 
-def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> None:
+def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver) -> None:
     module = get_game(game)
     options = module.make_options(rules, parse_options(option))
     if not module.MIN_PLAYERS <= len(bot) <= module.MAX_PLAYERS:
@@ -70,7 +70,7 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> 
     specs = []
     for name in bot:  # every bot built once (or asked for its hello) before the match
         try:
-            spec = load_bot(canonical_name(name))
+            spec = resolver.load(canonical_name(name))
         except OSError as exc:
             raise MallowsError(f"cannot look up bot {name[:80]!r}: {exc.strerror or exc}") \
                 from None

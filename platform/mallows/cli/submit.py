@@ -25,6 +25,7 @@ from mallows.agents import registry
 from mallows.agents.protocol import Limits
 from mallows.agents.submissions import (check_submission_name, materialise, parse_version,
                                         read_files, short_name)
+from mallows.botname import BotName
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
 from mallows.results.store import DEFAULT_DB, Store
@@ -141,8 +142,9 @@ def show(
         if digests:
             _show_digest(store, digests[0], extract, console)
             return
-    base, params = registry.parse_name(name)
-    at = parse_version(base)
+    parsed = BotName.parse(name)
+    base = parsed.plain
+    at = (parsed.base, parsed.version) if parsed.version is not None else None
     rows = store.submissions(at[0] if at else base) if store is not None else []
     if at is not None:
         rows = [r for r in rows if r["version"] == at[1]]
@@ -193,7 +195,7 @@ def show(
         if extract is not None:
             _extract(store, p["digest"], extract, console)
         return
-    spec = registry.load_bot(name)
+    spec = registry.Resolver(store).load(name)
     console.print(Text(f"{name}: {spec.kind_label}, version {spec.version or '?'}, games "
                        f"{', '.join(spec.games) if spec.games else '?'}; from {spec.source} "
                        f"({spec.origin}); not submitted"

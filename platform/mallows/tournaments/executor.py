@@ -23,9 +23,10 @@ them one by one. Callers that need an order (ratings) use ``Outcome.index``.
 Workers load bots by name through ``mallows.agents.registry.load_bot`` and play with
 ``mallows.tournaments.match.play_match``; a match that raises (an engine bug, a bot that cannot
 be loaded on the worker) comes back as an ``Outcome`` with ``error`` set, never as a lost batch.
-Environment variables named ``MALLOWS_*`` are forwarded to Ray workers, with the roster of
-pinned bots (``$MALLOWS_ROSTER``); joining a cluster also ships their snapshots in the job's
-working directory, so the workers need no file of the organiser's machine.
+Every job carries its run's ``Roster`` (how each pinned shown name loads) and its checked
+``Limits``. Environment variables named ``MALLOWS_*`` are forwarded to Ray workers; joining a
+cluster also ships the pinned snapshots in the job's working directory, so the workers need
+no file of the organiser's machine.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from mallows.agents.protocol import Limits
+from mallows.agents.roster import Roster
 from mallows.errors import MallowsError
 
 RETRIES = 3             # times a lost batch is submitted again
@@ -62,12 +65,17 @@ class ExecutorError(MallowsError):
 
 @dataclass(frozen=True)
 class Job:
+    """One match to play. ``seats``: the shown names by seat; ``roster``: how those names
+    load (the run's pins, one value shared by every job of a run); ``limits``: checked once,
+    when the run was planned."""
+
     index: int
     game: str
     options: dict
     seed: int
     seats: tuple[str, ...]
-    limits: dict = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    roster: Roster = field(default_factory=Roster)
 
 
 @dataclass
@@ -94,25 +102,25 @@ class Outcome:
 _SPECS: dict = {}
 
 
-def _spec(name: str):
-    from mallows.agents.registry import load_bot, roster
-    key = (name, json.dumps(roster().get(name), sort_keys=True))  # a shown name: its code too
+def _spec(name: str, roster: Roster):
+    """The resolved bot ``name`` of a job, by its roster (cached: a shown name with its code)."""
+    from mallows.agents.registry import Resolver
+    key = (name, roster.get(name))
     spec = _SPECS.get(key)
     if spec is None:
-        spec = _SPECS[key] = load_bot(name)
+        spec = _SPECS[key] = Resolver(roster=roster).load(name)
     return spec
 
 
 def play_job(job: Job, pool=None) -> Outcome:
     """Play one job. ``pool`` (a ``mallows.agents.pool.BotPool``): bot processes that opted in
     play several matches of the batch, never two rotations of one deal."""
-    from mallows.agents.protocol import Limits
     from mallows.tournaments.match import forfeit_count, play_match
 
     t0 = time.perf_counter()
     try:
-        limits = Limits(**job.limits)
-        specs = [_spec(name) for name in job.seats]
+        limits = job.limits
+        specs = [_spec(name, job.roster) for name in job.seats]
         deal = (job.game, job.seed)  # every rotation of a duplicate deal has the same seed
         spares = len(specs) - 1  # the other rotations of the deal need a process each
         handles = [pool.handle(s, limits, deal, spares) if pool is not None
@@ -236,26 +244,14 @@ def _forwarded_env() -> dict:
     return {k: v for k, v in os.environ.items() if k.startswith("MALLOWS_")}
 
 
-def _roster_env() -> dict:
-    """The pinned bots' roster for the workers (``registry.ROSTER``), and where their
-    snapshots are (this machine's cache, shared by a local Ray's workers)."""
-    from mallows.agents.registry import roster
-    from mallows.agents.submissions import cache_root
-    pinned = roster()
-    if not pinned:
-        return {}
-    return {"MALLOWS_ROSTER": json.dumps(pinned), "MALLOWS_SNAPSHOTS": str(cache_root())}
-
-
-def _ship_snapshots(staging: Path) -> dict:
-    """Copy the pinned snapshots into the job's working directory (``snapshots/<digest>/``),
-    so a cluster that shares no files with this machine runs the same bytes."""
+def _ship_snapshots(staging: Path, snapshots: Sequence[str]) -> dict:
+    """Copy the pinned snapshots (``snapshots``: their digests, ``Roster.snapshots()``) into
+    the job's working directory (``snapshots/<digest>/``), so a cluster that shares no files
+    with this machine runs the same bytes."""
     from mallows.agents.submissions import materialised
-    env = _roster_env()
-    if not env:
+    if not snapshots:
         return {}
-    for entry in json.loads(env["MALLOWS_ROSTER"]).values():
-        digest = entry.get("snapshot")
+    for digest in snapshots:
         folder = materialised(digest) if digest else None
         if folder is None:
             continue
@@ -267,8 +263,7 @@ def _ship_snapshots(staging: Path) -> dict:
                 dst.write_bytes(data)  # writable copies: the staging is removed
                 if data.startswith((b"#!", b"\x7fELF")):
                     dst.chmod(0o755)
-    env["MALLOWS_SNAPSHOTS"] = "snapshots"  # relative to the job's working_dir
-    return env
+    return {"MALLOWS_SNAPSHOTS": "snapshots"}  # relative to the job's working_dir
 
 
 def _chain_text(exc: BaseException | None) -> str:
@@ -309,8 +304,9 @@ class RayExecutor(Executor):
     kind = "ray"
 
     def __init__(self, workers: int | None = None, address: str | None = None,
-                 batch_size: int | None = None):
+                 batch_size: int | None = None, snapshots: Sequence[str] = ()):
         from mallows.agents.registry import bots_dir, search_dirs, trusted_shipped
+        from mallows.agents.submissions import cache_root
 
         self.address = address
         self.batch_size = batch_size
@@ -330,7 +326,7 @@ class RayExecutor(Executor):
                                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
                 import mallows
                 env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
-                env.update(_ship_snapshots(Path(self._staging)))
+                env.update(_ship_snapshots(Path(self._staging), snapshots))
                 # the shipped bots trusted here stay in-process on the workers too
                 env.setdefault("MALLOWS_TRUSTED_SHIPPED", ",".join(trusted_shipped()))
                 runtime_env = {"working_dir": self._staging,
@@ -349,7 +345,7 @@ class RayExecutor(Executor):
                 from mallows.tournaments.reaper import Reaper
                 self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
-                env.update(_roster_env())
+                env.setdefault("MALLOWS_SNAPSHOTS", str(cache_root()))  # this machine's
                 # address="local": always a new Ray of our own, never one already running here
                 with _no_dashboard_server():
                     ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
@@ -532,17 +528,19 @@ def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
 
 
 def make_executor(workers: int | None = None, address: str | None = None,
-                  batch_size: int | None = None) -> Executor:
+                  batch_size: int | None = None, snapshots: Sequence[str] = ()) -> Executor:
     """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
     above 1 starts a local Ray, and 1 runs in this process. ``batch_size``: matches per Ray
-    task (default: automatic)."""
+    task (default: automatic). ``snapshots``: the digests of the pinned snapshots a joined
+    cluster is shipped (``Plan.roster.snapshots()``)."""
     address = address or os.environ.get("RAY_ADDRESS") or None
     if workers is not None and workers < 1:
         raise ExecutorError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                             f"run in this process")
     if address:
         check_reachable(address)
-        return RayExecutor(workers, address=address, batch_size=batch_size)
+        return RayExecutor(workers, address=address, batch_size=batch_size,
+                           snapshots=snapshots)
     workers = workers or os.cpu_count() or 1
     if workers == 1:
         return InProcessExecutor()
