@@ -114,7 +114,9 @@ def test_a_comparison_resumed_after_its_bot_changed_is_refused_like_a_tournament
     con.close()
     tour = invoke("tournament", "run", "t.toml", "--db", here / "t.db", "--workers", "1",
                   code=2)
-    tail = lambda text: re.sub(r"\s+", " ", text.split(RESUME, 1)[1].split("pinned", 1)[0])
+    def tail(text: str) -> str:
+        return re.sub(r"\s+", " ", text.split(RESUME, 1)[1].split("pinned", 1)[0])
+
     assert RESUME in tour.output
     assert tail(tour.output) == tail(refused.output)  # the bot, shown as mybot, from ./mybot.py
 
@@ -170,8 +172,8 @@ def test_two_programs_never_share_a_shown_name(here):
 
 def _board_bots(html: str) -> list[str]:
     body = html.split('<table class="sortable board">', 1)[1].split("</table>", 1)[0]
-    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S)
-    return [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)[1]).strip()
+    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1], re.DOTALL)
+    return [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, re.DOTALL)[1]).strip()
             for r in rows]
 
 

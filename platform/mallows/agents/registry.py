@@ -513,9 +513,9 @@ class Resolver:
         parsed = BotName.parse(name)
         base, params = parsed.plain, parsed.param_dict
         if parsed.version is not None:
-            spec = self.submission(parsed, isolate)
-            assert spec is not None
-            return spec
+            version = self.submission(parsed, isolate)
+            assert version is not None  # NAME@N: found, or a BotError
+            return version
         if is_path(base):
             path = Path(base).expanduser()
             if not path.exists():
@@ -533,9 +533,9 @@ class Resolver:
         for ep in eps:
             if ep.name == base:
                 return _from_entry_point(name, base, params, ep, isolate)
-        spec = self.submission(parsed, isolate)
-        if spec is not None:
-            return spec
+        submitted = self.submission(parsed, isolate)
+        if submitted is not None:
+            return submitted
         installed = sorted({ep.name for ep in eps})
         raise BotError(
             f"unknown bot {name!r}: looked for "

@@ -187,7 +187,11 @@ def run_comparison(c: Comparison | Plan, store, executor, on_pair=None, on_start
     replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
     plan = c if isinstance(c, Plan) else prepare(c, store, resolver)
-    c = plan.run
+    return _run(plan, plan.run, store, executor, on_pair, on_start, t0)
+
+
+def _run(plan: Plan, c: Comparison, store, executor, on_pair, on_start, t0: float
+         ) -> CompareResult:
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
     result = CompareResult(test, None, 0, executor=executor.describe(),
                            a=plan.shown[c.a], b=plan.shown[c.b])

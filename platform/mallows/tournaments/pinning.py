@@ -24,7 +24,7 @@ from mallows.agents.registry import Resolver
 from mallows.agents.roster import Roster, RosterEntry
 from mallows.agents.submissions import code_of, materialise, short_name
 from mallows.botname import BotName
-from mallows.errors import BotError, MallowsError
+from mallows.errors import MallowsError
 
 
 class PinError(MallowsError):
@@ -140,7 +140,8 @@ def _pin(store, run: str, bots: tuple[str, ...], total: int, resolver: Resolver,
     for p in pins:
         if p["snapshot"]:
             materialise(p["snapshot"], store.snapshot_files(p["snapshot"]))
-            params = BotName.parse(p["display"]).params
+            params = tuple((k, v) for k, v in BotName.parse(p["display"]).params
+                           if v is not None)
             entries.append((p["display"], RosterEntry(snapshot=p["snapshot"], entry=p["entry"],
                                                       params=params)))
         else:

@@ -41,13 +41,18 @@ class ScheduleLike(Protocol):
 class Runnable(Protocol):
     """What ``prepare`` plans: a tournament or a comparison."""
 
-    kind: str
-    name: str
-    game: str
-    effective_options: dict
-    limits: dict
-    bot_sources: dict
-
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def effective_options(self) -> dict: ...
+    @property
+    def limits(self) -> dict: ...
+    @property
+    def bot_sources(self) -> dict: ...
     @property
     def written_names(self) -> tuple[str, ...]: ...
     @property
@@ -55,7 +60,7 @@ class Runnable(Protocol):
     def match_count(self) -> int: ...
     def schedule_for(self, shown: Mapping[str, str]) -> ScheduleLike: ...
     def register(self, store: Any) -> bool: ...
-    def check_bots(self, resolver: Resolver, sandbox: str | None = None) -> "Runnable": ...
+    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -124,14 +129,14 @@ def ready_all(loaded: Mapping[str, BotSpec | Exception], sandbox: str,
     try:
         for spec in specs:
             spec.prepare(sandbox=sandbox)
-        for name, spec in loaded.items():
-            if not isinstance(spec, BotSpec):
-                fail(name, spec, None)
+        for name, found in loaded.items():
+            if not isinstance(found, BotSpec):
+                fail(name, found, None)
                 continue
             try:
-                ready(spec, sandbox=sandbox)
+                ready(found, sandbox=sandbox)
             except MallowsError as exc:
-                fail(name, spec, str(exc))
+                fail(name, found, str(exc))
     finally:
         for spec in specs:
             spec.unprepare()

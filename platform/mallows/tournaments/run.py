@@ -48,7 +48,8 @@ class RunSummary:
 class StopRule(Protocol):
     """When a run may stop before its schedule is done (a comparison's sequential test)."""
 
-    decided: bool
+    @property
+    def decided(self) -> bool: ...
 
     def replay(self, store: Any, name: str) -> None:
         """Read what is stored (a resume) before anything is played."""
