@@ -119,7 +119,7 @@ def _game_rows(store: Store) -> list[dict]:
 
 def _belongs(bot: str, shown: str) -> bool:
     """``mybot@2:depth=3`` belongs to ``mybot@2``."""
-    return bot == shown or bot.startswith(shown + ":")
+    return BotName.parse(bot, strict=False).plain == shown
 
 
 def show(
@@ -169,7 +169,7 @@ def show(
         for c in ("game", "bot", "rank", "mu", "sigma", "mu-3σ", "matches"):
             board.add_column(c, justify="left" if c in ("game", "bot") else "right")
         for r in rows:
-            shown = f"{r['name']}@{r['version']}"
+            shown = str(BotName(r["name"], int(r["version"])))
             for x in ratings:
                 if _belongs(x["bot"], shown):
                     board.add_row(x["name"], x["bot"], str(x["rank"]), f"{x['mu']:.2f}",

@@ -102,12 +102,12 @@ def _pin(store, run: str, bots: tuple[str, ...], total: int, resolver: Resolver,
             submitted = None if now["origin"] == "shipped" else store.submission_of(now["digest"])
             if now["display"] is None and submitted is not None:
                 # the very code of a submitted version: shown (and rated) as that version
-                now["display"] = _with_params(f"{submitted['name']}@{submitted['version']}",
-                                              now["spec"])
+                now["display"] = _with_params(
+                    str(BotName(submitted["name"], int(submitted["version"]))), now["spec"])
             if now["display"] is None:
                 spec = now["spec"]
-                base = store.display_name(short_name(spec, name=spec.bot_name or spec.base)
-                                          .split(":")[0], now["digest"])
+                short = BotName.parse(short_name(spec, name=spec.bot_name or spec.base)).plain
+                base = store.display_name(short, now["digest"])
                 now["display"] = _with_params(base, spec)
             if now["files"] is not None:
                 snapshots[now["digest"]] = now["files"]
