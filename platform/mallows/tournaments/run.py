@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
 
 from mallows.errors import MallowsError
-from mallows.results.leaderboard import leaderboard, played_dicts
+from mallows.results.leaderboard import leaderboard, played, played_dicts
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.plan import Plan, prepare
@@ -171,12 +171,10 @@ def refresh_ratings(store, name: str, rows=None) -> list:
     game = row["game"]
     params = json.loads(row["definition"]).get("ratings") or RATING_SYSTEM.defaults()
     count = store.count_matches(name)
-    if rows is None:
-        rows = _tournament_rows(store, name)[1]
+    rows = _tournament_rows(store, name)[1] if rows is None else played(rows)
     _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
-    if (game_count == count and params == RATING_SYSTEM.defaults()
-            and all(r.matches for r in rows)):
+    if game_count == count and params == RATING_SYSTEM.defaults():
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
         game_rows = leaderboard(store.results(game=game))
