@@ -38,12 +38,6 @@ class Pins:
     sources: dict                # shown name -> where its code came from, for people
 
 
-def resolve_submission(store, base: str, params: dict, isolate=None):
-    """The ``BotSpec`` of a submitted version, or None when ``base`` is not submitted."""
-    name = BotName.parse(base).with_params(params)
-    return Resolver(store).submission(name, isolate)
-
-
 # -- pins --------------------------------------------------------------------------------------
 
 def _current(resolver: Resolver, name: str, pin: dict | None) -> dict:
