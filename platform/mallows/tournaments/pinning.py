@@ -120,7 +120,8 @@ def _pin(store, run: str, bots: tuple[str, ...], total: int, resolver: Resolver,
             f"were played by the pinned code, so they cannot be continued by other code. "
             f"Either restore the old code (mallows bots show {changed[0][1]['digest'][:16]} "
             f"--db {store.path} --extract DIR writes it out), or submit the change (mallows bots submit PATH) "
-            f"and run it in a new tournament (give the file a new `name`)")
+            f"and run it in a new {kind} ("
+            + ("give the file a new `name`)" if kind == "tournament" else "give it a new --name)"))
     shown = [p["display"] for p in pins]
     dupes = {s for s in shown if shown.count(s) > 1}
     if dupes:
