@@ -245,3 +245,31 @@ def test_signals_at_random_moments_never_hang_a_run(tmp_path):
         assert "Traceback" not in err, err[-2000:]
         assert_nothing_left(proc.pid)
         assert count(db) >= before  # nothing stored is lost
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["tournament", "compare"])
+def test_sigterm_while_ray_starts_exits_143(tmp_path, long_file, command):
+    """Issue 22 item 13: a SIGTERM that lands while the local Ray is still starting (Ray's own
+    handler raises SystemExit(15) there; Typer's turned an interrupt there into a silent 130)
+    exits 143 like any other SIGTERM, saying so, with nothing left running."""
+    toml, db = long_file(), tmp_path / "m.db"
+    if command == "tournament":
+        proc = start(toml, db, 2)
+    else:
+        proc = subprocess.Popen([MALLOWS, "compare", "random", "greedy", "--game", "take4",
+                                 "--workers", "2", "--db", str(db), "--quiet"], env=ray_env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any("raylet" in cmd for _, cmd in session_members(proc.pid)):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no raylet started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err[-2000:]
+    assert "interrupted by SIGTERM" in err and "rerun the same command" in err
+    assert "Traceback" not in err
+    assert_nothing_left(proc.pid)

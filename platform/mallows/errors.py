@@ -22,15 +22,18 @@ The tree::
     │   └── MatchFailed           a match raised inside the engine or the runner
     ├── BotFailure                a bot failed a decision or a hook: a forfeit, not an error of
     │                             the run (it never reaches the command line)
-    └── AssertionError
-        └── ConformanceError      a game broke the game contract (``mallows.testing``)
+    ├── AssertionError
+    │   └── ConformanceError      a game broke the game contract (``mallows.testing``)
+    └── KeyboardInterrupt (a BaseException)
+        └── Terminated            stopped by SIGTERM or SIGHUP: handled as Ctrl-C is
 
 A ``MallowsError`` is the user's to fix: its message names the problem and the fix, and the
 CLI prints ``error: <message>`` and exits 2, never a traceback. A ``PlatformError`` is not the
 user's input: the message says what failed and what was kept (finished matches are stored; a
 rerun resumes), and the CLI prints it and exits 70 (``EX_SOFTWARE`` of sysexits.h: 1 is taken
 by the commands whose answer can be "no": ``compare`` (H0), ``bots check`` and ``bots submit``
-(a problem found)). Interrupted runs exit 130 (Ctrl-C).
+(a problem found)). Interrupted runs exit 128 + the signal's number, as a shell reports a
+signal: 130 for Ctrl-C, 143 for SIGTERM and 129 for SIGHUP (``Terminated`` carries which).
 
 The classes are defined here and nowhere else; the modules that raise them import them from
 here (and re-export them where they always could be imported from, e.g.
@@ -40,11 +43,13 @@ floor may import it.
 
 from __future__ import annotations
 
+import signal
+
 __all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
            "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
            "GameConfigError", "IllegalAction", "MallowsError", "MatchFailed", "PinError",
            "PlatformError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
-           "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
+           "Terminated", "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
 
 USER_ERROR_EXIT = 2       # the exit status of a ``MallowsError``
 PLATFORM_ERROR_EXIT = 70  # the exit status of a ``PlatformError`` (sysexits.h EX_SOFTWARE)
@@ -160,3 +165,16 @@ class BotFailure(Exception):
 
 class ConformanceError(AssertionError):
     """A game broke a promise of the game contract; the message says which, where and how."""
+
+
+# -- a stop by signal (exit 128 + the signal) --------------------------------------------------
+
+class Terminated(KeyboardInterrupt):
+    """The command was stopped by ``signum`` (SIGTERM or SIGHUP), not by Ctrl-C: it takes the
+    Ctrl-C path (what is stored stays, the message says how to resume) and exits 128 +
+    ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+        self.name = signal.Signals(signum).name

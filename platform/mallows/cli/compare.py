@@ -139,10 +139,15 @@ def compare(
             if joining and not quiet:  # a join can take a while to fail: say so at once
                 err.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
                           markup=False)
-            with err.status("starting the executor...") if not quiet \
-                    else contextlib.nullcontext():
-                executor = make_executor(workers, address, batch_size=BATCH_MATCHES,
-                                         snapshots=plan.roster.snapshots())
+            try:
+                with err.status("starting the executor...") if not quiet \
+                        else contextlib.nullcontext():
+                    executor = make_executor(workers, address, batch_size=BATCH_MATCHES,
+                                             snapshots=plan.roster.snapshots())
+            except KeyboardInterrupt as exc:  # Typer's own handler would exit 130 in silence
+                say(f"{interrupted(exc)} while the executor was starting: nothing was lost; "
+                    f"rerun the same command to resume")
+                raise typer.Exit(exit_status(exc))
             reinstall()  # Ray sets its own SIGTERM handler
         else:
             executor = make_executor(1, None)

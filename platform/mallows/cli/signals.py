@@ -17,17 +17,10 @@ import signal
 import threading
 from typing import Callable, Iterator
 
+from mallows.errors import Terminated
+
 SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
                 if s is not None)
-
-
-class Terminated(KeyboardInterrupt):
-    """The run was stopped by ``signum`` (SIGTERM or SIGHUP), not by Ctrl-C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"stopped by {signal.Signals(signum).name}")
-        self.signum = signum
-        self.name = signal.Signals(signum).name
 
 
 def exit_status(exc: BaseException) -> int:

@@ -195,7 +195,13 @@ def run(
         t = t.check_bots(resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
-        _run(t, db, workers, address, batch_size, quiet, reinstall, resolver)
+        try:
+            _run(t, db, workers, address, batch_size, quiet, reinstall, resolver)
+        except KeyboardInterrupt as exc:  # before the run loop (timing one, Ray starting):
+            from mallows.cli.signals import exit_status, interrupted  # Typer's own handler
+            typer.echo(f"{interrupted(exc)} before this run played a match: nothing was lost; "
+                       f"rerun the same command", err=True)  # would exit 130 in silence
+            raise typer.Exit(exit_status(exc))
 
 
 def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, resolver) -> None:

@@ -32,13 +32,14 @@ import itertools
 import math
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from mallows.errors import ClusterError, ExecutorError
+from mallows.errors import ClusterError, ExecutorError, Terminated
 from mallows.tournaments.executor import Executor
 from mallows.tournaments.worker import Job, Outcome, play_batch, play_stream
 
@@ -187,8 +188,13 @@ class RayExecutor(Executor):
                              include_dashboard=False,
                              _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
                              logging_level="ERROR", log_to_driver=False)
-        except (SystemExit, KeyboardInterrupt):  # a signal while Ray was starting (Ray's
-            self.close()                           # own SIGTERM handler exits)
+        except KeyboardInterrupt:  # a signal while Ray was starting: as it came (a
+            self.close()           # SIGTERM or SIGHUP keeps its exit status)
+            raise
+        except SystemExit as exc:  # Ray's own SIGTERM handler exits with the signal's number
+            self.close()
+            if exc.code == signal.SIGTERM:
+                raise Terminated(signal.SIGTERM) from None
             raise KeyboardInterrupt("stopped while Ray was starting") from None
         except Exception as exc:
             self.close()
