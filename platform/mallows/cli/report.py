@@ -28,7 +28,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _store(db: Path):
+    from mallows.results.integrity import check_db_path
     from mallows.results.store import Store
+    check_db_path(db)  # a folder or a FIFO is named as such, not "no database"
     if not Path(db).is_file():
         raise MallowsError(f"no database at {db}: run a tournament first (mallows tournament "
                            f"run tournaments/demo.toml) or pass --db PATH")
