@@ -21,13 +21,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from conftest import MALLOWS, REPO
 from mallows.cli import app
 from mallows.results.integrity import DatabaseError
 from mallows.results.store import MatchRow, StorageError, Store
 from mallows.tournaments.lock import TournamentBusy, run_lock
+from typer.testing import CliRunner
 
 V1 = REPO / "tests" / "data" / "schema-v1.db"
 #: The commands a FIFO as --db hung forever before (issue 26, item 3), and the two that said
