@@ -317,11 +317,13 @@ class Site:
         return None
 
     def write(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
-        """Write every page under ``out`` (created; pages already there are replaced).
-        Returns the number of files written."""
-        out = Path(out)
-        if out.exists() and not out.is_dir():
-            raise MallowsError(f"-o {out} is a file: give a folder for the site")
+        """Write every page into a new folder beside ``out`` and move it into place whole
+        (``publish``: a killed report leaves the old site; pages no longer in the database
+        are gone). Returns the number of files written."""
+        from mallows.report.publish import publish
+        return publish(Path(out), lambda folder: self._write_pages(folder, on_page))
+
+    def _write_pages(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
         count = 0
         for path in self.paths():
             content = self.resolve(path)()
