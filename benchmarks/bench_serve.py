@@ -28,9 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bigdb import build  # noqa: E402
-
-from mallows.report.data import slug  # noqa: E402
+from bigdb import build
+from mallows.report.data import slug
 
 MALLOWS = str(Path(sys.executable).with_name("mallows"))
 RUN = """name = "{name}"

@@ -33,8 +33,8 @@ def _tournament(name: str, matches: int):
 
 
 def _record(t, spec) -> dict:
-    from mallows.agents.registry import load_bot
     from mallows.agents.protocol import Limits
+    from mallows.agents.registry import load_bot
     from mallows.tournaments.match import play_match
     handles = [load_bot(b, isolate=False).handle(Limits()) for b in spec.seats]
     return play_match("take4", t.effective_options, spec.seed, handles, list(spec.seats))

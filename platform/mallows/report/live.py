@@ -118,7 +118,7 @@ class LiveBoards:
                 made = charts(board)
                 with self._lock:
                     self._done[key] = (board.matches, time.monotonic(), board, made)
-            except Exception:  # a damaged database: the page says so when it reads it
+            except Exception:  # noqa: BLE001, S110 (a damaged database: its page says so)
                 pass
             finally:
                 with self._lock:

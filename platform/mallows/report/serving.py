@@ -93,7 +93,7 @@ def make_server(host: str, port: int, handler) -> ThreadingHTTPServer:
         if exc.errno in (99, 97, 49, 47):  # EADDRNOTAVAIL, EAFNOSUPPORT
             raise MallowsError(f"cannot listen on {url_host(host)}:{port} ({text}): this "
                                f"machine has no such address" + (" (IPv6 may be off here: try "
-                               f"--host 127.0.0.1)" if ":" in host else "")
+                               "--host 127.0.0.1)" if ":" in host else "")
                                + "; give one of its addresses with --host") from None
         raise MallowsError(f"cannot listen on {url_host(host)}:{port} ({text}): check --host "
                            f"and --port") from None
