@@ -47,8 +47,8 @@ def check(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to c
         damaged = len(problems) > len(orphans)
         raise MallowsError(f"{db} is damaged ({len(problems)} problem"
                            f"{'s' if len(problems) != 1 else ''}):\n  " + "\n  ".join(shown)
-                           + more + (f"\nRestore it from a copy; a tournament whose matches "
-                                     f"are damaged can also be played again into a new --db"
+                           + more + ("\nRestore it from a copy; a tournament whose matches "
+                                     "are damaged can also be played again into a new --db"
                                      if damaged else
                                      f"\nRemove the orphans: mallows db repair --db {db}"))
     if old:

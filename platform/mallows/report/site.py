@@ -312,9 +312,11 @@ class Site:
                 return None if bot is None else (lambda: self.bot_page(bot))
         if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
                 and parts[2][:-5].isdigit():
-            name = next((n for n in self.names if data.slug(n) == parts[1]), None)
+            listed = next((n for n in self.names if data.slug(n) == parts[1]), None)
             page = int(parts[2][:-5])
-            return None if name is None else (lambda: self.matches_page(name, page))
+            if listed is None:
+                return None
+            return lambda: self.matches_page(listed, page)
         if len(parts) == 3 and parts[0] == "m" and parts[2].endswith(".html"):
             name = next((n for n in self.names if data.slug(n) == parts[1]), None)
             idx = parts[2][:-5]
