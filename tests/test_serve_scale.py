@@ -42,7 +42,21 @@ def get(url: str, timeout: float = 30) -> tuple[int, str]:
         return e.code, e.read().decode()
 
 
+_PLAYED: dict[tuple[str, int], Path] = {}
+
+
 def played(tmp_path: Path, name: str = "live", deals: int = 3) -> Path:
+    """A database with tournament ``name`` played (each kind once per session, then copied)."""
+    import shutil
+    key = (name, deals)
+    if key not in _PLAYED or not _PLAYED[key].exists():
+        _PLAYED[key] = _play(tmp_path / "cache", name, deals)
+    (tmp_path / "own").mkdir(exist_ok=True)
+    return Path(shutil.copy(_PLAYED[key], tmp_path / "own" / "r.db"))
+
+
+def _play(tmp_path: Path, name: str, deals: int) -> Path:
+    tmp_path.mkdir(exist_ok=True)
     toml = tmp_path / f"{name}.toml"
     toml.write_text(TOML.format(name=name, deals=deals))
     db = tmp_path / "r.db"
@@ -93,7 +107,7 @@ def test_a_host_beyond_loopback_needs_public(tmp_path, host):
 
 
 def test_public_serves_with_a_warning(tmp_path):
-    db = played(tmp_path)
+    db = played(tmp_path, deals=10)
     proc, base, _ = serve(db, "--host", "0.0.0.0", "--public")
     try:
         port = base.rsplit(":", 1)[1]
@@ -104,7 +118,7 @@ def test_public_serves_with_a_warning(tmp_path):
 
 
 def test_ipv6_loopback_serves_or_says_ipv6_is_off(tmp_path):
-    db = played(tmp_path)
+    db = played(tmp_path, deals=10)
     try:
         with socket.socket(socket.AF_INET6) as s:
             s.bind(("::1", 0))
@@ -162,7 +176,7 @@ def test_a_big_board_is_computed_in_the_background_and_a_partial_one_shown(tmp_p
 def test_a_slow_page_blocks_no_other(tmp_path, monkeypatch):
     """A page that takes long (here a replay made to sleep 5 s, as a big computation would)
     holds one page thread; the index is served meanwhile."""
-    db = played(tmp_path)
+    db = played(tmp_path, deals=10)
     script = tmp_path / "slow_serve.py"
     script.write_text(
         "import sys, time\n"
