@@ -487,15 +487,15 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
         if not path.is_file():
             raise MallowsError(f"no record file {match}: give a record file or a match id "
                                f"such as demo/0")
+        from mallows.tournaments.record_format import parse_record
         try:
-            record = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise MallowsError(f"{match} is not a match record (JSON): {exc}") from None
-        if not isinstance(record, dict) or not isinstance(record.get("events"), list) \
-                or not isinstance(record.get("players"), list):
-            raise MallowsError(f"{match} is JSON but not a match record: a record has "
-                               f"'game', 'players', 'events' and 'result' (platform.md)")
-        return path.name, record
+            text = path.read_bytes()
+        except OSError as exc:
+            raise MallowsError(f"cannot read {match} ({exc.strerror or exc}): give a record "
+                               f"file you can read") from None
+        # checked against the record format: the first thing wrong is named, nothing below
+        # meets a value of the wrong type
+        return path.name, parse_record(text, match)
     store = _open_readonly(db)
     row = store.match(match)
     if row is None:

@@ -97,9 +97,11 @@ class ResultStore(Protocol):
         """What is damaged in the store (empty: nothing), for ``mallows db check``."""
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
-    def match_summaries(self, tournament: str) -> list[dict]:
-        """Every stored match of ``tournament`` by index, without its record: id, idx,
-        players and ranks (lists), forfeits (a count), seconds."""
+    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
+                        ) -> list[dict]:
+        """Every stored match of ``tournament`` by index (or ``limit`` of them from the
+        ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits (a
+        count), seconds."""
     def records(self, tournament: str, only_forfeits: bool = False
                 ) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""

@@ -200,13 +200,16 @@ class Reading:
             "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]))
 
     # -- reading for reports (no writes) ------------------------------------------------------
-    def match_summaries(self, tournament: str) -> list[dict]:
-        """Every stored match of ``tournament`` in schedule order, without its record: id,
-        idx, players and ranks (lists), forfeits (a count), seconds."""
+    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
+                        ) -> list[dict]:
+        """Every stored match of ``tournament`` in schedule order (or ``limit`` of them from
+        the ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits
+        (a count), seconds."""
         out = []
         for mid, idx, players, ranks, forfeits, seconds in self.db.execute(
                 "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
-                "WHERE tournament = ? ORDER BY idx", [tournament]):
+                "WHERE tournament = ? ORDER BY idx LIMIT ? OFFSET ?",
+                [tournament, -1 if limit is None else limit, offset]):
             out.append({"id": mid, "idx": idx, "players": json.loads(players),
                         "ranks": json.loads(ranks), "forfeits": forfeits, "seconds": seconds})
         return out
