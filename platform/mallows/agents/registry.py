@@ -210,6 +210,9 @@ class BotSpec:
 
     def handle(self, limits: Limits = Limits()):
         """A fresh ``BotHandle`` for one match."""
+        if self.kind == "human":  # a person at this terminal: its own limit, or none
+            from mallows.agents.human import HumanSeat
+            return HumanSeat(self.name, **self.params)
         if not self.isolated:
             try:
                 bot = self.cls(**self.params)
@@ -490,6 +493,8 @@ def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
         return from_snapshot(name, pinned["snapshot"], pinned["entry"],
                              pinned.get("params", {}), isolate)
     base, params = parse_name(name)
+    if base == "human":  # a person at the terminal (mallows.agents.human), never a file
+        return human_spec(name, params)
     if SUBMITTED is not None:
         spec = SUBMITTED(base, params)
         if spec is not None:
@@ -520,6 +525,18 @@ def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
         f", and for an entry point {base!r} in group {ENTRY_POINT_GROUP} (installed: "
         f"{', '.join(installed) or 'none'}). Give a bot in bots/, a path to a .py file or bot "
         f"folder, or install a distribution with that entry point")
+
+
+def human_spec(name: str, params: dict) -> BotSpec:
+    """The ``human`` seat: a person answering at this process's terminal."""
+    from mallows.agents.human import HumanSeat
+    try:
+        HumanSeat(name, **params)  # its parameters, checked before the match
+    except (TypeError, ValueError) as exc:
+        raise BotError(f"bot {name!r}: {exc}") from None
+    return BotSpec(name=name, base="human", params=dict(params), kind="human",
+                   isolated=False, trusted=True, version="1", games=tuple(game_ids()),
+                   bot_name="human", source="a person at the terminal", origin="human")
 
 
 def require_sandbox(specs, limits: Limits) -> None:
