@@ -535,7 +535,7 @@ def human_spec(name: str, params: dict) -> BotSpec:
     except (TypeError, ValueError) as exc:
         raise BotError(f"bot {name!r}: {exc}") from None
     return BotSpec(name=name, base="human", params=dict(params), kind="human",
-                   isolated=False, trusted=True, version="1", games=tuple(game_ids()),
+                   isolated=False, trusted=False, version="1", games=tuple(game_ids()),
                    bot_name="human", source="a person at the terminal", origin="human")
 
 

@@ -196,6 +196,11 @@ def run(
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     t = _with_sandbox(t, sandbox)
+    if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
+        if workers not in (None, 1) or address is not None:
+            raise MallowsError("a human seat plays at this terminal: run the tournament with "
+                               "--workers 1 and no --address")
+        workers, quiet = 1, True  # in this process; no progress bar over the prompts
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         _run(t, db, workers, address, batch_size, quiet, reinstall)
@@ -493,6 +498,10 @@ def export(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     tournament: Optional[str] = typer.Option(None, "--tournament",
                                              help="One tournament's matches (default: all)."),
+    trajectories: bool = typer.Option(False, "--trajectories", help="One line per decision "
+                                      "instead, for offline learning: the seat's observation "
+                                      "as its encoder's vector, the legal-action mask, the "
+                                      "action numbers, the reward (docs/play-and-train.md)."),
 ) -> None:
     """Every stored match as JSON lines (one object per match, in schedule order): its place
     in the schedule, players, ranks, forfeits, seed and the full record, for other tools."""
@@ -503,6 +512,11 @@ def export(
                            f"check the name with mallows tournament list")
     out = sys.stdout
     for row in store.export(tournament):
+        if trajectories:
+            from mallows.interop.trajectories import trajectory_rows
+            for step in trajectory_rows(row["id"], json.loads(row["record"])):
+                out.write(json.dumps(step, separators=(",", ":")) + "\n")
+            continue
         line = {"id": row["id"], "tournament": row["tournament"], "index": row["idx"],
                 "game": row["game"], "table": row["tbl"], "rotation": row["rotation"],
                 "deal": row["deal"], "seed": row["seed"], "players": json.loads(row["players"]),

@@ -9,8 +9,8 @@ Agents are ``player_0`` .. ``player_{n-1}`` (seat order). Each agent's observati
 ``{"observation": Box(size,) float32, "action_mask": Box(actions,) int8}``: the vector of its
 game's encoder (documented in ``mallows.games.take4.encoding`` and
 ``mallows.games.arschmallows.encoding``, the same encoder a bot uses in a tournament) and the
-legal action numbers. Spaces are fixed for an environment: Take4 137 floats and 4 actions;
-Arschmallows 2551 floats and 246 actions (24 slots; ``slots=`` changes it), its multi-slot
+legal action numbers. Spaces are fixed for an environment: Take4 157 floats and 4 actions;
+Arschmallows 2564 floats and 246 actions (24 slots; ``slots=`` changes it), its multi-slot
 actions taken one slot per step (the same agent stays selected until the action is complete).
 
 Rewards: 0 on every step, and at the end each seat's place mapped onto [-1, 1]

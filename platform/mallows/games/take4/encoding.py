@@ -6,7 +6,7 @@ action numbering (``ACTIONS``: action ``k`` picks position ``k + 1``). Works on 
 observation dict alone (bots/README.md), so a bot in its sandbox encodes exactly what the
 environment encoded during training. Needs numpy and nothing else of the platform.
 
-The vector (``SIZE`` = 137 floats, every value in [0, 1]; seats are counted from the viewer:
+The vector (``SIZE`` = 157 floats, every value in [0, 1]; seats are counted from the viewer:
 relative seat 0 is the viewer, 1 the next seat, and so on, padded to four seats):
 
 ====================  =====  ===============================================================
@@ -19,7 +19,14 @@ slice                 size   meaning
 ``SEATS_AT``          4      1 for each relative seat that plays
 ``PROGRESS_AT``       4      relative seats 0..3: distinct characters of its best squad / 4
 ``DECK_AT``           1      cards left in the deck / 64
+``CHOICE_AT``         20     positions 1..4, five facts each about taking its card: filled;
+                             the viewer already holds that character; distinct characters
+                             of its squad the viewer holds / 4; the most any other seat holds
+                             of that squad / 4; taking it completes a squad for the viewer
 ====================  =====  ===============================================================
+
+The last block repeats, per position, what the rest says, in the form a linear policy can use
+(a pick's worth depends on the card *and* the collection).
 """
 
 from __future__ import annotations
@@ -54,8 +61,11 @@ COLLECTIONS_AT = slice(POSITIONS_AT.stop, POSITIONS_AT.stop + MAX_SEATS * _C)
 SEATS_AT = slice(COLLECTIONS_AT.stop, COLLECTIONS_AT.stop + MAX_SEATS)
 PROGRESS_AT = slice(SEATS_AT.stop, SEATS_AT.stop + MAX_SEATS)
 DECK_AT = slice(PROGRESS_AT.stop, PROGRESS_AT.stop + 1)
-SIZE = DECK_AT.stop
+CHOICE_FEATURES = 5
+CHOICE_AT = slice(DECK_AT.stop, DECK_AT.stop + ACTIONS * CHOICE_FEATURES)
+SIZE = CHOICE_AT.stop
 _SQUAD_INDEX = [[_INDEX[n] for n in members] for members in SQUADS.values()]
+_SQUAD_OF_INDEX = {i: k for k, members in enumerate(_SQUAD_INDEX) for i in members}
 
 
 def encode(observation: Mapping) -> np.ndarray:
@@ -77,6 +87,20 @@ def encode(observation: Mapping) -> np.ndarray:
         out[PROGRESS_AT.start + rel] = max(float(np.count_nonzero(held[idx])) for idx in
                                            _SQUAD_INDEX) / 4.0
     out[DECK_AT.start] = float(observation["deck"]) / len(DECK)
+    mine = out[COLLECTIONS_AT.start:COLLECTIONS_AT.start + _C] > 0
+    others = out[COLLECTIONS_AT.start + _C:COLLECTIONS_AT.stop].reshape(MAX_SEATS - 1, _C) > 0
+    for k, name in enumerate(observation["positions"]):
+        if name is None:
+            continue
+        i = _INDEX[name]
+        squad = _SQUAD_INDEX[_SQUAD_OF_INDEX[i]]
+        have = int(np.count_nonzero(mine[squad]))
+        at = CHOICE_AT.start + k * CHOICE_FEATURES
+        out[at] = 1.0
+        out[at + 1] = 1.0 if mine[i] else 0.0
+        out[at + 2] = have / 4.0
+        out[at + 3] = max(int(np.count_nonzero(row[squad])) for row in others) / 4.0
+        out[at + 4] = 1.0 if have == 3 and not mine[i] else 0.0
     return out
 
 
