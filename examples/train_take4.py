@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from mallows.games.take4 import encoding
 
 HERE = Path(__file__).resolve().parent
@@ -204,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.db:
             cmd += ["--db", args.db]
         print("$ " + " ".join(cmd))
-        return subprocess.run(cmd).returncode
+        return subprocess.run(cmd, check=False).returncode
     print(f"next: mallows bots check {folder}; mallows compare {folder} random "
           f"--game take4")
     return 0

@@ -21,7 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
 from mallows.agents.kit import number_param
 from mallows.games.take4.encoding import SIZE, action_mask, action_of, encode
 

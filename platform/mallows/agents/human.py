@@ -20,12 +20,13 @@ from __future__ import annotations
 import select
 import sys
 import time
-from typing import Any, Callable, Mapping, TextIO
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from mallows.agents.protocol import BotFailure
 from mallows.games.views import action_words, parse_action, table_lines
 
-__all__ = ["HumanSeat", "NAME", "choose"]
+__all__ = ["NAME", "HumanSeat", "WebSeat", "check", "choose"]
 
 NAME = "human"
 
@@ -187,6 +188,82 @@ class HumanSeat:
         seat = info.get("seat")
         if isinstance(seat, int) and seat < len(ranks):
             self._say(f"== match over: you are placed {ranks[seat] + 1} of {len(ranks)} ==")
+
+    def close(self) -> None:
+        pass
+
+
+class WebSeat:
+    """The ``BotHandle`` of a person at the browser play page (``mallows serve``): ``act``
+    publishes the seat's observation and waits for ``answer`` (called by the page's request)
+    to bring a legal action; a refused answer is returned as its reason, and ``act`` goes
+    on waiting. ``abandon()`` ends the wait: the seat forfeits (kind ``exit``) and the random
+    policy plays it to the end. No time limit unless ``seconds``."""
+
+    def __init__(self, name: str = NAME, seconds: float | None = None):
+        import threading
+
+        self.name = name
+        self.limit = seconds
+        self.isolation = "in-process"
+        self._cv = threading.Condition()
+        self.observation: dict | None = None   # the decision waiting for the person
+        self._answer: dict | None = None
+        self._gone = False
+        self.decisions = 0
+
+    def start(self, info: dict) -> None:
+        pass
+
+    def act(self, observation: dict) -> dict:
+        deadline = None if self.limit is None else time.monotonic() + self.limit
+        with self._cv:
+            self.observation, self._answer = observation, None
+            self.decisions += 1
+            self._cv.notify_all()
+            while self._answer is None:
+                if self._gone:
+                    self.observation = None
+                    raise BotFailure("the person left the play page", kind="exit")
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    self.observation = None
+                    raise BotFailure(f"no answer within {self.limit:g} s", kind="timeout")
+                self._cv.wait(timeout=left if left is not None else 1.0)
+            answer, self._answer, self.observation = self._answer, None, None
+            self._cv.notify_all()
+            return answer
+
+    def answer(self, action: Any) -> str | None:
+        """Hand the waiting decision an action: ``None`` when taken, else why it is refused."""
+        with self._cv:
+            if self.observation is None:
+                return "it is not your turn"
+            chosen, why = check(self.observation, action)
+            if chosen is None:
+                return why
+            self._answer = chosen
+            self._cv.notify_all()
+            return None
+
+    def wait_for_turn(self, after: int, timeout: float) -> None:
+        """Block until a decision later than number ``after`` waits, or ``timeout``."""
+        end = time.monotonic() + timeout
+        with self._cv:
+            while not (self.observation is not None and self.decisions > after) \
+                    and not self._gone:
+                left = end - time.monotonic()
+                if left <= 0 or not self._cv.wait(timeout=left):
+                    return
+
+    def abandon(self) -> None:
+        with self._cv:
+            self._gone = True
+            self._cv.notify_all()
+
+    def end(self, info: dict) -> None:
+        with self._cv:
+            self._cv.notify_all()
 
     def close(self) -> None:
         pass

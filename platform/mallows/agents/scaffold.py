@@ -21,7 +21,7 @@ from pathlib import Path
 from mallows.errors import BotError
 from mallows.games import game_ids
 
-__all__ = ["LANGS", "write_bot", "check_name"]
+__all__ = ["LANGS", "check_name", "write_bot"]
 
 LANGS = ("python", "node")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")

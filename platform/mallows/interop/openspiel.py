@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 try:
-    import pyspiel
+    import pyspiel  # type: ignore[import-not-found]
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("mallows.interop.openspiel needs OpenSpiel: pip install "
                       "'mallows[openspiel]'") from exc
@@ -118,7 +118,7 @@ def _options(game: str, params: dict) -> dict:
             "max_turns_per_round": int(params["max_turns_per_round"])}
 
 
-_DEFAULTS = {
+_DEFAULTS: dict[str, dict[str, Any]] = {
     "take4": {"players": 2, "max_rounds": 200},
     "arschmallows": {"players": 2, "table_cards": 6, "rounds": 6, "rules": "standard",
                      "max_turns_per_round": 200, "slots": 24},
@@ -467,7 +467,7 @@ def take4_state_from_observation(game: Any, observation: dict,
 def ismcts_bot(game: Any, max_simulations: int = 200, seed: int = 0, uct_c: float = 2.0) -> Any:
     """OpenSpiel's ISMCTS bot (random rollouts) on a mallows game, resampling hidden
     information with ``resample_from_infostate``."""
-    from open_spiel.python.algorithms import ismcts, mcts
+    from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped]
 
     rng = np.random.RandomState(seed)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c,

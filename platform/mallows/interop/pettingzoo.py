@@ -25,13 +25,13 @@ and later resets without a seed continue that sequence; the same match seed deal
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 try:
     from gymnasium import spaces
-    from pettingzoo import AECEnv, ParallelEnv
+    from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("mallows.interop.pettingzoo needs PettingZoo: pip install "
                       "'mallows[pettingzoo]'") from exc
@@ -72,8 +72,8 @@ def _spaces(table: Table) -> tuple[spaces.Dict, spaces.Discrete]:
 class MallowsAEC(AECEnv):
     """A mallows game as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "mallows_v0",
-                                          "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "mallows_v0",  # noqa: RUF012
+                                "is_parallelizable": False}
 
     def __init__(self, game: str, players: int = 2, rules: str | None = None,
                  options: Mapping[str, Any] | None = None, slots: int = 24,
@@ -97,6 +97,11 @@ class MallowsAEC(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    def _current(self) -> int:
+        seat = self.table.current()
+        assert seat is not None, "the match is over"
+        return seat
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.match_seed = self._seeds.next(seed)
         self.table.new(self.match_seed)
@@ -106,7 +111,7 @@ class MallowsAEC(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.table.current()]
+        self.agent_selection = self.possible_agents[self._current()]
 
     def observe(self, agent: str) -> dict:
         seat = self._index[agent]
@@ -130,7 +135,7 @@ class MallowsAEC(AECEnv):
                     self.rewards[a] = reward
                 self.terminations[a] = True
         else:
-            self.agent_selection = self.possible_agents[self.table.current()]
+            self.agent_selection = self.possible_agents[self._current()]
         self._accumulate_rewards()
         if self.render_mode == "ansi":
             print(self.render())

@@ -19,7 +19,8 @@ Nothing here re-implements a rule: the record's deal and races come back through
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from mallows.errors import MallowsError
 from mallows.games import get_game

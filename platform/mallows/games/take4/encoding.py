@@ -39,6 +39,8 @@ from mallows.games.take4.cards import CHARACTERS, DECK, POSITIONS, SQUADS
 
 __all__ = [
     "ACTIONS",
+    "CHOICE_AT",
+    "CHOICE_FEATURES",
     "COLLECTIONS_AT",
     "DECK_AT",
     "MAX_SEATS",
