@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import urllib.error
 import urllib.request
 
 import pytest
@@ -209,6 +210,20 @@ def test_bad_requests_are_explained(served):
     sid = answer["id"]
     code, answer = post(f"{base}/play/{sid}/act", {"index": 99})
     assert "index must be 0 to" in answer["error"]
+
+
+def test_paths_and_other_sites_posts_are_refused(served):
+    base, _ = served
+    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "/tmp/evil.py",
+                                             "seat": 0})
+    assert code == 400 and "takes bot names" in answer["error"]
+    request = urllib.request.Request(
+        f"{base}/play/new", method="POST",
+        data=json.dumps({"game": "take4", "opponents": "greedy", "seat": 0}).encode(),
+        headers={"Content-Type": "application/json", "Origin": "https://example.com"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 403
 
 
 def test_the_play_routes_answer_loopback_only():

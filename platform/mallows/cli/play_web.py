@@ -73,6 +73,7 @@ class PlayRoutes:
         session = self.room.get(parts[1]) if len(parts) >= 2 else None
         if session is None:
             return 404, "text/plain; charset=utf-8", b"no such match: start one at /play.html"
+        session.touch()
         if len(parts) == 2:
             options = dict(self._options(session))
             return 200, HTML, play_page.match_page(session.id, session.game, session.names,
@@ -115,10 +116,15 @@ class PlayRoutes:
             return {"over": False, "view": None, "decision": web.decisions}
         return {"over": False, "view": play_page.view(obs), "decision": web.decisions}
 
-    def post(self, path: str, body: bytes, kind: str, client: str) -> Answer:
+    def post(self, path: str, body: bytes, kind: str, client: str,
+             origin: str | None = None) -> Answer:
         refused = self._refuse(client)
         if refused is not None:
             return refused
+        if origin and not is_loopback(urllib.parse.urlsplit(origin).hostname or ""):
+            # another site's page posting to this machine's server: never start a match
+            return _json({"error": f"posts from {origin} are refused: use the play page "
+                                   f"itself"}, 403)
         if len(body) > 65536:
             return _json({"error": "request too large"}, 413)
         try:
@@ -137,6 +143,7 @@ class PlayRoutes:
             session = self.room.get(parts[1])
             if session is None:
                 return _json({"error": "no such match"}, 404)
+            session.touch()
             return _json(self._act(session, data))
         return _json({"error": "no such route"}, 404)
 

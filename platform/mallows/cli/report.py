@@ -114,7 +114,7 @@ def serve(
                 return
             body = self.rfile.read(length)
             self._answer(*play.post(path, body, self.headers.get("Content-Type") or "",
-                                    self.client_address[0]))
+                                    self.client_address[0], self.headers.get("Origin")))
 
         def do_GET(self):  # noqa: N802 (http.server's name)
             path = self.path.split("?", 1)[0].split("#", 1)[0]

@@ -10,7 +10,6 @@ the result are the engine's own, and a seat is shown only its own observation.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -163,10 +162,3 @@ class Table:
             return [0.0] * self.players
         ranks = self.state.result([None] * self.players)["ranks"]
         return [place_reward(ranks, s) for s in range(self.players)]
-
-    def clone(self) -> Table:
-        other = copy.copy(self)
-        other.state = copy.deepcopy(self.state)
-        other.codec = copy.deepcopy(self.codec)
-        other._obs = {}
-        return other

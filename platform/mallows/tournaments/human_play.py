@@ -30,6 +30,7 @@ from mallows.results.interface import MatchRow
 from mallows.tournaments.match import forfeit_count, play_match
 
 MAX_SESSIONS = 32   # matches open at once on one server
+IDLE_SECONDS = 1800  # a match whose page asked nothing for this long is abandoned
 HUMAN = "human"
 
 
@@ -50,6 +51,10 @@ class Session:
     error: str | None = None
     stored_as: str | None = None
     started: float = field(default_factory=time.monotonic)
+    seen: float = field(default_factory=time.monotonic)  # the page's last request
+
+    def touch(self) -> None:
+        self.seen = time.monotonic()
 
     @property
     def over(self) -> bool:
@@ -82,14 +87,23 @@ class PlayRoom:
         limits = Limits(sandbox=self.sandbox)
         specs = []
         for name in opponents:
-            if name.partition(":")[0] == HUMAN:
+            base = name.partition(":")[0]
+            if base == HUMAN:
                 raise MallowsError("one person per match on the play page: choose bots for "
                                    "the other seats")
+            if "/" in base or "\\" in base or base.startswith(".") or base.endswith(
+                    (".py", ".toml")):
+                raise MallowsError(f"opponent {name!r}: the play page takes bot names (mallows "
+                                   f"bots list), not paths")
             spec = load_bot(canonical_name(name))
             ready(spec, game, sandbox=limits.sandbox)
             specs.append(spec)
         require_sandbox(specs, limits)
         with self._lock:
+            now = time.monotonic()
+            for old in self.sessions.values():  # a page closed long ago frees its seat
+                if not old.over and now - old.seen > IDLE_SECONDS:
+                    old.web.abandon()
             live = [s for s in self.sessions.values() if not s.over]
             if len(live) >= MAX_SESSIONS:
                 raise MallowsError(f"{MAX_SESSIONS} matches are being played already: finish "
