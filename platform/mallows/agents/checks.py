@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 
 from mallows.agents.protocol import Limits
-from mallows.errors import BotError, MallowsError
+from mallows.errors import BotError
 
 MAX_NAME = 1000        # characters in a bot name, parameters included
 MAX_COMPONENT = 255    # characters in one part of a path (the file system's limit)
@@ -53,6 +53,8 @@ def canonical_name(name: str) -> str:
                            f"{MAX_COMPONENT} characters, more than a file name can be: give "
                            f"a bot in bots/ or a path to one")
     if "/" in base or base.endswith(".py"):
+        path: Path | None
+        shipped: Path | None
         try:
             path = Path(base).expanduser().resolve()
             shipped = project_bots_dir().resolve()

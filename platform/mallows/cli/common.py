@@ -1,4 +1,6 @@
-"""Shared CLI plumbing: user errors become exit status 2 with a message, never a traceback."""
+"""Shared CLI plumbing: errors become a message and an exit status, never a traceback: a
+user-input error (``MallowsError``) exits 2, a platform failure (``PlatformError``) exits 70
+(``mallows.errors`` draws the tree)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ from pathlib import Path
 
 import typer
 
-from mallows.errors import MallowsError
+from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
+                            PlatformError)
 
 
 def user_errors(fn):
-    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2."""
+    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2, a
+    ``PlatformError`` the same and exits 70 (``errors.PLATFORM_ERROR_EXIT``)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -20,7 +24,10 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except MallowsError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(USER_ERROR_EXIT) from None
+        except PlatformError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(PLATFORM_ERROR_EXIT) from None
 
     return wrapper
 

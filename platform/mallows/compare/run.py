@@ -25,6 +25,7 @@ from mallows.results.store import StorageError
 from mallows.tournaments.run import jobs_for, match_row, refresh_ratings
 from mallows.tournaments.schedule import match_id
 from mallows.tournaments.spec import diff_definitions
+from mallows.results.interface import ResultStore
 
 BATCH_MATCHES = 2    # matches per Ray task: one pair
 CHUNK_PAIRS = 256    # pairs handed to the executor at once
@@ -53,7 +54,14 @@ class CompareResult:
         return 2 * self.pairs
 
 
-def register(store, c: Comparison) -> bool:
+def resumed(store: ResultStore, c: Comparison) -> Comparison:
+    """``c`` as ``store`` has it: a stored comparison keeps the schedule version it was started
+    with; a new one gets the newest."""
+    row = store.tournament(c.name)
+    return c.resumed_as(json.loads(row["definition"]) if row is not None else None)
+
+
+def register(store: ResultStore, c: Comparison) -> bool:
     """Record ``c`` (True) or check it against the stored comparison of the same name (False:
     a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
     definition = c.definition()
@@ -101,11 +109,11 @@ def _count_forfeits(c: Comparison, record: dict, result: CompareResult) -> None:
             result.forfeit_reasons.setdefault(role, str(reason))
 
 
-def _stored_ranks(c: Comparison, store) -> dict[int, list]:
+def _stored_ranks(c: Comparison, store: ResultStore) -> dict[int, list]:
     return {idx: r for idx, _players, r in store.indexed_results(c.name)}
 
 
-def stored_test(store, name: str) -> tuple[Comparison, SequentialTest]:
+def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTest]:
     """The comparison ``name`` and its test over the stored pairs (for reports and ``tournament
     show``): ``test.verdict`` is None while undecided."""
     from mallows.compare.plan import from_definition
@@ -132,7 +140,7 @@ def verdict_text(c: Comparison, test: SequentialTest) -> str:
             f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}")
 
 
-def needs_matches(c: Comparison, store) -> bool:
+def needs_matches(c: Comparison, store: ResultStore) -> bool:
     """False when the stored matches already decide ``c`` (or reach its cap): a rerun then
     needs no executor."""
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
@@ -140,11 +148,12 @@ def needs_matches(c: Comparison, store) -> bool:
     return test.verdict is None and p < c.max_pairs
 
 
-def run_comparison(c: Comparison, store, executor, on_pair=None, on_start=None
+def run_comparison(c: Comparison, store: ResultStore, executor, on_pair=None, on_start=None
                    ) -> CompareResult:
     """Play ``c`` until its test decides or ``max_matches`` is reached. ``on_start(result)``
     once the stored pairs are replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
+    c = resumed(store, c)
     register(store, c)
     ranks = _stored_ranks(c, store)
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
