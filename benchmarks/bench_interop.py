@@ -41,7 +41,7 @@ def aec_steps(game: str, players: int, seconds: float) -> float:
     steps, seed, t0 = 0, 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         e.reset(seed=seed)
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
                 e.step(None)

@@ -80,7 +80,7 @@ def test_ismcts_beats_random_at_take4():
     total = 0.0
     for i in range(4):
         me = i % 2
-        state = play(game, lambda s: bot.step(s) if s.current_player() == me
+        state = play(game, lambda s, me=me: bot.step(s) if s.current_player() == me
                      else rnd.choice(s.legal_actions()), 100 + i)
         total += state.returns()[me]
     assert total > 0, total  # random against random averages 0

@@ -131,7 +131,7 @@ class HumanSeat:
         self.limit: float | None = None
         if seconds not in (None, ""):
             try:
-                self.limit = float(seconds)  # type: ignore[arg-type]
+                self.limit = float(seconds)
             except ValueError:
                 raise ValueError(f"human: seconds must be a number, got {seconds!r} (for "
                                  f"example human:seconds=60)") from None

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 try:
-    import pyspiel  # type: ignore[import-not-found]
+    import pyspiel
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("mallows.interop.openspiel needs OpenSpiel: pip install "
                       "'mallows[openspiel]'") from exc
@@ -449,7 +449,7 @@ def take4_state_from_observation(game: Any, observation: dict,
         state.apply_action(CHARACTERS.index(card))
     for entry in observation["history"]:
         races = {r["position"]: r for r in entry["races"] or []}
-        for seat, position in enumerate(entry["picks"]):
+        for position in entry["picks"]:  # seat by seat
             state.apply_action(position - 1)
         for position in sorted(races):  # the engine asks for the races in position order
             race = races[position]
@@ -467,7 +467,7 @@ def take4_state_from_observation(game: Any, observation: dict,
 def ismcts_bot(game: Any, max_simulations: int = 200, seed: int = 0, uct_c: float = 2.0) -> Any:
     """OpenSpiel's ISMCTS bot (random rollouts) on a mallows game, resampling hidden
     information with ``resample_from_infostate``."""
-    from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped]
+    from open_spiel.python.algorithms import ismcts, mcts
 
     rng = np.random.RandomState(seed)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c,

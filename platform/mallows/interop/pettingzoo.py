@@ -31,7 +31,7 @@ import numpy as np
 
 try:
     from gymnasium import spaces
-    from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
+    from pettingzoo import AECEnv, ParallelEnv
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("mallows.interop.pettingzoo needs PettingZoo: pip install "
                       "'mallows[pettingzoo]'") from exc

@@ -82,7 +82,7 @@ def _slot(observation: Mapping, seat: int, slot: int) -> str:
 
 def action_words(observation: Mapping, action: Mapping) -> str:
     kind = action.get("type")
-    me = observation.get("seat")
+    me = int(observation["seat"])
     held = observation.get("held")
     holding = f" ({card(held['value'])})" if held else ""
     discard = observation.get("discard") or []
