@@ -9,10 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
-
-from conftest import MALLOWS
-from mallows.cli import app
+from conftest import MALLOWS, invoke
 
 
 @pytest.mark.parametrize("lang", ["python", "node"])
@@ -62,7 +59,7 @@ def test_a_new_bot_goes_into_bots_when_there_is_one(tmp_path):
 ])
 def test_bad_input_is_refused_and_writes_nothing(tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, args)
+    result = invoke(*args)
     assert result.exit_code == 2
     assert message in result.output
     assert list(tmp_path.iterdir()) == []
@@ -72,6 +69,6 @@ def test_an_existing_folder_is_never_overwritten(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
-    result = CliRunner().invoke(app, ["bots", "new", "mine"])
+    result = invoke("bots", "new", "mine")
     assert result.exit_code == 2 and "already exists" in result.output
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
