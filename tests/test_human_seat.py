@@ -191,3 +191,34 @@ def test_choose_asks_again_until_the_answer_is_legal():
     assert any("there is no action 0" in s for s in said)
     assert "  3: - (empty)" in said
 
+
+
+def test_a_small_human_league_through_the_terminal(tmp_path):
+    (tmp_path / "league.toml").write_text('name = "league"\ngame = "take4"\nplayers = 2\n'
+                                          'deals = 1\nseed = 3\nbots = ["human", "greedy"]\n')
+    db = tmp_path / "league.db"
+    term = Terminal("tournament", "run", str(tmp_path / "league.toml"), "--db", str(db))
+    decisions = 0
+    while True:  # both seat orders: the person plays seat 0, then seat 1
+        pattern, m = term.read_until(PROMPT, re.compile(rb"played 2 matches"), timeout=120)
+        if pattern is None or pattern is not PROMPT:
+            break
+        decisions += 1
+        term.send("1\n")
+    assert term.wait() == 0, term.text()[-2000:]
+    text = term.text()
+    assert text.count("== match over: you are placed") == 2 and decisions >= 4
+    assert "you at seat 0 of 2" in text and "you at seat 1 of 2" in text
+    import subprocess
+    own = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--tournament", "league"],
+                         capture_output=True, text=True)
+    assert "human" in own.stdout
+    game = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--game", "take4"],
+                          capture_output=True, text=True)
+    # off the bots' game board (every take4 match here had a person: the board is empty)
+    assert game.returncode == 0 and "take4 (all tournaments)" in game.stdout
+    assert not re.search(r"\bhuman\b", game.stdout), game.stdout
+    refused = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "league.toml"),
+                              "--db", str(tmp_path / "other.db"), "--workers", "2"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "run the tournament with --workers 1" in refused.stderr

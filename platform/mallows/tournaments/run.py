@@ -175,7 +175,9 @@ def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
     if (game_count == count and params == RATING_SYSTEM.defaults()
-            and all(r.matches for r in rows)):
+            and all(r.matches for r in rows)
+            and not any(r.bot == "human" or r.bot.startswith("human:") for r in rows)):
+        # (a person's matches stay off the game's board: store.results(game=...) leaves them)
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
         game_rows = RATING_SYSTEM.leaderboard(store.results(game=game))
