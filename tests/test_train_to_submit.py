@@ -108,8 +108,7 @@ def test_the_example_trains_submits_and_beats_random(tmp_path):
     assert "imitation:" in trained.stdout and "policy.npz" in trained.stdout
     shown = run("bots", "show", "short", "--db", str(db))
     assert shown.returncode == 0 and "short@1" in shown.stdout, shown.stdout + shown.stderr
-    # compare runs the folder (it does not resolve submitted names: noted in the note)
-    compared = run("compare", str(tmp_path / "short"), "random", "--game", "take4", "--workers", "1",
+    compared = run("compare", "short@1", "random", "--game", "take4", "--workers", "1",
                    "--db", str(db), "--quiet", "--max-matches", "400")
     assert compared.returncode == 0, compared.stdout + compared.stderr
     assert "H1 accepted" in compared.stdout
