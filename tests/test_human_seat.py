@@ -218,6 +218,9 @@ def test_a_small_human_league_through_the_terminal(tmp_path):
     # off the bots' game board (every take4 match here had a person: the board is empty)
     assert game.returncode == 0 and "take4 (all tournaments)" in game.stdout
     assert not re.search(r"\bhuman\b", game.stdout), game.stdout
+    asked = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--game", "take4",
+                            "--humans"], capture_output=True, text=True)
+    assert "people too" in asked.stdout and re.search(r"\bhuman\b", asked.stdout)
     refused = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "league.toml"),
                               "--db", str(tmp_path / "other.db"), "--workers", "2"],
                              capture_output=True, text=True)

@@ -96,7 +96,9 @@ def _print_board(title: str, rows: list[dict], places: dict | None = None) -> No
 def _places(store: Store, scope: str, name: str) -> dict:
     from mallows.results.stats import place_stats
 
-    return place_stats(store.results(**{"tournament" if scope == "tournament" else "game": name}))
+    if scope == "tournament":
+        return place_stats(store.results(tournament=name))
+    return place_stats(store.results(game=name))
 
 
 def _json_row(r: dict) -> dict:
@@ -422,6 +424,9 @@ def ratings(
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown."),
     latest: bool = typer.Option(False, "--latest", help="Only each submitted bot's newest "
                                 "version (NAME@N with the highest N)."),
+    humans: bool = typer.Option(False, "--humans", help="Game leaderboards with the matches "
+                                "people played (human seats) too; by default they are the "
+                                "bots'."),
 ) -> None:
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
@@ -445,6 +450,13 @@ def ratings(
                                    f"{', '.join(games) or 'none'}): check --game")
             games = [game]
         for g in games:
+            if humans:  # people's matches counted too: computed here, never stored
+                from mallows.results.stats import place_stats
+                from mallows.tournaments.run import game_board_with_humans
+                boards.append((f"{g} (all tournaments, people too)",
+                               game_board_with_humans(store, g),
+                               place_stats(store.results(game=g, humans=True))))
+                continue
             boards.append((f"{g} (all tournaments)", _board(store, "game", g),
                            _places(store, "game", g)))
     if latest:

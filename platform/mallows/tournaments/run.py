@@ -203,6 +203,14 @@ def ensure_ratings(store: ResultStore, scope: str, name: str) -> None:
               store.count_game_matches(name))
 
 
+def game_board_with_humans(store: ResultStore, game: str) -> list[dict]:
+    """A game's leaderboard with the matches people played (``human`` seats) counted too,
+    computed in memory (the stored game boards are the bots')."""
+    rows = leaderboard(store.results(game=game, humans=True))
+    return [{**RATING_SYSTEM.row_dict(r), "scope": "game", "name": game, "game": game,
+             "updated": None} for r in rows]
+
+
 def board(store: ResultStore, scope: str, name: str) -> list[dict]:
     """Leaderboard (``scope`` 'tournament' or 'game', ``name``) as the store's rows, up to date
     with the stored matches. A stale one is recomputed and stored; in a store open read-only
