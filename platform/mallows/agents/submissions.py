@@ -128,6 +128,8 @@ def code_of(spec) -> tuple[str, Snapshot | None]:
         ep = next((e for e in importlib.metadata.entry_points(group="mallows.bots")
                    if e.name == spec.base), None)
         return (entry_point_digest(ep) if ep is not None else ""), None
+    if spec.kind == "human":  # a person (mallows.agents.human): no code to fix
+        return "human", None
     root = Path(spec.cwd) if spec.kind == "subprocess" else Path(spec.target)
     snap = read_files(root, f"bot {spec.name!r}")
     return snap.digest, snap

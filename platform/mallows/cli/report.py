@@ -97,11 +97,45 @@ def serve(
         render = local.site.resolve(path)
         return render() if render is not None else None
 
+    from mallows.cli.play_web import PlayRoutes
+    play = PlayRoutes(db, host)  # the play page: its own routes, loopback only
+
     class Handler(BaseHTTPRequestHandler):
         timeout = 30  # seconds a connection may stay silent
 
+        def _answer(self, status: int, kind: str, data: bytes) -> None:
+            self.send_response(status)
+            if status == 303:
+                self.send_header("Location", kind)
+                kind = "text/plain; charset=utf-8"
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            path = self.path.split("?", 1)[0]
+            if not play.handles(path):
+                self._answer(405, "text/plain; charset=utf-8", b"only the play page takes posts")
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= 65536:
+                self._answer(413, "text/plain; charset=utf-8", b"request too large")
+                return
+            body = self.rfile.read(length)
+            self._answer(*play.post(path, body, self.headers.get("Content-Type") or "",
+                                    self.client_address[0], self.headers.get("Origin")))
+
         def do_GET(self):  # noqa: N802 (http.server's name)
             path = self.path.split("?", 1)[0].split("#", 1)[0]
+            if play.handles(path):
+                query = self.path.split("?", 1)[1] if "?" in self.path else ""
+                self._answer(*play.get(path, query.split("#", 1)[0], self.client_address[0]))
+                return
             try:
                 body = renderer.submit(page, path).result()
                 status = 200
@@ -134,5 +168,6 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        play.close()
         server.server_close()
         renderer.shutdown(wait=False, cancel_futures=True)

@@ -295,4 +295,6 @@ def register(app: typer.Typer) -> None:
     bots_app.command("submit")(user_errors(submit))
     bots_app.command("show")(user_errors(show))
     bots_app.command("withdraw")(user_errors(withdraw))
+    from mallows.cli import new as _new  # ``bots new``: its own module
+    _new.register(bots_app)
     tournament_app.command("delete")(user_errors(delete))

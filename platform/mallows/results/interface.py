@@ -80,9 +80,10 @@ class ResultStore(Protocol):
         one at once (safe to consume while the missing ones are being stored)."""
     def count_matches(self, tournament: str) -> int: ...
     def count_game_matches(self, game: str) -> int: ...
-    def results(self, tournament: str | None = None, game: str | None = None
-                ) -> Iterator[Result]:
-        """(players, ranks) in rating order: tournaments by creation, matches by index."""
+    def results(self, tournament: str | None = None, game: str | None = None,
+                humans: bool = False) -> Iterator[Result]:
+        """(players, ranks) in rating order: tournaments by creation, matches by index; a
+        game's (no ``tournament``) without the matches people played unless ``humans``."""
     def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]: ...
     def match(self, match_id: str) -> dict | None:
         """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON

@@ -361,9 +361,9 @@ class Store:
                                f"database is damaged") from None
 
     # -- reading (``reading.Reading``) --------------------------------------------------------
-    def results(self, tournament: str | None = None, game: str | None = None
-                ) -> Iterator[tuple[list[str], list[int]]]:
-        return self.reading.results(tournament, game)
+    def results(self, tournament: str | None = None, game: str | None = None,
+                humans: bool = False) -> Iterator[tuple[list[str], list[int]]]:
+        return self.reading.results(tournament, game, humans)
 
     def indexed_results(self, tournament: str, chunk: int = 20000
                         ) -> Iterator[tuple[int, list[str], list[int]]]:
