@@ -43,6 +43,39 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+#: The signals a process can die of, by number: what bwrap's exit status 128 + N can mean.
+_SIGNALS = {int(s) for s in signal.Signals}
+
+
+def sandbox_status(rc: int) -> int:
+    """The bot's own status from bwrap's exit status (a ``Popen.returncode``): bwrap exits with
+    128 + N when the bot was killed by signal N, else with the bot's exit status. So a status
+    128 + N for a signal N that exists is read as that signal (-N); any other (``exit(200)``,
+    ``exit(255)``: above 128 + the last signal) is the exit status it is. Only an exit status
+    of 128 + a signal's number itself cannot be told from that signal (documented)."""
+    if rc > 128 and rc - 128 in _SIGNALS:
+        return -(rc - 128)
+    return rc
+
+
+def cpu_note(used: float, wall: float, ready: bool | None) -> str:
+    """What the bot did with the CPU in ``wall`` seconds, for a timeout's reason: ``used``
+    seconds of CPU (negative: unknown); ``ready``: whether a process of it was waiting to run
+    at the end. A bot that used most of the time was slow; one that used little while ready to
+    run was starved (the platform failed it: said so); one that used little while asleep was
+    waiting for something."""
+    if used < 0:
+        return ""
+    share = used / wall if wall > 0 else 0.0
+    text = f"; in that time it used {used:.3f} s of CPU ({share:.0%} of {wall:g} s)"
+    if share >= 0.5:
+        return text + ": it was computing, too slowly"
+    if ready:
+        return text + (": it was ready to run but did not get the CPU (starved by something "
+                       "else on this machine, not slow: report it to the organiser)")
+    return text + ": it was not computing (waiting, or sleeping)"
+
+
 def _is_reply(line: bytes) -> bool:
     """Whether ``line`` is a protocol reply (what a bot answers a request with)."""
     try:
@@ -93,22 +126,64 @@ class FailureReasons:
             rc = proc.returncode
             tail = self._stderr_tail()
             self._stop("it exited, and a process it started held its stdout")
+            if self.wrapped is not None:
+                rc = sandbox_status(rc)
             how = (f"was killed by {_signal_name(-rc)}" if rc < 0 else
                    f"exited with status {rc}")
             raise BotFailure(f"the bot process {how} during {what}, but a process it started "
                              f"kept its standard output open, so the platform waited for an "
                              f"answer until the time limit ({limit_name}); that process was "
                              f"stopped{tail}", kind="crash" if rc < 0 else "exit")
+        if self.wrapped is not None and proc is not None and not self._holds_stdout():
+            self._stop("it closed its stdout")
+            raise BotFailure(f"closed its standard output during {what} (the protocol "
+                             f"channel); the bot was stopped{self._stderr_tail()}",
+                             kind="protocol")
+        note = self._cpu_note(limit_name)
         self._stop(f"it ran over {limit_name}")
         if limit_name == "match_seconds":
             raise BotFailure(
                 f"ran out of its match time budget of {self.limits.match_seconds:g} s "
-                f"(match_seconds) during {what}, after {len(self.times)} decisions; the bot "
-                f"was stopped", kind="timeout")
+                f"(match_seconds) during {what}, after {len(self.times)} decisions{note}; "
+                f"the bot was stopped", kind="timeout")
         limit = getattr(self.limits, limit_name)
         raise BotFailure(f"no answer to {what} within the time limit of {limit:g} s "
-                         f"({limit_name}); the bot was stopped{self._stderr_tail()}",
+                         f"({limit_name}){note}; the bot was stopped{self._stderr_tail()}",
                          kind="timeout")
+
+    def _holds_stdout(self) -> bool:
+        """Whether a process of the sandboxed bot still has its stdout pipe open (bwrap's own
+        processes keep it open too, so the platform never sees the pipe's end when the bot
+        closes it)."""
+        from mallows.agents.sandbox.signals import holds
+        init = getattr(self, "init_pid", None)
+        if init is None:
+            return True
+        try:
+            st = os.fstat(self._rfd)
+        except OSError:
+            return True
+        return holds(init, {init, self.proc.pid}, (st.st_dev, st.st_ino))
+
+    def _cpu_note(self, limit_name: str) -> str:
+        """``cpu_note`` for a sandboxed bot that ran over ``limit_name`` (its CPU since it was
+        last let run, from its cgroup or its processes); "" without a sandbox."""
+        w = self.wrapped
+        freezer = getattr(w, "freezer", None) if w is not None else None
+        init = getattr(self, "init_pid", None)
+        if freezer is None or init is None:
+            return ""
+        from mallows.agents.sandbox.signals import runnable
+        try:
+            used = freezer.cpu_seconds()
+            used = used - freezer.cpu_at_thaw if used >= 0 else used
+        except OSError:
+            return ""
+        if limit_name == "match_seconds":
+            wall = max(0.0, self.limits.match_seconds - self.used)
+        else:
+            wall = getattr(self.limits, limit_name)
+        return cpu_note(used, wall, runnable(init))
 
     def _several_lines(self, first: bytes, what: str) -> None:
         """The bot wrote more than one line in reply to one request: say whether the answer
@@ -138,8 +213,8 @@ class FailureReasons:
                              kind="protocol") from None
         rc = proc.returncode
         tail = self._stderr_tail()
-        if self.wrapped is not None and rc > 128:
-            rc = -(rc - 128)  # bwrap reports a bot killed by signal N as status 128 + N
+        if self.wrapped is not None:
+            rc = sandbox_status(rc)  # bwrap's convention: 128 + N for signal N
         self._stop("it exited")
         kind = "crash" if rc < 0 else "exit"  # killed by a signal / exited by itself
         if rc < 0:

@@ -90,6 +90,7 @@ class SubprocessBot(Spawner, FailureReasons):
         self.reuse = reuse            # the manifest opted in to many matches per process
         self.matches = 0              # matches started in this process
         self.wrapped = None           # the sandbox (mallows.agents.sandbox.Wrapped), if any
+        self.init_pid: int | None = None  # bwrap's first child (the sandbox's init), if any
         self.command = list(command)
         self.cwd = cwd
         self.params = dict(params or {})
@@ -193,6 +194,7 @@ class SubprocessBot(Spawner, FailureReasons):
         if proc is None or self._quit_sent or self._stopped or proc.returncode is not None:
             return
         self._quit_sent = time.monotonic()
+        self._thaw()
         try:
             os.write(self._wfd, b'{"type":"quit"}\n')
         except OSError:
@@ -285,10 +287,13 @@ class SubprocessBot(Spawner, FailureReasons):
         ``spin``: a decision, whose answer is watched for before sleeping (``_spin``)."""
         if check and (self._buf or self._rpoll.poll(0)):
             self._unrequested(what, deadline, limit_name)
+        self._thaw()  # a sandboxed bot runs only while it answers (mallows.agents.spawn)
         self._write(data, deadline, what, limit_name)
         if spin:
             self._spin(what)
-        return self._readline(deadline, what, limit_name)
+        line = self._readline(deadline, what, limit_name)
+        self._freeze()
+        return line
 
     def _write(self, data: bytes, deadline: float, what: str, limit_name: str) -> None:
         view = memoryview(data)

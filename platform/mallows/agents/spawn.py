@@ -8,8 +8,10 @@ group), so the group can be killed with everything the bot spawned; its stderr g
 anonymous temporary file, capped by the child's ``RLIMIT_FSIZE``; a finalizer kills and reaps
 a process whose handle is dropped without ``close``.
 
-``_kill_group`` kills the bot's process group and reaps the bot; ``_wait_exit`` waits for an
-exit (a pidfd on Linux, so the exit is seen at once).
+``_kill_group`` kills the bot's process group (and thaws a frozen sandbox, whose processes
+could not die otherwise) and reaps the bot; ``_wait_exit`` waits for an exit (a pidfd on Linux,
+so the exit is seen at once). ``_thaw``/``_freeze`` let a sandboxed bot run while it answers a
+request and stop it otherwise (``mallows.agents.sandbox.cgroups``).
 """
 
 from __future__ import annotations
@@ -25,14 +27,17 @@ import tempfile
 import time
 import weakref
 
+from mallows.agents import affinity
 from mallows.agents.isolation import (Sandbox, _child_setup, _limit_settings, bot_environment,
                                       harden_platform, plan_sandbox)
 from mallows.agents.protocol import BotFailure
+from mallows.agents.sandbox.signals import SignalFreezer
 from mallows.agents.wire import loads
 
 log = logging.getLogger(__name__)
 
 _POLL_IN = select.POLLIN | select.POLLPRI
+_FROZEN: dict = {}  # bwrap's pid -> the freezer of its sandbox (thawed when it is killed)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -41,6 +46,12 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    freezer = _FROZEN.pop(proc.pid, None)
+    if freezer is not None:  # a frozen process dies only once thawed
+        try:
+            freezer.thaw()
+        except OSError:
+            pass
     if proc.returncode is None:
         try:
             proc.kill()
@@ -111,13 +122,16 @@ class Spawner:
             raise BotFailure(f"could not start the bot's command {self.command}: {program} is "
                              f"not an executable file", kind="error")
         harden_platform()
+        if self.python:
+            sandbox.precompile_host()
         base_env = bot_environment(Sandbox()) if self.env is None else dict(self.env)
         base_env.setdefault("PYTHONUNBUFFERED", "1")
         self.sandbox = Sandbox(note="in a bubblewrap sandbox")
         try:
             self.wrapped = sandbox.wrap(self.command, self.cwd, python=self.python,
                                         bot_paths=self.bot_paths, env=base_env,
-                                        memory_mb=getattr(self.limits, "memory_mb", 0) or 0)
+                                        memory_mb=getattr(self.limits, "memory_mb", 0) or 0,
+                                        cpus=affinity.current())
         except OSError as exc:
             self._stopped = "it could not be started"
             raise BotFailure(f"could not prepare the sandbox of {self.command}: {exc}",
@@ -130,8 +144,10 @@ class Spawner:
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
         argv = w.command("--info-fd", str(info_w), "--block-fd", str(block_r))
+        rlimits = _limit_settings(self.limits, w.nproc)
+        setup = w.setup(rlimits)  # a root platform: the child sets them, then drops root
         try:
-            self._popen(argv, w.env, None, {}, pass_fds=(info_w, block_r))
+            self._popen(argv, w.env, setup, {}, pass_fds=(info_w, block_r, *w.fds))
         except BotFailure:
             os.close(info_r)
             os.close(block_w)
@@ -139,6 +155,7 @@ class Spawner:
         finally:
             os.close(info_w)
             os.close(block_r)
+            w.close_fds()
         # Fail closed: the bot runs only once its limits and cgroup are in place. bwrap goes
         # on when the block fd reaches its end, so a failed set-up kills it before closing.
         problem = None
@@ -147,10 +164,15 @@ class Spawner:
             if pid is None:
                 problem = "the sandbox did not start"
             else:
-                for which, value in _limit_settings(self.limits, w.nproc):
-                    resource.prlimit(pid, which, value)
+                if setup is None:
+                    for which, value in rlimits:
+                        resource.prlimit(pid, which, value)
                 if w.cgroup is not None:
                     w.cgroup.attach(pid)
+                self.init_pid = pid
+                w.freezer = (w.cgroup if w.cgroup is not None and w.cgroup.can_freeze
+                             else SignalFreezer(pid))
+                _FROZEN[self.proc.pid] = w.freezer
         except OSError as exc:
             problem = f"its limits could not be set ({exc})"
         finally:
@@ -231,3 +253,24 @@ class Spawner:
         if w is not None and w.cgroup is not None:
             w.cgroup.remove()
             w.cgroup = None
+        if w is not None:
+            w.freezer = None
+
+    def _thaw(self) -> None:
+        """Let a sandboxed bot's processes run (it is about to get a request)."""
+        w = self.wrapped
+        if w is not None and w.freezer is not None:
+            try:
+                w.freezer.thaw()
+            except OSError as exc:
+                log.warning("could not thaw bot %s: %s", self.name, exc)
+
+    def _freeze(self) -> None:
+        """Stop every process of a sandboxed bot (it has answered): it cannot compute, or
+        take the CPU of the next seat, until its next request."""
+        w = self.wrapped
+        if w is not None and w.freezer is not None:
+            try:
+                w.freezer.freeze()
+            except OSError as exc:
+                log.warning("could not freeze bot %s: %s", self.name, exc)
