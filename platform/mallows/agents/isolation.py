@@ -319,5 +319,6 @@ def bot_environment(sandbox: Sandbox) -> dict:
     if sandbox.user is not None:
         env.update(HOME=sandbox.home or "/", USER=sandbox.user, LOGNAME=sandbox.user)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a Python bot's print() reaches us at once
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # never bytecode in its (snapshot's) folder
     env[PLUGINS_ENV] = dumps(plugin_games()).decode()  # the platform's games, no scan
     return env

@@ -222,6 +222,7 @@ class Spawner:
         else:
             env = dict(self.env)
             env.setdefault("PYTHONUNBUFFERED", "1")
+            env["PYTHONDONTWRITEBYTECODE"] = "1"  # never bytecode in its (snapshot's) folder
         user = {}
         if self.sandbox.uid is not None:
             user = dict(user=self.sandbox.uid, group=self.sandbox.gid, extra_groups=[])

@@ -13,6 +13,7 @@ actions), 2 on bad input.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -186,7 +187,20 @@ def _sandbox_line(mode: str) -> str:
         return "sandbox: off (--sandbox off): process isolation only"
     return (f"sandbox: on (bubblewrap {sandbox.bwrap_binary()}; no network, read-only runtime, "
             f"private {sandbox.TMP_MB} MiB /tmp; process limit: {sandbox.process_limit()}; "
-            f"memory limit: {sandbox.memory_limit()})")
+            f"memory limit: {sandbox.memory_limit()}; CPU: {sandbox.cpu_control()})")
+
+
+def _sandbox_binds(spec, limits) -> list[str]:
+    """Lines naming every folder and file bound into the bot's sandbox, for ``bots check``."""
+    from mallows.agents import sandbox
+    if limits.sandbox == "off" or not spec.isolated:
+        return []
+    handle = spec.handle(limits)  # not started: only its command and files are read
+    binds = sandbox.binds_for(handle.command, python=handle.python, bot_paths=handle.bot_paths)
+    system = [d for d in sandbox.SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    return ["bound into its sandbox, read-only: " + ", ".join(system + binds)
+            + " (and " + ", ".join(f"/etc/{f}" for f in sandbox.ETC_FILES) + " where present)",
+            f"host user: {sandbox.status()['host_user']}"]
 
 
 MAX_CHECK_GAMES = 10_000
@@ -226,6 +240,8 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
                            f"{games} match(es) per game against random bots"))
         console.print(Text(_sandbox_line(limits.sandbox)))
+        for line in _sandbox_binds(spec, limits):
+            console.print(Text(line))
 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "match_seconds": match_seconds,

@@ -31,21 +31,73 @@ Imports: the standard library, ``mallows.errors`` and ``mallows.agents.isolation
 """
 
 from mallows.agents.sandbox.binary import NEEDED_OPTIONS, bwrap_binary
-from mallows.agents.sandbox.cgroups import (_PENDING, MAX_PROCESSES, REMOVE_WAIT, BotCgroup,
-                                            _member_of, cpu_control, memory_limit,
-                                            process_limit)
-from mallows.agents.sandbox.command import (BIND_ENV, BOT_GID, BOT_UID, ETC_FILES,
-                                            SYSTEM_DIRS, TMP_MB, Wrapped, allowed_places,
-                                            binds_for, check_command, wrap)
+from mallows.agents.sandbox.cgroups import (
+                                            _PENDING,
+                                            MAX_PROCESSES,
+                                            REMOVE_WAIT,
+                                            BotCgroup,
+                                            _member_of,
+                                            cpu_control,
+                                            memory_limit,
+                                            process_limit,
+)
+from mallows.agents.sandbox.command import (
+                                            BIND_ENV,
+                                            BOT_GID,
+                                            BOT_UID,
+                                            ETC_FILES,
+                                            SYSTEM_DIRS,
+                                            TMP_MB,
+                                            Wrapped,
+                                            allowed_places,
+                                            binds_for,
+                                            check_command,
+                                            wrap,
+)
 from mallows.agents.sandbox.hostuser import USER_ENV, host_user
-from mallows.agents.sandbox.probe import (MODES, SandboxUnavailable, check_mode,
-                                          precompile_host, problem, require, shell, status)
+from mallows.agents.sandbox.probe import (
+                                            MODES,
+                                            SandboxUnavailable,
+                                            check_mode,
+                                            precompile_host,
+                                            problem,
+                                            require,
+                                            shell,
+                                            status,
+)
 
 _shell = shell
 
-__all__ = ["NEEDED_OPTIONS", "bwrap_binary", "MAX_PROCESSES", "REMOVE_WAIT", "BotCgroup",
-           "cpu_control", "memory_limit", "process_limit", "BIND_ENV", "BOT_GID", "BOT_UID",
-           "ETC_FILES", "SYSTEM_DIRS", "TMP_MB", "Wrapped", "allowed_places", "binds_for",
-           "check_command", "wrap", "USER_ENV", "host_user", "MODES", "SandboxUnavailable",
-           "check_mode", "precompile_host", "problem", "require", "shell", "status",
-           "_PENDING", "_member_of"]
+__all__ = [
+                                            "BIND_ENV",
+                                            "BOT_GID",
+                                            "BOT_UID",
+                                            "ETC_FILES",
+                                            "MAX_PROCESSES",
+                                            "MODES",
+                                            "NEEDED_OPTIONS",
+                                            "REMOVE_WAIT",
+                                            "SYSTEM_DIRS",
+                                            "TMP_MB",
+                                            "USER_ENV",
+                                            "_PENDING",
+                                            "BotCgroup",
+                                            "SandboxUnavailable",
+                                            "Wrapped",
+                                            "_member_of",
+                                            "allowed_places",
+                                            "binds_for",
+                                            "bwrap_binary",
+                                            "check_command",
+                                            "check_mode",
+                                            "cpu_control",
+                                            "host_user",
+                                            "memory_limit",
+                                            "precompile_host",
+                                            "problem",
+                                            "process_limit",
+                                            "require",
+                                            "shell",
+                                            "status",
+                                            "wrap",
+]

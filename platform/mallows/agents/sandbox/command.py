@@ -19,15 +19,20 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from mallows.agents.sandbox import seccomp
 from mallows.agents.sandbox.binary import bwrap_binary
 from mallows.agents.sandbox.cgroups import MAX_PROCESSES, BotCgroup
-from mallows.agents.sandbox.hostuser import (HostUser, child_setup, host_user, reachable,
-                                             stage_dir)
+from mallows.agents.sandbox.hostuser import (
+    HostUser,
+    child_setup,
+    host_user,
+    reachable,
+    stage_dir,
+)
 from mallows.errors import BotError
 
 BOT_UID = BOT_GID = 1000      # the bot's user inside its user namespace

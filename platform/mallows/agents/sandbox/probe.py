@@ -100,6 +100,7 @@ def precompile_host() -> None:
     would be compiled again by every bot process it starts. Not a probe: called before the
     first sandboxed bot starts."""
     import compileall
+
     import mallows
     folder = Path(mallows.__file__).resolve().parent
     for name in ("__init__.py", "errors.py", "agents/__init__.py", "agents/host.py",
