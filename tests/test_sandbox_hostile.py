@@ -377,3 +377,32 @@ def test_bwraps_exit_convention_is_decoded():
     assert sandbox_status(200) == 200 and sandbox_status(255) == 255
     assert sandbox_status(128 + 9) == -9 and sandbox_status(128 + 11) == -11
     assert sandbox_status(3) == 3 and sandbox_status(0) == 0
+
+
+# -- 4. (cont.) the machine-wide counters of /proc ----------------------------------------------
+
+def _sandboxed_output(command: list[str]) -> str:
+    w = sandbox.wrap(command, None, python=False, bot_paths=[], env={"PATH": "/usr/bin:/bin"})
+    try:
+        run = subprocess.run(w.command(), env=w.env, capture_output=True, text=True,
+                             pass_fds=tuple(w.fds), preexec_fn=w.setup(None), timeout=30)
+    finally:
+        w.close_fds()
+        if w.cgroup is not None:
+            w.cgroup.remove()
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_machine_wide_proc_counters_are_frozen_copies_in_the_sandbox():
+    """``/proc/meminfo`` and ``/proc/stat`` moved with another bot's memory and CPU (10 bits/s
+    measured through meminfo, benchmarks/bench_channels.py): inside they are copies that do not
+    move, while the machine's own do."""
+    import time
+    read = ["/bin/sh", "-c", "cat /proc/meminfo /proc/stat /proc/loadavg /proc/uptime"]
+    first = _sandboxed_output(read)
+    host = Path("/proc/stat").read_text()
+    time.sleep(0.3)
+    assert _sandboxed_output(read) == first
+    assert Path("/proc/stat").read_text() != host
+    assert "MemTotal" in first and "cpu " in first

@@ -175,13 +175,51 @@ def check_command(program: str, resolved: str, folder: str | Path, where: str) -
                    f"{allowed_places()}")
 
 
+#: Machine-wide counters in /proc that move with what another process does (memory taken,
+#: CPU used, files opened, locks held): a channel between two bots running at once. Each is
+#: shown as a copy taken once per platform process, not live (``_proc_masks``).
+PROC_MASKED = ("meminfo", "stat", "loadavg", "vmstat", "zoneinfo", "buddyinfo", "schedstat",
+               "interrupts", "softirqs", "diskstats", "uptime", "locks", "pagetypeinfo",
+               "pressure/cpu", "pressure/memory", "pressure/io", "sys/fs/file-nr",
+               "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
+               "sys/kernel/random/entropy_avail")
+_MASKS: list = []
+
+
+def _proc_masks() -> list[tuple[str, str]]:
+    """``(copy, /proc/name)`` for each of ``PROC_MASKED`` here: copies taken once, readable
+    by every user, in a folder removed when the platform exits."""
+    if not _MASKS:
+        import atexit
+        import shutil
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="mallows-proc-")
+        os.chmod(folder, 0o755)
+        atexit.register(shutil.rmtree, folder, True)
+        out = []
+        for name in PROC_MASKED:
+            try:
+                with open(f"/proc/{name}", "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            copy = os.path.join(folder, name.replace("/", "-"))
+            with open(copy, "wb") as f:
+                f.write(data)
+            os.chmod(copy, 0o444)
+            out.append((copy, f"/proc/{name}"))
+        _MASKS.append(out)
+    return _MASKS[0]
+
+
 _FIXED: dict = {}  # bwrap binary -> the start of every bot's argv
 
 
 def _fixed_argv(binary: str) -> tuple[str, ...]:
     """The start of every bot's argv, the same for every bot: the namespaces and the user,
     the system folders, the files of ``/etc``, ``/proc`` (read-only: no ``/proc/sys``,
-    ``/proc/sysrq-trigger`` or other kernel setting can be written), ``/dev`` and the private
+    ``/proc/sysrq-trigger`` or other kernel setting can be written; the machine-wide counters
+    of ``PROC_MASKED`` frozen), ``/dev`` and the private
     ``/tmp`` and ``/dev/shm``; no ``/sys``. Made once per process; ``--ro-bind-try`` leaves out
     an ``/etc`` file that is missing at a spawn."""
     found = _FIXED.get(binary)
@@ -197,7 +235,10 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
         for name in ETC_FILES:
             argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         tmp_bytes = str(TMP_MB * 1024 * 1024)
-        argv += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
+        argv += ["--proc", "/proc", "--remount-ro", "/proc"]
+        for copy, name in _proc_masks():
+            argv += ["--ro-bind", copy, name]
+        argv += ["--dev", "/dev",
                  "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp",
                  "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
         found = _FIXED[binary] = tuple(argv)
