@@ -406,3 +406,28 @@ def test_machine_wide_proc_counters_are_frozen_copies_in_the_sandbox():
     assert _sandboxed_output(read) == first
     assert Path("/proc/stat").read_text() != host
     assert "MemTotal" in first and "cpu " in first
+
+
+def test_probes_are_cached_and_make_nothing():
+    """Issue 18: finding bwrap, the cgroup bases, the host user and the staging folder are
+    cached probes that create nothing (the old cgroup probe made and removed a folder)."""
+    from mallows.agents.sandbox import binary, cgroups, hostuser
+    folders = {c: cgroups.base(c) for c in cgroups.CONTROLLERS}
+
+    def ours() -> dict:  # other processes on the machine make cgroups too
+        mine = (f"-{os.getpid()}-", "probe")
+        return {c: sorted(n for n in os.listdir(f[0]) if any(m in n for m in mine))
+                for c, f in folders.items() if f}
+
+    before = ours()
+    cgroups.base.cache_clear()
+    binary.bwrap_binary.cache_clear()
+    for _ in range(2):
+        for c in cgroups.CONTROLLERS:
+            assert cgroups.base(c) == folders[c]
+        binary.bwrap_binary()
+        hostuser.host_user()
+        hostuser.stage_dir()
+    assert cgroups.base.cache_info().hits >= len(cgroups.CONTROLLERS)
+    assert binary.bwrap_binary.cache_info().hits >= 1
+    assert ours() == before

