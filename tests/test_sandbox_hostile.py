@@ -138,11 +138,25 @@ AS_USER = textwrap.dedent("""
         uids.append((int(status.split("\\nUid:")[1].split()[1]),
                      open(f"/proc/{pid}/uid_map").read().split("\\n")[0].split()))
     h.close()
-    record = play_match("take4", get_game("take4").make_options(None, None), 3,
-                        [load_bot(sys.argv[1]).handle(limits), load_bot("random").handle(limits)],
-                        ["kernel", "random"])
-    print(json.dumps({"euid": os.geteuid(), "uids": uids,
-                      "reason": record["result"]["forfeits"][0]}))
+
+    def match(a, b, lim=limits):
+        handles = [load_bot(a).handle(lim), load_bot(b).handle(lim)]
+        record = play_match("take4", get_game("take4").make_options(None, None), 3, handles,
+                            ["a", "b"])
+        return record["result"]["forfeits"], [list(getattr(h, "times", [])) for h in handles]
+
+    here = os.path.dirname(sys.argv[1])
+    short = Limits(decision_seconds=1.0, match_seconds=60.0, start_seconds=20.0)
+    out = {"euid": os.geteuid(), "uids": uids, "cpu": sandbox.cpu_control(),
+           "reason": match(sys.argv[1], "random")[0][0],
+           "collude": match(f"{here}/colluder.py:role=send", f"{here}/colluder.py:role=recv")[0],
+           "closer": match(f"{here}/closer", "random", short)[0][0],
+           "exit": match(f"{here}/exit_status.py:code=200", "random", short)[0][0]}
+    quiet = match(f"{here}/honest_cpu.py", f"{here}/victim.py")
+    loud = match(f"{here}/honest_cpu.py", f"{here}/cpuhog.py")
+    out["hog"] = [quiet[0][0], loud[0][0], sorted(quiet[1][0])[len(quiet[1][0]) // 2],
+                  sorted(loud[1][0])[len(loud[1][0]) // 2]]
+    print(json.dumps(out))
 """)
 
 
@@ -172,9 +186,16 @@ def _as_user(tmp_path: Path) -> None:
     script.write_text(AS_USER)
     script.chmod(0o644)
     tmp_path.chmod(0o1777)
+    for name in ("kernel.py", "colluder.py", "exit_status.py", "honest_cpu.py", "victim.py",
+                 "cpuhog.py", "closer"):
+        if (HOSTILE / name).is_dir():
+            shutil.copytree(HOSTILE / name, tmp_path / name)
+            (tmp_path / name).chmod(0o755)
+        else:
+            shutil.copy(HOSTILE / name, tmp_path / name)
+        for p in [tmp_path / name, *(tmp_path / name).rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
     bot = tmp_path / "kernel.py"
-    shutil.copy(HOSTILE / "kernel.py", bot)
-    bot.chmod(0o644)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(paths), "HOME": str(tmp_path),
            "MALLOWS_SNAPSHOTS": str(tmp_path / "snapshots")}
     run = subprocess.run([setpriv, "--reuid", str(USER_UID), "--regid", str(USER_UID),
@@ -187,6 +208,13 @@ def _as_user(tmp_path: Path) -> None:
     assert all(m[1] != "0" for _, m in out["uids"] if m[0] == "1000"), out
     assert "ATTACK WORKED" not in out["reason"] and "REFUSED:" in out["reason"], out
     assert "/sys absent" in out["reason"] and "Seccomp 2" in out["reason"], out
+    # the other attacks, with the platform an ordinary user (no cgroups: SIGSTOP freezes)
+    assert "LOCKS REFUSED" in (out["collude"][1] or out["collude"][0] or ""), out
+    assert "closed its standard output" in out["closer"], out
+    assert "exited with status 200" in out["exit"], out
+    quiet_reason, loud_reason, quiet, loud = out["hog"]
+    assert quiet_reason is None and loud_reason is None, out
+    assert loud <= 2 * quiet or loud < 0.2, out  # a shared machine: or well inside the limit
 
 
 # -- 2. only what the organiser allows is seen --------------------------------------------------
@@ -431,3 +459,38 @@ def test_probes_are_cached_and_make_nothing():
     assert cgroups.base.cache_info().hits >= len(cgroups.CONTROLLERS)
     assert binary.bwrap_binary.cache_info().hits >= 1
     assert ours() == before
+
+
+def test_a_root_platform_that_cannot_drop_to_another_user_refuses_untrusted_bots(monkeypatch):
+    from mallows.agents.sandbox import hostuser, probe
+    if not ROOT:
+        pytest.skip("only a root platform drops to another user")
+    monkeypatch.setenv(hostuser.USER_ENV, "root")
+    why = sandbox.problem()
+    assert why and "never runs as root" in why, why
+    with pytest.raises(sandbox.SandboxUnavailable, match="never runs as root"):
+        sandbox.require("the bot x")
+    monkeypatch.setenv(hostuser.USER_ENV, "mallows-no-such-user")
+    assert "does not exist" in (sandbox.problem() or "")
+    monkeypatch.delenv(hostuser.USER_ENV)
+    assert sandbox.problem() is None and probe.problem() is None
+
+
+@pytest.mark.parametrize("odd", ["hard link", "named pipe"])
+def test_bots_submit_refuses_hard_links_and_special_files(tmp_path, odd):
+    from conftest import MALLOWS
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    shutil.copy(REPO / "bots" / "random.py", folder / "__init__.py")
+    if odd == "hard link":
+        outside = tmp_path / "secret.txt"
+        outside.write_text("the organiser's token")
+        os.link(outside, folder / "data.txt")
+    else:
+        os.mkfifo(folder / "data.txt")
+    run = subprocess.run([MALLOWS, "bots", "submit", str(folder), "--name", "mybot",
+                          "--db", str(tmp_path / "m.db")], capture_output=True, text=True,
+                         timeout=120)
+    text = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode == 2, text
+    assert "data.txt" in text and odd in text, text
