@@ -1,7 +1,8 @@
 """Whether a sandbox can be made here, and what it is, for people: ``problem()`` (why not,
 with what to do, or ``None``), ``require()``, ``status()``; and the sandbox setting's values
-(``check_mode``). The probe runs ``true`` in a complete sandbox (host user, seccomp filter,
-cgroups) once per process (``functools.cache``); it changes nothing on the machine."""
+(``check_mode``). The probe runs the platform's Python (``-c pass``) in a complete sandbox
+(host user, staging, seccomp filter, cgroups) once per process (``functools.cache``); it
+leaves nothing behind on the machine."""
 
 from __future__ import annotations
 
@@ -69,15 +70,21 @@ def _problem(user: str, euid: int) -> str | None:
     except OSError as exc:
         return f"{exc.strerror}: bots cannot be given their seccomp filter here"
     from mallows.agents.sandbox.command import wrap
-    try:
-        wrapped = wrap(["true"], None, python=False, bot_paths=())
+    try:  # the platform's Python, as a hosted bot runs: what a bot needs is bound (or staged)
+        wrapped = wrap([sys.executable, "-S", "-c", "pass"], None, python=True, bot_paths=())
     except OSError as exc:
         return f"the sandbox's command cannot be made: {exc}"
     try:
         run = subprocess.run(wrapped.command(), capture_output=True, text=True, timeout=30,
                              env={"PATH": "/usr/bin:/bin"}, pass_fds=tuple(wrapped.fds),
                              preexec_fn=wrapped.setup())
-    except (OSError, subprocess.SubprocessError) as exc:
+    except subprocess.SubprocessError as exc:  # the child's set-up (as root) failed
+        staged = ", ".join(s for s, _, _ in wrapped.staged)
+        return (f"the sandbox's set-up failed before bwrap ran ({exc}): joining its cgroups"
+                + (f", or staging {staged}, which the sandbox's host user cannot reach (a "
+                   f"private mount namespace needs CAP_SYS_ADMIN; or make them readable: "
+                   f"chmod o+rx on the folders on the way)" if staged else ""))
+    except OSError as exc:
         return f"{binary} could not be run: {exc}"
     finally:
         wrapped.close_fds()
