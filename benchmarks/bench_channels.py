@@ -15,7 +15,7 @@ filter), the access time of such a file (read-only binds do not update it), the 
 ``/proc`` files (frozen copies in the sandbox: ``/proc/meminfo`` moved by memory the sender
 takes in its tmpfs,
 ``/proc/stat`` by its CPU use, ``/proc/loadavg``), the ``sysinfo`` system call (machine-wide
-shared memory: still allowed, since C libraries read the machine's memory size through it),
+shared memory: 13 bits/s before the filter refused it),
 and CPU/memory-bandwidth contention timed by
 the receiver's own loop on another CPU. Pipe buffers are not shared: each bot's pipes are its
 own, the platform's only.

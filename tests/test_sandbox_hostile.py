@@ -434,6 +434,9 @@ def test_machine_wide_proc_counters_are_frozen_copies_in_the_sandbox():
     assert _sandboxed_output(read) == first
     assert Path("/proc/stat").read_text() != host
     assert "MemTotal" in first and "cpu " in first
+    probe = ("import ctypes; b = ctypes.create_string_buffer(256); "
+             "print(ctypes.CDLL(None, use_errno=True).sysinfo(b), ctypes.get_errno())")
+    assert _sandboxed_output([sys.executable, "-S", "-c", probe]).split() == ["-1", "1"]
 
 
 def test_probes_are_cached_and_make_nothing():

@@ -22,6 +22,10 @@ way into the kernel or a channel between bots:
   ``inotify_init``/``inotify_init1``/``fanotify_init``: a lock or a watch on a file two
   sandboxes both see (the runtime's files are the same inodes in every sandbox) is a channel
   between bots, and no bot needs one on its private ``/tmp`` either;
+- ``sysinfo``: the machine's free and shared memory, moved by what another bot allocates
+  (13 bits/s between two bots running at once, measured by ``benchmarks/bench_channels.py``);
+  the same figures are in ``/proc/meminfo``, which the sandbox shows as a frozen copy. A C
+  library asking it (glibc's ``sysconf(_SC_PHYS_PAGES)``) gets no answer;
 - any other ABI than the machine's own (i386 calls on x86-64, the x32 ABI): refused whole.
 
 Built for x86-64 and aarch64; on another machine ``program()`` raises ``OSError`` and the
@@ -65,7 +69,7 @@ DENIED = ("unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "mo
           "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon",
           "swapoff", "acct", "quotactl", "syslog", "lookup_dcookie", "open_by_handle_at",
           "name_to_handle_at", "vhangup", "iopl", "ioperm", "uselib", "flock", "inotify_init",
-          "inotify_init1", "fanotify_init")
+          "inotify_init1", "fanotify_init", "sysinfo")
 
 #: machine -> (AUDIT_ARCH_*, syscall numbers, whether the x32 bit must be refused)
 TABLES: dict[str, tuple[int, dict[str, int], bool]] = {
@@ -80,7 +84,7 @@ TABLES: dict[str, tuple[int, dict[str, int], bool]] = {
         "swapoff": 168, "acct": 163, "quotactl": 179, "syslog": 103, "lookup_dcookie": 212,
         "open_by_handle_at": 304, "name_to_handle_at": 303, "vhangup": 153, "iopl": 172,
         "ioperm": 173, "uselib": 134, "flock": 73, "inotify_init": 253, "inotify_init1": 294,
-        "fanotify_init": 300, "clone": 56, "clone3": 435, "fcntl": 72}, True),
+        "fanotify_init": 300, "sysinfo": 99, "clone": 56, "clone3": 435, "fcntl": 72}, True),
     "aarch64": (0xC00000B7, {
         "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
         "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
@@ -91,7 +95,7 @@ TABLES: dict[str, tuple[int, dict[str, int], bool]] = {
         "kexec_load": 104, "kexec_file_load": 294, "reboot": 142, "swapon": 224,
         "swapoff": 225, "acct": 89, "quotactl": 60, "syslog": 116, "lookup_dcookie": 18,
         "open_by_handle_at": 265, "name_to_handle_at": 264, "vhangup": 58, "flock": 32,
-        "inotify_init1": 26, "fanotify_init": 262, "clone": 220, "clone3": 435,
+        "inotify_init1": 26, "fanotify_init": 262, "sysinfo": 179, "clone": 220, "clone3": 435,
         "fcntl": 25}, False),
 }
 
