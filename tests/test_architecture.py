@@ -15,23 +15,27 @@ from conftest import REPO
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = ("games", "agents", "tournaments", "results", "compare", "testing", "report",
-               "cli")
+               "interop", "cli")
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "tournaments", "results", "compare", "cli", "testing"},
-    "results": {"games", "agents", "tournaments", "compare", "cli", "testing"},
-    "agents": {"tournaments", "results", "compare", "cli", "testing"},
-    "tournaments": {"compare", "cli", "testing"},
-    "compare": {"cli", "testing"},
-    "testing": {"cli"},
-    "report": {"agents", "tournaments", "cli", "testing"},
-    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding: the ground floor
+    "games": {"agents", "tournaments", "results", "compare", "cli", "testing", "interop"},
+    "results": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop"},
+    "agents": {"tournaments", "results", "compare", "cli", "testing", "interop"},
+    "tournaments": {"compare", "cli", "testing", "interop"},
+    "compare": {"cli", "testing", "interop"},
+    "testing": {"cli", "interop"},
+    "report": {"agents", "tournaments", "cli", "testing", "interop"},
+    # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
+    "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
+    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, botname: the ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
-ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store/",
-        "sqlite_utils": "results/store/"}
+ONLY = {"ray": "tournaments/cluster.py", "sqlite3": "results/store/",
+        "sqlite_utils": "results/store/", "pettingzoo": "interop/pettingzoo.py",
+        "gymnasium": "interop/pettingzoo.py", "pyspiel": "interop/openspiel.py",
+        "open_spiel": "interop/openspiel.py"}
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
 BOT_API = {
@@ -39,6 +43,14 @@ BOT_API = {
     "mallows.agents.kit": ["number_param"],
     "mallows.agents.protocol": ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle",
                                 "Limits", "InProcessBot", "describe_exception"],
+    "mallows.games.take4.encoding": [
+        "SIZE", "ACTIONS", "MAX_SEATS", "encode", "action_mask", "action_of", "number_of",
+        "POSITIONS_AT", "COLLECTIONS_AT", "SEATS_AT", "PROGRESS_AT", "DECK_AT", "CHOICE_AT",
+        "CHOICE_FEATURES"],
+    "mallows.games.arschmallows.encoding": ["VALUES", "MAX_SEATS", "DEFAULT_SLOTS", "Encoding",
+                                            "Steps"],
+    "mallows.interop.openspiel": ["NAMES", "resample_from_infostate",
+                                  "take4_state_from_observation", "ismcts_bot", "load"],
     "mallows.games.arschmallows.botkit": [
         "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
@@ -119,7 +131,7 @@ def test_the_rule_checker_sees_what_it_must():
     store = sorted((PACKAGE / "results" / "store").rglob("*.py"))
     seen = {name for path in store for _, name in imports(path)}
     assert {"sqlite3", "sqlite_utils"} <= seen
-    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "executor.py"))
+    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "cluster.py"))
     # a folder rule covers the files inside that folder and nothing beside it
     assert may_import("results/store/schema.py", "results/store/")
     assert may_import("results/store/__init__.py", "results/store/")
@@ -127,9 +139,10 @@ def test_the_rule_checker_sees_what_it_must():
                       "results/ratings.py", "store/schema.py", "results"):
         assert not may_import(elsewhere, "results/store/"), elsewhere
     # a file rule covers that file only
-    assert may_import("tournaments/executor.py", "tournaments/executor.py")
-    assert not may_import("tournaments/executor.py.bak", "tournaments/executor.py")
-    assert not may_import("tournaments/executor/x.py", "tournaments/executor.py")
+    assert may_import("tournaments/cluster.py", "tournaments/cluster.py")
+    assert not may_import("tournaments/cluster.py.bak", "tournaments/cluster.py")
+    assert not may_import("tournaments/cluster/x.py", "tournaments/cluster.py")
+    assert not may_import("tournaments/executor.py", "tournaments/cluster.py")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -194,3 +207,23 @@ def test_a_bot_process_loads_neither_numpy_nor_an_engine():
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["mallows.games.take4.state", "numpy"], out
+
+
+def test_parts_are_composed_not_mixed_in():
+    """The protocol client owns its process handle, the store owns the objects it answers
+    through (no class shares its attributes with a mixin in another file), and a failure
+    reason is a function of what happened (``agents.failures`` holds no class)."""
+    from mallows.agents import failures
+    from mallows.agents.process import SubprocessBot
+    from mallows.agents.spawn import BotProcess
+    from mallows.results.store import Store
+    from mallows.results.store.reading import Reading
+    from mallows.results.store.submissions import Submissions
+
+    for cls in (SubprocessBot, BotProcess, Store, Reading, Submissions):
+        assert cls.__bases__ == (object,), f"{cls.__name__} inherits {cls.__bases__}"
+    tree = ast.parse((PACKAGE / "agents" / "failures.py").read_text(encoding="utf-8"))
+    assert not [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert callable(failures.died) and callable(failures.timed_out)
+    bot = SubprocessBot("x", ["true"])
+    assert isinstance(bot.process, BotProcess) and bot.proc is None

@@ -80,7 +80,7 @@ def _host_view(handle) -> list[tuple[int, str]]:
     """``(host uid, uid_map line)`` of every process of a started sandboxed bot, read from the
     host: what the kernel sees."""
     out = []
-    for pid in tree(handle.init_pid):
+    for pid in tree(handle.process.init_pid):
         try:
             status = Path(f"/proc/{pid}/status").read_text()
             uid = int(status.split("\nUid:")[1].split()[1])
@@ -133,7 +133,7 @@ AS_USER = textwrap.dedent("""
     h.start({"protocol": 1, "game": "take4", "options": {}, "seat": 0, "players": 2,
              "seed": 1, "names": ["a", "b"]})
     uids = []
-    for pid in tree(h.init_pid):
+    for pid in tree(h.process.init_pid):
         status = open(f"/proc/{pid}/status").read()
         uids.append((int(status.split("\\nUid:")[1].split()[1]),
                      open(f"/proc/{pid}/uid_map").read().split("\\n")[0].split()))
@@ -267,7 +267,8 @@ def test_bots_check_lists_every_bind_and_path_shows_only_what_the_bot_sees(tmp_p
     text = " ".join(result.output.split())
     assert "bound into its sandbox, read-only:" in text, result.output
     handle = load_bot(str(HOSTILE / "victim.py")).handle(ON)
-    for p in sandbox.binds_for(handle.command, python=True, bot_paths=handle.bot_paths):
+    process = getattr(handle, "process", handle)
+    for p in sandbox.binds_for(process.command, python=True, bot_paths=process.bot_paths):
         assert p in text, (p, result.output)
     w = sandbox.wrap(["true"], None, python=False, bot_paths=[],
                      env={"PATH": f"/root/secret/bin:{tmp_path}:/usr/bin:/bin"})
@@ -320,7 +321,7 @@ class _Watched:
             used = group.cpu_seconds()
             time.sleep(0.5)
             self.seen = (group.cpu_seconds() - used,
-                         [os.sched_getaffinity(p) for p in tree(self.inner.init_pid)])
+                         [os.sched_getaffinity(p) for p in tree(self.inner.process.init_pid)])
         return answer
 
     def __getattr__(self, name):

@@ -13,15 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import MALLOWS, REPO, ray_env
+from conftest import MALLOWS, REPO, invoke, ray_env
 from mallows.agents.submissions import digest_files, newest_versions, read_files
-from mallows.cli import app
 from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store
 
-runner = CliRunner()
 
 BOT = '''import random
 
@@ -37,10 +34,6 @@ class Bot:
     def act(self, observation):
         return observation["legal_actions"][{pick}]
 '''
-
-
-def invoke(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def write_bot(folder: Path, pick: str = "0", name: str = "obslog.py") -> Path:
@@ -269,7 +262,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     db = tmp_path / "m.db"
     path = write_bot(tmp_path / "src")
     # enough isolated matches that the run is still going when it is killed
-    t = toml(tmp_path, "killed", [str(path), "random", "greedy"], deals=30)
+    t = toml(tmp_path, "killed", [str(path), "random", "greedy"], deals=80)  # 480 matches
     env = dict(os.environ)
     proc = subprocess.Popen([MALLOWS, "tournament", "run", str(t), "--db", str(db),
                              "--workers", "1", "--quiet"], env=env, start_new_session=True,
@@ -292,7 +285,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
         pinned = conn.execute("SELECT digest FROM pins WHERE bot = ?", [str(path)]).fetchone()[0]
-    assert 0 < stored < 180
+    assert 0 < stored < 480
     path.write_text(path.read_text() + "# one more line\n")
     now = digest_files({"obslog.py": path.read_bytes()})
     done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",
@@ -312,7 +305,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
                            "1", "--quiet"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 180
+        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 480
 
 
 # -- withdraw and delete ---------------------------------------------------------------------------
@@ -351,7 +344,7 @@ def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_pat
         assert result.exit_code == 0, result.output
     store = Store(db)
     assert "denial" in [r["bot"] for r in store.ratings("game", "take4")]
-    result = runner.invoke(app, ["tournament", "delete", "drop", "--db", str(db)], input="n\n")
+    result = invoke("tournament", "delete", "drop", "--db", db, input="n\n")
     assert result.exit_code == 1 and store.tournament("drop") is not None
     result = invoke("tournament", "delete", "drop", "--db", db, "--yes")
     assert result.exit_code == 0, result.output
@@ -367,6 +360,8 @@ def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_pat
 
 # -- a cluster that shares no files ----------------------------------------------------------------
 
+@pytest.mark.ray
+@pytest.mark.slow
 def test_a_submitted_bot_from_outside_the_project_plays_on_a_joined_cluster(tmp_path, ray_head):
     db = tmp_path / "m.db"
     source = write_bot(tmp_path / "outside")

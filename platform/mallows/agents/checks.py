@@ -18,7 +18,8 @@ import math
 from pathlib import Path
 
 from mallows.agents.protocol import Limits
-from mallows.errors import BotError, MallowsError
+from mallows.botname import BotName
+from mallows.errors import BotError
 
 MAX_NAME = 1000        # characters in a bot name, parameters included
 MAX_COMPONENT = 255    # characters in one part of a path (the file system's limit)
@@ -39,20 +40,26 @@ def _number_text(value: str) -> str:
 def canonical_name(name: str) -> str:
     """The one spelling of bot ``name`` (see the module docstring); ``BotError`` when the name
     cannot name a bot (too long, no name before the parameters, a parameter not key=value)."""
-    from mallows.agents.registry import SHIPPED, parse_name, project_bots_dir
+    from mallows.agents.registry import SHIPPED, project_bots_dir
 
     if not isinstance(name, str) or not name.strip():
         raise BotError(f"bot name {name!r} is empty: give a bot such as random or greedy")
-    if len(name) > MAX_NAME or "\0" in name:
+    if "\0" in name:
+        raise BotError(f"bot name {name[:60]!r} holds a NUL character (\\x00), which no name "
+                       f"or path can: remove it")
+    if len(name) > MAX_NAME:
         raise BotError(f"bot name {name[:60]!r}... is {len(name)} characters long: a bot name "
                        f"with its parameters has at most {MAX_NAME}")
-    base, params = parse_name(name)
+    parsed = BotName.parse(name)
+    base = parsed.plain
     for part in base.split("/"):
         if len(part.encode("utf-8", "surrogatepass")) > MAX_COMPONENT:
             raise BotError(f"bot name {name[:60]!r}... has a part longer than "
                            f"{MAX_COMPONENT} characters, more than a file name can be: give "
                            f"a bot in bots/ or a path to one")
     if "/" in base or base.endswith(".py"):
+        path: Path | None
+        shipped: Path | None
         try:
             path = Path(base).expanduser().resolve()
             shipped = project_bots_dir().resolve()
@@ -61,9 +68,9 @@ def canonical_name(name: str) -> str:
         if path is not None and path.parent == shipped and path.suffix == ".py" \
                 and path.stem in SHIPPED:
             base = path.stem
-    if not params:
-        return base
-    return base + ":" + ",".join(f"{k}={_number_text(v)}" for k, v in sorted(params.items()))
+    canon = parsed.with_base(base) if base != parsed.plain else parsed
+    return str(canon.with_params({k: _number_text(v) for k, v in parsed.param_dict.items()})
+               .canonical())
 
 
 def ready(spec, game: str | None = None, sandbox: str = "on", timeout: float = 10.0) -> None:

@@ -35,12 +35,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from mallows import botname
+from mallows.botname import BotName
 from mallows.errors import BotError
 
 MAX_BYTES = 5 * 1024 * 1024   # a snapshot's files together, at most
 MAX_FILES = 500
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-VERSION_RE = re.compile(r"^(?P<name>[^@:]+)@(?P<version>[0-9]+)$")
+VERSION_RE = botname.VERSION_RE
 log = logging.getLogger(__name__)
 
 
@@ -150,6 +152,8 @@ def code_of(spec) -> tuple[str, Snapshot | None]:
         ep = next((e for e in importlib.metadata.entry_points(group="mallows.bots")
                    if e.name == spec.base), None)
         return (entry_point_digest(ep) if ep is not None else ""), None
+    if spec.kind == "human":  # a person (mallows.agents.human): no code to fix
+        return "human", None
     root = Path(spec.cwd) if spec.kind == "subprocess" else Path(spec.target)
     snap = read_files(root, f"bot {spec.name!r}")
     return snap.digest, snap
@@ -161,11 +165,7 @@ def short_name(spec, version: int | None = None, name: str | None = None) -> str
     base = name or spec.bot_name or spec.base
     # letters, digits, . _ - only: no path, and nothing that reads as @N, ~N or parameters
     base = re.sub(r"[^A-Za-z0-9._-]+", "-", str(base).strip()).strip("-.") or "bot"
-    if version is not None:
-        base = f"{base}@{version}"
-    if spec.params:
-        base += ":" + ",".join(f"{k}={v}" for k, v in sorted(spec.params.items()))
-    return base
+    return str(BotName(base, version).with_params(spec.params).canonical())
 
 
 def check_submission_name(name: str, shipped) -> str:
@@ -179,23 +179,22 @@ def check_submission_name(name: str, shipped) -> str:
 
 
 def parse_version(base: str) -> tuple[str, int] | None:
-    """``"mybot@3"`` -> ``("mybot", 3)``; None for a name without ``@N``."""
-    m = VERSION_RE.match(base)
-    return (m["name"], int(m["version"])) if m else None
+    """``"mybot@3"`` -> ``("mybot", 3)``; None for a name without ``@N``
+    (``mallows.botname``)."""
+    return botname.parse_version(base)
 
 
 def newest_versions(rows: list[dict]) -> list[dict]:
     """A leaderboard (rows with ``bot`` and ``rank``, best first) keeping, of every submitted
     bot (``NAME@N``, any parameters), only its highest ``N``; ranks renumbered."""
-    newest: dict[tuple[str, str], int] = {}
+    newest: dict[tuple, int] = {}
     keyed = []
     for r in rows:
-        base, _, params = r["bot"].partition(":")
-        at = parse_version(base)
-        key = (at[0], params) if at else None
-        if at:
-            newest[key] = max(newest.get(key, 0), at[1])
-        keyed.append((r, key, at[1] if at else None))
+        name = BotName.parse(r["bot"], strict=False)
+        key = (name.base, name.params) if name.version is not None else None
+        if key is not None and name.version is not None:
+            newest[key] = max(newest.get(key, 0), name.version)
+        keyed.append((r, key, name.version))
     out = [dict(r) for r, key, n in keyed if key is None or newest[key] == n]
     for rank, r in enumerate(out, 1):
         r["rank"] = rank
@@ -257,11 +256,12 @@ def materialise(digest: str, files: dict[str, bytes]) -> Path:
         return folder
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
+    _sweep_partial(root)
     target = root / digest
     if target.exists():  # damaged or partial: replace it
         _make_writable(target)
         shutil.rmtree(target, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-{os.getpid()}-", dir=root))
     for rel, data in files.items():
         path = tmp / rel
         if ".." in Path(rel).parts or Path(rel).is_absolute():
@@ -279,6 +279,37 @@ def materialise(digest: str, files: dict[str, bytes]) -> Path:
         _make_writable(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def _sweep_partial(root: Path) -> None:
+    """Remove the read-only half-written snapshots (``.<digest>-<pid>-<random>``) of processes
+    that were killed while they wrote one (``bots submit`` under ``kill -9``); one of a name
+    without a pid (written before the pid was in the name) once it is an hour old."""
+    import time
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        parts = entry.name.split("-")
+        if not entry.name.startswith(".") or len(parts) < 2 or len(parts[0]) != 13:
+            continue
+        if len(parts) >= 3 and parts[1].isdigit():
+            try:
+                os.kill(int(parts[1]), 0)
+                continue  # its writer is alive
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+        else:
+            try:
+                if time.time() - entry.stat().st_mtime < 3600:
+                    continue
+            except OSError:
+                continue
+        _make_writable(entry)
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def _make_writable(folder: Path) -> None:

@@ -26,7 +26,7 @@ from rich.text import Text
 from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import list_bots
-from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, submitted_bots,
+from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, resolver_for,
                                 user_errors)
 from mallows.errors import BotError, MallowsError
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
@@ -88,6 +88,7 @@ def list_command(
             problems.append(item)
             table.add_row(item.name, "-", "broken", "-", _where(item.source))
             continue
+        assert spec is not None  # an item without an error has its spec
         table.add_row(spec.base, spec.version or "?", spec.kind_label,
                       ", ".join(spec.games) if spec.games else "?", _where(spec.source))
     for row in _submitted_rows(db):
@@ -108,7 +109,7 @@ def _submitted_rows(db: Path) -> list[tuple[str, ...]]:
     for r in store.submissions():
         if not r["withdrawn"]:
             newest[r["name"]] = r
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for r in newest.values():
         check = json.loads(r["check"] or "{}")
         rows.append((f"{r['name']}@{r['version']}", check.get("version") or "?",
@@ -196,7 +197,9 @@ def _sandbox_binds(spec, limits) -> list[str]:
     if limits.sandbox == "off" or not spec.isolated:
         return []
     handle = spec.handle(limits)  # not started: only its command and files are read
-    binds = sandbox.binds_for(handle.command, python=handle.python, bot_paths=handle.bot_paths)
+    process = getattr(handle, "process", handle)  # its process handle (spawn.BotProcess)
+    binds = sandbox.binds_for(process.command, python=process.python,
+                              bot_paths=process.bot_paths)
     system = [d for d in sandbox.SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
     return ["bound into its sandbox, read-only: " + ", ".join(system + binds)
             + " (and " + ", ".join(f"/etc/{f}" for f in sandbox.ETC_FILES) + " where present)",
@@ -223,11 +226,11 @@ def check(
     db: Path = typer.Option(Path("results") / "mallows.db", "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
     """Play matches against random bots through isolation and report every problem."""
-    with submitted_bots(db):
-        _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox)
+    with resolver_for(db) as resolver:
+        _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver)
 
 
-def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> None:
+def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver) -> None:
     from mallows.agents.checks import canonical_name
     if not 1 <= games <= MAX_CHECK_GAMES:
         raise MallowsError(f"--games {games}: play at least one match per game, at most "
@@ -246,7 +249,7 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "match_seconds": match_seconds,
                                "sandbox": sandbox_mode(sandbox)})
-    result = check_bot(bot, game, games, seed, limits, on_start=on_start)
+    result = check_bot(bot, game, games, seed, limits, on_start=on_start, resolver=resolver)
     spec, chosen, reports, problems = result.spec, result.games, result.reports, result.problems
     console.print(report_table(spec.name, reports))
     if problems:

@@ -1,18 +1,26 @@
-"""Shared CLI plumbing: user errors become exit status 2 with a message, never a traceback."""
+"""Shared CLI plumbing: errors become a message and an exit status, never a traceback: a
+user-input error (``MallowsError``) exits 2, a platform failure (``PlatformError``) exits 70
+(``mallows.errors`` draws the tree)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
 import typer
 
-from mallows.errors import MallowsError
+from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
+                            PlatformError)
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import Resolver
 
 
 def user_errors(fn):
-    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2."""
+    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2, a
+    ``PlatformError`` the same and exits 70 (``errors.PLATFORM_ERROR_EXIT``)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -20,7 +28,10 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except MallowsError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(USER_ERROR_EXIT) from None
+        except PlatformError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(PLATFORM_ERROR_EXIT) from None
 
     return wrapper
 
@@ -52,23 +63,18 @@ SUBMITTED_DB_HELP = ("Database whose submitted bots NAME@N (and a bare submitted
 
 
 @contextlib.contextmanager
-def submitted_bots(db: Path):
-    """Within the block, bot names resolve submitted versions from ``db`` as tournaments do
-    (``mallows.tournaments.pinning.use_database``): opened read-only; a missing file: none.
-    No tournament's roster applies: a name means what ``db`` and the registry find now."""
-    from mallows.agents import registry
+def resolver_for(db: Path) -> Iterator["Resolver"]:
+    """The ``Resolver`` every command that takes ``--db`` resolves bot names with: the
+    registry (paths, ``bots/``, entry points, shipped bots), then ``db``'s submitted versions
+    (``NAME@N``, a bare submitted ``NAME``), opened read-only for the block; a missing file:
+    none. Passed explicitly to what resolves names (``tournaments.plan``), never installed in
+    a global."""
+    from mallows.agents.registry import Resolver
     from mallows.results.store import Store
-    from mallows.tournaments.pinning import use_database
 
     store = Store(db, readonly=True) if Path(db).is_file() else None
-    saved, roster = registry.SUBMITTED, dict(registry.ROSTER)
-    registry.ROSTER.clear()
-    use_database(store)
     try:
-        yield store
+        yield Resolver(store)
     finally:
-        registry.SUBMITTED = saved
-        registry.ROSTER.clear()
-        registry.ROSTER.update(roster)
         if store is not None:
             store.close()

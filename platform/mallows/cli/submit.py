@@ -25,6 +25,7 @@ from mallows.agents import registry
 from mallows.agents.protocol import Limits
 from mallows.agents.submissions import (check_submission_name, materialise, parse_version,
                                         read_files, short_name)
+from mallows.botname import BotName
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
 from mallows.results.store import DEFAULT_DB, Store
@@ -43,8 +44,8 @@ def _summary(reports) -> dict:
     out = {}
     for r in reports:
         times = np.asarray(r.times)
-        pct = (lambda q: round(float(np.percentile(times, q)) * 1000, 3)) if len(times) \
-            else (lambda q: None)
+        pct = ((lambda q: round(float(np.percentile(times, q)) * 1000, 3))  # noqa: B023 (used
+               if len(times) else (lambda q: None))                      # in this pass only)
         out[r.game] = {"matches": r.matches, "decisions": r.decisions,
                        "forfeits": r.forfeit_total, **r.forfeits,
                        "p50_ms": pct(50), "p99_ms": pct(99), "max_ms": pct(100)}
@@ -118,7 +119,7 @@ def _game_rows(store: Store) -> list[dict]:
 
 def _belongs(bot: str, shown: str) -> bool:
     """``mybot@2:depth=3`` belongs to ``mybot@2``."""
-    return bot == shown or bot.startswith(shown + ":")
+    return BotName.parse(bot, strict=False).plain == shown
 
 
 def show(
@@ -141,8 +142,9 @@ def show(
         if digests:
             _show_digest(store, digests[0], extract, console)
             return
-    base, params = registry.parse_name(name)
-    at = parse_version(base)
+    parsed = BotName.parse(name)
+    base = parsed.plain
+    at = (parsed.base, parsed.version) if parsed.version is not None else None
     rows = store.submissions(at[0] if at else base) if store is not None else []
     if at is not None:
         rows = [r for r in rows if r["version"] == at[1]]
@@ -150,6 +152,7 @@ def show(
             raise MallowsError(f"no submitted bot {base!r} in {db}: see mallows bots show "
                                f"{at[0]} --db {db}")
     if rows:
+        assert store is not None  # the rows came from it
         ratings = _game_rows(store)
         table = Table(title=f"{rows[0]['name']}: submitted versions")
         for c in ("version", "digest", "submitted", "files", "bytes", "check", "status"):
@@ -167,7 +170,7 @@ def show(
         for c in ("game", "bot", "rank", "mu", "sigma", "mu-3σ", "matches"):
             board.add_column(c, justify="left" if c in ("game", "bot") else "right")
         for r in rows:
-            shown = f"{r['name']}@{r['version']}"
+            shown = str(BotName(r["name"], int(r["version"])))
             for x in ratings:
                 if _belongs(x["bot"], shown):
                     board.add_row(x["name"], x["bot"], str(x["rank"]), f"{x['mu']:.2f}",
@@ -185,6 +188,7 @@ def show(
         return
     pins = store.pinned(name) if store is not None else []
     if pins:
+        assert store is not None  # the pins came from it
         p = pins[0]
         console.print(Text(f"{name}: pinned by tournament(s) "
                            f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
@@ -193,7 +197,7 @@ def show(
         if extract is not None:
             _extract(store, p["digest"], extract, console)
         return
-    spec = registry.load_bot(name)
+    spec = registry.Resolver(store).load(name)
     console.print(Text(f"{name}: {spec.kind_label}, version {spec.version or '?'}, games "
                        f"{', '.join(spec.games) if spec.games else '?'}; from {spec.source} "
                        f"({spec.origin}); not submitted"
@@ -212,7 +216,7 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
     console.print(Text(f"code {digest}: files "
                        f"{', '.join(store.snapshot_files(digest))}"
                        + (f"; submitted as {', '.join(versions)}" if versions else "")
-                       + (f"; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
+                       + ("; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
                                                      f"({p['source']})" for p in pins)
                           if pins else "")), soft_wrap=True, highlight=False)
     if extract is not None:
@@ -259,13 +263,22 @@ def delete(
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
 ) -> None:
     """Remove a tournament, its matches and ratings; recompute its game's leaderboard."""
-    from mallows.tournaments.run import ensure_ratings
+    from mallows.tournaments.lock import run_lock
 
     store = _open(db)
     row = store.tournament(name)
     if row is None:
         known = ", ".join(r["name"] for r in store.tournaments()) or "none"
         raise MallowsError(f"no tournament {name!r} in {db} (tournaments: {known})")
+    # the run lock: a tournament being run is not deleted (the message names the run), and no
+    # run starts while it is being deleted
+    with run_lock(db, name, doing="delete"):
+        _delete(store, db, name, row, yes)
+
+
+def _delete(store, db: Path, name: str, row: dict, yes: bool) -> None:
+    from mallows.tournaments.run import ensure_ratings
+
     count = store.count_matches(name)
     if not yes and not typer.confirm(f"delete tournament {name!r} ({row['game']}, {count} "
                                      f"stored matches) and its ratings from {db}?"):
@@ -282,4 +295,6 @@ def register(app: typer.Typer) -> None:
     bots_app.command("submit")(user_errors(submit))
     bots_app.command("show")(user_errors(show))
     bots_app.command("withdraw")(user_errors(withdraw))
+    from mallows.cli import new as _new  # ``bots new``: its own module
+    _new.register(bots_app)
     tournament_app.command("delete")(user_errors(delete))

@@ -1,7 +1,7 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` and ``run``, SQLite
+``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` (``cluster`` for Ray) and ``run``, SQLite
 in ``mallows.results.store`` (opened read-only by list, show, ratings and replay), the
 leaderboard's columns in the rating system (``mallows.results.ratings``).
 """
@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -96,7 +96,9 @@ def _print_board(title: str, rows: list[dict], places: dict | None = None) -> No
 def _places(store: Store, scope: str, name: str) -> dict:
     from mallows.results.stats import place_stats
 
-    return place_stats(store.results(**{"tournament" if scope == "tournament" else "game": name}))
+    if scope == "tournament":
+        return place_stats(store.results(tournament=name))
+    return place_stats(store.results(game=name))
 
 
 def _json_row(r: dict) -> dict:
@@ -181,50 +183,64 @@ def run(
         "file's [limits], else on."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
-    from mallows.tournaments.spec import load_tournament
-
+    from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
+    from mallows.tournaments.spec import load_tournament
 
-    from mallows.cli.common import sandbox_mode
-    from mallows.tournaments.pinning import use_database
-
-    # the file may name submitted versions (NAME@N): they live in an existing database;
-    # a file with mistakes is refused before a new database is created
-    use_database(Store(db) if Path(db).is_file() else None)
-    t = load_tournament(file, sandbox=sandbox_mode(sandbox) if sandbox is not None else None)
+    t = load_tournament(file)  # pure: reads and validates the file
+    mode = sandbox_mode(sandbox) if sandbox is not None else None
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
-    t = _with_sandbox(t, sandbox)
+    if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
+        if workers not in (None, 1) or address is not None:
+            raise MallowsError("a human seat plays at this terminal: run the tournament with "
+                               "--workers 1 and no --address")
+        workers, quiet = 1, True  # in this process; no progress bar over the prompts
+    # the plan's check step, before a new database is created: the file may name submitted
+    # versions (NAME@N), which live in an existing database; a file with mistakes is refused
+    with resolver_for(db) as resolver:
+        t = t.check_bots(resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
-        _run(t, db, workers, address, batch_size, quiet, reinstall)
+        _run(t, db, workers, address, batch_size, quiet, reinstall, resolver)
 
 
-def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
-    from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
-
-    from mallows.tournaments.pinning import pin_bots
+def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, resolver) -> None:
+    from mallows.tournaments.executor import cluster_address, make_executor
+    from mallows.tournaments.plan import prepare
+    from mallows.tournaments.run import LARGE_RUN, estimate, execute
 
     store = Store(db)
-    # refuse a changed definition, or changed bot code, before starting Ray
-    register(store, t)
-    t = pin_bots(store, t)
+    # registered and pinned once: a changed definition, or changed bot code, is refused
+    # before Ray starts
+    plan = prepare(t, store, resolver.using(store))
     console = Console(stderr=True)
-    remaining = t.match_count() - store.count_matches(t.name)
-    plan = None
+    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    t = plan.run
+    if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
+        console.print(f"{t.name} was started under schedule version {t.schedule} (every deal in "
+                      f"the rotations of the file's bot order) and resumes under it; new "
+                      f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
+                      soft_wrap=True, highlight=False)
+    remaining = plan.total - store.count_matches(t.name)
+    guess = None
     if remaining >= LARGE_RUN:
         with console.status(f"{remaining:,} matches to play: timing one..."):
-            plan = estimate(t, store)
+            guess = estimate(plan, store)
     if remaining == 0:
         executor = make_executor(1, None)
     else:
+        joining = cluster_address(address)
+        if joining and not quiet:  # a join can take a while to fail: say so at once
+            console.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
+                          markup=False)
         with console.status("starting the executor..."):
-            executor = make_executor(workers, address, batch_size)
+            executor = make_executor(workers, address, batch_size,
+                                     snapshots=plan.roster.snapshots())
         reinstall()  # Ray sets its own SIGTERM handler
-    if plan is not None:
-        console.print(plan.describe(executor.workers, db))
+    if guess is not None:
+        console.print(guess.describe(executor.workers, db))
     from mallows.cli.progress import Meter, PlainProgress, eta_text
 
     live = console.is_terminal and not quiet and remaining > 0
@@ -249,7 +265,8 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
             state["plain"].update(lambda: _leader_text(rater))
             return
         rate = meter.rate()
-        fields = {"rate": f"{rate:.1f} matches/s" if rate else "", "eta": eta_text(meter.eta())}
+        fields: dict[str, Any] = {"rate": f"{rate:.1f} matches/s" if rate else "",
+                                  "eta": eta_text(meter.eta())}
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
@@ -258,9 +275,9 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
 
     try:
         with executor, progress:
-            summary = run_tournament(t, store, executor, on_start, on_outcome)
+            summary = execute(plan, store, executor, on_start=on_start, on_outcome=on_outcome)
     except KeyboardInterrupt:
-        console.print(f"interrupted: {store.count_matches(t.name)} of {t.match_count()} "
+        console.print(f"interrupted: {store.count_matches(t.name)} of {plan.total} "
                       f"matches are stored in {db}; rerun the same command to resume")
         raise typer.Exit(130)
     out = Console()
@@ -268,32 +285,14 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> N
     if lost:
         out.print(f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
                   f" worker {'were' if lost != 1 else 'was'} run again")
-    rows = store.ratings("tournament", t.name)
-    _print_board(f"{t.name} · {t.game} · {t.match_count()} matches", rows,
+    rows = _board(store, "tournament", t.name)
+    _print_board(f"{t.name} · {t.game} · {plan.total} matches", rows,
                  _places(store, "tournament", t.name))
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
     out.print(f"played {summary.played} matches ({summary.already} already stored) in "
               f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
               f"Head-to-head: mallows tournament show {t.name}"
               + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
-
-
-def _with_sandbox(t, sandbox: Optional[str]):
-    """``t`` with ``--sandbox`` applied (``off`` becomes part of its limits, so that the stored
-    definition says so), after refusing bots that would need a sandbox none can make here."""
-    import dataclasses
-    from mallows.agents.protocol import Limits
-    from mallows.agents.registry import load_bot, require_sandbox
-    from mallows.cli.common import sandbox_mode
-
-    if sandbox is not None:
-        limits = dict(t.limits)
-        limits.pop("sandbox", None)
-        if sandbox_mode(sandbox) == "off":
-            limits["sandbox"] = "off"
-        t = dataclasses.replace(t, limits=limits)
-    require_sandbox([load_bot(name) for name in t.bots], Limits.from_dict(t.limits))
-    return t
 
 
 def _leader_text(rater) -> str:
@@ -341,7 +340,8 @@ def show(
     console.print(f"[bold]{name}[/bold] · {row['game']}"
                   + (f" ({definition.get('rules')})" if definition.get("rules") else "")
                   + f" · {definition['players']} players · {definition['deals']} deals · seed "
-                  f"{definition['seed']} · {done}/{row['total']} matches"
+                  f"{definition['seed']} · schedule {definition.get('schedule', 1)} · "
+                  f"{done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
@@ -377,10 +377,40 @@ def show(
                 rows, right=[True, False] + [True] * len(bots),
                 caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
                         "with the column bot, and the share of them it finished ahead of it")
+    _print_seats(store, name, definition, bots)
     ids = store.match_ids(name, 1)
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
                       + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+
+
+def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> None:
+    """Each bot's mean place by seat, and the seat effect: every bot's place by seat, the deal
+    as the unit (``mallows.results.seats``)."""
+    from mallows.cli.tables import print_table
+    from mallows.report.data import short_bot
+    from mallows.results.seats import deal_of, seat_effects
+    from mallows.results.stats import seat_stats
+
+    indexed = [(deal_of(definition, i), p, r) for i, p, r in store.indexed_results(name)]
+    effects = seat_effects(indexed)
+    if not effects:
+        return
+    by_bot = seat_stats((p, r) for _, p, r in indexed)
+    k = max(effects)
+    rows = []
+    for b in bots:
+        seats = by_bot.get(b, {})
+        rows.append([short_bot(b)] + [(cell.text() if (cell := seats.get(s)) is not None
+                                       else "-") for s in range(k)])
+    effect = effects[k]
+    rows.append(["every bot"] + [cell.text() for cell in effect.seats])
+    spread = effect.spread
+    print_table("mean place by seat", ["bot"] + [f"seat {s}" for s in range(k)], rows,
+                caption=(f"1 = first, ± its 95% interval; the last row is the seat effect of "
+                         f"{definition.get('game')} at {k} seats: every bot's mean place from "
+                         f"each seat over {effect.deals:,} deals (the deal as the unit); "
+                         f"spread {spread:.2f} places" if spread is not None else None))
 
 
 # -- ratings ----------------------------------------------------------------------------------
@@ -394,11 +424,14 @@ def ratings(
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown."),
     latest: bool = typer.Option(False, "--latest", help="Only each submitted bot's newest "
                                 "version (NAME@N with the highest N)."),
+    humans: bool = typer.Option(False, "--humans", help="Game leaderboards with the matches "
+                                "people played (human seats) too; by default they are the "
+                                "bots'."),
 ) -> None:
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
     store = _open_readonly(db)
-    boards: list[tuple[str, list[dict]]] = []
+    boards: list[tuple[str, list[dict], dict]] = []
     if tournament is not None:
         row = store.tournament(tournament)
         if row is None:
@@ -417,6 +450,13 @@ def ratings(
                                    f"{', '.join(games) or 'none'}): check --game")
             games = [game]
         for g in games:
+            if humans:  # people's matches counted too: computed here, never stored
+                from mallows.results.stats import place_stats
+                from mallows.tournaments.run import game_board_with_humans
+                boards.append((f"{g} (all tournaments, people too)",
+                               game_board_with_humans(store, g),
+                               place_stats(store.results(game=g, humans=True))))
+                continue
             boards.append((f"{g} (all tournaments)", _board(store, "game", g),
                            _places(store, "game", g)))
     if latest:
@@ -464,15 +504,15 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
         if not path.is_file():
             raise MallowsError(f"no record file {match}: give a record file or a match id "
                                f"such as demo/0")
+        from mallows.tournaments.record_format import parse_record
         try:
-            record = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise MallowsError(f"{match} is not a match record (JSON): {exc}") from None
-        if not isinstance(record, dict) or not isinstance(record.get("events"), list) \
-                or not isinstance(record.get("players"), list):
-            raise MallowsError(f"{match} is JSON but not a match record: a record has "
-                               f"'game', 'players', 'events' and 'result' (platform.md)")
-        return path.name, record
+            text = path.read_bytes()
+        except OSError as exc:
+            raise MallowsError(f"cannot read {match} ({exc.strerror or exc}): give a record "
+                               f"file you can read") from None
+        # checked against the record format: the first thing wrong is named, nothing below
+        # meets a value of the wrong type
+        return path.name, parse_record(text, match)
     store = _open_readonly(db)
     row = store.match(match)
     if row is None:
@@ -493,6 +533,10 @@ def export(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     tournament: Optional[str] = typer.Option(None, "--tournament",
                                              help="One tournament's matches (default: all)."),
+    trajectories: bool = typer.Option(False, "--trajectories", help="One line per decision "
+                                      "instead, for offline learning: the seat's observation "
+                                      "as its encoder's vector, the legal-action mask, the "
+                                      "action numbers, the reward (docs/play-and-train.md)."),
 ) -> None:
     """Every stored match as JSON lines (one object per match, in schedule order): its place
     in the schedule, players, ranks, forfeits, seed and the full record, for other tools."""
@@ -503,6 +547,11 @@ def export(
                            f"check the name with mallows tournament list")
     out = sys.stdout
     for row in store.export(tournament):
+        if trajectories:
+            from mallows.interop.trajectories import trajectory_rows
+            for step in trajectory_rows(row["id"], json.loads(row["record"])):
+                out.write(json.dumps(step, separators=(",", ":")) + "\n")
+            continue
         line = {"id": row["id"], "tournament": row["tournament"], "index": row["idx"],
                 "game": row["game"], "table": row["tbl"], "rotation": row["rotation"],
                 "deal": row["deal"], "seed": row["seed"], "players": json.loads(row["players"]),

@@ -1,14 +1,20 @@
-"""A comparison's definition and its schedule of paired matches. Pure apart from loading the
-bots once to check them (``make_comparison``).
+"""A comparison's definition and its schedule of paired matches. Pure apart from resolving the
+bots once to check their names and games (``make_comparison``); their hellos, the sandbox,
+registering and pinning are the shared plan (``mallows.tournaments.plan.prepare``), as for a
+tournament.
 
 Pairs. Pair ``p`` is two matches on one deal (match seed ``seeding.child_seed(seed, p)``),
 indices ``2p`` and ``2p + 1``:
 
 - two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
 - ``k > 2`` seats: the *seat under test* is ``p % k``; match ``2p`` seats A there, match
-  ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both:
-  ``k - 1`` consecutive bots of the opponents list, taken cyclically from position ``p``
-  (a list shorter than ``k - 1`` repeats a bot at the table).
+  ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both,
+  seated by ``tournaments.schedule.pair_seats``: schedule version 2 (the default) cycles the
+  tested bot and ``k - 1`` consecutive opponents of the list through the balanced cyclic
+  orders of a tournament's tables, so A and B meet every neighbour before and after them
+  equally often; version 1 (comparisons stored before it) took ``k - 1`` consecutive
+  opponents from position ``p`` in list order. A list shorter than ``k - 1`` repeats a bot
+  at the table. A stored comparison keeps its version (``resumed_as``).
 
 Every bot gets the same bot seed in the same seat of the same deal, so the opponents play the
 same way in both matches as long as A and B do: what differs is A's play against B's.
@@ -24,15 +30,17 @@ then "places per match".
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from mallows import seeding
-from mallows.errors import MallowsError
+from mallows.errors import CompareError, MallowsError
 from mallows.results.ratings import DEFAULT_PARAMS
-from mallows.tournaments.schedule import MatchSpec
+from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
 #: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
 #: fast ones (ismcts is left out: seconds a match), minus A and B.
@@ -49,10 +57,6 @@ KIND = "compare"
 #: Keys of the definition that may change when a comparison is resumed (a larger cap continues
 #: the same test); every other key must match.
 MUTABLE = ("max_matches", "deals")
-
-
-class CompareError(MallowsError):
-    """A comparison that cannot run as asked; the message names the option and the fix."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +77,39 @@ class Comparison:
     max_matches: int
     seed: int
     bot_sources: dict = field(default_factory=dict, compare=False)
+    schedule: int = SCHEDULE_VERSION  # how pairs are seated (``pair_seats``)
 
     @property
     def max_pairs(self) -> int:
         return self.max_matches // 2
+
+    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+
+    kind: ClassVar[str] = KIND
+
+    @property
+    def written_names(self) -> tuple[str, ...]:
+        return tuple(self.bots)
+
+    @property
+    def rating_params(self) -> dict:
+        return dict(DEFAULT_PARAMS)
+
+    def match_count(self) -> int:
+        return 2 * self.max_pairs
+
+    def schedule_for(self, shown: Mapping[str, str]) -> "PairSchedule":
+        """The pairs over the shown names (the seeds do not depend on the names)."""
+        return PairSchedule(dataclasses.replace(
+            self, a=shown.get(self.a, self.a), b=shown.get(self.b, self.b),
+            opponents=tuple(shown.get(o, o) for o in self.opponents)))
+
+    def register(self, store: Any) -> bool:
+        from mallows.compare.run import register
+        return register(store, self)
+
+    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
+        return check_comparison_bots(self, resolver, sandbox)
 
     @property
     def grid(self) -> tuple[float, ...]:
@@ -106,7 +139,19 @@ class Comparison:
             "statistic": "place(B) - place(A) per pair", "delta": self.delta,
             "alpha": self.alpha, "beta": self.beta, "max_matches": self.max_matches,
             "test": "GSPRT, multinomial over the pair values",
+            # version 1 is written as before versions existed (its digest stays the same)
+            **({} if self.schedule == 1 else {"schedule": self.schedule}),
         }
+
+    def resumed_as(self, stored: dict | None) -> Comparison:
+        """This comparison with the schedule version of ``stored``, the definition in the
+        database under its name (None: a new comparison)."""
+        if stored is None or stored.get("kind") != KIND:
+            return self
+        version = stored_version(stored)
+        if version is None or version == self.schedule:
+            return self
+        return Comparison(**{**self.__dict__, "schedule": version})
 
     def digest(self) -> str:
         """The identity of the test: everything but the cap on its length."""
@@ -115,14 +160,13 @@ class Comparison:
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         seed = seeding.child_seed(self.seed, p)
         k = self.players
+        first: tuple[str, ...]
+        second: tuple[str, ...]
         if k == 2:
             first, second = (self.a, self.b), (self.b, self.a)
         else:
-            s = p % k
-            m = len(self.opponents)
-            others = [self.opponents[(p + j) % m] for j in range(k - 1)]
-            first = tuple(others[:s] + [self.a] + others[s:])
-            second = tuple(others[:s] + [self.b] + others[s:])
+            first = pair_seats(self.a, self.opponents, k, p, self.schedule)
+            second = pair_seats(self.b, self.opponents, k, p, self.schedule)
         return (MatchSpec(2 * p, 0, first, 0, p, first, seed),
                 MatchSpec(2 * p + 1, 0, second, 1, p, second, seed))
 
@@ -133,6 +177,58 @@ class Comparison:
             return ((ranks_b[0] - ranks_a[0]) + (ranks_a[1] - ranks_b[1])) / 2
         s = p % self.players
         return float(ranks_b[s] - ranks_a[s])
+
+
+class PairSchedule:
+    """A comparison's matches in schedule order: match ``i`` is match ``i % 2`` of pair
+    ``i // 2``."""
+
+    def __init__(self, c: Comparison) -> None:
+        self.c = c
+
+    def __len__(self) -> int:
+        return 2 * self.c.max_pairs
+
+    def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]:
+        for i in indices:
+            yield self.c.pair(i // 2)[i % 2]
+
+
+def check_comparison_bots(c: Comparison, resolver: Any = None,
+                          sandbox: str | None = None) -> Comparison:
+    """The check step of ``tournaments.plan.prepare`` for a comparison: every bot resolved once,
+    built once or asked for its hello, checked to play the game; the sandbox decided once
+    (``sandbox``: the command line's, over ``c.limits``). Returns ``c`` with where each bot
+    was found (``bot_sources``)."""
+    from mallows.agents.protocol import Limits
+    from mallows.agents.registry import BotSpec, Resolver
+    from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
+
+    resolver = resolver if resolver is not None else Resolver()
+    limits = sandbox_limits(c.limits, sandbox)
+    roles = {c.a: "A", c.b: "B"}
+    loaded = resolve_all(c.bots, resolver)
+
+    def fail(name: str, spec: Any, message: str | None) -> None:
+        role = roles.get(name, "--opponents")
+        if not isinstance(spec, BotSpec):
+            from mallows.tournaments.spec import available_bots
+            raise CompareError(f"{role}: cannot load {name!r}: {spec}. Bots found: "
+                               f"{', '.join(available_bots())}") from None
+        if message is not None:
+            raise CompareError(f"{role}: {message}") from None
+        if spec.games and c.game not in spec.games:
+            raise CompareError(f"{role}: {name!r} plays {', '.join(spec.games)}, not "
+                               f"{c.game}: choose another bot or --game")
+
+    ready_all(loaded, limits.get("sandbox", "on"), fail)
+    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
+    for spec in specs:
+        fail(spec.name, spec, None)
+    decide_sandbox(specs, Limits.from_dict(limits))
+    return dataclasses.replace(c, limits=limits,
+                               bot_sources={n: s.source for n, s in loaded.items()
+                                            if isinstance(s, BotSpec)})
 
 
 def from_definition(d: dict) -> Comparison:
@@ -147,7 +243,8 @@ def from_definition(d: dict) -> Comparison:
                       effective_options=get_game(d["game"]).make_options(d.get("rules"), options),
                       limits=dict(d.get("limits") or {}), delta=float(d["delta"]),
                       alpha=float(d["alpha"]), beta=float(d["beta"]),
-                      max_matches=int(d["max_matches"]), seed=int(d["seed"]))
+                      max_matches=int(d["max_matches"]), seed=int(d["seed"]),
+                      schedule=stored_version(d) or 1)
 
 
 def digest_of(definition: dict) -> str:
@@ -160,11 +257,10 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:24] or "bot"
 
 
-def _check_bot(name: str, game: str, role: str) -> str:
-    from mallows.agents.registry import load_bot
+def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
     from mallows.tournaments.spec import available_bots
     try:
-        spec = load_bot(name)
+        spec = resolver.load(name)
     except MallowsError as exc:
         known = ", ".join(available_bots())
         raise CompareError(f"{role}: cannot load {name!r}: {exc}. Bots found: {known}") from None
@@ -174,13 +270,12 @@ def _check_bot(name: str, game: str, role: str) -> str:
     return spec.source
 
 
-def _infer_game(a: str, b: str) -> str:
-    from mallows.agents.registry import load_bot
+def _infer_game(a: str, b: str, resolver: Any) -> str:
     from mallows.games import GAMES
     common = set(GAMES)
     for name in (a, b):
         try:
-            games = load_bot(name).games
+            games = resolver.load(name).games
         except MallowsError:
             continue  # reported with the bot check
         if games:
@@ -196,8 +291,12 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
                     options: dict | None = None, limits: dict | None = None,
                     delta: float = DEFAULT_DELTA, alpha: float = 0.05, beta: float = 0.05,
                     max_matches: int = DEFAULT_MAX_MATCHES, seed: int = DEFAULT_SEED,
-                    name: str | None = None, check_bots: bool = True) -> Comparison:
-    """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix."""
+                    name: str | None = None, check_bots: bool = True,
+                    resolver: Any = None) -> Comparison:
+    """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix.
+    ``check_bots``: resolve each bot (``resolver``: default the registry alone) and check its
+    name and games, without starting it (``check_comparison_bots`` does, in the plan)."""
+    from mallows.agents.registry import Resolver
     from mallows.games import get_game
     from mallows.compare.sprt import check_parameters
     from mallows.agents.protocol import Limits
@@ -208,8 +307,9 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
     if a == b:
         raise CompareError(f"A and B are both {a!r}: give two different bots (to compare a bot "
                            f"with itself, copy it under another name)")
+    resolver = resolver if resolver is not None else Resolver()
     if game is None:
-        game = _infer_game(a, b)
+        game = _infer_game(a, b, resolver)
     module = get_game(game)
     if not module.MIN_PLAYERS <= players <= module.MAX_PLAYERS:
         raise CompareError(f"--players must be from {module.MIN_PLAYERS} to "
@@ -248,23 +348,22 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
         raise CompareError(f"--seed must be a whole number from 0 to 2**63 - 1, got {seed}")
     limits = dict(limits or {})
     try:
-        Limits(**limits)
-    except (TypeError, ValueError) as exc:
+        Limits.from_dict(limits)  # the one validator of limits
+    except MallowsError as exc:
         raise CompareError(f"bad limits {limits}: {exc}") from None
     c = Comparison(name="", game=game, rules=rules, players=players, a=a, b=b, opponents=pool,
                    options=dict(options or {}), effective_options=effective, limits=limits,
                    delta=float(delta), alpha=float(alpha), beta=float(beta),
                    max_matches=int(max_matches), seed=int(seed))
-    if name is None:
-        name = (f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-"
-                f"{digest_of(c.definition())[:8]}")
+    if name is None:  # from the settings without the schedule version: the same command
+        # finds a comparison stored before versions existed (and resumes it with its own)
+        v1 = Comparison(**{**c.__dict__, "schedule": 1}).definition()
+        name = f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-{digest_of(v1)[:8]}"
     elif not NAME_RE.match(name):
         raise CompareError(f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
                            f"'/'), at most 100, got {name!r}")
     c = Comparison(**{**c.__dict__, "name": name})
     if check_bots:
-        sources = {}
         for role, bot in [("A", a), ("B", b)] + [("--opponents", o) for o in pool]:
-            sources[bot] = _check_bot(bot, game, role)
-        c = Comparison(**{**c.__dict__, "bot_sources": sources})
+            _check_bot(bot, game, role, resolver)
     return c

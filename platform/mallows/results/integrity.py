@@ -4,9 +4,9 @@ Every ``sqlite3`` error (and every ``OSError`` met while opening the file) raise
 becomes a ``DatabaseError``: a ``MallowsError`` whose message names the file, says what is wrong
 with it in words (damaged, not a database, someone else's database, full disk, read-only, a
 folder that cannot be created) and what to do about it (restore a copy, free space, use another
-``--db``). ``guard(sqlite3.Error)`` on each of the store's classes (``Store`` and each mixin it
-combines: guard wraps a class's own methods) wraps every public method, generators included, so
-no SQLite exception reaches the user as a traceback.
+``--db``). ``guard(sqlite3.Error)`` on each of the store's classes (``Store`` and the ``Reading`` and
+``Submissions`` objects it answers through: guard wraps a class's own methods) wraps every
+public method, generators included, so no SQLite exception reaches the user as a traceback.
 
 ``record_digest`` is the checksum stored with each match (schema version 2): over the record
 text and the players and ranks columns that ratings read, so random bytes written into any of
@@ -23,9 +23,10 @@ import hashlib
 import inspect
 import json
 import os
+import stat
 from pathlib import Path
 
-from mallows.errors import MallowsError
+from mallows.errors import DatabaseError
 
 #: Written after "what to do" when the file itself is damaged.
 RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db {path}` lists "
@@ -35,17 +36,62 @@ READ_ONLY = ("the file or its disk is read-only. Commands that only read (tourna
              "the file to a writable disk and pass --db")
 
 
-class DatabaseError(MallowsError):
-    """A database file that cannot be used as it is; the message names it and the fix."""
+#: The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KERNEL_FILES = ("/proc", "/sys", "/dev")
 
 
-class DamagedRecord(DatabaseError):
-    """A stored match whose record, players or ranks do not match its digest. ``row`` is the
-    row as stored, for a reader that shows damaged matches as such (the report)."""
+def check_db_path(path: Path | str) -> None:
+    """Refuse at once a ``--db`` that is neither a regular file nor a path to create: a folder,
+    a FIFO (opening one would block forever), a device (``/dev/null`` would read as an empty
+    database), a kernel file under ``/proc`` or ``/sys``, a regular file that is not SQLite, or
+    a path whose folder is a file. Never opens anything but a regular file (for its header)."""
+    where = str(path)
+    fix = "give the path of a mallows database file with --db, or a new file name to start one"
+    try:
+        st = os.stat(path)  # follows symlinks: what SQLite would open
+    except FileNotFoundError:
+        parent = Path(os.path.abspath(path)).parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if parent.exists() and not parent.is_dir():
+            raise DatabaseError(f"--db {where}: {parent} is a file, not a folder: {fix}") from None
+        if _kernel(os.path.realpath(parent)):
+            raise DatabaseError(f"--db {where} is in a folder of the kernel ({parent}), where "
+                                f"no database can be made: {fix}") from None
+        return  # a path to create
+    except NotADirectoryError:
+        raise DatabaseError(f"--db {where}: a part of its path is a file, not a folder: "
+                            f"{fix}") from None
+    except OSError as exc:
+        raise explain(path, exc) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise DatabaseError(f"--db {where} is a folder, not a database file: {fix} (for "
+                            f"example {Path(where) / 'mallows.db'})")
+    for test, kind in _KINDS:
+        if test(st.st_mode):
+            raise DatabaseError(f"--db {where} is {kind}, not a database file: {fix}")
+    real = os.path.realpath(path)
+    if _kernel(real):
+        raise DatabaseError(f"--db {where} is a file of the kernel ({real}), not a database "
+                            f"file: {fix}")
+    if st.st_size == 0:
+        return  # an empty file: SQLite makes it a new database
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise explain(path, exc) from None
+    if head != SQLITE_HEADER[:len(head)] or len(head) < len(SQLITE_HEADER):
+        raise DatabaseError(f"{where} is not an SQLite database (it does not start with "
+                            f"SQLite's header): {fix}; if it was one, "
+                            + RESTORE.format(path=where))
 
-    def __init__(self, message: str, row: dict):
-        super().__init__(message)
-        self.row = row
+
+def _kernel(real: str) -> bool:
+    return any(real == top or real.startswith(top + "/") for top in _KERNEL_FILES)
 
 
 def record_digest(record: str | bytes, players: str, ranks: str) -> str:

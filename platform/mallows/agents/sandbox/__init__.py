@@ -30,6 +30,7 @@ nothing. Nothing here silently runs a bot without its sandbox: callers refuse su
 Imports: the standard library, ``mallows.errors`` and ``mallows.agents.isolation``.
 """
 
+from mallows.agents.sandbox import cgroups
 from mallows.agents.sandbox.binary import NEEDED_OPTIONS, bwrap_binary
 from mallows.agents.sandbox.cgroups import (
                                             _PENDING,
@@ -67,6 +68,7 @@ from mallows.agents.sandbox.probe import (
 )
 
 _shell = shell
+_cgroup_base = cgroups.base
 
 __all__ = [
                                             "BIND_ENV",

@@ -109,10 +109,31 @@ def _sweep(folder: str) -> None:
                 pass
             except OSError:
                 continue
+            _kill_members(os.path.join(folder, name))
             try:
                 os.rmdir(os.path.join(folder, name))  # fails, harmlessly, if still in use
             except OSError:
                 pass
+
+
+def _kill_members(folder: str) -> None:
+    """SIGKILL (and thaw, where the folder is a freezer's) every process left in the cgroup
+    ``folder`` of a platform that is gone: a bwrap whose parent was killed at the wrong
+    instant (between its clone and the child's ``PR_SET_PDEATHSIG``) outlives it, blocked for
+    ever, PID 1 of its own namespace; its cgroup is how it is found (issue 26, item 10)."""
+    for _ in range(20):
+        pids = [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split()
+                if p.isdigit()]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        _write_if_there(os.path.join(folder, "freezer.state"), "THAWED")
+        _write_if_there(os.path.join(folder, "cgroup.freeze"), "0")
+        time.sleep(0.01)
 
 
 def _write(path: str, value: str) -> None:
@@ -151,6 +172,9 @@ class BotCgroup:
         self.cpu_at_thaw = 0.0  # cpu_seconds() when it was last thawed
         _remove_pending()
         self.name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
+        from mallows.agents import cgroup_reaper  # kills what a kill -9 would leave in them
+        cgroup_reaper.ensure(sorted({found[0] for found in map(base, limits)
+                                     if found is not None}))
         try:
             for controller, value in limits.items():
                 found = base(controller)

@@ -15,13 +15,11 @@ from pathlib import Path
 from mallows.agents.sandbox import hostuser
 from mallows.agents.sandbox.binary import NEEDED_OPTIONS, bwrap_binary, bwrap_version
 from mallows.agents.sandbox.cgroups import cpu_control, memory_limit, process_limit
-from mallows.errors import MallowsError
+from mallows.errors import MallowsError, SandboxUnavailable
 
 MODES = ("on", "off")
-
-
-class SandboxUnavailable(MallowsError):
-    """No sandbox can be made on this machine, and an untrusted bot would need one."""
+__all__ = ["MODES", "SandboxUnavailable", "check_mode", "shell", "problem", "precompile_host",
+           "require", "status"]
 
 
 def check_mode(value: object, where: str = "sandbox") -> str:
