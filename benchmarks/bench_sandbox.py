@@ -18,6 +18,13 @@
    starts); the difference is the sandbox's cost. Target: within 10 ms.
    Also the whole start of a hosted Python bot (spawn, hello, quit) with and without sandbox.
 
+4. A decision's round trip, sandboxed (frozen between requests and thawed for each, as in a
+   tournament), beside the same bot process unfrozen, and the pipe's physical cost (two
+   processes passing one line back and forth over pipes), measured in the same run on the
+   match's CPU. Section 2 also runs the sandboxed tournaments without freezing and CPU
+   placement (patched out in this process only): the issue's target is that they cost at most
+   20% of the sandboxed throughput.
+
 A worker keeps a match and its bots' processes on one CPU and starts the processes it needs
 next on the others (``mallows.agents.affinity``), so the sandboxed run uses a second CPU where
 there is one: the machine's capacity (two CPU-bound processes against one) and load average are
@@ -149,10 +156,126 @@ def starts(n: int) -> None:
               f"{statistics.median(times) * 1000:.1f} ms")
 
 
+ECHO_BOT = r"""
+import os, sys
+rfd, wfd = 0, 1
+buf = b""
+while True:
+    while b"\n" not in buf:
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            sys.exit(0)
+        buf += chunk
+    line, buf = buf.split(b"\n", 1)
+    if line.startswith(b'{"type":"hello"'):
+        os.write(wfd, b'{"type":"hello","protocol":1,"name":"echo","version":"1","games":[]}\n')
+    elif line.startswith(b'{"type":"quit"'):
+        sys.exit(0)
+    else:
+        os.write(wfd, b'{"type":"action","action":0}\n')
+"""
+
+
+def pipe_round_trip(n: int) -> float:
+    """Median seconds of one line there and back between two processes over pipes."""
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(a_w)
+        os.close(b_r)
+        while True:
+            data = os.read(a_r, 4096)
+            if not data:
+                os._exit(0)
+            os.write(b_w, data)
+    times = []
+    line = b'{"type":"act","observation":{"x":1}}\n'
+    for _ in range(n):
+        t0 = time.perf_counter()
+        os.write(a_w, line)
+        os.read(b_r, 4096)
+        times.append(time.perf_counter() - t0)
+    for fd in (a_w, a_r, b_w):
+        os.close(fd)
+    os.waitpid(pid, 0)
+    os.close(b_r)
+    return statistics.median(times)
+
+
+def round_trips(n: int) -> None:
+    from mallows.agents import affinity
+    with affinity.pinned() as cpus:
+        bot = SubprocessBot("echo", [sys.executable, "-S", "-c", ECHO_BOT],
+                            limits=Limits(decision_seconds=5.0, match_seconds=1e9),
+                            bot_paths=[], python=True)
+        bot.handshake(time.monotonic() + 30)
+        bot.spin = len(cpus) != 1
+        try:
+            for _ in range(200):
+                bot.act({"x": 1})
+            bot.times.clear()
+            for _ in range(n):
+                bot.act({"x": 1})
+            frozen = statistics.median(bot.times)
+            freezer, bot.wrapped.freezer = bot.wrapped.freezer, None
+            if freezer is not None:
+                freezer.thaw()
+            bot.times.clear()
+            for _ in range(n):
+                bot.act({"x": 1})
+            plain = statistics.median(bot.times)
+        finally:
+            bot.close()
+        pipe = pipe_round_trip(n)
+    how = type(freezer).__name__ if freezer is not None else "none"
+    print(f"4. a decision's round trip (median of {n}, on CPU(s) {sorted(cpus)}): sandboxed "
+          f"and frozen between requests ({how}) {frozen * 1e6:.0f} us, the same process "
+          f"unfrozen {plain * 1e6:.0f} us (freezing costs {(frozen - plain) * 1e6:.0f} us a "
+          f"decision); the pipe's physical cost (a line there and back between two "
+          f"processes) {pipe * 1e6:.0f} us", flush=True)
+
+
+class _NoFreezing:
+    """Freezing and CPU placement patched out of this process (for section 2's baseline)."""
+
+    def __enter__(self):
+        from mallows.agents import spawn
+        from mallows.agents.sandbox import cgroups
+
+        class Never:
+            def __init__(self, *a):
+                self.cpu_at_thaw = 0.0
+
+            def freeze(self):
+                pass
+
+            def thaw(self):
+                pass
+
+            def cpu_seconds(self):
+                return -1.0
+
+        self._saved = (cgroups.BotCgroup.can_freeze, cgroups.BotCgroup.set_cpus,
+                       spawn.SignalFreezer)
+        cgroups.BotCgroup.can_freeze = property(lambda self: False)
+        cgroups.BotCgroup.set_cpus = lambda self, cpus: False
+        spawn.SignalFreezer = Never
+        return self
+
+    def __exit__(self, *exc):
+        from mallows.agents import spawn
+        from mallows.agents.sandbox import cgroups
+        (cgroups.BotCgroup.can_freeze, cgroups.BotCgroup.set_cpus,
+         spawn.SignalFreezer) = self._saved
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--starts", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command (median)")
+    ap.add_argument("--round-trips", type=int, default=2000,
+                    help="decisions timed in section 4")
     ap.add_argument("--per-match", action="store_true",
                     help="also run the sandboxed tournaments with one process per match")
     args = ap.parse_args()
@@ -191,8 +314,15 @@ def main() -> None:
             played, inproc = tournament(folder, game, "inprocess", "0",
                                         executor.InProcessExecutor())
             _, boxed = tournament(folder, game, "sandboxed", "", executor.InProcessExecutor())
+            with _NoFreezing():
+                _, unfrozen = tournament(folder, game, "unfrozen", "",
+                                         executor.InProcessExecutor())
+            cost = 1 - unfrozen / boxed  # the share of the throughput freezing takes
             line = (f"   {game}: in-process {played / inproc:.1f} matches/s, sandboxed "
-                    f"(reused processes) {played / boxed:.1f} matches/s: {inproc / boxed:.2f}x")
+                    f"(reused processes) {played / boxed:.1f} matches/s: {inproc / boxed:.2f}x; "
+                    f"without freezing and CPU placement {played / unfrozen:.1f} matches/s: "
+                    f"they cost {cost:.0%} of the throughput (target <= 20%: "
+                    f"{'met' if cost <= 0.20 else 'NOT met'})")
             _, plain = tournament(folder, game, "plain", "", executor.InProcessExecutor(),
                                   sandbox_off=True)
             line += (f"; the same processes without the sandboxing (sandbox = \"off\") "
@@ -204,6 +334,7 @@ def main() -> None:
             print(line, flush=True)
         print("3. ", end="")
         starts(args.starts)
+        round_trips(args.round_trips)
         print("tournament target " + ("met" if ok else "NOT met"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -18,6 +18,8 @@ TAIL = "; the end of its stderr: boom"
     (-signal.SIGKILL, False, "", (), "crash", ["killed by SIGKILL", "during a decision"]),
     (128 + signal.SIGKILL, True, "", (), "crash", ["killed by SIGKILL"]),  # bwrap: 128 + N
     (128 + signal.SIGKILL, False, "", (), "exit", ["exited with status 137"]),  # not bwrap
+    (200, True, "", (), "exit", ["exited with status 200"]),  # issue 19: not "signal 72"
+    (255, True, "", (), "exit", ["exited with status 255"]),  # a Perl compile error
     (3, False, TAIL, (), "exit", ["exited with status 3", "boom"]),
     (-signal.SIGXFSZ, False, "", (), "flood", ["SIGXFSZ", "bytes to stderr or a file"]),
     (1, False, "; the end of its stderr: MemoryError", (), "memory", ["ran out of memory"]),

@@ -98,13 +98,18 @@ def test_a_materialised_snapshot_is_read_only_and_checked_against_its_digest(tmp
     assert (folder / "mybot" / "bot.py").stat().st_mode & 0o222 == 0
     assert (folder / "mybot").stat().st_mode & 0o222 == 0
     assert (folder / "mybot" / "run").stat().st_mode & 0o111  # a script stays runnable
-    # a copy changed behind our back is not used, and is written again from the files; the
-    # bytecode Python leaves beside an imported module (a writable copy on a cluster) is not
-    # part of the code
+    # a copy changed behind our back is not used, and is written again from the files; so is
+    # one holding bytecode (issue 19: planted bytecode ran as the submitted version), a
+    # dot-file or any file the digest does not cover
+    for planted in ("__pycache__/bot.cpython-311.pyc", ".hidden", "extra.py"):
+        (folder / "mybot").chmod(0o755)
+        (folder / "mybot" / planted).parent.mkdir(exist_ok=True)
+        (folder / "mybot" / planted).write_bytes(b"bytecode")
+        assert materialised(digest) is None, planted
+        folder = materialise(digest, files)
+        assert materialised(digest) == folder
+        assert sorted(p.name for p in (folder / "mybot").iterdir()) == ["bot.py", "run"]
     (folder / "mybot").chmod(0o755)
-    (folder / "mybot" / "__pycache__").mkdir()
-    (folder / "mybot" / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"bytecode")
-    assert materialised(digest) == folder
     (folder / "mybot" / "bot.py").chmod(0o644)
     (folder / "mybot" / "bot.py").write_bytes(b"class Bot: evil = 1\n")
     assert materialised(digest) is None

@@ -10,7 +10,8 @@ adopted by init, found 89 minutes later (issue 26, item 10).
 So the first time a process makes a bot cgroup, ``ensure()`` starts a watcher: a small shell
 in its own session (``/bin/sh``: a millisecond to start) reading a pipe whose only writer is
 this process. When this process ends, in any way, the read returns end-of-file; the watcher
-then SIGKILLs every process still in this process's bot cgroups and removes them. After a
+then SIGKILLs every process still in this process's bot cgroups (thawing the frozen: a
+frozen process dies only once thawed) and removes them. After a
 normal end they are already gone and it simply exits. A forked child (a pid of its own)
 starts its own.
 """
@@ -31,6 +32,8 @@ for base in "$@"; do
       procs=$(cat "$cg/cgroup.procs" 2>/dev/null)
       [ -z "$procs" ] && break
       kill -9 $procs 2>/dev/null
+      [ -f "$cg/freezer.state" ] && echo THAWED > "$cg/freezer.state" 2>/dev/null
+      [ -f "$cg/cgroup.freeze" ] && echo 0 > "$cg/cgroup.freeze" 2>/dev/null
       sleep 0.05
       i=$((i + 1))
     done

@@ -58,9 +58,46 @@ def _mentions_memory(text: str) -> bool:
     return any(m in text for m in MEMORY_MARKERS)
 
 
-def timed_out_exited(what: str, limit_name: str, rc: int, tail: str) -> BotFailure:
-    """The bot process exited during ``what`` (status ``rc``), but a process it started kept
-    its stdout open, so the platform waited until ``limit_name`` ran out."""
+#: The signals a process can die of, by number: what bwrap's exit status 128 + N can mean.
+_SIGNALS = {int(s) for s in signal.Signals}
+
+
+def sandbox_status(rc: int) -> int:
+    """The bot's own status from bwrap's exit status (a ``Popen.returncode``): bwrap exits with
+    128 + N when the bot was killed by signal N, else with the bot's exit status. So a status
+    128 + N for a signal N that exists is read as that signal (-N); any other (``exit(200)``,
+    ``exit(255)``: above 128 + the last signal) is the exit status it is. Only an exit status
+    of 128 + a signal's number itself cannot be told from that signal (documented)."""
+    if rc > 128 and rc - 128 in _SIGNALS:
+        return -(rc - 128)
+    return rc
+
+
+def cpu_note(used: float, wall: float, ready: bool | None) -> str:
+    """What the bot did with the CPU in ``wall`` seconds, for a timeout's reason: ``used``
+    seconds of CPU (negative: unknown, ""); ``ready``: whether a process of it was waiting to
+    run at the end. A bot that used most of the time was slow; one that used little while
+    ready to run was starved (the platform failed it: said so); one that used little while
+    asleep was waiting for something."""
+    if used < 0:
+        return ""
+    share = used / wall if wall > 0 else 0.0
+    text = f"; in that time it used {used:.3f} s of CPU ({share:.0%} of {wall:g} s)"
+    if share >= 0.5:
+        return text + ": it was computing, too slowly"
+    if ready:
+        return text + (": it was ready to run but did not get the CPU (starved by something "
+                       "else on this machine, not slow: report it to the organiser)")
+    return text + ": it was not computing (waiting, or sleeping)"
+
+
+def timed_out_exited(what: str, limit_name: str, rc: int, tail: str,
+                     bwrap: bool = False) -> BotFailure:
+    """The bot process exited during ``what`` (status ``rc``; ``bwrap``: as bubblewrap reports
+    it), but a process it started kept its stdout open, so the platform waited until
+    ``limit_name`` ran out."""
+    if bwrap:
+        rc = sandbox_status(rc)
     how = (f"was killed by {_signal_name(-rc)}" if rc < 0 else
            f"exited with status {rc}")
     return BotFailure(f"the bot process {how} during {what}, but a process it started "
@@ -70,16 +107,17 @@ def timed_out_exited(what: str, limit_name: str, rc: int, tail: str) -> BotFailu
 
 
 def timed_out(what: str, limit_name: str, limits: Limits, decisions: int,
-              tail: str) -> BotFailure:
-    """No answer to ``what`` within ``limit_name`` (after ``decisions`` decisions)."""
+              tail: str, note: str = "") -> BotFailure:
+    """No answer to ``what`` within ``limit_name`` (after ``decisions`` decisions); ``note``:
+    what it did with the CPU meanwhile (``cpu_note``)."""
     if limit_name == "match_seconds":
         return BotFailure(
             f"ran out of its match time budget of {limits.match_seconds:g} s "
-            f"(match_seconds) during {what}, after {decisions} decisions; the bot "
+            f"(match_seconds) during {what}, after {decisions} decisions{note}; the bot "
             f"was stopped", kind="timeout")
     limit = getattr(limits, limit_name)
     return BotFailure(f"no answer to {what} within the time limit of {limit:g} s "
-                      f"({limit_name}); the bot was stopped{tail}",
+                      f"({limit_name}){note}; the bot was stopped{tail}",
                       kind="timeout")
 
 
@@ -111,8 +149,8 @@ def died(what: str, rc: int, tail: str, limits: Limits, sandboxed: bool, bwrap: 
     """The bot process ended during ``what`` with status ``rc`` (``bwrap``: as bubblewrap
     reports it); ``hit``: the cgroup limits it met (``"memory"``, ``"pids"``)."""
     hit = frozenset(hit)
-    if bwrap and rc > 128:
-        rc = -(rc - 128)  # bwrap reports a bot killed by signal N as status 128 + N
+    if bwrap:
+        rc = sandbox_status(rc)  # bwrap's convention: 128 + N for signal N
     kind = "crash" if rc < 0 else "exit"  # killed by a signal / exited by itself
     if rc < 0:
         how = f"was killed by {_signal_name(-rc)}"

@@ -319,5 +319,6 @@ def bot_environment(run_as: RunAs) -> dict:
     if run_as.user is not None:
         env.update(HOME=run_as.home or "/", USER=run_as.user, LOGNAME=run_as.user)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a Python bot's print() reaches us at once
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # never bytecode in its (snapshot's) folder
     env[PLUGINS_ENV] = dumps(plugin_games()).decode()  # the platform's games, no scan
     return env

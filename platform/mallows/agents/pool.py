@@ -164,7 +164,10 @@ class BotPool:
         ``affinity.pinned``), the platform sleeps while the bot thinks rather than spin."""
         proc = getattr(bot, "proc", None)
         if proc is not None and getattr(bot, "cpus", None) != here:
-            affinity.move(proc.pid, here)
+            wrapped = getattr(bot, "wrapped", None)
+            cgroup = getattr(wrapped, "cgroup", None)
+            if cgroup is None or not cgroup.set_cpus(here):  # a cpuset holds it there
+                affinity.move(proc.pid, here)
         bot.cpus = here
         bot.spin = len(here) != 1
 

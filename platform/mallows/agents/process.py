@@ -238,6 +238,7 @@ class SubprocessBot:
         if proc is None or self._quit_sent or self._stopped or proc.returncode is not None:
             return
         self._quit_sent = time.monotonic()
+        self.process.thaw()
         try:
             os.write(self._wfd, b'{"type":"quit"}\n')
         except OSError:
@@ -335,10 +336,13 @@ class SubprocessBot:
         ``spin``: a decision, whose answer is watched for before sleeping (``_spin``)."""
         if check and (self._buf or self._rpoll.poll(0)):
             self._unrequested(what, deadline, limit_name)
+        self.process.thaw()  # a sandboxed bot runs only while it answers (spawn.BotProcess)
         self._write(data, deadline, what, limit_name)
         if spin:
             self._spin(what)
-        return self._readline(deadline, what, limit_name)
+        line = self._readline(deadline, what, limit_name)
+        self.process.freeze()
+        return line
 
     def _write(self, data: bytes, deadline: float, what: str, limit_name: str) -> None:
         view = memoryview(data)
@@ -470,10 +474,18 @@ class SubprocessBot:
             rc = proc.returncode
             tail = self.process.stderr_tail()
             self._stop("it exited, and a process it started held its stdout")
-            raise failures.timed_out_exited(what, limit_name, rc, tail)
+            raise failures.timed_out_exited(what, limit_name, rc, tail,
+                                            bwrap=self.wrapped is not None)
+        if not self.process.holds_stdout():  # sandboxed: bwrap keeps the pipe open itself
+            self._stop("it closed its stdout")
+            raise failures.closed_stdout(what, self.process.stderr_tail())
+        used, ready = self.process.cpu_since_thaw()
         self._stop(f"it ran over {limit_name}")
+        wall = (max(0.0, self.limits.match_seconds - self.used) if limit_name == "match_seconds"
+                else getattr(self.limits, limit_name))
         raise failures.timed_out(what, limit_name, self.limits, len(self.times),
-                                 self.process.stderr_tail())
+                                 self.process.stderr_tail(),
+                                 failures.cpu_note(used, wall, ready))
 
     def _several_lines(self, first: bytes, what: str) -> NoReturn:
         rest = [ln for ln in bytes(self._buf).split(b"\n") if ln.strip()]

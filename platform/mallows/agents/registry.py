@@ -408,6 +408,8 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
         if resolved is None:
             raise BotError(f"bot {name!r}: {path} names the command {program!r}, which is "
                            f"not on PATH: install it, or give its path")
+    from mallows.agents.sandbox.command import check_command  # what its sandbox can contain
+    check_command(program, resolved, folder, f"bot {name!r}: {path}")
     return BotSpec(name=name, base=base, params=params, kind="subprocess", isolated=True,
                    trusted=False, version=version, games=tuple(games), bot_name=bot_name,
                    source=str(path), origin=origin, command=[resolved, *command[1:]],

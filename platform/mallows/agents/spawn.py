@@ -9,8 +9,10 @@ killed with everything the bot spawned; its stderr goes to an anonymous temporar
 by the child's ``RLIMIT_FSIZE``, whose tail ``stderr_tail`` quotes; a finalizer kills and reaps
 a process whose handle is dropped without ``close``.
 
-``_kill_group`` kills the bot's process group and reaps the bot; ``_wait_exit`` waits for an
-exit (a pidfd on Linux, so the exit is seen at once).
+``_kill_group`` kills the bot's process group (and thaws a frozen sandbox, whose processes
+could not die otherwise) and reaps the bot; ``_wait_exit`` waits for an exit (a pidfd on Linux,
+so the exit is seen at once). ``thaw``/``freeze`` let a sandboxed bot run while it answers a
+request and stop it otherwise (``mallows.agents.sandbox.cgroups``).
 """
 
 from __future__ import annotations
@@ -27,15 +29,18 @@ import time
 import weakref
 from typing import IO, Any, Sequence
 
+from mallows.agents import affinity
 from mallows.agents.isolation import (RunAs, _child_setup, _limit_settings, bot_environment,
                                       harden_platform, plan_run_as)
 from mallows.agents.protocol import BotFailure, Limits
+from mallows.agents.sandbox.signals import SignalFreezer, holds, runnable
 from mallows.agents.wire import loads
 
 log = logging.getLogger(__name__)
 
 _POLL_IN = select.POLLIN | select.POLLPRI
 STDERR_TAIL_CHARS = 800               # how much of stderr a crash reason quotes
+_FROZEN: dict = {}  # bwrap's pid -> the freezer of its sandbox (thawed when it is killed)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -44,6 +49,12 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    freezer = _FROZEN.pop(proc.pid, None)
+    if freezer is not None:  # a frozen process dies only once thawed
+        try:
+            freezer.thaw()
+        except OSError:
+            pass
     if proc.returncode is None:
         try:
             proc.kill()
@@ -109,6 +120,7 @@ class BotProcess:
         self._wfd = self._rfd = -1
         self._rpoll: Any = None
         self._stopped: str | None = None
+        self.init_pid: int | None = None  # bwrap's first child (the sandbox's init), if any
 
     @property
     def sandboxed(self) -> bool:
@@ -155,6 +167,50 @@ class BotProcess:
             text = "..." + text[-STDERR_TAIL_CHARS:]
         return f"; the end of its stderr: {text}"
 
+    def thaw(self) -> None:
+        """Let a sandboxed bot's processes run (it is about to get a request)."""
+        w = self.wrapped
+        if w is not None and w.freezer is not None:
+            try:
+                w.freezer.thaw()
+            except OSError as exc:
+                log.warning("could not thaw bot %s: %s", self.name, exc)
+
+    def freeze(self) -> None:
+        """Stop every process of a sandboxed bot (it has answered): it cannot compute, or
+        take the CPU of the next seat, until its next request."""
+        w = self.wrapped
+        if w is not None and w.freezer is not None:
+            try:
+                w.freezer.freeze()
+            except OSError as exc:
+                log.warning("could not freeze bot %s: %s", self.name, exc)
+
+    def holds_stdout(self) -> bool:
+        """Whether a process of the sandboxed bot still has its stdout pipe open (bwrap's own
+        processes keep it open too, so the platform never sees the pipe's end when the bot
+        closes it); True without a sandbox, or when it cannot be told."""
+        if self.init_pid is None or self.proc is None:
+            return True
+        try:
+            st = os.fstat(self._rfd)
+        except OSError:
+            return True
+        return holds(self.init_pid, {self.init_pid, self.proc.pid}, (st.st_dev, st.st_ino))
+
+    def cpu_since_thaw(self) -> tuple[float, bool | None]:
+        """``(CPU seconds the sandboxed bot used since it was last let run, whether one of its
+        processes is ready to run now)``; ``(-1, None)`` unknown (no sandbox)."""
+        w = self.wrapped
+        freezer = getattr(w, "freezer", None) if w is not None else None
+        if freezer is None or self.init_pid is None:
+            return -1.0, None
+        try:
+            used = freezer.cpu_seconds()
+        except OSError:
+            return -1.0, None
+        return (used - freezer.cpu_at_thaw if used >= 0 else used), runnable(self.init_pid)
+
     def cgroup_hit(self, controller: str) -> bool:
         """Whether the sandbox's cgroup says the bot met its ``controller`` limit."""
         w = self.wrapped
@@ -185,27 +241,34 @@ class BotProcess:
             raise BotFailure(f"could not start the bot's command {self.command}: {program} is "
                              f"not an executable file", kind="error")
         harden_platform()
+        if self.python:
+            sandbox.precompile_host()
         base_env = bot_environment(RunAs()) if self.env is None else dict(self.env)
         base_env.setdefault("PYTHONUNBUFFERED", "1")
         self.run_as = RunAs(note="in a bubblewrap sandbox")
         try:
             self.wrapped = sandbox.wrap(self.command, self.cwd, python=self.python,
                                         bot_paths=self.bot_paths, env=base_env,
-                                        memory_mb=getattr(self.limits, "memory_mb", 0) or 0)
+                                        memory_mb=getattr(self.limits, "memory_mb", 0) or 0,
+                                        cpus=affinity.current())
         except OSError as exc:
             self._stopped = "it could not be started"
             raise BotFailure(f"could not prepare the sandbox of {self.command}: {exc}",
                              kind="error") from None
-        # No preexec_fn (so the fast vfork path): bwrap reports its first child's pid on an
-        # info fd and waits on a block fd before it runs the bot; meanwhile that child gets the
-        # limits (prlimit) and is made sure to be in its cgroups (where the launcher put bwrap
-        # itself, or moved there), so everything the bot starts inherits both.
+        # bwrap reports its first child's pid on an info fd and waits on a block fd before it
+        # runs the bot; meanwhile that child gets the limits (prlimit) and is made sure to be
+        # in its cgroups (where the launcher put bwrap itself, or moved there), so everything
+        # the bot starts inherits both. A root platform has no preexec-free path: its child
+        # joins the cgroups, sets the limits and drops root before it becomes bwrap
+        # (``sandbox.hostuser.child_setup``).
         w = self.wrapped
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
         argv = w.command("--info-fd", str(info_w), "--block-fd", str(block_r))
+        rlimits = _limit_settings(self.limits, w.nproc)
+        setup = w.setup(rlimits)
         try:
-            self._popen(argv, w.env, None, {}, pass_fds=(info_w, block_r))
+            self._popen(argv, w.env, setup, {}, pass_fds=(info_w, block_r, *w.fds))
         except BotFailure:
             os.close(info_r)
             os.close(block_w)
@@ -213,6 +276,7 @@ class BotProcess:
         finally:
             os.close(info_w)
             os.close(block_r)
+            w.close_fds()
         # Fail closed: the bot runs only once its limits and cgroup are in place. bwrap goes
         # on when the block fd reaches its end, so a failed set-up kills it before closing.
         problem = None
@@ -221,10 +285,16 @@ class BotProcess:
             if pid is None:
                 problem = "the sandbox did not start"
             else:
-                for which, value in _limit_settings(self.limits, w.nproc):
-                    resource.prlimit(pid, which, value)
+                if setup is None:
+                    for which, value in rlimits:
+                        resource.prlimit(pid, which, value)
                 if w.cgroup is not None:
                     w.cgroup.attach(pid)
+                self.init_pid = pid
+                w.freezer = (w.cgroup if w.cgroup is not None and w.cgroup.can_freeze
+                             else SignalFreezer(pid))
+                assert self.proc is not None
+                _FROZEN[self.proc.pid] = w.freezer
         except OSError as exc:
             problem = f"its limits could not be set ({exc})"
         finally:
@@ -274,6 +344,7 @@ class BotProcess:
         else:
             env = dict(self.env)
             env.setdefault("PYTHONUNBUFFERED", "1")
+            env["PYTHONDONTWRITEBYTECODE"] = "1"  # never bytecode in its (snapshot's) folder
         user: dict[str, Any] = {}
         if self.run_as.uid is not None:
             user = dict(user=self.run_as.uid, group=self.run_as.gid, extra_groups=[])
@@ -308,3 +379,5 @@ class BotProcess:
         if w is not None and w.cgroup is not None:
             w.cgroup.remove()
             w.cgroup = None
+        if w is not None:
+            w.freezer = None

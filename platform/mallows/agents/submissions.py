@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import logging
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,7 @@ MAX_BYTES = 5 * 1024 * 1024   # a snapshot's files together, at most
 MAX_FILES = 500
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 VERSION_RE = botname.VERSION_RE
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,28 @@ def _skipped(part: str) -> bool:
     return part == "__pycache__" or part.startswith(".") or part.endswith(".pyc")
 
 
-def read_files(path: Path, what: str) -> Snapshot:
+def _refuse_odd(p: Path, what: str) -> None:
+    """A file ``bots submit`` refuses: a hard link (its bytes are another file's, which could
+    change under the snapshot's name) or a special file (a pipe, socket or device)."""
+    try:
+        st = os.lstat(p)
+    except OSError as exc:
+        raise BotError(f"{what}: {p} cannot be read ({exc.strerror})") from None
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise BotError(f"{what}: {p} is a hard link ({st.st_nlink} names for one file): a "
+                       f"submission holds only files of its own; copy it (cp --remove-"
+                       f"destination) and submit again")
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        kind = ("a named pipe" if stat.S_ISFIFO(st.st_mode) else
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "a device or special file")
+        raise BotError(f"{what}: {p} is {kind}, not a regular file: remove it from the bot's "
+                       f"folder and submit again")
+
+
+def read_files(path: Path, what: str, strict: bool = False) -> Snapshot:
     """The snapshot of the bot at ``path`` (a ``.py`` file or a bot folder). A bot over
-    ``MAX_BYTES`` or ``MAX_FILES`` is refused with what to do."""
+    ``MAX_BYTES`` or ``MAX_FILES`` is refused with what to do; ``strict`` (``bots submit``):
+    so is a hard link or a special file (``_refuse_odd``)."""
     path = path.resolve()
     if path.is_file() and path.name == "bot.toml":
         path = path.parent
@@ -84,6 +106,8 @@ def read_files(path: Path, what: str) -> Snapshot:
         candidates = sorted(p for p in path.rglob("*")
                             if not any(_skipped(part) for part in p.relative_to(path).parts))
     for p in candidates:
+        if strict:
+            _refuse_odd(p, what)
         if p.is_symlink() and not p.resolve().is_relative_to(path if path.is_dir() else path.parent):
             raise BotError(f"{what}: {p} is a link to {p.resolve()}, outside the bot: copy the "
                            f"file into the bot's folder")
@@ -188,16 +212,36 @@ def cache_root() -> Path:
 
 
 def materialised(digest: str) -> Path | None:
-    """The folder holding snapshot ``digest`` here, if it is there and intact (what a
-    snapshot leaves out, such as the ``__pycache__`` Python writes beside a module it imports
-    from a writable folder, is not looked at)."""
+    """The folder holding snapshot ``digest`` here, if it is there and holds exactly the
+    snapshot: every file (a ``__pycache__``, ``.pyc`` or dot-file included, which a snapshot
+    never has) counts, and anything but folders and regular files is wrong. A folder that
+    differs is reported (a warning) and ``None`` returned: ``materialise`` rebuilds it."""
     folder = cache_root() / digest
     if not folder.is_dir():
         return None
-    files = {p.relative_to(folder).as_posix(): p.read_bytes()
-             for p in folder.rglob("*") if p.is_file()
-             and not any(_skipped(part) for part in p.relative_to(folder).parts)}
-    return folder if digest_files(files) == digest else None
+    files: dict[str, bytes] = {}
+    odd = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            mode = os.lstat(p).st_mode
+            if stat.S_ISDIR(mode):
+                if any(_skipped(part) for part in p.relative_to(folder).parts):
+                    odd.append(p.relative_to(folder).as_posix() + "/")
+                continue
+            rel = p.relative_to(folder).as_posix()
+            if not stat.S_ISREG(mode):
+                odd.append(rel)
+                continue
+            if any(_skipped(part) for part in p.relative_to(folder).parts):
+                odd.append(rel)
+            files[rel] = p.read_bytes()
+    if odd or digest_files(files) != digest:
+        log.warning("the snapshot folder %s does not hold exactly snapshot %s%s: it is "
+                    "rebuilt", folder, digest[:12],
+                    f" ({', '.join(sorted(odd)[:5])} should not be there)" if odd else "")
+        return None
+    return folder
 
 
 def materialise(digest: str, files: dict[str, bytes]) -> Path:

@@ -13,6 +13,7 @@ actions), 2 on bad input.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -187,7 +188,22 @@ def _sandbox_line(mode: str) -> str:
         return "sandbox: off (--sandbox off): process isolation only"
     return (f"sandbox: on (bubblewrap {sandbox.bwrap_binary()}; no network, read-only runtime, "
             f"private {sandbox.TMP_MB} MiB /tmp; process limit: {sandbox.process_limit()}; "
-            f"memory limit: {sandbox.memory_limit()})")
+            f"memory limit: {sandbox.memory_limit()}; CPU: {sandbox.cpu_control()})")
+
+
+def _sandbox_binds(spec, limits) -> list[str]:
+    """Lines naming every folder and file bound into the bot's sandbox, for ``bots check``."""
+    from mallows.agents import sandbox
+    if limits.sandbox == "off" or not spec.isolated:
+        return []
+    handle = spec.handle(limits)  # not started: only its command and files are read
+    process = getattr(handle, "process", handle)  # its process handle (spawn.BotProcess)
+    binds = sandbox.binds_for(process.command, python=process.python,
+                              bot_paths=process.bot_paths)
+    system = [d for d in sandbox.SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    return ["bound into its sandbox, read-only: " + ", ".join(system + binds)
+            + " (and " + ", ".join(f"/etc/{f}" for f in sandbox.ETC_FILES) + " where present)",
+            f"host user: {sandbox.status()['host_user']}"]
 
 
 MAX_CHECK_GAMES = 10_000
@@ -227,6 +243,8 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, res
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
                            f"{games} match(es) per game against random bots"))
         console.print(Text(_sandbox_line(limits.sandbox)))
+        for line in _sandbox_binds(spec, limits):
+            console.print(Text(line))
         if not spec.games and game is None and len(chosen) > 1:
             console.print(Text(f"{spec.name} declares no games: checking every game "
                                f"({', '.join(chosen)}); a bot that plays only some says so in "

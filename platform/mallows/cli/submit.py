@@ -75,7 +75,7 @@ def submit(
         raise MallowsError(f"no file or folder {path}: give the path to your bot's .py file "
                            f"or folder")
     what = f"bot {str(path)!r}"
-    snap = read_files(path, what)
+    snap = read_files(path, what, strict=True)  # no hard link, no special file
     found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
     name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED)
     store = Store(db)
