@@ -171,3 +171,20 @@ def ray_head(tmp_path_factory):
         yield address
     finally:
         stop_ray_head(proc)
+
+
+def chance_key(db, name: str | None = None) -> str:
+    """The secret key (hex) of tournament ``name`` in ``db`` (its only one by default): a run
+    in another database with ``--key`` plays the very same matches."""
+    from mallows.results.store import Store
+
+    store = Store(db, readonly=True)
+    try:
+        if name is None:
+            (row,) = store.tournaments()
+            name = row["name"]
+        key = store.chance_key(name)
+        assert key is not None, f"{name} has no secret key"
+        return key.hex()
+    finally:
+        store.close()

@@ -20,3 +20,12 @@ class IllegalAction(MallowsError):
 
 class BotError(MallowsError):
     """A bot that cannot be found or loaded (raised before any match starts)."""
+
+
+class SecretKeyError(MallowsError):
+    """A tournament's secret key given wrongly (``--key``) or asked for too early."""
+
+
+class BadNameError(MallowsError):
+    """A name a user chose (a submission, a comparison, a tournament) that cannot be one: a
+    control character, a path, a file suffix, or a name another bot already has."""

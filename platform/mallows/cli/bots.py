@@ -3,8 +3,8 @@
 ``list`` shows every bot the registry can find: its name, version, kind, games and where it
 comes from (a broken one is listed with what is wrong with it).
 
-``check`` runs ``mallows.testing.bots.check_bot`` (N matches against ``random`` bots in every
-game the bot declares, always isolated) and prints its forfeits by kind, as the match records
+``check`` runs ``mallows.testing.bots.check_bot`` (N matches against the shipped bots, with
+fresh secret seeds and drawn seats, in every game the bot declares, always isolated) and prints its forfeits by kind, as the match records
 give them, and the decision-time percentiles. It exits 0 when the bot passed, 1 on the first
 problem (printed as the forfeit reason, the observation, the bot's answer and the legal
 actions), 2 on bad input.
@@ -201,14 +201,15 @@ def check(
     game: Optional[str] = typer.Option(None, help="Check this game only (default: every game "
                                                   "the bot declares)."),
     games: int = typer.Option(10, "--games", help="Matches to play in each game."),
-    seed: int = typer.Option(0, help="Seed of the first match; the rest derive from it."),
+    seed: Optional[int] = typer.Option(None, help="Repeat a check on this machine (default: a "
+                                       "fresh secret seed, so the check cannot be foreseen)."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     match_seconds: float = typer.Option(300.0, help="Time budget for all of one match's "
                                                     "decisions."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
     db: Path = typer.Option(Path("results") / "mallows.db", "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
-    """Play matches against random bots through isolation and report every problem."""
+    """Play matches against the shipped bots through isolation and report every problem."""
     with submitted_bots(db):
         _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox)
 
@@ -218,13 +219,15 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
     if not 1 <= games <= MAX_CHECK_GAMES:
         raise MallowsError(f"--games {games}: play at least one match per game, at most "
                            f"{MAX_CHECK_GAMES}")
-    seeding.check_seed(seed)
+    if seed is not None:
+        seeding.check_seed(seed)
     bot = canonical_name(bot)  # refuses a name no file or bot can have (e.g. too long)
     console = _console()
 
     def on_start(spec, chosen) -> None:
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
-                           f"{games} match(es) per game against random bots"))
+                           f"{games} match(es) per game against the shipped bots, seats, seat "
+                           f"counts and names drawn at random"))
         console.print(Text(_sandbox_line(limits.sandbox)))
 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,

@@ -8,9 +8,11 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from mallows.agents.checks import canonical_name, ready
 from mallows.agents.protocol import Limits
+from mallows import seeding
 from mallows.seeding import check_seed
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
                                 submitted_bots, user_errors)
@@ -43,7 +45,10 @@ def play(
     bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat)."),
     rules: Optional[str] = typer.Option(None, help=_rules_help()),
     option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
-    seed: int = typer.Option(0, help="Match seed: same seed, same bots, same match."),
+    seed: Optional[int] = typer.Option(None, help="Match seed: same seed, same bots, same match "
+                                       "on this machine (the deal is keyed with this user's "
+                                       "secret key, so a bot cannot compute it from the "
+                                       "seed). Default: a fresh one, printed."),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
@@ -54,6 +59,23 @@ def play(
         _play(game, bot, rules, option, seed, record, decision_seconds, sandbox)
 
 
+def play_chance(seed: int | None) -> tuple[seeding.Chance, int, str | None]:
+    """The derivation of a match run here with ``--seed`` (``seed``; None: a fresh one): keyed
+    with this user's key (``seeding.local_key``), so the same seed gives the same match on this
+    machine and a bot learns nothing from it; a note when no key can be kept."""
+    if seed is None:
+        seed = seeding.fresh_seed()
+    check_seed(seed)
+    key = seeding.local_key()
+    note = None
+    if key is None:
+        key = seeding.fresh_key()
+        note = ("note: no place to keep this user's secret key (XDG_STATE_HOME or "
+                "~/.local/state is not writable), so the same --seed gives another match next "
+                "time")
+    return seeding.Chance(seeding.KEYED, key), seed, note
+
+
 def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> None:
     module = get_game(game)
     options = module.make_options(rules, parse_options(option))
@@ -61,7 +83,7 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> 
         raise MallowsError(
             f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
             f"{len(bot)} --bot options: give one --bot per seat")
-    check_seed(seed)
+    chance, seed, note = play_chance(seed)
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "sandbox": sandbox_mode(sandbox)})
     if record is not None and record.is_dir():
@@ -77,8 +99,9 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> 
         ready(spec, game, sandbox=limits.sandbox)
         specs.append(spec)
     require_sandbox(specs, limits)
-    result = play_match(game, options, seed, [s.handle(limits) for s in specs],
-                        names=[s.name for s in specs])
+    result = play_match(game, options, chance.play_seed(seed),
+                        [s.handle(limits) for s in specs], names=[s.name for s in specs],
+                        chance=chance)
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 
@@ -89,8 +112,10 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> 
                 right=[all(isinstance(r[i], (int, float)) or str(r[i]).lstrip("-").isdigit()
                            for r in rows) for i in range(len(headers))])
     console = Console()
-    for note in notes:
-        console.print(note, soft_wrap=True)
+    for line in notes:
+        console.print(line, soft_wrap=True)
+    if note:
+        Console(stderr=True).print(Text(note, style="yellow"), soft_wrap=True)
     if record is not None:  # after the table: a record that cannot be written loses nothing
         try:
             record.parent.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,7 @@ from mallows.agents.submissions import (check_submission_name, materialise, pars
                                         read_files, short_name)
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
+from mallows.seeding import check_seed
 from mallows.results.store import DEFAULT_DB, Store
 
 DB_HELP = "SQLite database (created if missing)."
@@ -58,7 +59,8 @@ def submit(
                                        "the bot's own name, else its file or folder name)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     games: int = typer.Option(10, "--games", help="Check matches to play in each game."),
-    seed: int = typer.Option(0, help="Seed of the check's first match."),
+    seed: Optional[int] = typer.Option(None, help="Repeat a check on this machine (default: a "
+                                       "fresh secret seed, so the check cannot be foreseen)."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
 ) -> None:
@@ -93,7 +95,12 @@ def submit(
                        f"{snap.size} bytes, digest {snap.digest[:12]}): {games} match(es) "
                        f"per game in {', '.join(chosen)}"), highlight=False)
     console.print(Text(_sandbox_line(limits.sandbox)), highlight=False)
-    reports, problems = run_check(spec, chosen, games, seed, limits)
+    from mallows.testing.bots import check_chance
+
+    if seed is not None:
+        check_seed(seed)
+    chance, seed = check_chance(seed)
+    reports, problems = run_check(spec, chosen, games, seed, limits, chance=chance)
     console.print(report_table(f"{path}", reports))
     if problems:
         print_problem(console, problems[0], len(problems))

@@ -19,6 +19,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.text import Text
 
 from mallows.cli.common import user_errors
 from mallows.errors import MallowsError
@@ -179,6 +180,10 @@ def run(
         None, "--sandbox", help="off: bots that are not shipped run with process isolation "
         "only (as sandbox = \"off\" in [limits]; stored with the tournament). Default: the "
         "file's [limits], else on."),
+    key: Optional[str] = typer.Option(
+        None, "--key", help="The tournament's secret key (hex), e.g. one revealed by "
+        "mallows tournament show --reveal-key: a new database then plays the very matches of "
+        "the published one. Default: a fresh key, kept in --db."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.tournaments.spec import load_tournament
@@ -196,22 +201,36 @@ def run(
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     t = _with_sandbox(t, sandbox)
+    from mallows.tournaments.secrecy import parse_key
+    given = parse_key(key) if key is not None else None
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
-        _run(t, db, workers, address, batch_size, quiet, reinstall)
+        _run(t, db, workers, address, batch_size, quiet, reinstall, given)
 
 
-def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall) -> None:
+def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
+         key: bytes | None = None) -> None:
     from mallows.tournaments.executor import make_executor
     from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
 
     from mallows.tournaments.pinning import pin_bots
 
+    from mallows.tournaments.secrecy import commitment, settle, untrusted_seed_warning
+
     store = Store(db)
+    t = settle(store, t, key)  # its derivation, its drawn seed, its secret key
     # refuse a changed definition, or changed bot code, before starting Ray
-    register(store, t)
+    new = register(store, t)
     t = pin_bots(store, t)
     console = Console(stderr=True)
+    warning = untrusted_seed_warning(t)
+    if warning and new:
+        console.print(Text(warning, style="yellow"), soft_wrap=True)
+    promise = commitment(store, t.name)
+    if promise and new:  # publish it now, reveal the key after: nobody chose the deals
+        console.print(Text(f"{t.name}: secret key commitment {promise} (mallows tournament "
+                           f"show {t.name} --reveal-key prints the key once it is finished)"),
+                      soft_wrap=True, highlight=False)
     remaining = t.match_count() - store.count_matches(t.name)
     plan = None
     if remaining >= LARGE_RUN:
@@ -324,6 +343,9 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
 def show(
     name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    reveal_key: bool = typer.Option(False, "--reveal-key", help="Print the tournament's secret "
+                                    "key (only once every match is played), so anyone can "
+                                    "check it against the commitment and recompute the seeds."),
 ) -> None:
     """A tournament's definition, leaderboard and head-to-head table."""
     from mallows.results.ratings import head_to_head
@@ -344,6 +366,7 @@ def show(
                   f"{definition['seed']} · {done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
+    _print_chance(console, store, name, definition, done == row["total"], reveal_key)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
         from mallows.compare.run import stored_test, verdict_text
         console.print(verdict_text(*stored_test(store, name)), soft_wrap=True)
@@ -381,6 +404,37 @@ def show(
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
                       + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+
+
+def _print_chance(console: Console, store: Store, name: str, definition: dict, finished: bool,
+                  reveal: bool) -> None:
+    """How the tournament's hidden numbers derive, its key's commitment, and (``reveal``,
+    once finished) the key itself."""
+    from mallows import seeding
+    from mallows.tournaments.secrecy import commitment
+
+    derivation = definition.get("chance", seeding.LEGACY)
+    promise = commitment(store, name)
+    if derivation == seeding.LEGACY:
+        text = ("seeds: derivation 1 (unkeyed, stored before secret keys: anyone who knows the "
+                "seed can compute the deals and the bots' seeds)")
+    else:
+        text = (f"seeds: derivation {derivation}, bots' seeds keyed with a secret"
+                + ("; deals keyed too (secret = true)" if definition.get("secret") else "")
+                + ("; seed drawn from the OS" if definition.get("drawn_seed") else ""))
+        if promise:
+            text += f"; key commitment {promise}"
+    console.print(Text(text), soft_wrap=True, highlight=False)
+    if reveal:
+        key = store.chance_key(name)
+        if key is None:
+            raise MallowsError(f"{name} has no secret key (derivation 1): there is nothing to "
+                               f"reveal")
+        if not finished:
+            raise MallowsError(f"{name} is not finished: its key stays secret until every "
+                               f"match is played (revealing it now would let authors compute "
+                               f"the rest); rerun the tournament to finish it first")
+        console.print(Text(f"secret key: {key.hex()}"), soft_wrap=True, highlight=False)
 
 
 # -- ratings ----------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from mallows import seeding
 from mallows.errors import MallowsError
 
 RETRIES = 3             # times a lost batch is submitted again
@@ -68,6 +69,7 @@ class Job:
     seed: int
     seats: tuple[str, ...]
     limits: dict = field(default_factory=dict)
+    chance: seeding.Chance = seeding.UNKEYED  # the bots' and fallback's seeds (with its key)
 
 
 @dataclass
@@ -117,7 +119,8 @@ def play_job(job: Job, pool=None) -> Outcome:
         spares = len(specs) - 1  # the other rotations of the deal need a process each
         handles = [pool.handle(s, limits, deal, spares) if pool is not None
                    else s.handle(limits) for s in specs]
-        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats))
+        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats),
+                            chance=job.chance, hide_names=limits.names == "hidden")
         result = record["result"]
         return Outcome(job.index, json.dumps(record, separators=(",", ":")),
                        list(record["players"]), list(result["ranks"]),

@@ -19,7 +19,9 @@ from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.schedule import match_id, schedule
 from mallows.tournaments.pinning import pin_bots
+from mallows.tournaments.secrecy import settle
 from mallows.tournaments.spec import Tournament, diff_definitions
+from mallows.seeding import UNKEYED
 
 
 class MatchFailed(MallowsError):
@@ -120,7 +122,8 @@ def estimate(t: Tournament, store) -> Estimate:
 def jobs_for(t: Tournament, specs) -> list:
     from mallows.tournaments.executor import Job
     return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
-                seats=s.seats, limits=dict(t.limits)) for s in specs]
+                seats=s.seats, limits=dict(t.limits), chance=getattr(t, "chance", UNKEYED))
+            for s in specs]
 
 
 def _tournament_rows(store, name: str) -> tuple[str, list]:
@@ -202,6 +205,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
 
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
+    t = settle(store, t)  # its seed derivation and secret key (tournaments.secrecy)
     register(store, t)
     t = pin_bots(store, t)
     specs = schedule(t)
@@ -226,7 +230,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
         for spec in specs.specs(store.missing_indices(t.name, summary.total)):
             in_flight[spec.index] = spec
             yield Job(index=spec.index, game=t.game, options=t.effective_options,
-                      seed=spec.seed, seats=spec.seats, limits=dict(t.limits))
+                      seed=spec.seed, seats=spec.seats, limits=dict(t.limits), chance=t.chance)
 
     failure = None
     try:

@@ -162,5 +162,12 @@ def make_schedule(bots, players: int, deals: int, seed: int) -> Schedule:
 
 
 def schedule(tournament) -> Schedule:
-    """The matches of a ``Tournament``, in schedule order."""
-    return Schedule(tournament.bots, tournament.players, tournament.deals, tournament.seed)
+    """The matches of a ``Tournament``, in schedule order. A ``secret = true`` tournament's
+    match seeds derive from its seed keyed with its secret (``seeding.Chance.schedule_seed``),
+    so it must hold its key (``tournaments.secrecy.settle``)."""
+    chance = getattr(tournament, "chance", None)
+    if getattr(tournament, "secret", False) and not (chance and chance.secret_deals):
+        raise RuntimeError(f"tournament {tournament.name!r} has secret deals: its schedule "
+                           f"needs its key (tournaments.secrecy.settle) first")
+    seed = chance.schedule_seed(tournament.seed) if chance is not None else tournament.seed
+    return Schedule(tournament.bots, tournament.players, tournament.deals, seed)

@@ -13,10 +13,14 @@ Keys::
     players = 4              # seats per match
     deals = 10               # deals per table; each is played in every seat rotation
     seed = 2026              # the tournament seed; every match seed derives from it
+                             # (optional: left out, a fresh one comes from the OS)
+    secret = true            # the deals derive from the seed and the database's secret key
+                             # too (optional; default false)
     bots = ["random", ...]   # at least `players` distinct bot names
     [options]                # rule option overrides, e.g. table_cards = 4
     [limits]                 # decision_seconds, match_seconds, start_seconds, memory_mb,
-                             # sandbox = "off" (untrusted bots without their sandbox)
+                             # sandbox = "off" (untrusted bots without their sandbox),
+                             # names = "hidden" (bots see player1, player2, ... not names)
     [ratings]                # the rating system's parameters (TrueSkill: mu, sigma, beta,
                              # tau, draw_probability; see mallows.results.ratings)
 
@@ -41,12 +45,13 @@ from typing import Any
 
 from mallows.agents.protocol import Limits
 from mallows.errors import MallowsError
+from mallows import seeding
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 
-REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
-OPTIONAL = ("rules", "options", "limits", "ratings")
+REQUIRED = ("name", "game", "players", "deals", "bots")
+OPTIONAL = ("seed", "secret", "rules", "options", "limits", "ratings")
 KEYS = REQUIRED + OPTIONAL
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 # The largest tournament a file may schedule. The schedule is lazy and resuming walks the
@@ -79,10 +84,26 @@ class Tournament:
     # once pinned (tournaments.pinning): ``bots`` are the shown names and this holds the
     # names as written, which the definition keeps
     written_bots: tuple = ()
+    # how hidden numbers derive (``seeding``): 2 (keyed with a secret, every new tournament)
+    # or 1 (no key: tournaments stored before derivation 2 resume with it); the definition
+    # keeps it (absent: 1)
+    derivation: int = seeding.KEYED
+    secret: bool = False       # `secret = true`: the deals are keyed too
+    seed_drawn: bool = False   # no `seed` in the file: ``seed`` came from the OS
+    # the derivation with this tournament's key, once ``tournaments.secrecy.settle`` read it
+    # from the database (never part of the definition)
+    chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
 
     def definition(self) -> dict:
         """The canonical form: what a rerun under the same name must match."""
-        return {
+        extra: dict = {}
+        if self.derivation != seeding.LEGACY:
+            extra["chance"] = self.derivation
+        if self.secret:
+            extra["secret"] = True
+        if self.seed_drawn:
+            extra["drawn_seed"] = True
+        return {**extra,
             "name": self.name, "game": self.game, "rules": self.rules,
             "players": self.players, "deals": self.deals, "seed": self.seed,
             "bots": list(self.written_bots or self.bots), "options": dict(sorted(self.options.items())),
@@ -183,9 +204,11 @@ def _check_limits(limits: Any, src: str) -> dict:
         checked = Limits.from_dict(limits)
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}[limits]: {exc}") from None
-    # sandbox = "on" is the default and is not stored: such a definition stays as it was
+    # sandbox = "on" and names = "shown" are the defaults and are not stored: such a
+    # definition stays as it was
     return {key: getattr(checked, key) for key in limits
-            if not (key == "sandbox" and checked.sandbox == "on")}
+            if not (key == "sandbox" and checked.sandbox == "on")
+            and not (key == "names" and checked.names == "shown")}
 
 
 def _check_ratings(ratings: Any, src: str) -> dict:
@@ -245,7 +268,15 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
     players = _int(data, "players", module.MIN_PLAYERS, module.MAX_PLAYERS, src,
                    f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players")
     deals = _int(data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10")
-    seed = _int(data, "seed", 0, MAX_SEED, src, "seeds are never negative, e.g. seed = 2026")
+    if "seed" in data:
+        seed = _int(data, "seed", 0, MAX_SEED, src, "seeds are never negative, e.g. seed = "
+                    "2026, or leave `seed` out for a fresh one")
+    else:
+        seed = seeding.fresh_seed()  # kept in the database: a rerun resumes with it
+    secret = data.get("secret", False)
+    if not isinstance(secret, bool):
+        raise TournamentError(f"{_where(src)}`secret` must be true or false, got {secret!r}: "
+                              f"secret = true keys the deals with the database's secret")
     bots = data["bots"]
     if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
         raise TournamentError(f"{_where(src)}`bots` must be a list of bot names, e.g. "
@@ -268,7 +299,8 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
     ratings = _check_ratings(data.get("ratings", {}), src)
     t = Tournament(name=name, game=game, rules=rules, players=players, deals=deals, seed=seed,
                    bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
-                   effective_options=effective, source=source)
+                   effective_options=effective, source=source, secret=secret,
+                   seed_drawn="seed" not in data)
     if t.match_count() > MAX_MATCHES:
         from mallows.results.codec import estimated_bytes, human_bytes
         size = human_bytes(estimated_bytes(game, players, t.match_count()))
@@ -308,7 +340,7 @@ def _canonical_bots(bots: list[str], src: str) -> list[str]:
 
 _EXAMPLES = {
     "name": 'name = "my-tournament"', "game": 'game = "take4"', "players": "players = 4",
-    "deals": "deals = 10", "seed": "seed = 2026", "bots": 'bots = ["random", "greedy"]',
+    "deals": "deals = 10", "bots": 'bots = ["random", "greedy"]',
 }
 
 
