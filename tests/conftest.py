@@ -46,6 +46,20 @@ def snapshot_cache(tmp_path_factory):
         os.environ["MALLOWS_SNAPSHOTS"] = saved
 
 
+@pytest.fixture(scope="session", autouse=True)
+def chance_key_home(tmp_path_factory):
+    """This user's secret key for ``play --seed`` and checks (``seeding.local_key``) lives in a
+    folder of the test session (``$XDG_STATE_HOME``, inherited by the console script)."""
+    folder = tmp_path_factory.mktemp("state")
+    saved = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = saved
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run from the project root, so ``./bots`` and ``tournaments/`` are the project's."""

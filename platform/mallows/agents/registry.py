@@ -46,8 +46,10 @@ from typing import Any
 from mallows import PROTOCOL_VERSION
 from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
 from mallows.errors import BotError
+from mallows.safetext import TEXT_BYTES, cap
 from mallows.games import game_ids
 
+MAX_GAMES = 64  # games a bot's hello or class may declare that are kept
 SHIPPED = frozenset({"random", "greedy", "heuristic", "ismcts", "denial"})
 ENTRY_POINT_GROUP = "mallows.bots"
 MANIFEST = "bot.toml"
@@ -262,12 +264,13 @@ class BotSpec:
                 from None
         finally:
             handle.close()
+        # the bot's own words: kept short (``safetext``)
         if self.version is None and hello.get("version") is not None:
-            self.version = str(hello["version"])
+            self.version = cap(str(hello["version"]), TEXT_BYTES)
         if self.games is None and isinstance(hello.get("games"), list):
-            self.games = tuple(str(g) for g in hello["games"])
+            self.games = tuple(cap(str(g), TEXT_BYTES) for g in hello["games"][:MAX_GAMES])
         if self.bot_name is None and hello.get("name") is not None:
-            self.bot_name = str(hello["name"])
+            self.bot_name = cap(str(hello["name"]), TEXT_BYTES)
         return hello
 
 
@@ -342,11 +345,11 @@ def _static_meta(name: str, path: Path) -> dict:
             has_bot = True
             for key, value in _literal_assignments(node.body):
                 if key == "name":
-                    meta["bot_name"] = str(value)
+                    meta["bot_name"] = cap(str(value), TEXT_BYTES)
                 elif key == "version":
-                    meta["version"] = str(value)
+                    meta["version"] = cap(str(value), TEXT_BYTES)
                 elif key == "games" and isinstance(value, (list, tuple)):
-                    meta["games"] = tuple(str(g) for g in value)
+                    meta["games"] = tuple(cap(str(g), TEXT_BYTES) for g in value[:MAX_GAMES])
         elif isinstance(node, (ast.ImportFrom, ast.Import)):
             has_bot = has_bot or any((a.asname or a.name) == "Bot" for a in node.names)
         elif isinstance(node, ast.Assign):

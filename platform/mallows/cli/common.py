@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from mallows.errors import MallowsError
+from mallows.safetext import escape  # the one escaping function for the terminal
 
 
 def user_errors(fn):
@@ -19,7 +20,8 @@ def user_errors(fn):
         try:
             return fn(*args, **kwargs)
         except MallowsError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            # a message may quote a bot's or a file's text: its control characters shown
+            typer.echo(f"error: {escape(exc, keep_lines=True)}", err=True)
             raise typer.Exit(2) from None
 
     return wrapper

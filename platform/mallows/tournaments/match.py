@@ -17,6 +17,7 @@ import random
 from typing import Any, Sequence
 
 from mallows import PROTOCOL_VERSION, seeding
+from mallows.safetext import REASON_BYTES, cap
 from mallows.agents.protocol import BotFailure, BotHandle, hidden_names
 from mallows.errors import IllegalAction
 from mallows.games import get_game
@@ -66,6 +67,7 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         opening: list[dict] = []
 
         def forfeit(seat: int, reason: str, kind: str, events: list[dict]) -> None:
+            reason = cap(reason, REASON_BYTES)  # it may quote the bot's own text: bounded
             forfeits[seat] = reason
             fallbacks[seat] = random.Random(chance.fallback_seed(seed, seat))
             events.append({"type": "forfeit", "seat": seat, "reason": reason, "kind": kind})
