@@ -74,3 +74,14 @@ def control_characters(text: str) -> list[str]:
         if is_control(c) and _escaped(c) not in seen:
             seen.append(_escaped(c))
     return seen
+
+
+def refuse_control(name: str, what: str, example: str) -> None:
+    """Refuse a name (a submission's, a comparison's, a tournament's, a bot's) that holds a
+    control character: ``BadNameError`` names them and gives ``example``."""
+    found = control_characters(name)
+    if found:
+        from mallows.errors import BadNameError
+        raise BadNameError(f"{what} {escape(name)!r} holds the control character"
+                           f"{'s' if len(found) > 1 else ''} {', '.join(found)}: a name is "
+                           f"plain text, for example {example}")

@@ -28,6 +28,7 @@ from mallows.agents.registry import list_bots
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, submitted_bots,
                                 user_errors)
 from mallows.errors import BotError, MallowsError
+from mallows.safetext import escape
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
 from mallows.tournaments.match import decision_context
 
@@ -85,16 +86,22 @@ def list_command(
                 item.error = str(exc)
         if item.error:
             problems.append(item)
-            table.add_row(item.name, "-", "broken", "-", _where(item.source))
+            table.add_row(*shown(item.name, "-", "broken", "-", _where(item.source)))
             continue
-        table.add_row(spec.base, spec.version or "?", spec.kind_label,
-                      ", ".join(spec.games) if spec.games else "?", _where(spec.source))
+        table.add_row(*shown(spec.base, spec.version or "?", spec.kind_label,
+                             ", ".join(spec.games) if spec.games else "?",
+                             _where(spec.source)))
     for row in _submitted_rows(db):
-        table.add_row(*row)
+        table.add_row(*shown(*row))
     console = _console()
     console.print(table)
     for item in problems:
-        console.print(Text(f"{item.name}: {item.error}"))
+        console.print(Text(escape(f"{item.name}: {item.error}", keep_lines=True)))
+
+
+def shown(*values: str) -> list[Text]:
+    """Table cells of text from bots and authors: control characters escaped, no markup."""
+    return [Text(escape(v)) for v in values]
 
 
 def _submitted_rows(db: Path) -> list[tuple[str, ...]]:
@@ -148,13 +155,14 @@ def _json_object_lines(obj: dict) -> list[str]:
 
 
 def print_problem(console: Console, problem: Problem, total: int) -> None:
-    out = lambda text="", style=None: console.print(Text(text, style=style), soft_wrap=True)
+    out = lambda text="", style=None: console.print(Text(escape(text, keep_lines=True),
+                                                         style=style), soft_wrap=True)
     where = (f"{problem.game}, match {problem.match} (seed {problem.seed}, {problem.players} "
              f"players, seat {problem.seat}")
     if "rules" in problem.options:
         where += f", rules {problem.options['rules']}"
     out(f"FAILED: {total} forfeit(s). First problem, {where}):", "bold red")
-    out(f"  {problem.reason}")
+    out(f"  {escape(problem.reason)}")  # the bot's words: one line, controls shown
     if problem.observation is None:
         out("\n(no observation: the failure came before the first decision)")
         return
@@ -245,7 +253,8 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
 
 def report_table(name: str, reports) -> Table:
     """The check's figures, one row per game."""
-    table = Table(title=f"bots check {name} (forfeits by kind; decision time in ms)")
+    table = Table(title=Text(escape(f"bots check {name} (forfeits by kind; decision time in "
+                                    f"ms)")))
     for column in ("game", "matches", "decisions", "forfeits", "by kind", "p50", "p90", "p99",
                    "max"):
         table.add_column(column, justify="left" if column in ("game", "by kind") else "right")

@@ -13,6 +13,7 @@ from rich.text import Text
 from mallows.agents.checks import canonical_name, ready
 from mallows.agents.protocol import Limits
 from mallows import seeding
+from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
                                 submitted_bots, user_errors)
@@ -112,8 +113,8 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> 
                 right=[all(isinstance(r[i], (int, float)) or str(r[i]).lstrip("-").isdigit()
                            for r in rows) for i in range(len(headers))])
     console = Console()
-    for line in notes:
-        console.print(line, soft_wrap=True)
+    for line in notes:  # they quote forfeit reasons: shown, never obeyed
+        console.print(Text(escape(line)), soft_wrap=True)
     if note:
         Console(stderr=True).print(Text(note, style="yellow"), soft_wrap=True)
     if record is not None:  # after the table: a record that cannot be written loses nothing

@@ -27,6 +27,7 @@ from mallows.agents.submissions import (check_submission_name, materialise, pars
                                         read_files, short_name)
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
+from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.results.store import DEFAULT_DB, Store
 
@@ -78,7 +79,8 @@ def submit(
     what = f"bot {str(path)!r}"
     snap = read_files(path, what)
     found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
-    name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED)
+    name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED,
+                                 submitted=path)
     store = Store(db)
     console = _console()
     newest = store.newest_digest(name)
@@ -91,9 +93,10 @@ def submit(
     materialise(snap.digest, snap.files)
     spec = registry.from_snapshot(name, snap.digest, snap.entry, {}, isolate=True)
     chosen = choose_games(spec)  # every game it declares, as bots check
-    console.print(Text(f"checking {path} ({spec.kind_label}, {len(snap.files)} file(s), "
-                       f"{snap.size} bytes, digest {snap.digest[:12]}): {games} match(es) "
-                       f"per game in {', '.join(chosen)}"), highlight=False)
+    console.print(Text(escape(f"checking {path} ({spec.kind_label}, {len(snap.files)} "
+                              f"file(s), {snap.size} bytes, digest {snap.digest[:12]}): "
+                              f"{games} match(es) per game in {', '.join(chosen)}")),
+                  highlight=False)
     console.print(Text(_sandbox_line(limits.sandbox)), highlight=False)
     from mallows.testing.bots import check_chance
 
@@ -183,9 +186,9 @@ def show(
         console.print(board if board.row_count else Text("not rated yet: put it in a "
                                                          "tournament"))
         for r in rows:
-            console.print(Text(f"{r['name']}@{r['version']}: digest {r['digest']}, from "
-                               f"{r['source']}, files: "
-                               f"{', '.join(store.snapshot_files(r['digest']))}"),
+            console.print(Text(escape(f"{r['name']}@{r['version']}: digest {r['digest']}, "
+                                      f"from {r['source']}, files: "
+                                      f"{', '.join(store.snapshot_files(r['digest']))}")),
                           soft_wrap=True, highlight=False)
         if extract is not None:
             _extract(store, rows[-1]["digest"], extract, console)
@@ -193,18 +196,19 @@ def show(
     pins = store.pinned(name) if store is not None else []
     if pins:
         p = pins[0]
-        console.print(Text(f"{name}: pinned by tournament(s) "
-                           f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
-                           f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code digest "
-                           f"{p['digest']}"), soft_wrap=True, highlight=False)
+        console.print(Text(escape(
+                               f"{name}: pinned by tournament(s) "
+                               f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
+                               f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code "
+                               f"digest {p['digest']}")), soft_wrap=True, highlight=False)
         if extract is not None:
             _extract(store, p["digest"], extract, console)
         return
     spec = registry.load_bot(name)
-    console.print(Text(f"{name}: {spec.kind_label}, version {spec.version or '?'}, games "
-                       f"{', '.join(spec.games) if spec.games else '?'}; from {spec.source} "
-                       f"({spec.origin}); not submitted"
-                       + (f" to {db}" if store is not None else "")),
+    console.print(Text(escape(f"{name}: {spec.kind_label}, version {spec.version or '?'}, "
+                              f"games {', '.join(spec.games) if spec.games else '?'}; from "
+                              f"{spec.source} ({spec.origin}); not submitted"
+                              + (f" to {db}" if store is not None else ""))),
                   soft_wrap=True, highlight=False)
     if extract is not None:
         raise MallowsError("--extract writes out a stored snapshot: this bot has none (it is "
@@ -216,12 +220,12 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
         p for t in store.tournaments() for p in store.pins(t["name"]) if p["digest"] == digest]
     versions = [f"{r['name']}@{r['version']}" for r in store.submissions()
                 if r["digest"] == digest]
-    console.print(Text(f"code {digest}: files "
-                       f"{', '.join(store.snapshot_files(digest))}"
-                       + (f"; submitted as {', '.join(versions)}" if versions else "")
-                       + (f"; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
-                                                     f"({p['source']})" for p in pins)
-                          if pins else "")), soft_wrap=True, highlight=False)
+    console.print(Text(escape(
+        f"code {digest}: files {', '.join(store.snapshot_files(digest))}"
+        + (f"; submitted as {', '.join(versions)}" if versions else "")
+        + (f"; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} ({p['source']})"
+                                       for p in pins) if pins else ""))),
+        soft_wrap=True, highlight=False)
     if extract is not None:
         _extract(store, digest, extract, console)
 

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from mallows.cli.common import user_errors
+from mallows.safetext import escape
 from mallows.errors import MallowsError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import DEFAULT_DB, Store
@@ -507,8 +508,8 @@ def replay(
         if seat is not None:
             raise MallowsError(f"--seat needs a record that replays: {exc}") from None
         lines = [f"note: {exc}; the events as recorded:"] + replay_lines(match_id, record)
-    for line in lines:
-        typer.echo(line)
+    for line in lines:  # names and reasons from bots: their control characters shown
+        typer.echo(escape(line))
 
 
 def _load_record(match: str, db: Path) -> tuple[str, dict]:

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from mallows import seeding
+from mallows.safetext import refuse_control
 from mallows.errors import MallowsError
 from mallows.results.ratings import DEFAULT_PARAMS
 from mallows.tournaments.schedule import MatchSpec
@@ -258,7 +259,7 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
     if name is None:
         name = (f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-"
                 f"{digest_of(c.definition())[:8]}")
-    elif not NAME_RE.match(name):
+    elif refuse_control(name, "--name", "--name my-comparison") or not NAME_RE.fullmatch(name):
         raise CompareError(f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
                            f"'/'), at most 100, got {name!r}")
     c = Comparison(**{**c.__dict__, "name": name})

@@ -46,6 +46,7 @@ from typing import Any
 from mallows.agents.protocol import Limits
 from mallows.errors import MallowsError
 from mallows import seeding
+from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
@@ -244,6 +245,10 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
             raise TournamentError(f"{_where(src)}missing key `{key}`: add it, for example "
                                   f"{_EXAMPLES[key]}")
     name = data["name"]
+    if isinstance(name, str) and control_characters(name):
+        raise TournamentError(f"{_where(src)}`name` {escape(name)!r} holds the control "
+                              f"character(s) {', '.join(control_characters(name))}: a name is "
+                              f"plain text, for example name = \"demo\"")
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TournamentError(
             f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
