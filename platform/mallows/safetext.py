@@ -13,6 +13,7 @@ line, CR to overwrite it, OSC ``]0;...`` to retitle the window, BEL) or be 255 K
   every terminal output passes bot-supplied text through (``play``, ``replay``, ``tournament
   show``, ``bots list/show/check``, progress lines, error messages). ``keep_lines=True`` leaves
   newlines and tabs for the platform's own multi-line messages.
+- ``brief(text)``: a short copy for a list beside the stored one (a report's bot page).
 - ``control_characters(text)``: the control characters of a name, for refusing it.
 
 HTML and JSON outputs escape for themselves (Jinja's autoescape, ``json.dumps``).
@@ -64,6 +65,16 @@ def cap(text: str, limit: int = REASON_BYTES) -> str:
     room = max(0, limit - len(note.encode()))
     head = data[:room].decode("utf-8", "ignore")  # a character cut in two is dropped
     return head + note
+
+
+BRIEF_CHARS = 200      # a reason quoted again beside its full copy (a report's lists)
+
+
+def brief(text: str, limit: int = BRIEF_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with a note of the length, for a second copy of
+    a bot's words where the first is kept whole (a report page lists a reason the match's
+    record holds)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def control_characters(text: str) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import PurePath
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
+from mallows.safetext import brief
 
 
 def slug(name: str) -> str:
@@ -106,5 +107,6 @@ def forfeits(store, tournament: str) -> list[dict]:
                 seat = e.get("seat")
                 out.append({"match": mid, "tournament": tournament, "seat": seat,
                             "bot": names[seat] if isinstance(seat, int) and seat < len(names)
-                            else "?", "kind": e.get("kind"), "reason": e.get("reason", "")})
+                            else "?", "kind": e.get("kind"),
+                            "reason": brief(str(e.get("reason", "")))})  # whole in the match
     return out
