@@ -11,6 +11,14 @@ only on (seed, purpose, index) and never on what happened earlier in the match:
   own streams without a change here.
 - ``bot_seed(seed, seat)``: the integer seed handed to the bot in that seat (key 3).
 - ``fallback_seed(seed, seat)``: the random policy that plays for a seat after it forfeits (key 4).
+
+Those two are derivation 1: public functions of the match seed, which a bot can invert by
+search. ``Chance`` (below) is how a match derives them now: derivation 2 keys the bots' and the
+fallback's seeds, ``play``'s match seeds and (``secret = true``) a tournament's match seeds with
+a secret key the bots never see (``keyed``: BLAKE2b with the key); ``Chance()`` is derivation 1,
+which tournaments stored before it resume with. ``fresh_seed``/``fresh_key`` come from the
+operating system; ``commitment`` is what an organiser publishes before revealing a key;
+``local_key`` is this user's key for ``mallows play --seed`` and repeated checks.
 """
 
 from __future__ import annotations
@@ -157,7 +165,7 @@ class Chance:
 
     ``Chance()`` is derivation 1 (no key: what every stored tournament before derivation 2
     replays with); ``Chance(KEYED, key)`` keys the bots' and the fallback's seeds, and with
-    ``secret_deals`` the deals too (``schedule_seed``). The key never appears in ``repr``."""
+    ``secret_deals`` the deals too (``match_seed``). The key never appears in ``repr``."""
 
     __slots__ = ("derivation", "key", "secret_deals")
 
@@ -196,10 +204,13 @@ class Chance:
             return fallback_seed(seed, seat)
         return keyed(self.key, b"mallows fallback", seed, seat)
 
-    def schedule_seed(self, seed: int) -> int:
-        """The seed the schedule derives its match seeds from (``child_seed``): the
-        tournament's own, or with ``secret_deals`` one only the key's holder can compute."""
-        return keyed(self.key, b"mallows deals", seed) if self.secret_deals else seed
+    def match_seed(self, seed: int, place: int) -> int:
+        """With ``secret_deals``: the seed of the deal at schedule ``place`` of a tournament
+        of seed ``seed``, which only the key's holder can compute (and one match's seed says
+        nothing about another's). Without: ``child_seed(seed, place)``, public."""
+        if not self.secret_deals:
+            return child_seed(seed, place)
+        return keyed(self.key, b"mallows deal", seed, place)
 
     def play_seed(self, seed: int) -> int:
         """The match seed of ``mallows play --seed S`` and of a check's match: keyed, so a bot

@@ -11,7 +11,9 @@ Round robin in duplicate format:
   the match id is ``"<tournament name>/<index>"``;
 - the seed of a match is ``seeding.child_seed(tournament seed, table * deals + deal)``: it depends
   only on the tournament seed and the (table, deal) place in the schedule, never on the rotation
-  (so every rotation of a table plays the same deals) nor on how or where matches run.
+  (so every rotation of a table plays the same deals) nor on how or where matches run. With
+  ``secret = true`` it is ``Chance.match_seed(tournament seed, place)``, keyed with the
+  tournament's secret key: one published match seed says nothing about another.
 
 Every bot sits in every seat ``C(n - 1, k - 1) * deals`` times.
 
@@ -50,8 +52,12 @@ def match_id(tournament: str, index: int) -> str:
     return f"{tournament}/{index}"
 
 
-def deal_seed(tournament_seed: int, table: int, deal: int, deals: int) -> int:
-    return seeding.child_seed(tournament_seed, table * deals + deal)
+def deal_seed(tournament_seed: int, table: int, deal: int, deals: int,
+              chance: seeding.Chance | None = None) -> int:
+    place = table * deals + deal
+    if chance is not None and chance.secret_deals:  # `secret = true`: keyed, one by one
+        return chance.match_seed(tournament_seed, place)
+    return seeding.child_seed(tournament_seed, place)
 
 
 def unrank_subset(items: tuple, k: int, rank: int) -> tuple:
@@ -76,9 +82,11 @@ class Schedule:
     """The matches of a round robin, in schedule order, computed on demand (a read-only
     sequence: ``len``, ``[i]``, ``[a:b]``, iteration)."""
 
-    def __init__(self, bots: Iterable[str], players: int, deals: int, seed: int):
+    def __init__(self, bots: Iterable[str], players: int, deals: int, seed: int,
+                 chance: seeding.Chance | None = None):
         self.bots = tuple(bots)
         self.players, self.deals, self.seed = players, deals, seed
+        self.chance = chance  # with secret deals: the match seeds are keyed
         if players < 1 or deals < 1 or len(self.bots) < players:
             raise ValueError("need players >= 1, deals >= 1 and at least `players` bots")
         self.tables = math.comb(len(self.bots), players)
@@ -91,7 +99,8 @@ class Schedule:
     def _spec(self, index: int, table: int, subset: tuple) -> MatchSpec:
         deal, rotation = divmod(index - table * self.per_table, self.players)
         if self._seed_at[0] != (table, deal):  # the rotations of a deal share its seed
-            self._seed_at = ((table, deal), deal_seed(self.seed, table, deal, self.deals))
+            self._seed_at = ((table, deal), deal_seed(self.seed, table, deal, self.deals,
+                                                      self.chance))
         return MatchSpec(index, table, subset, rotation, deal,
                          subset[rotation:] + subset[:rotation], self._seed_at[1])
 
@@ -163,11 +172,11 @@ def make_schedule(bots, players: int, deals: int, seed: int) -> Schedule:
 
 def schedule(tournament) -> Schedule:
     """The matches of a ``Tournament``, in schedule order. A ``secret = true`` tournament's
-    match seeds derive from its seed keyed with its secret (``seeding.Chance.schedule_seed``),
+    match seeds are its seed and place keyed with its secret (``seeding.Chance.match_seed``),
     so it must hold its key (``tournaments.secrecy.settle``)."""
     chance = getattr(tournament, "chance", None)
     if getattr(tournament, "secret", False) and not (chance and chance.secret_deals):
         raise RuntimeError(f"tournament {tournament.name!r} has secret deals: its schedule "
                            f"needs its key (tournaments.secrecy.settle) first")
-    seed = chance.schedule_seed(tournament.seed) if chance is not None else tournament.seed
-    return Schedule(tournament.bots, tournament.players, tournament.deals, seed)
+    return Schedule(tournament.bots, tournament.players, tournament.deals, tournament.seed,
+                    chance)
