@@ -19,6 +19,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.markup import escape as markup_escape
 from rich.text import Text
 
 from mallows.cli.common import user_errors
@@ -273,7 +274,7 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
-            fields["leader"] = _leader_text(rater)
+            fields["leader"] = markup_escape(_leader_text(rater))  # a rich markup field
         progress.update(state["task"], advance=1, **fields)
 
     try:
@@ -318,7 +319,7 @@ def _with_sandbox(t, sandbox: Optional[str]):
 
 def _leader_text(rater) -> str:
     best = rater.leader()
-    return f"{best[0]} ({best[1]:.1f})" if best else "-"
+    return f"{escape(best[0])} ({best[1]:.1f})" if best else "-"  # a name, shown as text
 
 
 # -- tournament list / show -------------------------------------------------------------------
