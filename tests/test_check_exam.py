@@ -65,6 +65,14 @@ def test_bots_check_fails_the_two_faced_bot():
                           cwd=REPO)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAILED" in proc.stdout and '"type":"evil"' in proc.stdout
+    again = re.search(r"the same check again, on this machine: mallows bots check \S+ --seed "
+                      r"(\d+)", proc.stdout)
+    assert again, proc.stdout
+    rerun = subprocess.run([MALLOWS, "bots", "check", str(TWO_FACED), "--game", "take4",
+                            "--games", "6", "--seed", again[1]], capture_output=True, text=True,
+                           timeout=300, cwd=REPO)
+    first = lambda out: out[out.index("FAILED"):out.index("Observation")]
+    assert first(rerun.stdout) == first(proc.stdout)
 
 
 def test_a_check_with_a_seed_repeats_on_this_machine():

@@ -246,6 +246,10 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
     console.print(report_table(spec.name, reports))
     if problems:
         print_problem(console, problems[0], len(problems))
+        console.print(Text(f"\nthe same check again, on this machine: mallows bots check "
+                           f"{escape(bot)} --seed {result.seed}"
+                           + (f" --game {game}" if game else "") + f" --games {games}"),
+                      soft_wrap=True, highlight=False)
         raise typer.Exit(1)
     console.print(Text(f"OK: {spec.name} passed {games} match(es) in "
                        f"{', '.join(chosen)} with no forfeit.", style="bold green"))

@@ -100,6 +100,7 @@ class BotCheck:
     games: list[str]
     reports: list[GameReport]
     problems: list[Problem]
+    seed: int | None = None  # the check's seed: ``--seed`` repeats it on this machine
 
     @property
     def passed(self) -> bool:
@@ -229,5 +230,6 @@ def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int |
     games = choose_games(spec, game, limits.sandbox)
     if on_start is not None:
         on_start(spec, games)
-    reports, problems = run_check(spec, games, matches, seed, limits, progress)
-    return BotCheck(spec, games, reports, problems)
+    chance, seed = check_chance(seed)
+    reports, problems = run_check(spec, games, matches, seed, limits, progress, chance)
+    return BotCheck(spec, games, reports, problems, seed)
