@@ -3,9 +3,9 @@
 What ``mallows bots check`` and ``bots submit`` run, usable from a bot author's own tests. The
 bot is always isolated (its own process, as in a tournament); it plays ``matches`` matches in
 every game it declares (or the one asked for). A check is not a predictable exam: without a
-seed it draws a fresh seed and a fresh secret key from the operating system (with ``seed`` it
-keys with this user's key, ``seeding.local_key``: reproducible on this machine only), and from
-them, match by match, the number of seats, the bot's seat, the rule set (where a game has
+seed it draws a fresh seed from the operating system, keyed with this user's secret key
+(``seeding.local_key``; so ``seed`` repeats a check on this machine only), and from them, match
+by match, the number of seats, the bot's seat, the rule set (where a game has
 several), whether the opponents' names are shown or hidden (as under ``names = "hidden"``),
 and the opponents: the shipped bots that play the game (``OPPONENTS``), under their real
 names, as a tournament seats them. The match seeds and the bots' seeds are keyed as in a
@@ -143,12 +143,11 @@ OPPONENTS = ("random", "greedy", "heuristic", "denial", "ismcts:budget=0.01")
 
 
 def check_chance(seed: int | None) -> tuple[seeding.Chance, int]:
-    """The derivation and seed of a check: fresh and secret (``seed`` None), or keyed with this
-    user's key (``seeding.local_key``) so ``--seed S`` repeats a check on this machine."""
-    if seed is None:
-        return seeding.Chance(seeding.KEYED, seeding.fresh_key()), seeding.fresh_seed()
+    """The derivation and seed of a check: keyed with this user's key (``seeding.local_key``;
+    a fresh one where none can be kept), and a fresh seed from the OS unless ``seed`` is
+    given: nobody can foresee a check, and ``--seed S`` repeats one on this machine."""
     key = seeding.local_key() or seeding.fresh_key()
-    return seeding.Chance(seeding.KEYED, key), seed
+    return seeding.Chance(seeding.KEYED, key), seeding.fresh_seed() if seed is None else seed
 
 
 def opponents_for(game: str) -> list[BotSpec]:
