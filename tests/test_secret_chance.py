@@ -238,3 +238,29 @@ def test_a_bad_key_is_refused(tmp_path, bad, message):
                            str(tmp_path / "m.db"), "--workers", "1", "--key", bad],
                           capture_output=True, text=True, timeout=120, cwd=REPO)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_a_comparison_gives_nothing_away_and_the_control_does(tmp_path):
+    """``mallows compare`` keys its deals and the bots' seeds too (derivation 2); one stored
+    before (derivation 1, its definition without ``chance``) gives them away."""
+    from mallows.compare.plan import make_comparison
+    from mallows.compare.run import run_comparison
+
+    limits = {"decision_seconds": 10.0}
+    found = {}
+    for derivation in (seeding.LEGACY, seeding.KEYED):
+        c = make_comparison(str(CRACKER), "random", game="take4", max_matches=8,
+                            limits=limits, name=f"c{derivation}")
+        c = dataclasses.replace(c, derivation=derivation)
+        db = tmp_path / f"c{derivation}.db"
+        store = Store(db)
+        try:
+            with make_executor(1, None) as executor:
+                run_comparison(c, store, executor)
+            assert ("chance" in json.loads(store.tournament(c.name)["definition"])) \
+                == (derivation == seeding.KEYED)
+        finally:
+            store.close()
+        found[derivation] = cracks(stored_records(db, c.name))
+    assert len(found[seeding.LEGACY]) == 8 and all(a == b for a, b, _ in found[seeding.LEGACY])
+    assert not [f for f in found[seeding.KEYED] if f[0] == f[1]]

@@ -1,7 +1,8 @@
 """A comparison's definition and its schedule of paired matches. Pure apart from loading the
 bots once to check them (``make_comparison``).
 
-Pairs. Pair ``p`` is two matches on one deal (match seed ``seeding.child_seed(seed, p)``),
+Pairs. Pair ``p`` is two matches on one deal (match seed ``Chance.match_seed(seed, p)``: keyed
+with the comparison's secret key since derivation 2, ``seeding.child_seed(seed, p)`` before),
 indices ``2p`` and ``2p + 1``:
 
 - two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
@@ -74,6 +75,10 @@ class Comparison:
     max_matches: int
     seed: int
     bot_sources: dict = field(default_factory=dict, compare=False)
+    # 2: the deals and the bots' seeds keyed with the comparison's secret key (kept in the
+    # database); 1: unkeyed, what comparisons stored before keys resume with (``keyed``)
+    derivation: int = seeding.KEYED
+    chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
 
     @property
     def max_pairs(self) -> int:
@@ -107,6 +112,7 @@ class Comparison:
             "statistic": "place(B) - place(A) per pair", "delta": self.delta,
             "alpha": self.alpha, "beta": self.beta, "max_matches": self.max_matches,
             "test": "GSPRT, multinomial over the pair values",
+            **({"chance": self.derivation} if self.derivation != seeding.LEGACY else {}),
         }
 
     def digest(self) -> str:
@@ -114,7 +120,10 @@ class Comparison:
         return digest_of(self.definition())
 
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
-        seed = seeding.child_seed(self.seed, p)
+        if self.derivation != seeding.LEGACY and not self.chance.secret_deals:
+            raise RuntimeError(f"comparison {self.name!r}: its deals need its key "
+                               f"(compare.run.keyed) first")
+        seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
         if k == 2:
             first, second = (self.a, self.b), (self.b, self.a)
@@ -148,7 +157,8 @@ def from_definition(d: dict) -> Comparison:
                       effective_options=get_game(d["game"]).make_options(d.get("rules"), options),
                       limits=dict(d.get("limits") or {}), delta=float(d["delta"]),
                       alpha=float(d["alpha"]), beta=float(d["beta"]),
-                      max_matches=int(d["max_matches"]), seed=int(d["seed"]))
+                      max_matches=int(d["max_matches"]), seed=int(d["seed"]),
+                      derivation=int(d.get("chance", seeding.LEGACY)))
 
 
 def digest_of(definition: dict) -> str:

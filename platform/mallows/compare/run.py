@@ -15,9 +15,12 @@ leaving the executor's stream early abandons what is still in flight.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
+
+from mallows import seeding
 
 from mallows.compare.plan import KIND, Comparison, CompareError, digest_of
 from mallows.compare.sprt import SequentialTest
@@ -51,6 +54,25 @@ class CompareResult:
     def matches(self) -> int:
         """Matches the verdict rests on: two a pair."""
         return 2 * self.pairs
+
+
+def keyed(store, c: Comparison) -> Comparison:
+    """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
+    comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
+    matches as before; any other gets its key from the database (made the first time)."""
+    row = store.tournament(c.name)
+    if row is not None and json.loads(row["definition"]).get("kind") != KIND:
+        return c  # a tournament's name: ``register`` refuses it
+    if row is not None and c.derivation != seeding.LEGACY:
+        old = json.loads(row["definition"])
+        legacy = dataclasses.replace(c, derivation=seeding.LEGACY)
+        if old.get("kind") == KIND and "chance" not in old \
+                and digest_of(old) == legacy.digest():
+            c = legacy
+    if c.derivation == seeding.LEGACY:
+        return dataclasses.replace(c, chance=seeding.UNKEYED)
+    key = store.chance_key(c.name) or store.put_chance_key(c.name, seeding.fresh_key())
+    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, key, secret_deals=True))
 
 
 def register(store, c: Comparison) -> bool:
@@ -145,6 +167,7 @@ def run_comparison(c: Comparison, store, executor, on_pair=None, on_start=None
     """Play ``c`` until its test decides or ``max_matches`` is reached. ``on_start(result)``
     once the stored pairs are replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
+    c = keyed(store, c)
     register(store, c)
     ranks = _stored_ranks(c, store)
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
