@@ -246,9 +246,10 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
                                   f"{_EXAMPLES[key]}")
     name = data["name"]
     if isinstance(name, str) and control_characters(name):
-        raise TournamentError(f"{_where(src)}`name` {escape(name)!r} holds the control "
-                              f"character(s) {', '.join(control_characters(name))}: a name is "
-                              f"plain text, for example name = \"demo\"")
+        raise TournamentError(f"{_where(src)}`name` must be plain text, but {escape(name)!r} "
+                              f"holds the control character(s) "
+                              f"{', '.join(control_characters(name))}: for example name = "
+                              f"\"demo\"")
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TournamentError(
             f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
