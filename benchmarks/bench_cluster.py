@@ -61,7 +61,8 @@ def main() -> int:
     print(capacity(), flush=True)
 
     from mallows.results.store import Store
-    from mallows.tournaments.executor import RayExecutor, play_job
+    from mallows.tournaments.cluster import RayExecutor
+    from mallows.tournaments.worker import play_job
     from mallows.tournaments.run import jobs_for, run_tournament
     from mallows.tournaments.schedule import schedule
     from mallows.tournaments.spec import parse_tournament

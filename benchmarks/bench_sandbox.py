@@ -43,7 +43,7 @@ from mallows.agents import sandbox
 from mallows.agents.process import SubprocessBot
 from mallows.agents.protocol import Limits
 from mallows.results.store import Store
-from mallows.tournaments import executor
+from mallows.tournaments import executor, worker
 from mallows.tournaments.run import run_tournament
 from mallows.tournaments.spec import load_tournament
 
@@ -60,7 +60,7 @@ class PerMatch(executor.InProcessExecutor):
 
     def run_batches(self, jobs, expected=None):
         for job in jobs:
-            yield [executor.play_job(job)]
+            yield [worker.play_job(job)]
 
 
 def tournament(folder: Path, game: str, tag: str, isolate: str, ex,
@@ -72,7 +72,7 @@ def tournament(folder: Path, game: str, tag: str, isolate: str, ex,
                     f'deals = {deals}\nseed = 7\nbots = [{names}]\n'
                     + ('[limits]\nsandbox = "off"\n' if sandbox_off else ""))
     os.environ["MALLOWS_ISOLATE"] = isolate
-    executor._SPECS.clear()
+    worker._SPECS.clear()
     t = load_tournament(path)
     store = Store(folder / f"{tag}.db")
     try:

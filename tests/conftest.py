@@ -32,6 +32,16 @@ MALLOWS = str(Path(sys.executable).with_name("mallows"))
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a Ray cluster fixture must be marked ``ray`` (``-m "not ray"`` skips
+    every test that starts Ray)."""
+    unmarked = [item.nodeid for item in items
+                if {"ray_head", "ray_cluster"} & set(getattr(item, "fixturenames", ()))
+                and item.get_closest_marker("ray") is None]
+    if unmarked:
+        raise pytest.UsageError(f"tests that start Ray without @pytest.mark.ray: {unmarked}")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def snapshot_cache(tmp_path_factory):
     """Bot snapshots are materialised in a folder of the test session, not the user's cache
@@ -76,6 +86,24 @@ def write_toml(tmp_path):
         path.write_text(text)
         return path
     return write
+
+
+def invoke(*args: object, env: dict | None = None, input: str | None = None):
+    """Run the ``mallows`` app in this process through typer's ``CliRunner`` (every argument
+    ``str()``-ed) and return its result. An exception that is not an exit (a traceback a user
+    would see) fails the test at once, with that traceback. The console script itself:
+    ``MALLOWS``."""
+    import traceback
+
+    from typer.testing import CliRunner
+
+    from mallows.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env=env, input=input)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"mallows {' '.join(map(str, args))} raised:\n" + "".join(
+            traceback.format_exception(result.exception)))
+    return result
 
 
 def processes_with(marker: str) -> list[int]:
@@ -126,6 +154,7 @@ _PORT_CLASH = b"that is used by other components"
 
 def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
     """Start ``ray start --head --block`` in its own process group; return (process, address).
+    The head's Ray Client server listens too: ``process.client_address`` (``ray://...``).
     Ray picks some of its ports at random; if one clashes with a port chosen here, start again
     with new ports (at most three times)."""
     for attempt in range(3):
@@ -149,6 +178,7 @@ def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
                 raise RuntimeError(f"ray start exited {proc.returncode}: "
                                    f"{text.decode(errors='replace')[-2000:]}")
             if b"Ray runtime started" in log.read_bytes():
+                proc.client_address = f"ray://127.0.0.1:{client}"
                 return proc, f"127.0.0.1:{port}"
             time.sleep(0.3)
         else:
@@ -177,14 +207,21 @@ def stop_ray_head(proc) -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_head(tmp_path_factory):
-    """A real two-CPU Ray cluster on loopback for the tests of one module: yields its address."""
+def ray_cluster(tmp_path_factory):
+    """A real two-CPU Ray cluster on loopback for the tests of one module: yields its address
+    and its Ray Client address (``ray://...``)."""
     log = tmp_path_factory.mktemp("rayhead") / "ray-head.log"
     proc, address = start_ray_head(log)
     try:
-        yield address
+        yield address, proc.client_address
     finally:
         stop_ray_head(proc)
+
+
+@pytest.fixture(scope="module")
+def ray_head(ray_cluster):
+    """The address of ``ray_cluster`` (``host:port``)."""
+    return ray_cluster[0]
 
 
 def chance_key(db, name: str | None = None) -> str:

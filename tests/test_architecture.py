@@ -30,7 +30,7 @@ FORBIDDEN = {
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
-ONLY = {"ray": "tournaments/executor.py", "sqlite3": "results/store/",
+ONLY = {"ray": "tournaments/cluster.py", "sqlite3": "results/store/",
         "sqlite_utils": "results/store/"}
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
@@ -119,7 +119,7 @@ def test_the_rule_checker_sees_what_it_must():
     store = sorted((PACKAGE / "results" / "store").rglob("*.py"))
     seen = {name for path in store for _, name in imports(path)}
     assert {"sqlite3", "sqlite_utils"} <= seen
-    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "executor.py"))
+    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "cluster.py"))
     # a folder rule covers the files inside that folder and nothing beside it
     assert may_import("results/store/schema.py", "results/store/")
     assert may_import("results/store/__init__.py", "results/store/")
@@ -127,9 +127,10 @@ def test_the_rule_checker_sees_what_it_must():
                       "results/ratings.py", "store/schema.py", "results"):
         assert not may_import(elsewhere, "results/store/"), elsewhere
     # a file rule covers that file only
-    assert may_import("tournaments/executor.py", "tournaments/executor.py")
-    assert not may_import("tournaments/executor.py.bak", "tournaments/executor.py")
-    assert not may_import("tournaments/executor/x.py", "tournaments/executor.py")
+    assert may_import("tournaments/cluster.py", "tournaments/cluster.py")
+    assert not may_import("tournaments/cluster.py.bak", "tournaments/cluster.py")
+    assert not may_import("tournaments/cluster/x.py", "tournaments/cluster.py")
+    assert not may_import("tournaments/executor.py", "tournaments/cluster.py")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -194,3 +195,23 @@ def test_a_bot_process_loads_neither_numpy_nor_an_engine():
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["mallows.games.take4.state", "numpy"], out
+
+
+def test_parts_are_composed_not_mixed_in():
+    """The protocol client owns its process handle, the store owns the objects it answers
+    through (no class shares its attributes with a mixin in another file), and a failure
+    reason is a function of what happened (``agents.failures`` holds no class)."""
+    from mallows.agents import failures
+    from mallows.agents.process import SubprocessBot
+    from mallows.agents.spawn import BotProcess
+    from mallows.results.store import Store
+    from mallows.results.store.reading import Reading
+    from mallows.results.store.submissions import Submissions
+
+    for cls in (SubprocessBot, BotProcess, Store, Reading, Submissions):
+        assert cls.__bases__ == (object,), f"{cls.__name__} inherits {cls.__bases__}"
+    tree = ast.parse((PACKAGE / "agents" / "failures.py").read_text(encoding="utf-8"))
+    assert not [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert callable(failures.died) and callable(failures.timed_out)
+    bot = SubprocessBot("x", ["true"])
+    assert isinstance(bot.process, BotProcess) and bot.proc is None

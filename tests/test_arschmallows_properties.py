@@ -10,7 +10,7 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from arschmallows_helpers import (GAME, GreedyishBot, RandomBot, check_observations, options,
+from arschmallows_helpers import (GAME, GreedyishBot, check_observations, options,
                                   recorded_match, step_randomly)
 from mallows.games.base import ReplayChance, SeededChance
 
@@ -44,9 +44,9 @@ def test_every_observation_shows_exactly_what_its_seat_knows(cfg):
 @given(configs)
 def test_all_62_cards_accounted_for_after_every_decision(cfg):
     o = options(cfg["rules"], table_cards=cfg["table_cards"], max_turns_per_round=cfg["max_turns"])
-    state = GAME.new_state(o, cfg["players"], SeededChance(cfg["seed"]))
+    start = GAME.new_state(o, cfg["players"], SeededChance(cfg["seed"]))
     decisions = 0
-    for state in step_randomly(state, random.Random(cfg["seed"]), cfg["call"]):
+    for state in step_randomly(start, random.Random(cfg["seed"]), cfg["call"]):
         decisions += 1
         if not state.is_terminal():
             assert sorted(state.all_cards()) == list(range(62))

@@ -9,22 +9,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from mallows.agents.protocol import Limits
-from mallows.cli import app
 from mallows.agents.registry import load_bot
 from mallows.testing.bots import check_bot, run_check
 
-from conftest import MALLOWS
+from conftest import MALLOWS, invoke as run_app
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
-runner = CliRunner()
 
 
 def invoke(*args: str):
-    result = runner.invoke(app, list(args))
-    assert "Traceback" not in result.output
+    result = run_app(*args)
+    assert "Traceback" not in result.output  # not even one printed as text
     return result
 
 
@@ -46,7 +43,7 @@ def test_the_example_bots_pass(bot):
     assert f"OK: {bot} passed 2 match(es) in arschmallows, take4 with no forfeit" in \
         result.output
     for game in ("arschmallows", "take4"):
-        row = next(l for l in result.output.splitlines() if l.startswith(f"│ {game}"))
+        row = next(ln for ln in result.output.splitlines() if ln.startswith(f"│ {game}"))
         cells = [c.strip() for c in row.split("│")[1:-1]]
         assert cells[1] == "2" and int(cells[2]) > 0 and cells[3] == "0"
         assert cells[4] == "-"  # no forfeit of any kind
@@ -92,7 +89,7 @@ def test_check_counts_forfeits_by_the_kind_the_record_gives():
 def test_the_check_table_names_the_kinds():
     result = invoke("bots", "check", str(BOTS / "exiter.py"), "--game", "take4", "--games", "2")
     assert result.exit_code == 1, result.output
-    row = next(l for l in result.output.splitlines() if l.startswith("│ take4"))
+    row = next(ln for ln in result.output.splitlines() if ln.startswith("│ take4"))
     assert [c.strip() for c in row.split("│")[1:-1]][3:5] == ["2", "exit 2"]
 
 

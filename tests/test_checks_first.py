@@ -12,11 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS, REPO, invoke
 from mallows.agents.checks import canonical_name
-from mallows.cli import app
 from mallows.results.ratings import PARAM_RANGES, leaderboard
 
 FILE = """name = "{name}"
@@ -32,12 +30,6 @@ def write(tmp_path, bots, extra="", name="c"):
     path = tmp_path / f"{name}.toml"
     path.write_text(FILE.format(name=name, bots=", ".join(json.dumps(b) for b in bots)) + extra)
     return path
-
-
-def invoke(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
 
 
 def run(path, db):

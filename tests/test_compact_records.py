@@ -14,7 +14,7 @@ import pytest
 
 from mallows.results import codec
 from mallows.results.store import SCHEMA_VERSION, Store, StorageError
-from mallows.tournaments.executor import play_job
+from mallows.tournaments.worker import play_job
 from mallows.tournaments.run import jobs_for, match_row, register
 from mallows.tournaments.schedule import schedule
 from mallows.tournaments.spec import parse_tournament

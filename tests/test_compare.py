@@ -15,15 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
 from mallows.compare.plan import CompareError, make_comparison
 from mallows.results.store import Store
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS, REPO, invoke as run_app
 
-runner = CliRunner()
 
 # Plays exactly like `random` (uniform over the legal actions), from its own random stream: a
 # bot of equal strength that does not play the same moves.
@@ -47,7 +44,7 @@ class Bot:
 
 
 def invoke(*args):
-    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "250"})
+    return run_app(*args, env={"COLUMNS": "250"})  # wide: the status lines unwrapped
 
 
 def pairs_of(output: str) -> int:

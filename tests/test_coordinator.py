@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from mallows.results.ratings import Rater, leaderboard
 from mallows.results.store import Store
-from mallows.tournaments import executor as ex
+from mallows.tournaments import cluster as ex
 from mallows.tournaments.live import LiveRatings
 
 
@@ -72,7 +72,7 @@ def test_missing_indices_walks_the_gaps_in_chunks(tmp_path):
     from mallows.tournaments.run import match_row, register
     from mallows.tournaments.schedule import schedule
     from mallows.tournaments.spec import parse_tournament
-    from mallows.tournaments.executor import Outcome
+    from mallows.tournaments.worker import Outcome
 
     t = parse_tournament({"name": "g", "game": "take4", "players": 2, "deals": 40, "seed": 1,
                           "bots": ["random", "greedy"]}, check_bots=False)

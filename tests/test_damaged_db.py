@@ -13,10 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import MALLOWS, REPO
-from mallows.cli import app
+from conftest import MALLOWS, REPO, invoke
 from mallows.results.store import SCHEMA_VERSION, Store
 
 V1 = REPO / "tests" / "data" / "schema-v1.db"
@@ -32,10 +30,7 @@ READERS = [["tournament", "list"], ["tournament", "show", "v1-take4"], ["ratings
 
 
 def cli(args, db):
-    result = CliRunner().invoke(app, [*args, "--db", str(db)])
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        "".join(__import__("traceback").format_exception(result.exception))
-    return result
+    return invoke(*args, "--db", db)
 
 
 def commands(tmp_path, deals=1):
@@ -260,15 +255,19 @@ def test_read_only_disk_serves_readers_and_refuses_a_run(tmp_path):
 
 
 def test_every_part_of_the_store_turns_sqlite_errors_into_a_message(tmp_path):
-    # Store is one class made of a core and mixins (results/store/): the public methods of
-    # every part are guarded, not only those written in the class itself
+    # Store answers through objects of its own (results/store/: Reading, Submissions): the
+    # public methods of every part are guarded, not only those written in Store itself
     import inspect
 
     from mallows.results.integrity import DatabaseError
 
-    unguarded = [name for name in dir(Store) if not name.startswith("_")
-                 and inspect.isfunction(getattr(Store, name))
-                 and not hasattr(getattr(Store, name), "__wrapped__")]
+    from mallows.results.store.reading import Reading
+    from mallows.results.store.submissions import Submissions
+
+    unguarded = [f"{part.__name__}.{name}" for part in (Store, Reading, Submissions)
+                 for name in dir(part) if not name.startswith("_")
+                 and inspect.isfunction(getattr(part, name))
+                 and not hasattr(getattr(part, name), "__wrapped__")]
     assert not unguarded, f"Store methods that let a raw sqlite3 error out: {unguarded}"
     with Store(tmp_path / "m.db") as store:
         for table in ("bots", "ratings", "pins"):

@@ -13,15 +13,13 @@ import sqlite3
 import sys
 
 import pytest
-from typer.testing import CliRunner
 
 import toy_highcard
-from mallows.cli import app
+from conftest import invoke as run_app
 from mallows.errors import GameConfigError
 from mallows.games import GAMES, game_ids, get_game
 from mallows.testing import ConformanceError, check_game
 
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -31,7 +29,7 @@ def highcard(monkeypatch, in_repo):
 
 
 def invoke(*args):
-    result = runner.invoke(app, [str(a) for a in args])
+    result = run_app(*args)
     return result.exit_code, result.output
 
 

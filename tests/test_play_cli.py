@@ -3,15 +3,13 @@ both rule sets, options, the record file, determinism and bad input (exit 2, no 
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
+from conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +22,7 @@ def console_script() -> str:
 
 
 def play(*args):
-    result = CliRunner().invoke(app, ["play", "arschmallows", *args])
+    result = invoke("play", "arschmallows", *args)
     return result.exit_code, result.output
 
 
@@ -40,7 +38,7 @@ def test_every_player_count_and_rule_set_plays_to_a_record(tmp_path, players, ru
     expected_rounds = {"standard": 6, "supermallows": 3}[rules]
     assert len(record["result"]["round_scores"]) == expected_rounds
     assert sum(e["type"] == "round_end" for e in record["events"]) == expected_rounds
-    for seat, total in enumerate(record["result"]["totals"]):
+    for _seat, total in enumerate(record["result"]["totals"]):
         assert str(total) in output  # the printed table carries every total
 
 

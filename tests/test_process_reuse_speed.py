@@ -15,14 +15,13 @@ import sys
 import tempfile
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
 from conftest import REPO, processes_with
 from mallows.agents import affinity, sandbox
 from mallows.agents.pool import BotPool
-from mallows.agents.process import SPIN_MISSES, SubprocessBot
+from mallows.agents.process import SPIN_MISSES
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game

@@ -252,7 +252,7 @@ def test_stderr_is_bounded_and_the_match_goes_on(monkeypatch):
     real_close = handle.close
 
     def close():
-        sizes.append(os.fstat(handle._err.fileno()).st_size)
+        sizes.append(os.fstat(handle.process._err.fileno()).st_size)
         real_close()
 
     handle.close = close
@@ -372,7 +372,7 @@ print(json.dumps({"secret": secret[15:].decode(), "report": report}))
 def system_python() -> str | None:
     """A Python that ``nobody`` can run (when we are root), for the peeker as ``nobody``."""
     for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
-        if os.path.exists(candidate) and isolation.plan_sandbox(
+        if os.path.exists(candidate) and isolation.plan_run_as(
                 [candidate, str(PEEKER)], str(PEEKER.parent)).user is not None:
             return candidate
     return None
@@ -382,7 +382,7 @@ def peek(command: list[str], cwd: str) -> dict:
     handle = SubprocessBot("peeker", command, cwd=cwd, limits=PLAIN)
     try:
         handle.start({"seed": 1})
-        return dict(handle.hello["report"], sandbox=handle.sandbox)
+        return dict(handle.hello["report"], sandbox=handle.run_as)
     finally:
         handle.close()
         assert_reaped(handle)
@@ -509,8 +509,8 @@ def test_the_child_limits_are_set_before_the_bot_runs(tmp_path):
                            limits=Limits(memory_mb=123))
     handle.spawn()
     handle.proc.wait(10)
-    size = os.fstat(handle._err.fileno()).st_size
-    text = os.pread(handle._err.fileno(), size, 0).decode()
+    size = os.fstat(handle.process._err.fileno()).st_size
+    text = os.pread(handle.process._err.fileno(), size, 0).decode()
     handle.close()
     mib, fsize = 123 * 1024 * 1024, isolation.STDERR_LIMIT_BYTES
     assert text.split() == f"({mib}, {mib}) (0, 0) ({fsize}, {fsize})".split(), text

@@ -241,7 +241,7 @@ def test_bots_list_and_check_see_the_entry_point(venv):
     run = subprocess.run([str(venv), "-c", cli, "bots", "list"], capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    line = next(l for l in run.stdout.splitlines() if "epbot" in l)
+    line = next(ln for ln in run.stdout.splitlines() if "epbot" in ln)
     assert "0.3" in line and "python, isolated" in line and "take4" in line
     run = subprocess.run([str(venv), "-c", cli, "bots", "check", "epbot", "--games", "2"],
                          capture_output=True, text=True, timeout=60)

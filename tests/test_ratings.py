@@ -109,9 +109,9 @@ def test_rater_fed_in_any_order_equals_the_schedule_order_table():
 # for cases with our own parameters. Our side is ``TRUESKILL.leaderboard`` (the trueskill
 # package behind the ``RatingSystem`` interface).
 
-from statistics import NormalDist
+from statistics import NormalDist  # noqa: E402 (the section's own imports)
 
-from mallows.results.ratings import TRUESKILL
+from mallows.results.ratings import TRUESKILL  # noqa: E402
 
 N01 = NormalDist()
 LIBRARY_DEFAULTS = {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300,
@@ -270,7 +270,6 @@ def test_the_tournament_guide_shows_the_rating_systems_defaults_and_ranges():
        params=st.sampled_from([None, {"tau": 0.083, "draw_probability": 0.1},
                                {"beta": 1.0, "draw_probability": 0.5}]))
 def test_fast_ffa_rating_is_bit_identical_to_trueskill(data, n, params):
-    import trueskill
     from mallows.results import ffa
     from mallows.results.ratings import make_env
     env = make_env(params)

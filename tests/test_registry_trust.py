@@ -2,7 +2,6 @@
 the driver's decision (which shipped bots it runs in-process) travels with the job."""
 
 import shutil
-from pathlib import Path
 
 from mallows.agents.registry import SHIPPED, load_bot, project_bots_dir, trusted_shipped
 

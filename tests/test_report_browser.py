@@ -134,7 +134,7 @@ def check_take4(pg, record: dict, prefix: str) -> None:
     picks = events[1]
     assert picks["type"] == "picks"
     text = pg.locator("#text").inner_text()
-    for seat, p in enumerate(picks["picks"]):
+    for _seat, p in enumerate(picks["picks"]):
         assert deck[p - 1] in text
     pg.keyboard.press("End")
     final = record["result"]["collections"]

@@ -136,7 +136,7 @@ def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(s
             assert "hostile bot" in target.read_text()
         else:  # as root, the unsandboxed bot runs as nobody or as root without capabilities
             record, handles = play([bot, "random"], OFF)
-            if handles[0].sandbox.drop_caps:
+            if handles[0].run_as.drop_caps:
                 assert "ATTACK WORKED" in reason(record, 0)
     finally:
         target.unlink(missing_ok=True)
@@ -172,7 +172,7 @@ def test_a_bot_cannot_read_another_bots_memory_or_ptrace_it():
     others_fine(record, 1)
     record, handles = play(seats, OFF)  # the control: the same user, the victim dumpable
     why = reason(record, 1)
-    assert f"ATTACK WORKED" in why and secret in why and "ptrace worked" in why, why
+    assert "ATTACK WORKED" in why and secret in why and "ptrace worked" in why, why
     others_fine(record, 1)
 
 
@@ -273,7 +273,8 @@ def test_a_bot_cannot_connect_to_a_listener_on_loopback():
 @pytest.mark.ray
 @pytest.mark.slow
 def test_under_ray_a_bot_cannot_reach_the_cluster():
-    from mallows.tournaments.executor import Job, RayExecutor
+    from mallows.tournaments.cluster import RayExecutor
+    from mallows.tournaments.worker import Job
 
     bot = f"{HOSTILE / 'netclient.py'}:port=ray"
     options = get_game("take4").make_options(None, None)
@@ -298,7 +299,7 @@ def test_a_fork_bomb_stops_at_the_process_limit():
     others_fine(record, 0)
     if ROOT:  # the control: no process limit for a bot running as root (300 is its own cap)
         record, handles = play([f"{HOSTILE / 'forkbomb.py'}", "random"], OFF)
-        if handles[0].sandbox.drop_caps or handles[0].sandbox.uid is None:
+        if handles[0].run_as.drop_caps or handles[0].run_as.uid is None:
             assert "ATTACK WORKED: 300 processes" in reason(record, 0), reason(record, 0)
 
 
@@ -356,7 +357,7 @@ def test_the_cli_refuses_without_a_sandbox_and_says_what_to_do(tmp_path):
 # -- reuse --------------------------------------------------------------------------------------
 
 def test_a_reused_process_never_sees_the_same_deal_twice():
-    from mallows.tournaments.executor import Job, play_job
+    from mallows.tournaments.worker import Job, play_job
     from mallows.tournaments.schedule import make_schedule
 
     bots = [f"{HOSTILE / 'rememberer.py'}:tag={t}" for t in "abc"] + ["random"]
@@ -574,7 +575,7 @@ def test_the_bot_is_in_its_cgroups_whether_bwrap_joined_them_itself_or_was_moved
             kind == "v1" for _, kind in group.dirs.values()))
         assert (bot.proc.args[0] == sandbox._shell()) == bool(bot.wrapped.launcher)
         child = _cgroups_of(group.pid)
-        for controller, (path, kind) in group.dirs.items():
+        for controller, (_path, kind) in group.dirs.items():
             assert group.name in child and (controller, kind) in sandbox._member_of(
                 group.pid, group.name), (controller, child)
     finally:

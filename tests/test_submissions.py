@@ -13,15 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import MALLOWS, REPO, ray_env
+from conftest import MALLOWS, REPO, invoke, ray_env
 from mallows.agents.submissions import digest_files, newest_versions, read_files
-from mallows.cli import app
 from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store
 
-runner = CliRunner()
 
 BOT = '''import random
 
@@ -37,10 +34,6 @@ class Bot:
     def act(self, observation):
         return observation["legal_actions"][{pick}]
 '''
-
-
-def invoke(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def write_bot(folder: Path, pick: str = "0", name: str = "obslog.py") -> Path:
@@ -346,7 +339,7 @@ def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_pat
         assert result.exit_code == 0, result.output
     store = Store(db)
     assert "denial" in [r["bot"] for r in store.ratings("game", "take4")]
-    result = runner.invoke(app, ["tournament", "delete", "drop", "--db", str(db)], input="n\n")
+    result = invoke("tournament", "delete", "drop", "--db", db, input="n\n")
     assert result.exit_code == 1 and store.tournament("drop") is not None
     result = invoke("tournament", "delete", "drop", "--db", db, "--yes")
     assert result.exit_code == 0, result.output
@@ -362,6 +355,8 @@ def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_pat
 
 # -- a cluster that shares no files ----------------------------------------------------------------
 
+@pytest.mark.ray
+@pytest.mark.slow
 def test_a_submitted_bot_from_outside_the_project_plays_on_a_joined_cluster(tmp_path, ray_head):
     db = tmp_path / "m.db"
     source = write_bot(tmp_path / "outside")

@@ -4,15 +4,13 @@ input (player count, options, rule set) exits 2 with a one-paragraph message, no
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
+from conftest import invoke as run_app
 from mallows import seeding
 from mallows.games import get_game
 
@@ -28,7 +26,7 @@ def console_script() -> str:
 
 
 def invoke(args):
-    result = CliRunner().invoke(app, args)
+    result = run_app(*args)
     return result.exit_code, result.output, result.exception
 
 

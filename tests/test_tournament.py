@@ -8,18 +8,15 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
 from mallows.results.store import Store
 from mallows.tournaments.spec import TournamentError, load_tournament
 
-from conftest import MALLOWS, REPO, chance_key
+from conftest import MALLOWS, REPO, chance_key, invoke
 
 GOOD = """
 name = "t"
@@ -39,11 +36,6 @@ seed = 5
 bots = ["random", "random:call=0.2", "random:call=0.01"]
 """
 
-runner = CliRunner()
-
-
-def invoke(*args: str):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 # -- validation -------------------------------------------------------------------------------
@@ -144,11 +136,24 @@ def test_run_resume_and_changed_file(in_repo, write_toml, tmp_path):
     assert con.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM matches").fetchone() == (6, 6)
 
 
-def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path):
-    db = tmp_path / "m.db"
-    for text, name in ((GOOD, "t.toml"), (ARSCH, "a.toml")):
-        result = invoke("tournament", "run", write_toml(text, name), "--db", db, "--workers", "1")
-        assert result.exit_code == 0, result.output
+@pytest.fixture(scope="module")
+def two_games(tmp_path_factory):
+    """A database with a finished Take4 tournament ``t`` and an Arschmallows one ``a``."""
+    folder = tmp_path_factory.mktemp("two_games")
+    db = folder / "m.db"
+    with pytest.MonkeyPatch.context() as mp:  # as ``in_repo``: the project's bots/
+        mp.chdir(REPO)
+        mp.delenv("MALLOWS_BOTS_DIR", raising=False)
+        mp.delenv("RAY_ADDRESS", raising=False)
+        for text, name in ((GOOD, "t.toml"), (ARSCH, "a.toml")):
+            (folder / name).write_text(text)
+            result = invoke("tournament", "run", folder / name, "--db", db, "--workers", "1")
+            assert result.exit_code == 0, result.output
+    return db
+
+
+def test_leaderboard_ranks_by_conservative_rating_across_games(two_games):
+    db = two_games
     rows = ratings_json(db, "--game", "arschmallows")
     assert {"bot", "mu", "sigma", "matches"} <= set(rows[0])
     cons = [r["mu"] - 3 * r["sigma"] for r in rows]
@@ -156,6 +161,10 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
     assert sum(r["matches"] for r in rows) == 3 * 3 * 2
     both = ratings_json(db)
     assert {r["game"] for r in both} == {"take4", "arschmallows"}
+
+
+def test_leaderboard_formats_csv_markdown_and_a_bad_format(two_games):
+    db = two_games
     csv_out = invoke("ratings", "--db", db, "--tournament", "t", "--format", "csv").output
     assert csv_out.splitlines()[0].startswith("scope,name,rank,bot,mu,sigma")
     assert len(csv_out.splitlines()) == 3
@@ -163,12 +172,19 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
     assert "| rank | bot | mu |" in md and "| greedy |" in md
     bad = invoke("ratings", "--db", db, "--format", "xml")
     assert bad.exit_code == 2 and "--format" in bad.output
+
+
+def test_tournament_show_and_list(two_games):
+    db = two_games
     shown = invoke("tournament", "show", "a", "--db", db)
     assert shown.exit_code == 0 and "head-to-head" in shown.output
     assert "random:call=0.2" in shown.output and "mean place" in shown.output
     listed = invoke("tournament", "list", "--db", db)
     assert listed.output.count("6/6") == 2 and listed.output.count("finished") == 2
 
+
+def test_replay_in_words_counts_rounds_from_1(two_games):
+    db = two_games
     take4 = invoke("replay", "t/0", "--db", db)
     assert take4.exit_code == 0, take4.output
     # rounds counted from 1 in words (records count from 0)
@@ -177,6 +193,10 @@ def test_leaderboard_formats_show_list_and_replay(in_repo, write_toml, tmp_path)
     assert "-- round 1 --" in arsch.output and "looks at its slots" in arsch.output
     assert "round 1 ends" in arsch.output
     assert "round 0" not in take4.output + arsch.output  # as mallows play counts them
+
+
+def test_replay_json_is_the_stored_record_and_a_missing_match_is_named(two_games):
+    db = two_games
     record = json.loads(invoke("replay", "a/1", "--db", db, "--json").output)
     stored = Store(db).record("a/1")  # records are stored compressed: read through the store
     assert record == json.loads(stored) and record["players"][0] == "random:call=0.2"
@@ -292,7 +312,7 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
                    "--key", chance_key(killed_db))
     assert clean.exit_code == 0, clean.output
     assert ratings_json(killed_db) == ratings_json(clean_db)
-    a, b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
+    a, _b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
     assert a.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
                      ).fetchone() == (240, 240, 0, 239)
     assert stored_records(killed_db) == stored_records(clean_db)

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
+from conftest import invoke
 
 REPO = Path(__file__).resolve().parents[1]
 FILE = str(REPO / "tournaments" / "take4-reference.toml")
@@ -28,8 +27,7 @@ def closed_port() -> int:
 ])
 def test_a_wrong_address_exits_2_at_once(tmp_path, address, words):
     db = tmp_path / "t.db"
-    result = CliRunner().invoke(app, ["tournament", "run", FILE, "--db", str(db),
-                                      "--address", address])
+    result = invoke("tournament", "run", FILE, "--db", db, "--address", address)
     assert result.exit_code == 2, result.output
     for w in words:
         assert w in result.output

@@ -39,6 +39,7 @@ def _python3_shim(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.ray  # the demo runs on a local Ray
 def test_readme_main_command_in_a_fresh_clone(tmp_path):
     readme = (REPO / "README.md").read_text()
     first_block = readme.split("```", 2)[1]
@@ -61,7 +62,10 @@ def test_readme_main_command_in_a_fresh_clone(tmp_path):
     site = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-c",
                            "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    # every site-packages folder this test venv reads (a venv may chain to another one's
+    # through a .pth file: the folders a .pth names are not scanned for .pth files again)
+    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+                  | {p for p in sys.path if p.rstrip("/").endswith("site-packages")})
     (Path(site) / "zz-test-venv-deps.pth").write_text("\n".join(deps) + "\n")
     proc = subprocess.run(" && ".join([steps[1] + " --no-deps", steps[2]]), shell=True,
                           cwd=clone, env=env, capture_output=True, text=True, timeout=300)

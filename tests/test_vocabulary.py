@@ -8,14 +8,13 @@ import json
 import re
 
 import pytest
-from typer.testing import CliRunner
 
-from mallows.cli import app
+from conftest import invoke as run_app
 from mallows.games import get_game
 
 
 def invoke(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
+    result = run_app(*args)
     assert result.exit_code == 0, result.output
     return result
 

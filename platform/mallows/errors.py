@@ -1,10 +1,60 @@
-"""Errors a user can act on.
+"""Every exception mallows raises, in one tree; the CLI's exit status follows it.
 
-Every error a user can cause (a bad option, an unknown bot, a malformed tournament file) is a
-``MallowsError``: its message names the problem and the fix, and the CLI prints it and exits 2
-instead of showing a traceback.
+The tree::
+
+    Exception
+    ├── MallowsError              a problem with the user's input (exit status 2)
+    │   ├── GameConfigError       unknown game, rule set or option; a value out of range
+    │   ├── IllegalAction         an action the game's current state does not allow
+    │   ├── BotError              a bot that cannot be found or loaded
+    │   ├── SandboxUnavailable    no sandbox can be made here, and a bot needs one
+    │   ├── TournamentError       a tournament file that cannot run as written
+    │   ├── PinError              a rerun whose bots would run other code than its first run
+    │   ├── TournamentBusy        another live process runs this tournament on this database
+    │   ├── CompareError          a comparison that cannot run as asked
+    │   ├── ClusterError          a Ray cluster that cannot be joined as given (--address)
+    │   ├── StorageError          a database the command cannot use as asked (newer, read-only)
+    │   ├── DatabaseError         a database file that cannot be used as it is
+    │   │   └── DamagedRecord     a stored match that does not match its digest
+    │   ├── ReplayMismatch        a record whose events the engine does not reproduce
+    │   ├── SecretKeyError        a tournament's secret key given wrongly or asked for too early
+    │   └── BadNameError          a chosen name no bot may have (control character, a path, a
+    │                             file suffix, another bot's name)
+    ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 70)
+    │   ├── ExecutorError         Ray could not start, or died under the run
+    │   └── MatchFailed           a match raised inside the engine or the runner
+    ├── BotFailure                a bot failed a decision or a hook: a forfeit, not an error of
+    │                             the run (it never reaches the command line)
+    └── AssertionError
+        └── ConformanceError      a game broke the game contract (``mallows.testing``)
+
+A ``MallowsError`` is the user's to fix: its message names the problem and the fix, and the
+CLI prints ``error: <message>`` and exits 2, never a traceback. A ``PlatformError`` is not the
+user's input: the message says what failed and what was kept (finished matches are stored; a
+rerun resumes), and the CLI prints it and exits 70 (``EX_SOFTWARE`` of sysexits.h: 1 is taken
+by the commands whose answer can be "no": ``compare`` (H0), ``bots check`` and ``bots submit``
+(a problem found)). Interrupted runs exit 130 (Ctrl-C).
+
+The classes are defined here and nowhere else; the modules that raise them import them from
+here (and re-export them where they always could be imported from, e.g.
+``mallows.tournaments.spec.TournamentError``). This module imports nothing of mallows: every
+floor may import it.
 """
 
+from __future__ import annotations
+
+__all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
+           "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
+           "GameConfigError", "IllegalAction", "MallowsError", "MatchFailed", "PinError",
+           "PlatformError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
+           "SecretKeyError", "BadNameError",
+           "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
+
+USER_ERROR_EXIT = 2       # the exit status of a ``MallowsError``
+PLATFORM_ERROR_EXIT = 70  # the exit status of a ``PlatformError`` (sysexits.h EX_SOFTWARE)
+
+
+# -- the user's input (exit 2) ----------------------------------------------------------------
 
 class MallowsError(Exception):
     """A problem with the user's input; the message says what and how to fix it."""
@@ -22,10 +72,104 @@ class BotError(MallowsError):
     """A bot that cannot be found or loaded (raised before any match starts)."""
 
 
+class SandboxUnavailable(MallowsError):
+    """No sandbox can be made on this machine, and an untrusted bot would need one."""
+
+
+class TournamentError(MallowsError):
+    """A tournament file that cannot be run as written; the message names the key and the fix."""
+
+
+class PinError(MallowsError):
+    """A rerun whose bots would run other code than its first run, or a withdrawn bot."""
+
+
+class TournamentBusy(MallowsError):
+    """Another live process is running this tournament on this database."""
+
+
+class CompareError(MallowsError):
+    """A comparison that cannot run as asked; the message names the option and the fix."""
+
+
+class ClusterError(MallowsError):
+    """A Ray cluster that cannot be joined as given: an address that is not HOST:PORT or
+    where nothing listens, a head that refuses this process (token authentication), a Ray
+    Client address."""
+
+
+class StorageError(MallowsError):
+    """A database problem the user can act on (a newer schema, a changed tournament file)."""
+
+
+class DatabaseError(MallowsError):
+    """A database file that cannot be used as it is; the message names it and the fix."""
+
+
+class DamagedRecord(DatabaseError):
+    """A stored match whose record, players or ranks do not match its digest. ``row`` is the
+    row as stored, for a reader that shows damaged matches as such (the report)."""
+
+    def __init__(self, message: str, row: dict):
+        super().__init__(message)
+        self.row = row
+
+
+class ReplayMismatch(MallowsError):
+    """A record whose events the engine does not reproduce (edited, or from other rules)."""
+
+
 class SecretKeyError(MallowsError):
     """A tournament's secret key given wrongly (``--key``) or asked for too early."""
 
 
 class BadNameError(MallowsError):
-    """A name a user chose (a submission, a comparison, a tournament) that cannot be one: a
-    control character, a path, a file suffix, or a name another bot already has."""
+    """A name a user chose (a submission, a comparison, a tournament, a bot) that cannot be
+    one: a control character, a path, a file suffix, or a name another bot already has."""
+
+
+# -- the platform (exit 70) -------------------------------------------------------------------
+
+class PlatformError(Exception):
+    """Mallows, or what it runs on, failed while running a valid command; the message says
+    what failed and what was kept."""
+
+
+class ExecutorError(PlatformError):
+    """Ray could not be started, died under the run, or a task failed outside any match."""
+
+
+class MatchFailed(PlatformError):
+    """A match raised inside the engine or the runner (not a bot failure: those are forfeits)."""
+
+
+# -- a bot's failure (a forfeit) --------------------------------------------------------------
+
+#: Every kind of failure (a forfeit event's ``kind``): ``timeout`` (a time limit or the match
+#: budget), ``crash`` (its process was killed by a signal), ``exit`` (its process exited by
+#: itself), ``illegal`` (an action the game refused: set by the runner), ``garbage`` (a reply
+#: that is not the protocol), ``flood`` (too much output: a line over the limit, or stderr past
+#: its file-size limit), ``memory`` (out of memory, usually its ``memory_mb`` limit), ``error``
+#: (the bot raised or reported an error, or could not be started), ``protocol`` (the handshake
+#: or the channel: another protocol version, stdout closed).
+KINDS = ("timeout", "crash", "exit", "illegal", "garbage", "flood", "memory", "error",
+         "protocol")
+
+
+class BotFailure(Exception):
+    """The bot failed a decision or a hook; ``str(self)`` is the reason, for the bot author.
+
+    ``kind`` says what happened, as data (it goes into the record's forfeit event beside the
+    reason, and ``mallows bots check`` counts by it): one of ``KINDS``."""
+
+    def __init__(self, reason: str, kind: str = "error"):
+        super().__init__(reason)
+        if kind not in KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}: one of {', '.join(KINDS)}")
+        self.kind = kind
+
+
+# -- a game's test (mallows.testing) ----------------------------------------------------------
+
+class ConformanceError(AssertionError):
+    """A game broke a promise of the game contract; the message says which, where and how."""

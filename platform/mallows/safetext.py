@@ -87,12 +87,13 @@ def control_characters(text: str) -> list[str]:
     return seen
 
 
-def refuse_control(name: str, what: str, example: str) -> None:
+def refuse_control(name: str, what: str, example: str) -> str:
     """Refuse a name (a submission's, a comparison's, a tournament's, a bot's) that holds a
-    control character: ``BadNameError`` names them and gives ``example``."""
+    control character: ``BadNameError`` names them and gives ``example``. Returns ``name``."""
     found = control_characters(name)
     if found:
         from mallows.errors import BadNameError
         raise BadNameError(f"{what} {escape(name)!r} holds the control character"
                            f"{'s' if len(found) > 1 else ''} {', '.join(found)}: a name is "
                            f"plain text, for example {example}")
+    return name

@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 
 from mallows.agents.protocol import Limits
-from mallows.errors import BotError, MallowsError
+from mallows.errors import BotError
 from mallows.safetext import control_characters, escape
 
 MAX_NAME = 1000        # characters in a bot name, parameters included
@@ -58,6 +58,8 @@ def canonical_name(name: str) -> str:
                            f"{MAX_COMPONENT} characters, more than a file name can be: give "
                            f"a bot in bots/ or a path to one")
     if "/" in base or base.endswith(".py"):
+        path: Path | None
+        shipped: Path | None
         try:
             path = Path(base).expanduser().resolve()
             shipped = project_bots_dir().resolve()

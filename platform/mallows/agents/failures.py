@@ -1,27 +1,27 @@
-"""Why a bot process failed, in words its author can act on: the reasons ``SubprocessBot``
-(``mallows.agents.process``) gives when it stops a bot.
+"""Why a bot process failed, in words its author can act on: the reasons
+``SubprocessBot`` (``mallows.agents.process``) gives when it stops a bot.
 
-``FailureReasons`` (a base of ``SubprocessBot``) stops the bot and raises a ``BotFailure``
-with its ``kind``: no answer in time (``timeout``; or ``crash``/``exit`` when the bot died
-while a process it started held its stdout), killed by a signal or exited (``crash``,
+Each reason is a pure function of what happened (the request, the limit, the process's exit
+status, the tail of its stderr, what its sandbox's cgroup recorded) returning the
+``BotFailure`` with its ``kind``: no answer in time (``timeout``; or ``crash``/``exit`` when the
+bot died while a process it started held its stdout), killed by a signal or exited (``crash``,
 ``exit``; ``flood`` for ``SIGXFSZ``, ``memory`` when its stderr or its cgroup says it ran out
 of memory), more than one line in reply to one request (``garbage``), its stdout closed
-(``protocol``). A reason quotes the tail of the bot's stderr (``STDERR_TAIL_CHARS``) and says
-which limit of the sandbox it met (processes, its /tmp, read-only files, memory).
+(``protocol``). A reason quotes the tail of the bot's stderr
+(``mallows.agents.spawn.STDERR_TAIL_CHARS``) and says which limit of the sandbox it met
+(processes, its /tmp, read-only files, memory). The protocol client gathers the facts, stops
+the bot and raises the failure.
 """
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
+from typing import Iterable
 
 from mallows.agents.isolation import STDERR_LIMIT_BYTES
-from mallows.agents.protocol import BotFailure
-from mallows.agents.spawn import _kill_group
+from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.wire import loads
 
-STDERR_TAIL_CHARS = 800               # how much of stderr a crash reason quotes
 SHOWN = 200                           # characters of an offending line quoted in a reason
 # Words in a bot's error or stderr that mean it ran out of memory (Python, C++, Rust, Go, Node,
 # Java, libc).
@@ -58,134 +58,117 @@ def _mentions_memory(text: str) -> bool:
     return any(m in text for m in MEMORY_MARKERS)
 
 
-class FailureReasons:
-    """The failures of a ``SubprocessBot``: each records why the bot was stopped
-    (``_stopped``), kills it and raises the ``BotFailure`` that names what happened, from its
-    ``proc``, ``_buf``, ``_err`` (stderr), ``limits``, ``times``, ``wrapped`` and
-    ``sandboxed``."""
+def timed_out_exited(what: str, limit_name: str, rc: int, tail: str) -> BotFailure:
+    """The bot process exited during ``what`` (status ``rc``), but a process it started kept
+    its stdout open, so the platform waited until ``limit_name`` ran out."""
+    how = (f"was killed by {_signal_name(-rc)}" if rc < 0 else
+           f"exited with status {rc}")
+    return BotFailure(f"the bot process {how} during {what}, but a process it started "
+                      f"kept its standard output open, so the platform waited for an "
+                      f"answer until the time limit ({limit_name}); that process was "
+                      f"stopped{tail}", kind="crash" if rc < 0 else "exit")
 
-    # -- failures: each stops the bot and raises ------------------------------------------
 
-    def _stop(self, why: str) -> None:
-        self._stopped = why
-        if self.proc is not None:
-            _kill_group(self.proc)
+def timed_out(what: str, limit_name: str, limits: Limits, decisions: int,
+              tail: str) -> BotFailure:
+    """No answer to ``what`` within ``limit_name`` (after ``decisions`` decisions)."""
+    if limit_name == "match_seconds":
+        return BotFailure(
+            f"ran out of its match time budget of {limits.match_seconds:g} s "
+            f"(match_seconds) during {what}, after {decisions} decisions; the bot "
+            f"was stopped", kind="timeout")
+    limit = getattr(limits, limit_name)
+    return BotFailure(f"no answer to {what} within the time limit of {limit:g} s "
+                      f"({limit_name}); the bot was stopped{tail}",
+                      kind="timeout")
 
-    def _stderr_tail(self) -> str:
-        if self._err is None:
-            return ""
-        try:
-            size = os.fstat(self._err.fileno()).st_size
-            start = max(0, size - STDERR_TAIL_CHARS * 2)
-            data = os.pread(self._err.fileno(), size - start, start)
-        except OSError:
-            return ""
-        text = data.decode("utf-8", "replace").strip()
-        if not text:
-            return ""
-        if len(text) > STDERR_TAIL_CHARS:
-            text = "..." + text[-STDERR_TAIL_CHARS:]
-        return f"; the end of its stderr: {text}"
 
-    def _timed_out(self, what: str, limit_name: str) -> None:
-        proc = self.proc
-        if proc is not None and proc.poll() is not None:
-            rc = proc.returncode
-            tail = self._stderr_tail()
-            self._stop("it exited, and a process it started held its stdout")
-            how = (f"was killed by {_signal_name(-rc)}" if rc < 0 else
-                   f"exited with status {rc}")
-            raise BotFailure(f"the bot process {how} during {what}, but a process it started "
-                             f"kept its standard output open, so the platform waited for an "
-                             f"answer until the time limit ({limit_name}); that process was "
-                             f"stopped{tail}", kind="crash" if rc < 0 else "exit")
-        self._stop(f"it ran over {limit_name}")
-        if limit_name == "match_seconds":
-            raise BotFailure(
-                f"ran out of its match time budget of {self.limits.match_seconds:g} s "
-                f"(match_seconds) during {what}, after {len(self.times)} decisions; the bot "
-                f"was stopped", kind="timeout")
-        limit = getattr(self.limits, limit_name)
-        raise BotFailure(f"no answer to {what} within the time limit of {limit:g} s "
-                         f"({limit_name}); the bot was stopped{self._stderr_tail()}",
-                         kind="timeout")
+def several_lines(first: bytes, rest: list[bytes], what: str) -> BotFailure:
+    """The bot wrote more than one line in reply to one request (``first``, then the
+    non-blank lines ``rest``): say whether the answer came first (then lines after it) or
+    later (lines before it), or not at all."""
+    hint = "answer each request with exactly one line, and write logs on stderr"
+    if _is_reply(first):
+        return BotFailure(f"wrote {_shown(rest[0])} after its answer to {what}, a line "
+                          f"nobody asked for: {hint}", kind="garbage")
+    count = 1 + len(rest)
+    if any(_is_reply(ln) for ln in rest):
+        return BotFailure(f"wrote {count} lines in reply to {what}, the answer not first: "
+                          f"the first was {_shown(first)}, a line nobody asked for before "
+                          f"its answer: {hint}", kind="garbage")
+    return BotFailure(f"wrote {count} lines in reply to {what}, none of them an answer, "
+                      f"the first {_shown(first)}: {hint}", kind="garbage")
 
-    def _several_lines(self, first: bytes, what: str) -> None:
-        """The bot wrote more than one line in reply to one request: say whether the answer
-        came first (then lines after it) or later (lines before it), or not at all."""
-        rest = [ln for ln in bytes(self._buf).split(b"\n") if ln.strip()]
-        self._stop("it wrote more than one line in reply to one request")
-        hint = "answer each request with exactly one line, and write logs on stderr"
-        if _is_reply(first):
-            raise BotFailure(f"wrote {_shown(rest[0])} after its answer to {what}, a line "
-                             f"nobody asked for: {hint}", kind="garbage")
-        count = 1 + len(rest)
-        if any(_is_reply(ln) for ln in rest):
-            raise BotFailure(f"wrote {count} lines in reply to {what}, the answer not first: "
-                             f"the first was {_shown(first)}, a line nobody asked for before "
-                             f"its answer: {hint}", kind="garbage")
-        raise BotFailure(f"wrote {count} lines in reply to {what}, none of them an answer, "
-                         f"the first {_shown(first)}: {hint}", kind="garbage")
 
-    def _died(self, what: str) -> None:
-        proc = self.proc
-        try:
-            proc.wait(1.0)
-        except subprocess.TimeoutExpired:
-            self._stop("it closed its stdout")
-            raise BotFailure(f"closed its standard output during {what} (the protocol "
-                             f"channel); the bot was stopped{self._stderr_tail()}",
-                             kind="protocol") from None
-        rc = proc.returncode
-        tail = self._stderr_tail()
-        if self.wrapped is not None and rc > 128:
-            rc = -(rc - 128)  # bwrap reports a bot killed by signal N as status 128 + N
-        self._stop("it exited")
-        kind = "crash" if rc < 0 else "exit"  # killed by a signal / exited by itself
-        if rc < 0:
-            how = f"was killed by {_signal_name(-rc)}"
-            if -rc == getattr(signal, "SIGXFSZ", -1):
-                how += f" (it wrote more than {STDERR_LIMIT_BYTES} bytes to stderr or a file)"
-                kind = "flood"
-        else:
-            how = f"exited with status {rc}"
-        if rc != 0 and _mentions_memory(tail):
-            raise BotFailure(f"the bot process {how} during {what}{self._memory_note()}{tail}",
-                             kind="memory")
-        w = self.wrapped
-        if rc < 0 and w is not None and w.cgroup is not None and w.cgroup.hit("memory"):
-            mb = getattr(self.limits, "memory_mb", 0) or 0
-            raise BotFailure(f"the bot process {how} during {what}: its processes together "
-                             f"went over the sandbox's memory limit ({mb:g} MiB, memory_mb, "
-                             f"plus its /tmp){tail}", kind="memory")
-        raise BotFailure(f"the bot process {how} during {what}{self._limit_notes(tail)}{tail}",
-                         kind=kind)
+def closed_stdout(what: str, tail: str) -> BotFailure:
+    """The bot closed its stdout during ``what`` but did not exit."""
+    return BotFailure(f"closed its standard output during {what} (the protocol "
+                      f"channel); the bot was stopped{tail}", kind="protocol")
 
-    def _limit_notes(self, text: str) -> str:
-        """What a sandbox limit has to do with a failure, for its reason."""
-        from mallows.agents import sandbox
-        notes = []
-        w = self.wrapped
-        if w is not None and w.cgroup is not None and w.cgroup.hit("pids"):
-            notes.append(f"it reached the sandbox's limit of {sandbox.MAX_PROCESSES} processes "
-                         f"(a fork was refused)")
-        elif "resource temporarily unavailable" in text.lower() and self.sandboxed:
-            notes.append(f"it may have reached the sandbox's limit of {sandbox.MAX_PROCESSES} "
-                         f"processes")
-        if "no space left on device" in text.lower() and self.sandboxed:
-            notes.append(f"its private /tmp (also HOME) holds at most {sandbox.TMP_MB} MiB")
-        if "read-only file system" in text.lower() and self.sandboxed:
-            notes.append("the sandbox's files are read-only except /tmp")
-        return "".join(f" ({n})" for n in notes)
 
-    def _memory_note(self) -> str:
-        mb = getattr(self.limits, "memory_mb", 0) or 0
-        w = self.wrapped
-        if mb > 0 and w is not None and w.cgroup is not None and w.cgroup.hit("memory"):
-            return (f"; it ran out of memory: the bot's memory limit is {mb:g} MiB "
-                    f"(memory_mb) for all its processes together (plus its /tmp), in the "
-                    f"sandbox's memory cgroup")
-        if mb > 0:
-            return (f"; it ran out of memory: the bot's memory limit is {mb:g} MiB "
-                    f"(memory_mb, its address-space limit RLIMIT_AS)")
-        return "; it ran out of memory (no memory limit was set: memory_mb = 0)"
+def died(what: str, rc: int, tail: str, limits: Limits, sandboxed: bool, bwrap: bool,
+         hit: Iterable[str]) -> BotFailure:
+    """The bot process ended during ``what`` with status ``rc`` (``bwrap``: as bubblewrap
+    reports it); ``hit``: the cgroup limits it met (``"memory"``, ``"pids"``)."""
+    hit = frozenset(hit)
+    if bwrap and rc > 128:
+        rc = -(rc - 128)  # bwrap reports a bot killed by signal N as status 128 + N
+    kind = "crash" if rc < 0 else "exit"  # killed by a signal / exited by itself
+    if rc < 0:
+        how = f"was killed by {_signal_name(-rc)}"
+        if -rc == getattr(signal, "SIGXFSZ", -1):
+            how += f" (it wrote more than {STDERR_LIMIT_BYTES} bytes to stderr or a file)"
+            kind = "flood"
+    else:
+        how = f"exited with status {rc}"
+    if rc != 0 and _mentions_memory(tail):
+        return BotFailure(f"the bot process {how} during {what}"
+                          f"{memory_note(limits, hit)}{tail}", kind="memory")
+    if rc < 0 and "memory" in hit:
+        mb = getattr(limits, "memory_mb", 0) or 0
+        return BotFailure(f"the bot process {how} during {what}: its processes together "
+                          f"went over the sandbox's memory limit ({mb:g} MiB, memory_mb, "
+                          f"plus its /tmp){tail}", kind="memory")
+    return BotFailure(f"the bot process {how} during {what}"
+                      f"{limit_notes(tail, sandboxed, hit)}{tail}", kind=kind)
+
+
+def reported_error(message: str, limits: Limits, sandboxed: bool,
+                   hit: Iterable[str]) -> BotFailure:
+    """The bot answered a request with ``{"type":"error","message":...}``."""
+    hit = frozenset(hit)
+    message = message + limit_notes(message, sandboxed, hit)
+    if _mentions_memory(message):
+        return BotFailure(f"the bot reported an error: {message}{memory_note(limits, hit)}",
+                          kind="memory")
+    return BotFailure(f"the bot reported an error: {message}", kind="error")
+
+
+def limit_notes(text: str, sandboxed: bool, hit: Iterable[str]) -> str:
+    """What a sandbox limit has to do with a failure, for its reason."""
+    from mallows.agents import sandbox
+    notes = []
+    if "pids" in hit:
+        notes.append(f"it reached the sandbox's limit of {sandbox.MAX_PROCESSES} processes "
+                     f"(a fork was refused)")
+    elif "resource temporarily unavailable" in text.lower() and sandboxed:
+        notes.append(f"it may have reached the sandbox's limit of {sandbox.MAX_PROCESSES} "
+                     f"processes")
+    if "no space left on device" in text.lower() and sandboxed:
+        notes.append(f"its private /tmp (also HOME) holds at most {sandbox.TMP_MB} MiB")
+    if "read-only file system" in text.lower() and sandboxed:
+        notes.append("the sandbox's files are read-only except /tmp")
+    return "".join(f" ({n})" for n in notes)
+
+
+def memory_note(limits: Limits, hit: Iterable[str]) -> str:
+    """What the bot's memory limit is, for a reason that says it ran out of memory."""
+    mb = getattr(limits, "memory_mb", 0) or 0
+    if mb > 0 and "memory" in hit:
+        return (f"; it ran out of memory: the bot's memory limit is {mb:g} MiB "
+                f"(memory_mb) for all its processes together (plus its /tmp), in the "
+                f"sandbox's memory cgroup")
+    if mb > 0:
+        return (f"; it ran out of memory: the bot's memory limit is {mb:g} MiB "
+                f"(memory_mb, its address-space limit RLIMIT_AS)")
+    return "; it ran out of memory (no memory limit was set: memory_mb = 0)"

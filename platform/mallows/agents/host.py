@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import os
 import sys
+from typing import Any  # (already loaded by the wire codec: no start-up cost)
 
 from mallows import PROTOCOL_VERSION  # noqa: E402
 
@@ -130,7 +131,9 @@ class _Channel:
 
 
 def serve(target: str, params: dict, channel: _Channel) -> int:
-    cls = bot = act = None
+    cls: Any = None
+    bot: Any = None
+    act: Any = None
     load_error = None
     played = False  # a match was started in this process: the next one gets a fresh Bot
     try:

@@ -11,7 +11,7 @@ unchanged):
   (``harden_platform``);
 - when the platform runs as root, the bot runs as an unprivileged user (``MALLOWS_BOT_USER``,
   default ``nobody``), or, when that user cannot reach the interpreter or the bot's files, as
-  root without any capability (bounding set emptied, ``SECBIT_NOROOT``), see ``plan_sandbox``;
+  root without any capability (bounding set emptied, ``SECBIT_NOROOT``), see ``plan_run_as``;
 - the child gets ``PR_SET_NO_NEW_PRIVS`` (no setuid escalation), ``RLIMIT_AS``
   (``Limits.memory_mb``), ``RLIMIT_CORE`` 0 and ``RLIMIT_FSIZE`` (``STDERR_LIMIT_BYTES``: its
   stderr file cannot grow past it), and only an allowlist of the platform's environment
@@ -178,7 +178,7 @@ def _child_setup(limits: Limits, drop_caps: bool):
 
 
 @dataclass(frozen=True)
-class Sandbox:
+class RunAs:
     """Whom a bot runs as. ``uid``/``gid`` None: the platform's own user; ``drop_caps``: root
     without capabilities; ``note``: what was chosen and why, for people."""
 
@@ -256,7 +256,7 @@ def _needed_paths(command: Sequence[str], cwd: str | None) -> list[tuple[str, in
     return out
 
 
-def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
+def plan_run_as(command: Sequence[str], cwd: str | None) -> RunAs:
     """Whom to run a bot as, from ``MALLOWS_BOT_USER``:
 
     - unset or ``auto``: as the platform's own user when it is not root (it cannot switch);
@@ -269,7 +269,7 @@ def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
       that user cannot reach."""
     choice = os.environ.get(BOT_USER_ENV, "").strip()
     if choice.lower() in ("none", "off", "0", "no"):
-        return Sandbox(note=f"as the platform's own user ({BOT_USER_ENV}={choice})")
+        return RunAs(note=f"as the platform's own user ({BOT_USER_ENV}={choice})")
     explicit = choice.lower() not in ("", "auto")
     name = choice if explicit else DEFAULT_BOT_USER
     try:
@@ -281,12 +281,12 @@ def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
         pw = None
     euid = os.geteuid()
     if euid != 0 or (pw is not None and pw.pw_uid == euid):
-        if explicit and pw.pw_uid != euid:
+        if explicit and pw is not None and pw.pw_uid != euid:  # (explicit: pw is known)
             raise BotFailure(f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
                              f"only a platform running as root can switch users",
                              kind="error")
-        return Sandbox(note="as the platform's own user")
-    problem = f"there is no user {name}"
+        return RunAs(note="as the platform's own user")
+    problem: str | None = f"there is no user {name}"
     if pw is not None:
         gids = {pw.pw_gid}
         problem = None
@@ -297,7 +297,7 @@ def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
                     "the Python installation's", "the Python installation at")
                 break
         if problem is None:
-            return Sandbox(user=name, uid=pw.pw_uid, gid=pw.pw_gid, home=pw.pw_dir,
+            return RunAs(user=name, uid=pw.pw_uid, gid=pw.pw_gid, home=pw.pw_dir,
                            note=f"as user {name}")
         if explicit:
             raise BotFailure(f"cannot run the bot as user {name} ({BOT_USER_ENV}={choice}): "
@@ -305,19 +305,19 @@ def plan_sandbox(command: Sequence[str], cwd: str | None) -> Sandbox:
                              f"or unset {BOT_USER_ENV} to run such a bot as root without "
                              f"capabilities", kind="error")
     if can_drop_capabilities():
-        return Sandbox(drop_caps=True, note=f"as root without capabilities ({problem})")
-    return Sandbox(note=f"as root with its capabilities: {problem}, and this platform cannot "
+        return RunAs(drop_caps=True, note=f"as root without capabilities ({problem})")
+    return RunAs(note=f"as root with its capabilities: {problem}, and this platform cannot "
                         f"drop capabilities (not Linux, or no CAP_SETPCAP)")
 
 
-def bot_environment(sandbox: Sandbox) -> dict:
+def bot_environment(run_as: RunAs) -> dict:
     """The environment of a bot: the platform's variables in ``BOT_ENV_KEEP``, ``LC_*`` and
     those named in ``MALLOWS_BOT_ENV``; ``HOME``/``USER``/``LOGNAME`` of the bot's user."""
     extra = {n.strip() for n in os.environ.get(BOT_ENV_ENV, "").split(",") if n.strip()}
     env = {k: v for k, v in os.environ.items()
            if k in BOT_ENV_KEEP or k.startswith("LC_") or k in extra}
-    if sandbox.user is not None:
-        env.update(HOME=sandbox.home or "/", USER=sandbox.user, LOGNAME=sandbox.user)
+    if run_as.user is not None:
+        env.update(HOME=run_as.home or "/", USER=run_as.user, LOGNAME=run_as.user)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a Python bot's print() reaches us at once
     env[PLUGINS_ENV] = dumps(plugin_games()).decode()  # the platform's games, no scan
     return env

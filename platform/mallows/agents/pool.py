@@ -29,7 +29,7 @@ from mallows.agents import affinity
 MAX_IDLE = 8  # idle processes kept per bot; the oldest beyond that are closed
 
 
-class _Spawner:
+class _SpawnThread:
     """One thread that starts bot processes in the background, and lives as long as its pool:
     a process started with ``--die-with-parent`` (the sandbox) is killed when the thread that
     started it ends, so a thread per process would kill it. Seats about to play go before
@@ -123,7 +123,7 @@ class BotPool:
     def __init__(self, max_idle: int = MAX_IDLE):
         self.max_idle = max_idle
         self.allowed = affinity.current()  # the CPUs spares may start on (``affinity``)
-        self._spawning: _Spawner | None = None  # starts the spares, once there are any
+        self._spawning: _SpawnThread | None = None  # starts the spares, once there are any
         self._idle: dict[Hashable, list] = {}
         self.started = 0  # processes started through this pool
         self.reused = 0   # matches played by a process that had played before
@@ -204,9 +204,9 @@ class BotPool:
         if spawner is not None:
             spawner.stop()
 
-    def _spawner(self) -> _Spawner:
+    def _spawner(self) -> _SpawnThread:
         if self._spawning is None:
-            self._spawning = _Spawner()
+            self._spawning = _SpawnThread()
         return self._spawning
 
     def __enter__(self) -> "BotPool":

@@ -30,8 +30,9 @@ the bot and anything it spawned; every limit is enforced by ``poll`` timeouts (t
 when one runs out); a reply line is capped at ``MAX_LINE_BYTES``; stderr goes to an anonymous
 temporary file capped by the child's ``RLIMIT_FSIZE`` (``STDERR_LIMIT_BYTES``), and its tail is
 quoted in crash reasons. ``close`` always reaps the process: nothing outlives the match.
-Starting the process (in its sandbox or not) and killing its group: ``mallows.agents.spawn``;
-the reason given when a bot fails: ``mallows.agents.failures``.
+The process itself (starting it in its sandbox or not, its pipes, killing its group, its
+stderr) is a ``mallows.agents.spawn.BotProcess`` the client owns (``self.process``); the
+reason given when a bot fails is a pure function of ``mallows.agents.failures``.
 
 How it stays out of the platform's memory: see ``mallows.agents.isolation`` (the platform made
 non-dumpable, the bot's user, its limits and environment).
@@ -44,13 +45,14 @@ import os
 import select
 import subprocess
 import time
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from mallows import PROTOCOL_VERSION
-from mallows.agents.failures import SHOWN, FailureReasons, _mentions_memory, _shown
-from mallows.agents.isolation import Sandbox
+from mallows.agents import failures
+from mallows.agents.failures import SHOWN, _shown
+from mallows.agents.isolation import RunAs
 from mallows.agents.protocol import BotFailure, Limits
-from mallows.agents.spawn import Spawner, _kill_group, _wait_exit
+from mallows.agents.spawn import BotProcess, _wait_exit
 from mallows.agents.wire import dumps, loads  # the shared codec
 
 MAX_LINE_BYTES = 256 * 1024          # one reply line, newline excluded
@@ -67,13 +69,14 @@ READ_CHUNK = 65536
 _POLL_OUT = select.POLLOUT
 
 
-class SubprocessBot(Spawner, FailureReasons):
+class SubprocessBot:
     """A ``BotHandle`` for a bot process speaking the wire format.
 
     ``command``: argv of the bot (already resolved); ``cwd``: its working directory;
     ``params``: the bot parameters (sent in ``hello`` and in the start message's ``params``).
-    The process is started by ``start`` (within ``limits.start_seconds``, handshake and start
-    hook included) and reaped by ``close``. ``times`` holds the wall time of every decision.
+    The process (``self.process``, a ``BotProcess``) is started by ``start`` (within
+    ``limits.start_seconds``, handshake and start hook included) and reaped by ``close``.
+    ``times`` holds the wall time of every decision.
     """
 
     def __init__(self, name: str, command: Sequence[str], cwd: str | None = None,
@@ -85,17 +88,12 @@ class SubprocessBot(Spawner, FailureReasons):
         if bot_paths is None:  # its folder and the files its command names
             bot_paths = [cwd] if cwd else []
             bot_paths += [a for a in self.command[1:] if os.path.isabs(a) and os.path.exists(a)]
-        self.bot_paths = list(bot_paths)
-        self.python = python          # hosted by mallows.agents.host: needs the platform's Python
+        self.process = BotProcess(name, self.command, cwd, env, limits, python, bot_paths)
         self.reuse = reuse            # the manifest opted in to many matches per process
         self.matches = 0              # matches started in this process
-        self.wrapped = None           # the sandbox (mallows.agents.sandbox.Wrapped), if any
-        self.command = list(command)
         self.cwd = cwd
         self.params = dict(params or {})
         self.limits = limits
-        self.env = env
-        self.proc: subprocess.Popen | None = None
         self.hello: dict | None = None
         self.times: list[float] = []
         self.used = 0.0
@@ -103,16 +101,53 @@ class SubprocessBot(Spawner, FailureReasons):
         self.spin = SPIN_SECONDS > 0       # watch for answers before sleeping (``_spin``)
         self._spins = self._misses = 0     # decisions waited for; answers in a row after a spin
         self.caught = 0                    # answers that arrived while the platform watched
-        self._stopped: str | None = None   # why the bot was stopped, once it was
         self._quit_sent = 0.0              # when "quit" was sent (time.monotonic()), once it was
-        self._err = None
-        self._finalizer = None
-        self.sandbox: Sandbox | None = None  # whom it runs as, once started
         self.isolation = "sandbox" if self.sandboxed else "process"
+
+    # -- the process (``self.process``) as the protocol sees it -----------------------------
+
+    @property
+    def proc(self) -> subprocess.Popen | None:
+        return self.process.proc
+
+    @property
+    def wrapped(self) -> Any:
+        """The bubblewrap sandbox (``mallows.agents.sandbox.Wrapped``), if any."""
+        return self.process.wrapped
+
+    @property
+    def run_as(self) -> RunAs | None:
+        """Whom the bot runs as, once started."""
+        return self.process.run_as
 
     @property
     def sandboxed(self) -> bool:
-        return getattr(self.limits, "sandbox", "on") != "off"
+        return self.process.sandboxed
+
+    @property
+    def _stopped(self) -> str | None:
+        """Why the bot was stopped, once it was (kept by its process)."""
+        return self.process._stopped
+
+    @_stopped.setter
+    def _stopped(self, why: str | None) -> None:
+        self.process._stopped = why
+
+    @property
+    def _wfd(self) -> int:
+        return self.process._wfd
+
+    @property
+    def _rfd(self) -> int:
+        return self.process._rfd
+
+    @property
+    def _rpoll(self) -> Any:
+        return self.process._rpoll
+
+    def spawn(self) -> None:
+        """Start the process (no messages yet): ``BotProcess.spawn``."""
+        self.process.spawn()
 
     @property
     def reusable(self) -> bool:
@@ -198,7 +233,8 @@ class SubprocessBot(Spawner, FailureReasons):
         except OSError:
             pass
         try:
-            proc.stdin.close()
+            if proc.stdin is not None:
+                proc.stdin.close()
         except OSError:
             pass
 
@@ -206,22 +242,10 @@ class SubprocessBot(Spawner, FailureReasons):
         """Ask the bot to quit, give it ``QUIT_GRACE_SECONDS`` (from when ``quit`` was sent),
         then kill its process group. Always reaps the process; safe to call more than once."""
         proc = self.proc
-        if proc is not None:
-            if proc.returncode is None and not self._stopped:
-                self.quit()
-                _wait_exit(proc, self._quit_sent + QUIT_GRACE_SECONDS)
-            _kill_group(proc)  # the bot if it is still there, and anything it left behind
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            if self._finalizer is not None:
-                self._finalizer.detach()
-        self._release_sandbox()
-        if self._err is not None:
-            self._err.close()
-            self._err = None
+        if proc is not None and proc.returncode is None and not self._stopped:
+            self.quit()
+            _wait_exit(proc, self._quit_sent + QUIT_GRACE_SECONDS)
+        self.process.close()
 
     # -- messages --------------------------------------------------------------------------
 
@@ -270,11 +294,8 @@ class SubprocessBot(Spawner, FailureReasons):
                              kind="garbage")
         if reply.get("type") == "error":
             self._stop("it reported an error")
-            message = str(reply.get("message")) + self._limit_notes(str(reply.get("message")))
-            if _mentions_memory(message):
-                raise BotFailure(f"the bot reported an error: {message}{self._memory_note()}",
-                                 kind="memory")
-            raise BotFailure(f"the bot reported an error: {message}", kind="error")
+            raise failures.reported_error(str(reply.get("message")), self.limits,
+                                          self.sandboxed, self._hit())
         return reply
 
     # -- bytes -----------------------------------------------------------------------------
@@ -401,3 +422,43 @@ class SubprocessBot(Spawner, FailureReasons):
                          f"without a newline, beginning {_shown(head)} (a reply is one line "
                          f"of at most {MAX_LINE_BYTES} bytes); read {size} bytes, then the "
                          f"bot was stopped", kind="flood")
+
+    # -- failures: each gathers what happened, stops the bot and raises ---------------------
+
+    def _stop(self, why: str) -> None:
+        self._stopped = why
+        self.process.kill()
+
+    def _hit(self) -> list[str]:
+        """The sandbox's cgroup limits the bot met."""
+        return [c for c in ("memory", "pids") if self.process.cgroup_hit(c)]
+
+    def _timed_out(self, what: str, limit_name: str) -> NoReturn:
+        proc = self.proc
+        if proc is not None and proc.poll() is not None:
+            rc = proc.returncode
+            tail = self.process.stderr_tail()
+            self._stop("it exited, and a process it started held its stdout")
+            raise failures.timed_out_exited(what, limit_name, rc, tail)
+        self._stop(f"it ran over {limit_name}")
+        raise failures.timed_out(what, limit_name, self.limits, len(self.times),
+                                 self.process.stderr_tail())
+
+    def _several_lines(self, first: bytes, what: str) -> NoReturn:
+        rest = [ln for ln in bytes(self._buf).split(b"\n") if ln.strip()]
+        self._stop("it wrote more than one line in reply to one request")
+        raise failures.several_lines(first, rest, what)
+
+    def _died(self, what: str) -> NoReturn:
+        proc = self.proc
+        assert proc is not None
+        try:
+            proc.wait(1.0)
+        except subprocess.TimeoutExpired:
+            self._stop("it closed its stdout")
+            raise failures.closed_stdout(what, self.process.stderr_tail()) from None
+        rc = proc.returncode
+        tail = self.process.stderr_tail()
+        self._stop("it exited")
+        raise failures.died(what, rc, tail, self.limits, self.sandboxed,
+                            self.wrapped is not None, self._hit())

@@ -22,35 +22,11 @@ import traceback
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
-from mallows.errors import MallowsError
+from mallows.errors import KINDS, BotFailure, MallowsError
 from mallows import PROTOCOL_VERSION
 
 __all__ = ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle", "Limits", "InProcessBot",
            "describe_exception"]
-
-
-#: Every kind of failure (a forfeit event's ``kind``): ``timeout`` (a time limit or the match
-#: budget), ``crash`` (its process was killed by a signal), ``exit`` (its process exited by
-#: itself), ``illegal`` (an action the game refused: set by the runner), ``garbage`` (a reply
-#: that is not the protocol), ``flood`` (too much output: a line over the limit, or stderr past
-#: its file-size limit), ``memory`` (out of memory, usually its ``memory_mb`` limit), ``error``
-#: (the bot raised or reported an error, or could not be started), ``protocol`` (the handshake
-#: or the channel: another protocol version, stdout closed).
-KINDS = ("timeout", "crash", "exit", "illegal", "garbage", "flood", "memory", "error",
-         "protocol")
-
-
-class BotFailure(Exception):
-    """The bot failed a decision or a hook; ``str(self)`` is the reason, for the bot author.
-
-    ``kind`` says what happened, as data (it goes into the record's forfeit event beside the
-    reason, and ``mallows bots check`` counts by it): one of ``KINDS``."""
-
-    def __init__(self, reason: str, kind: str = "error"):
-        super().__init__(reason)
-        if kind not in KINDS:
-            raise ValueError(f"unknown failure kind {kind!r}: one of {', '.join(KINDS)}")
-        self.kind = kind
 
 
 #: The allowed range of each limit (inclusive): seconds, and MiB for ``memory_mb`` (0: none).
@@ -96,7 +72,7 @@ class Limits:
         number of seconds (a whole number of MiB, 0 or more, for ``memory_mb``), is a
         ``MallowsError`` naming it."""
         known = [f.name for f in fields(cls)]
-        values = {}
+        values: dict[str, Any] = {}
         for key, value in data.items():
             if key not in known:
                 raise MallowsError(f"unknown limit {key!r}: the limits are {', '.join(known)}")

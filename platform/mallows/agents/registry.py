@@ -41,7 +41,7 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from mallows import PROTOCOL_VERSION
 from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
@@ -109,7 +109,7 @@ def _trusted_by_driver() -> frozenset[str]:
 #: ``mallows.tournaments.pinning``; a Ray worker reads it from ``$MALLOWS_ROSTER``.
 ROSTER: dict[str, dict] = {}
 #: ``SUBMITTED(base, params) -> BotSpec | None``: submitted versions, when a database is open.
-SUBMITTED = None
+SUBMITTED: Callable[[str, dict], Any] | None = None
 
 
 def roster() -> dict[str, dict]:
@@ -186,6 +186,7 @@ class BotSpec:
     cwd: str | None = None
     reuse: bool = False            # subprocess: the manifest says reuse = true
     digest: str | None = None      # a snapshot's digest, when run from one
+    withdrawn: str | None = None   # a submitted version: when it was withdrawn, if it was
 
     @property
     def bot_paths(self) -> list[str]:
@@ -206,8 +207,8 @@ class BotSpec:
 
     def bot_command(self) -> list[str]:
         if self.kind == "subprocess":
-            return list(self.command)
-        return [sys.executable, "-P", "-m", "mallows.agents.host", self.target,
+            return list(self.command or ())
+        return [sys.executable, "-P", "-m", "mallows.agents.host", self.target or "",
                 *(f"{k}={v}" for k, v in self.params.items())]
 
     def handle(self, limits: Limits = Limits()):
@@ -291,6 +292,8 @@ def _import_path(path: Path, modname: str):
                                                       submodule_search_locations=[str(path)])
     else:
         spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:  # not a Python source file after all
+        raise BotError(f"cannot load {path}: Python cannot import it as a module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[modname] = module
     spec.loader.exec_module(module)
@@ -305,9 +308,10 @@ def _class_meta(cls: Any) -> dict:
             "games": tuple(games) if games else None}
 
 
-def _literal_assignments(body: list):
+def _literal_assignments(body: list) -> Iterator[tuple[str, Any]]:
     """``(name, value)`` for every ``x = literal``, ``x: T = literal`` and ``a, b = 1, 2``."""
     for item in body:
+        pairs: list[tuple[ast.expr, ast.expr]]
         if isinstance(item, ast.AnnAssign) and item.value is not None:
             pairs = [(item.target, item.value)]
         elif isinstance(item, ast.Assign) and len(item.targets) == 1:

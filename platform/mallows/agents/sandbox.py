@@ -29,7 +29,7 @@ process gets:
 The platform starts ``bwrap`` without a ``preexec_fn`` (the fast spawn path): bwrap reports its
 first child on ``--info-fd`` and waits on ``--block-fd`` while the platform sets that child's
 resource limits (``prlimit``) and makes sure it is in its cgroups; everything the bot starts
-inherits both (``SubprocessBot._spawn_sandboxed``). Where the cgroups are v1, a shell started
+inherits both (``spawn.BotProcess._spawn_sandboxed``). Where the cgroups are v1, a shell started
 in bwrap's place writes itself into them and then becomes bwrap (``BotCgroup.launcher``): a
 process that moves itself costs the kernel nothing, while moving another one costs an RCU
 grace period (5 to 20 ms) whenever no move happened a moment before, as between a
@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from mallows.errors import MallowsError
+from mallows.errors import MallowsError, SandboxUnavailable
 
 BOT_UID = BOT_GID = 1000      # the bot's user inside its user namespace
 TMP_MB = 64                   # the private /tmp (and /dev/shm) of one bot process
@@ -74,10 +74,6 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternat
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 NEEDED_OPTIONS = ("--disable-userns", "--size", "--die-with-parent", "--new-session",
                   "--cap-drop", "--remount-ro", "--clearenv")
-
-
-class SandboxUnavailable(MallowsError):
-    """No sandbox can be made on this machine, and an untrusted bot would need one."""
 
 
 def check_mode(value: object, where: str = "sandbox") -> str:
@@ -325,8 +321,10 @@ class BotCgroup:
         bwrap (``exec``); ``[]`` when there is nothing to join that way."""
         if not self.joins:
             return []
+        shell = _shell()
+        assert shell is not None  # there are joins only where there is a shell (__init__)
         script = " && ".join(f'echo 0 > "${i}"' for i in range(1, len(self.joins) + 1))
-        return [_shell(), "-c", f'{script} && shift {len(self.joins)} && exec "$@"',
+        return [shell, "-c", f'{script} && shift {len(self.joins)} && exec "$@"',
                 "mallows-sandbox", *self.joins]
 
     def attach(self, pid: int) -> None:
@@ -392,7 +390,7 @@ class BotCgroup:
 
 def _member_of(pid: int, name: str) -> set:
     """``(controller, kind)`` of the cgroups named ``name`` that ``pid`` is in."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for line in _read(f"/proc/{pid}/cgroup").splitlines():
         parts = line.split(":", 2)
         if len(parts) == 3 and parts[2].rstrip("/").endswith("/" + name):
@@ -615,7 +613,7 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
     # folders made inside the bot's own writable tmpfs: the bot could then create files beside
     # its own code (only in its copy, but where it looks like the project). Each such top folder
     # gets a tmpfs of its own, made read-only once the binds are in it.
-    shadows = sorted({_private_top(p) for p in binds} - {None})
+    shadows = sorted({top for p in binds if (top := _private_top(p)) is not None})
     for top in shadows:
         argv += ["--perms", "0755", "--tmpfs", top]
     for p in binds:

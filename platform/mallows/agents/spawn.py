@@ -1,11 +1,12 @@
-"""Starting a bot's process and making sure it ends: the process side of ``SubprocessBot``.
+"""A bot's OS process: starting it, its pipes, its stderr, and making sure it ends.
 
-``Spawner`` (a base of ``mallows.agents.process.SubprocessBot``) starts the bot, either in its
-bubblewrap sandbox (``mallows.agents.sandbox``: the bot runs only once its resource limits and
-cgroup are in place) or, with ``sandbox = "off"``, as ``mallows.agents.isolation`` plans it
-(whom it runs as, its limits, its environment). The process starts in its own session (process
-group), so the group can be killed with everything the bot spawned; its stderr goes to an
-anonymous temporary file, capped by the child's ``RLIMIT_FSIZE``; a finalizer kills and reaps
+``BotProcess`` is the process handle that ``mallows.agents.process.SubprocessBot`` (the protocol
+client) owns: it starts the bot, either in its bubblewrap sandbox (``mallows.agents.sandbox``:
+the bot runs only once its resource limits and cgroup are in place) or, with
+``sandbox = "off"``, as ``mallows.agents.isolation`` plans it (whom it runs as, its limits, its
+environment). The process starts in its own session (process group), so the group can be
+killed with everything the bot spawned; its stderr goes to an anonymous temporary file, capped
+by the child's ``RLIMIT_FSIZE``, whose tail ``stderr_tail`` quotes; a finalizer kills and reaps
 a process whose handle is dropped without ``close``.
 
 ``_kill_group`` kills the bot's process group and reaps the bot; ``_wait_exit`` waits for an
@@ -24,15 +25,17 @@ import subprocess
 import tempfile
 import time
 import weakref
+from typing import IO, Any, Sequence
 
-from mallows.agents.isolation import (Sandbox, _child_setup, _limit_settings, bot_environment,
-                                      harden_platform, plan_sandbox)
-from mallows.agents.protocol import BotFailure
+from mallows.agents.isolation import (RunAs, _child_setup, _limit_settings, bot_environment,
+                                      harden_platform, plan_run_as)
+from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.wire import loads
 
 log = logging.getLogger(__name__)
 
 _POLL_IN = select.POLLIN | select.POLLPRI
+STDERR_TAIL_CHARS = 800               # how much of stderr a crash reason quotes
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -74,22 +77,93 @@ def _wait_exit(proc: subprocess.Popen, deadline: float) -> None:
         pass
 
 
-def _kill_and_release(proc: subprocess.Popen, wrapped) -> None:
+def _kill_and_release(proc: subprocess.Popen, wrapped: Any) -> None:
     _kill_group(proc)
     if wrapped is not None and wrapped.cgroup is not None:
         wrapped.cgroup.remove()
 
 
-class Spawner:
-    """Starting the process of a ``SubprocessBot`` and releasing its sandbox: the methods that
-    set its ``proc``, ``wrapped``, ``sandbox``, ``_err``, ``_finalizer`` and pipe fds (``_wfd``,
-    ``_rfd``, ``_rpoll``) from its ``command``, ``cwd``, ``env``, ``limits``, ``python`` and
-    ``bot_paths``."""
+class BotProcess:
+    """The process of one bot (``command`` in ``cwd``, ``env`` or the bot environment, under
+    ``limits``): ``spawn`` starts it, ``kill`` kills its group, ``close`` reaps it and releases
+    its sandbox; ``stderr_tail`` quotes the end of its stderr. ``proc`` is the ``Popen`` once
+    started; ``_wfd``/``_rfd`` its non-blocking stdin/stdout fds, ``_rpoll`` a poller on stdout;
+    ``wrapped`` its bubblewrap sandbox (``mallows.agents.sandbox.Wrapped``), if any; ``run_as``
+    whom it runs as (``isolation.RunAs``); ``_stopped`` why it was stopped, once it was (set
+    here when it cannot start, and by the protocol client when it stops the bot)."""
+
+    def __init__(self, name: str, command: Sequence[str], cwd: str | None, env: dict | None,
+                 limits: Limits, python: bool, bot_paths: Sequence[str]) -> None:
+        self.name = name
+        self.command = list(command)
+        self.cwd = cwd
+        self.env = env
+        self.limits = limits
+        self.python = python          # hosted by mallows.agents.host: needs the platform's Python
+        self.bot_paths = list(bot_paths)
+        self.proc: subprocess.Popen | None = None
+        self.wrapped: Any = None      # the sandbox (mallows.agents.sandbox.Wrapped), if any
+        self.run_as: RunAs | None = None  # whom it runs as, once started
+        self._err: IO[bytes] | None = None
+        self._finalizer: weakref.finalize | None = None
+        self._wfd = self._rfd = -1
+        self._rpoll: Any = None
+        self._stopped: str | None = None
+
+    @property
+    def sandboxed(self) -> bool:
+        return getattr(self.limits, "sandbox", "on") != "off"
+
+    def kill(self) -> None:
+        """Kill the process group now (the bot and anything it started); reaps the bot."""
+        if self.proc is not None:
+            _kill_group(self.proc)
+
+    def close(self) -> None:
+        """Kill what is left of the process group, close the pipes and stderr, release the
+        sandbox. Always reaps the process; safe to call more than once."""
+        proc = self.proc
+        if proc is not None:
+            _kill_group(proc)  # the bot if it is still there, and anything it left behind
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+            if self._finalizer is not None:
+                self._finalizer.detach()
+        self._release_sandbox()
+        if self._err is not None:
+            self._err.close()
+            self._err = None
+
+    def stderr_tail(self) -> str:
+        """The end of the bot's stderr (``STDERR_TAIL_CHARS``), as a reason's last clause."""
+        if self._err is None:
+            return ""
+        try:
+            size = os.fstat(self._err.fileno()).st_size
+            start = max(0, size - STDERR_TAIL_CHARS * 2)
+            data = os.pread(self._err.fileno(), size - start, start)
+        except OSError:
+            return ""
+        text = data.decode("utf-8", "replace").strip()
+        if not text:
+            return ""
+        if len(text) > STDERR_TAIL_CHARS:
+            text = "..." + text[-STDERR_TAIL_CHARS:]
+        return f"; the end of its stderr: {text}"
+
+    def cgroup_hit(self, controller: str) -> bool:
+        """Whether the sandbox's cgroup says the bot met its ``controller`` limit."""
+        w = self.wrapped
+        return w is not None and w.cgroup is not None and w.cgroup.hit(controller)
 
     def spawn(self) -> None:
         """Start the process (no messages yet), after making the platform non-dumpable: in its
         sandbox (``mallows.agents.sandbox``) unless ``limits.sandbox`` is ``"off"``; then as
-        ``plan_sandbox`` says, with the limits of ``_child_setup``."""
+        ``plan_run_as`` says, with the limits of ``_child_setup``."""
         if self.proc is not None:
             return
         if self.sandboxed:
@@ -111,9 +185,9 @@ class Spawner:
             raise BotFailure(f"could not start the bot's command {self.command}: {program} is "
                              f"not an executable file", kind="error")
         harden_platform()
-        base_env = bot_environment(Sandbox()) if self.env is None else dict(self.env)
+        base_env = bot_environment(RunAs()) if self.env is None else dict(self.env)
         base_env.setdefault("PYTHONUNBUFFERED", "1")
-        self.sandbox = Sandbox(note="in a bubblewrap sandbox")
+        self.run_as = RunAs(note="in a bubblewrap sandbox")
         try:
             self.wrapped = sandbox.wrap(self.command, self.cwd, python=self.python,
                                         bot_paths=self.bot_paths, env=base_env,
@@ -156,7 +230,7 @@ class Spawner:
         finally:
             os.close(info_r)
             if problem is not None:
-                _kill_group(self.proc)
+                self.kill()
             else:
                 try:
                     os.write(block_w, b"go")
@@ -165,7 +239,7 @@ class Spawner:
             os.close(block_w)
         if problem is not None:
             self._stopped = "it could not be started"
-            tail = self._stderr_tail()
+            tail = self.stderr_tail()
             self._release_sandbox()
             raise BotFailure(f"could not start the bot in its sandbox: {problem}"
                              + tail, kind="error")
@@ -188,39 +262,42 @@ class Spawner:
 
     def _spawn_plain(self) -> None:
         try:
-            self.sandbox = plan_sandbox(self.command, self.cwd)
+            self.run_as = plan_run_as(self.command, self.cwd)
         except BotFailure:
             self._stopped = "it could not be started"
             raise
-        if self.sandbox.note:
-            log.debug("bot %s runs %s", self.name, self.sandbox.note)
+        if self.run_as.note:
+            log.debug("bot %s runs %s", self.name, self.run_as.note)
         harden_platform()
         if self.env is None:
-            env = bot_environment(self.sandbox)
+            env = bot_environment(self.run_as)
         else:
             env = dict(self.env)
             env.setdefault("PYTHONUNBUFFERED", "1")
-        user = {}
-        if self.sandbox.uid is not None:
-            user = dict(user=self.sandbox.uid, group=self.sandbox.gid, extra_groups=[])
-        self._popen(self.command, env, _child_setup(self.limits, self.sandbox.drop_caps), user)
+        user: dict[str, Any] = {}
+        if self.run_as.uid is not None:
+            user = dict(user=self.run_as.uid, group=self.run_as.gid, extra_groups=[])
+        self._popen(self.command, env, _child_setup(self.limits, self.run_as.drop_caps), user)
 
-    def _popen(self, argv, env, setup, user, pass_fds=()) -> None:
-        self._err = tempfile.TemporaryFile(prefix="mallows-bot-", suffix=".stderr")
+    def _popen(self, argv: Sequence[str], env: dict | None, setup: Any, user: dict,
+               pass_fds: Sequence[int] = ()) -> None:
+        self._err = err = tempfile.TemporaryFile(prefix="mallows-bot-", suffix=".stderr")
         try:
-            self.proc = subprocess.Popen(
+            self.proc = proc = subprocess.Popen(
                 argv, cwd=self.cwd if not self.sandboxed else None, env=env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, bufsize=0,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, bufsize=0,
                 close_fds=True, start_new_session=True, preexec_fn=setup, pass_fds=pass_fds,
                 **user)
         except (OSError, subprocess.SubprocessError) as exc:
             self._stopped = "it could not be started"
             self._release_sandbox()
+            note = self.run_as.note if self.run_as is not None else ""
             raise BotFailure(f"could not start the bot's command {self.command} "
-                             f"{self.sandbox.note}: {exc}", kind="error") from None
-        self._finalizer = weakref.finalize(self, _kill_and_release, self.proc, self.wrapped)
-        self._wfd = self.proc.stdin.fileno()
-        self._rfd = self.proc.stdout.fileno()
+                             f"{note}: {exc}", kind="error") from None
+        self._finalizer = weakref.finalize(self, _kill_and_release, proc, self.wrapped)
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes
+        self._wfd = proc.stdin.fileno()
+        self._rfd = proc.stdout.fileno()
         os.set_blocking(self._wfd, False)
         os.set_blocking(self._rfd, False)
         self._rpoll = select.poll()

@@ -216,7 +216,7 @@ def newest_versions(rows: list[dict]) -> list[dict]:
         base, _, params = r["bot"].partition(":")
         at = parse_version(base)
         key = (at[0], params) if at else None
-        if at:
+        if key is not None and at:
             newest[key] = max(newest.get(key, 0), at[1])
         keyed.append((r, key, at[1] if at else None))
     out = [dict(r) for r, key, n in keyed if key is None or newest[key] == n]

@@ -1,7 +1,8 @@
 """The ``mallows`` command line: one typer app, one module per command group.
 
-``main()`` is the console script. Every ``MallowsError`` becomes a one-paragraph message on
-stderr and exit status 2, never a traceback.
+``main()`` is the console script. Every ``MallowsError`` (the user's input) becomes a
+one-paragraph message on stderr and exit status 2, every ``PlatformError`` a message and exit
+status 70, never a traceback (``mallows.errors`` draws the tree).
 
 Owns: parsing arguments, calling the floors below, and printing (tables, csv, json, markdown).
 No game logic, no harness, no SQL.
@@ -15,7 +16,8 @@ import sys
 
 import typer
 
-from mallows.errors import MallowsError
+from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
+                            PlatformError)
 
 app = typer.Typer(
     name="mallows",
@@ -47,7 +49,10 @@ def main() -> None:
         app()
     except MallowsError as exc:
         typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(USER_ERROR_EXIT)
+    except PlatformError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(PLATFORM_ERROR_EXIT)
     except KeyboardInterrupt:  # before a command could say what was kept (e.g. Ray starting)
         typer.echo("interrupted: nothing was lost; rerun the same command", err=True)
         sys.exit(130)

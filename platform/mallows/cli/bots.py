@@ -88,6 +88,7 @@ def list_command(
             problems.append(item)
             table.add_row(*shown(item.name, "-", "broken", "-", _where(item.source)))
             continue
+        assert spec is not None  # an item without an error has its spec
         table.add_row(*shown(spec.base, spec.version or "?", spec.kind_label,
                              ", ".join(spec.games) if spec.games else "?",
                              _where(spec.source)))
@@ -114,7 +115,7 @@ def _submitted_rows(db: Path) -> list[tuple[str, ...]]:
     for r in store.submissions():
         if not r["withdrawn"]:
             newest[r["name"]] = r
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for r in newest.values():
         check = json.loads(r["check"] or "{}")
         rows.append((f"{r['name']}@{r['version']}", check.get("version") or "?",

@@ -1,4 +1,6 @@
-"""Shared CLI plumbing: user errors become exit status 2 with a message, never a traceback."""
+"""Shared CLI plumbing: errors become a message and an exit status, never a traceback: a
+user-input error (``MallowsError``) exits 2, a platform failure (``PlatformError``) exits 70
+(``mallows.errors`` draws the tree)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,14 @@ from pathlib import Path
 
 import typer
 
-from mallows.errors import MallowsError
+from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
+                            PlatformError)
 from mallows.safetext import escape  # the one escaping function for the terminal
 
 
 def user_errors(fn):
-    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2."""
+    """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2, a
+    ``PlatformError`` the same and exits 70 (``errors.PLATFORM_ERROR_EXIT``)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -22,7 +26,10 @@ def user_errors(fn):
         except MallowsError as exc:
             # a message may quote a bot's or a file's text: its control characters shown
             typer.echo(f"error: {escape(exc, keep_lines=True)}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(USER_ERROR_EXIT) from None
+        except PlatformError as exc:
+            typer.echo(f"error: {escape(exc, keep_lines=True)}", err=True)
+            raise typer.Exit(PLATFORM_ERROR_EXIT) from None
 
     return wrapper
 

@@ -3,7 +3,7 @@
 Parsing and printing only: the definition and the schedule are ``mallows.compare.plan``, the
 statistics ``mallows.compare.sprt``, running ``mallows.compare.run``. Exit status: 0 when H1 is
 accepted (A is better), 1 when H0 is accepted (A is not better), 3 when --max-matches came
-first, 2 on bad input.
+first, 2 on bad input, 70 when mallows or Ray failed (``mallows.errors.PlatformError``).
 """
 
 from __future__ import annotations
@@ -88,16 +88,17 @@ def compare(
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
 
     Exit status 0: A is better by at least --delta (H1); 1: A is not better (H0); 3: no
-    verdict within --max-matches; 2: bad input."""
-    from mallows.compare.run import needs_matches, register as register_comparison
+    verdict within --max-matches; 2: bad input; 70: mallows or Ray failed."""
+    from mallows.compare.run import needs_matches, register as register_comparison, resumed
     from mallows.compare.run import BATCH_MATCHES, run_comparison
-    from mallows.tournaments.executor import make_executor
+    from mallows.tournaments.executor import cluster_address, make_executor
 
     from mallows.agents.protocol import Limits
     from mallows.agents.registry import load_bot, require_sandbox
     from mallows.cli.common import sandbox_mode
 
-    limits = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    limits: dict[str, object] = ({} if decision_seconds is None
+                                 else {"decision_seconds": decision_seconds})
     if sandbox is not None and sandbox_mode(sandbox) == "off":
         limits["sandbox"] = "off"
     c = make_comparison(
@@ -111,6 +112,7 @@ def compare(
         raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                            f"run in this process")
     store = Store(db)
+    c = resumed(store, c)  # a stored comparison keeps its schedule version
     register_comparison(store, c)  # refuse changed settings before starting Ray
     err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
 
@@ -127,6 +129,10 @@ def compare(
                   f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
                   f"{2 * c.max_pairs} matches · {c.name} in {db}")
     if needs_matches(c, store):
+        joining = cluster_address(address)
+        if joining and not quiet:  # a join can take a while to fail: say so at once
+            err.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
+                      markup=False)
         with err.status("starting the executor...") if not quiet else contextlib.nullcontext():
             executor = make_executor(workers, address, batch_size=BATCH_MATCHES)
     else:

@@ -41,8 +41,8 @@ def check(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to c
         more = f"\n  ... and {len(problems) - 50} more" if len(problems) > 50 else ""
         raise MallowsError(f"{db} is damaged ({len(problems)} problem"
                            f"{'s' if len(problems) != 1 else ''}):\n  " + "\n  ".join(shown)
-                           + more + f"\nRestore it from a copy; a tournament whose matches "
-                           f"are damaged can also be played again into a new --db")
+                           + more + "\nRestore it from a copy; a tournament whose matches "
+                           "are damaged can also be played again into a new --db")
     if old:
         typer.echo(f"{db}: SQLite integrity check ok; its {matches} matches carry no digests "
                    f"yet (schema version 1: the next `mallows tournament run` with this --db "

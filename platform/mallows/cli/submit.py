@@ -45,8 +45,8 @@ def _summary(reports) -> dict:
     out = {}
     for r in reports:
         times = np.asarray(r.times)
-        pct = (lambda q: round(float(np.percentile(times, q)) * 1000, 3)) if len(times) \
-            else (lambda q: None)
+        pct = ((lambda q: round(float(np.percentile(times, q)) * 1000, 3))  # noqa: B023 (used
+               if len(times) else (lambda q: None))                      # in this pass only)
         out[r.game] = {"matches": r.matches, "decisions": r.decisions,
                        "forfeits": r.forfeit_total, **r.forfeits,
                        "p50_ms": pct(50), "p99_ms": pct(99), "max_ms": pct(100)}
@@ -160,6 +160,7 @@ def show(
             raise MallowsError(f"no submitted bot {base!r} in {db}: see mallows bots show "
                                f"{at[0]} --db {db}")
     if rows:
+        assert store is not None  # the rows came from it
         ratings = _game_rows(store)
         table = Table(title=f"{rows[0]['name']}: submitted versions")
         for c in ("version", "digest", "submitted", "files", "bytes", "check", "status"):
@@ -195,6 +196,7 @@ def show(
         return
     pins = store.pinned(name) if store is not None else []
     if pins:
+        assert store is not None  # the pins came from it
         p = pins[0]
         console.print(Text(escape(
                                f"{name}: pinned by tournament(s) "
@@ -223,8 +225,8 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
     console.print(Text(escape(
         f"code {digest}: files {', '.join(store.snapshot_files(digest))}"
         + (f"; submitted as {', '.join(versions)}" if versions else "")
-        + (f"; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} ({p['source']})"
-                                       for p in pins) if pins else ""))),
+        + ("; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} ({p['source']})"
+                                      for p in pins) if pins else ""))),
         soft_wrap=True, highlight=False)
     if extract is not None:
         _extract(store, digest, extract, console)

@@ -34,14 +34,6 @@ def _plain(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[st
     return "\n".join(out) + "\n"
 
 
-def table_text(title: str | None, headers: Sequence[str], rows: Sequence[Sequence],
-               right: Sequence[bool] | None = None, caption: str | None = None) -> str:
-    """The plain layout as text (what a pipe gets)."""
-    cells = [[escape(c) for c in r] for r in rows]
-    right = list(right) if right is not None else [False] + [True] * (len(headers) - 1)
-    return _plain(title, headers, cells, right, caption)
-
-
 def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence],
                 right: Sequence[bool] | None = None, caption: str | None = None,
                 console: Console | None = None) -> None:
@@ -61,6 +53,6 @@ def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequen
     table = Table(title=Text(title) if title else None, caption=caption, box=box.SIMPLE_HEAD)
     for h, w, r in zip(headers, widths, right):
         table.add_column(h, justify="right" if r else "left", no_wrap=True, min_width=w)
-    for r in cells:
-        table.add_row(*(Text(c) for c in r))  # text, not rich markup
+    for row in cells:
+        table.add_row(*(Text(c) for c in row))  # text, not rich markup
     console.print(table)

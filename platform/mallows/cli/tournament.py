@@ -1,7 +1,7 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` and ``run``, SQLite
+``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` (``cluster`` for Ray) and ``run``, SQLite
 in ``mallows.results.store`` (opened read-only by list, show, ratings and replay), the
 leaderboard's columns in the rating system (``mallows.results.ratings``).
 """
@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -212,16 +212,17 @@ def run(
 
 def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
          key: bytes | None = None) -> None:
-    from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.run import LARGE_RUN, estimate, register, run_tournament
+    from mallows.tournaments.executor import cluster_address, make_executor
+    from mallows.tournaments.run import LARGE_RUN, estimate, register, resumed, run_tournament
 
     from mallows.tournaments.pinning import pin_bots
 
     from mallows.tournaments.secrecy import commitment, settle, untrusted_seed_warning
 
     store = Store(db)
-    t = settle(store, t, key)  # its derivation, its drawn seed, its secret key
     # refuse a changed definition, or changed bot code, before starting Ray
+    t = resumed(store, t)  # a stored tournament keeps its schedule version
+    t = settle(store, t, key)  # its seed derivation, its drawn seed, its secret key
     new = register(store, t)
     t = pin_bots(store, t)
     console = Console(stderr=True)
@@ -233,6 +234,12 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
         console.print(Text(f"{t.name}: secret key commitment {promise} (mallows tournament "
                            f"show {t.name} --reveal-key prints the key once it is finished)"),
                       soft_wrap=True, highlight=False)
+    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
+        console.print(f"{t.name} was started under schedule version {t.schedule} (every deal in "
+                      f"the rotations of the file's bot order) and resumes under it; new "
+                      f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
+                      soft_wrap=True, highlight=False)
     remaining = t.match_count() - store.count_matches(t.name)
     plan = None
     if remaining >= LARGE_RUN:
@@ -241,6 +248,10 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
     if remaining == 0:
         executor = make_executor(1, None)
     else:
+        joining = cluster_address(address)
+        if joining and not quiet:  # a join can take a while to fail: say so at once
+            console.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
+                          markup=False)
         with console.status("starting the executor..."):
             executor = make_executor(workers, address, batch_size)
         reinstall()  # Ray sets its own SIGTERM handler
@@ -270,7 +281,8 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
             state["plain"].update(lambda: _leader_text(rater))
             return
         rate = meter.rate()
-        fields = {"rate": f"{rate:.1f} matches/s" if rate else "", "eta": eta_text(meter.eta())}
+        fields: dict[str, Any] = {"rate": f"{rate:.1f} matches/s" if rate else "",
+                                  "eta": eta_text(meter.eta())}
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
@@ -365,7 +377,8 @@ def show(
     console.print(f"[bold]{name}[/bold] · {row['game']}"
                   + (f" ({definition.get('rules')})" if definition.get("rules") else "")
                   + f" · {definition['players']} players · {definition['deals']} deals · seed "
-                  f"{definition['seed']} · {done}/{row['total']} matches"
+                  f"{definition['seed']} · schedule {definition.get('schedule', 1)} · "
+                  f"{done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
     _print_chance(console, store, name, definition, done == row["total"], reveal_key)
@@ -402,6 +415,7 @@ def show(
                 rows, right=[True, False] + [True] * len(bots),
                 caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
                         "with the column bot, and the share of them it finished ahead of it")
+    _print_seats(store, name, definition, bots)
     ids = store.match_ids(name, 1)
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
@@ -439,6 +453,35 @@ def _print_chance(console: Console, store: Store, name: str, definition: dict, f
         console.print(Text(f"secret key: {key.hex()}"), soft_wrap=True, highlight=False)
 
 
+def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> None:
+    """Each bot's mean place by seat, and the seat effect: every bot's place by seat, the deal
+    as the unit (``mallows.results.seats``)."""
+    from mallows.cli.tables import print_table
+    from mallows.report.data import short_bot
+    from mallows.results.seats import deal_of, seat_effects
+    from mallows.results.stats import seat_stats
+
+    indexed = [(deal_of(definition, i), p, r) for i, p, r in store.indexed_results(name)]
+    effects = seat_effects(indexed)
+    if not effects:
+        return
+    by_bot = seat_stats((p, r) for _, p, r in indexed)
+    k = max(effects)
+    rows = []
+    for b in bots:
+        seats = by_bot.get(b, {})
+        rows.append([short_bot(b)] + [(cell.text() if (cell := seats.get(s)) is not None
+                                       else "-") for s in range(k)])
+    effect = effects[k]
+    rows.append(["every bot"] + [cell.text() for cell in effect.seats])
+    spread = effect.spread
+    print_table("mean place by seat", ["bot"] + [f"seat {s}" for s in range(k)], rows,
+                caption=(f"1 = first, ± its 95% interval; the last row is the seat effect of "
+                         f"{definition.get('game')} at {k} seats: every bot's mean place from "
+                         f"each seat over {effect.deals:,} deals (the deal as the unit); "
+                         f"spread {spread:.2f} places" if spread is not None else None))
+
+
 # -- ratings ----------------------------------------------------------------------------------
 
 @user_errors
@@ -454,7 +497,7 @@ def ratings(
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
     store = _open_readonly(db)
-    boards: list[tuple[str, list[dict]]] = []
+    boards: list[tuple[str, list[dict], dict]] = []
     if tournament is not None:
         row = store.tournament(tournament)
         if row is None:

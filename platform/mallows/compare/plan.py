@@ -7,9 +7,13 @@ indices ``2p`` and ``2p + 1``:
 
 - two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
 - ``k > 2`` seats: the *seat under test* is ``p % k``; match ``2p`` seats A there, match
-  ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both:
-  ``k - 1`` consecutive bots of the opponents list, taken cyclically from position ``p``
-  (a list shorter than ``k - 1`` repeats a bot at the table).
+  ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both,
+  seated by ``tournaments.schedule.pair_seats``: schedule version 2 (the default) cycles the
+  tested bot and ``k - 1`` consecutive opponents of the list through the balanced cyclic
+  orders of a tournament's tables, so A and B meet every neighbour before and after them
+  equally often; version 1 (comparisons stored before it) took ``k - 1`` consecutive
+  opponents from position ``p`` in list order. A list shorter than ``k - 1`` repeats a bot
+  at the table. A stored comparison keeps its version (``resumed_as``).
 
 Every bot gets the same bot seed in the same seat of the same deal, so the opponents play the
 same way in both matches as long as A and B do: what differs is A's play against B's.
@@ -31,10 +35,10 @@ import re
 from dataclasses import dataclass, field
 
 from mallows import seeding
+from mallows.errors import CompareError, MallowsError
 from mallows.safetext import refuse_control
-from mallows.errors import MallowsError
 from mallows.results.ratings import DEFAULT_PARAMS
-from mallows.tournaments.schedule import MatchSpec
+from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
 #: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
 #: fast ones (ismcts is left out: seconds a match), minus A and B.
@@ -51,10 +55,6 @@ KIND = "compare"
 #: Keys of the definition that may change when a comparison is resumed (a larger cap continues
 #: the same test); every other key must match.
 MUTABLE = ("max_matches", "deals")
-
-
-class CompareError(MallowsError):
-    """A comparison that cannot run as asked; the message names the option and the fix."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class Comparison:
     max_matches: int
     seed: int
     bot_sources: dict = field(default_factory=dict, compare=False)
+    schedule: int = SCHEDULE_VERSION  # how pairs are seated (``pair_seats``)
     # 2: the deals and the bots' seeds keyed with the comparison's secret key (kept in the
     # database); 1: unkeyed, what comparisons stored before keys resume with (``keyed``)
     derivation: int = seeding.KEYED
@@ -112,8 +113,20 @@ class Comparison:
             "statistic": "place(B) - place(A) per pair", "delta": self.delta,
             "alpha": self.alpha, "beta": self.beta, "max_matches": self.max_matches,
             "test": "GSPRT, multinomial over the pair values",
+            # version 1 is written as before versions existed (its digest stays the same)
+            **({} if self.schedule == 1 else {"schedule": self.schedule}),
             **({"chance": self.derivation} if self.derivation != seeding.LEGACY else {}),
         }
+
+    def resumed_as(self, stored: dict | None) -> Comparison:
+        """This comparison with the schedule version of ``stored``, the definition in the
+        database under its name (None: a new comparison)."""
+        if stored is None or stored.get("kind") != KIND:
+            return self
+        version = stored_version(stored)
+        if version is None or version == self.schedule:
+            return self
+        return Comparison(**{**self.__dict__, "schedule": version})
 
     def digest(self) -> str:
         """The identity of the test: everything but the cap on its length."""
@@ -125,14 +138,13 @@ class Comparison:
                                f"(compare.run.keyed) first")
         seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
+        first: tuple[str, ...]
+        second: tuple[str, ...]
         if k == 2:
             first, second = (self.a, self.b), (self.b, self.a)
         else:
-            s = p % k
-            m = len(self.opponents)
-            others = [self.opponents[(p + j) % m] for j in range(k - 1)]
-            first = tuple(others[:s] + [self.a] + others[s:])
-            second = tuple(others[:s] + [self.b] + others[s:])
+            first = pair_seats(self.a, self.opponents, k, p, self.schedule)
+            second = pair_seats(self.b, self.opponents, k, p, self.schedule)
         return (MatchSpec(2 * p, 0, first, 0, p, first, seed),
                 MatchSpec(2 * p + 1, 0, second, 1, p, second, seed))
 
@@ -158,6 +170,7 @@ def from_definition(d: dict) -> Comparison:
                       limits=dict(d.get("limits") or {}), delta=float(d["delta"]),
                       alpha=float(d["alpha"]), beta=float(d["beta"]),
                       max_matches=int(d["max_matches"]), seed=int(d["seed"]),
+                      schedule=stored_version(d) or 1,
                       derivation=int(d.get("chance", seeding.LEGACY)))
 
 
@@ -266,10 +279,13 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
                    options=dict(options or {}), effective_options=effective, limits=limits,
                    delta=float(delta), alpha=float(alpha), beta=float(beta),
                    max_matches=int(max_matches), seed=int(seed))
-    if name is None:
-        name = (f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-"
-                f"{digest_of(c.definition())[:8]}")
-    elif refuse_control(name, "--name", "--name my-comparison") or not NAME_RE.fullmatch(name):
+    if name is None:  # from the settings without the schedule version and the seed
+        # derivation: the same command finds a comparison stored before either existed (and
+        # resumes it with its own)
+        v1 = Comparison(**{**c.__dict__, "schedule": 1,
+                           "derivation": seeding.LEGACY}).definition()
+        name = f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-{digest_of(v1)[:8]}"
+    elif not NAME_RE.fullmatch(refuse_control(name, "--name", "--name my-comparison")):
         raise CompareError(f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
                            f"'/'), at most 100, got {name!r}")
     c = Comparison(**{**c.__dict__, "name": name})

@@ -28,6 +28,7 @@ from mallows.results.store import StorageError
 from mallows.tournaments.run import jobs_for, match_row, refresh_ratings
 from mallows.tournaments.schedule import match_id
 from mallows.tournaments.spec import diff_definitions
+from mallows.results.interface import ResultStore
 
 BATCH_MATCHES = 2    # matches per Ray task: one pair
 CHUNK_PAIRS = 256    # pairs handed to the executor at once
@@ -56,7 +57,7 @@ class CompareResult:
         return 2 * self.pairs
 
 
-def keyed(store, c: Comparison) -> Comparison:
+def keyed(store: ResultStore, c: Comparison) -> Comparison:
     """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
     comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
     matches as before; any other gets its key from the database (made the first time)."""
@@ -66,8 +67,7 @@ def keyed(store, c: Comparison) -> Comparison:
     if row is not None and c.derivation != seeding.LEGACY:
         old = json.loads(row["definition"])
         legacy = dataclasses.replace(c, derivation=seeding.LEGACY)
-        if old.get("kind") == KIND and "chance" not in old \
-                and digest_of(old) == legacy.digest():
+        if "chance" not in old and digest_of(old) == legacy.digest():
             c = legacy
     if c.derivation == seeding.LEGACY:
         return dataclasses.replace(c, chance=seeding.UNKEYED)
@@ -75,7 +75,14 @@ def keyed(store, c: Comparison) -> Comparison:
     return dataclasses.replace(c, chance=seeding.Chance(c.derivation, key, secret_deals=True))
 
 
-def register(store, c: Comparison) -> bool:
+def resumed(store: ResultStore, c: Comparison) -> Comparison:
+    """``c`` as ``store`` has it: a stored comparison keeps the schedule version it was started
+    with; a new one gets the newest."""
+    row = store.tournament(c.name)
+    return c.resumed_as(json.loads(row["definition"]) if row is not None else None)
+
+
+def register(store: ResultStore, c: Comparison) -> bool:
     """Record ``c`` (True) or check it against the stored comparison of the same name (False:
     a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
     definition = c.definition()
@@ -123,11 +130,11 @@ def _count_forfeits(c: Comparison, record: dict, result: CompareResult) -> None:
             result.forfeit_reasons.setdefault(role, str(reason))
 
 
-def _stored_ranks(c: Comparison, store) -> dict[int, list]:
+def _stored_ranks(c: Comparison, store: ResultStore) -> dict[int, list]:
     return {idx: r for idx, _players, r in store.indexed_results(c.name)}
 
 
-def stored_test(store, name: str) -> tuple[Comparison, SequentialTest]:
+def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTest]:
     """The comparison ``name`` and its test over the stored pairs (for reports and ``tournament
     show``): ``test.verdict`` is None while undecided."""
     from mallows.compare.plan import from_definition
@@ -154,7 +161,7 @@ def verdict_text(c: Comparison, test: SequentialTest) -> str:
             f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}")
 
 
-def needs_matches(c: Comparison, store) -> bool:
+def needs_matches(c: Comparison, store: ResultStore) -> bool:
     """False when the stored matches already decide ``c`` (or reach its cap): a rerun then
     needs no executor."""
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
@@ -162,12 +169,13 @@ def needs_matches(c: Comparison, store) -> bool:
     return test.verdict is None and p < c.max_pairs
 
 
-def run_comparison(c: Comparison, store, executor, on_pair=None, on_start=None
+def run_comparison(c: Comparison, store: ResultStore, executor, on_pair=None, on_start=None
                    ) -> CompareResult:
     """Play ``c`` until its test decides or ``max_matches`` is reached. ``on_start(result)``
     once the stored pairs are replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
-    c = keyed(store, c)
+    c = resumed(store, c)
+    c = keyed(store, c)  # after its schedule version: the legacy test compares digests
     register(store, c)
     ranks = _stored_ranks(c, store)
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)

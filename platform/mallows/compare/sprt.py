@@ -118,7 +118,7 @@ class SequentialTest:
         self.n += 1
         self.total += x
         self.squares += x * x
-        self.llr = llr(self.grid, self.counts, 0.0, self.delta)
+        self.llr = float(llr(self.grid, self.counts, 0.0, self.delta))
         if self.llr >= self.upper:
             self.verdict, self.decided_at = "H1", self.n
         elif self.llr <= self.lower:

@@ -21,7 +21,7 @@ the stream's name (Arschmallows: ``{"type": "deal", "round": r, "deck": [...]}``
 from __future__ import annotations
 
 from collections import Counter, deque
-from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
 
 from mallows import seeding
 
@@ -155,7 +155,7 @@ class ReplayChance:
     def __init__(self, events: Sequence[Mapping], streams: Mapping[str, str]):
         self._draws: dict[str, deque] = {name: deque() for name in streams}
         for event in events:
-            key = streams.get(event.get("type"))
+            key = streams.get(event.get("type", ""))
             if key is not None:
                 self._draws[event["type"]].append(event[key])
 
@@ -181,14 +181,17 @@ class ReplayChance:
         return value
 
 
+S = TypeVar("S", bound="State")
+
+
 def replay_actions(game: Game, record: Mapping,
-                   apply: Callable[[State, Mapping], None] | None = None) -> State:
+                   apply: Callable[[S, Mapping], None] | None = None) -> S:
     """``Game.replay`` for the usual record: a new state on ``ReplayChance``, then every
     ``{"type": "action", "seat", "action"}`` event applied in order (or, with ``apply``, every
     event handed to it, for a game that records its actions differently)."""
     events = record["events"]
-    state = game.new_state(record["options"], len(record["players"]),
-                           ReplayChance(events, game.CHANCE_EVENTS))
+    state: Any = game.new_state(record["options"], len(record["players"]),  # the game's own
+                                ReplayChance(events, game.CHANCE_EVENTS))   # State class: S
     for event in events:
         if apply is not None:
             apply(state, event)

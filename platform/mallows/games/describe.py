@@ -25,7 +25,7 @@ def replay_lines(match_id: str, record: Mapping) -> list[str]:
     from mallows.errors import GameConfigError
     from mallows.games import get_game
 
-    game = record.get("game")
+    game: Any = record.get("game")
     try:
         module: Any = get_game(game)
     except GameConfigError:

@@ -16,9 +16,12 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from mallows.errors import StorageError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
+from mallows.results.seats import deal_of, seat_effects
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
+from mallows.results.interface import ResultStore
 from mallows.safetext import brief
 
 
@@ -52,16 +55,19 @@ class Board:
     total: int | None = None     # a tournament's scheduled matches
     seats: dict = field(default_factory=dict)  # bot -> seat -> PlaceStats
     definition: dict = field(default_factory=dict)
+    seat_effects: dict = field(default_factory=dict)  # seats -> results.seats.SeatEffect
 
     @property
     def complete(self) -> bool:
         return self.total is None or self.matches >= self.total
 
 
-def board(store, scope: str, name: str) -> Board:
+def board(store: ResultStore, scope: str, name: str) -> Board:
     """The leaderboard of tournament ``name`` or game ``name`` from the stored results."""
     if scope == "tournament":
         row = store.tournament(name)
+        if row is None:
+            raise StorageError(f"{store.path} has no tournament {name!r}")
         definition = json.loads(row["definition"])
         params = definition.get("ratings") or RATING_SYSTEM.defaults()
         bots = definition.get("bots", ())
@@ -85,18 +91,27 @@ def board(store, scope: str, name: str) -> Board:
         d["place"] = places.get(r.bot, PlaceStats())
         rows.append(d)
     return Board(scope, name, game, rows, head_to_head(results), progression, len(results),
-                 total, seat_stats(results), definition)
+                 total, seat_stats(results), definition, board_seat_effects(store, scope, name))
 
 
-@dataclass
-class BotReport:
-    name: str
-    source: str | None
-    boards: list[tuple[Board, dict]]   # (board, this bot's row) where it played
-    forfeits: list[dict]               # {"match", "tournament", "seat", "kind", "reason"}
+def board_seat_effects(store, scope: str, name: str) -> dict:
+    """The seat effect (``mallows.results.seats``) of tournament ``name``, or of game ``name``
+    over all its tournaments, per number of seats; each stored match's deal from its index."""
+    if scope == "tournament":
+        names = [name]
+    else:
+        names = [t["name"] for t in store.tournaments() if t["game"] == name]
+
+    def indexed():
+        for t in names:
+            definition = json.loads(store.tournament(t)["definition"])
+            for index, players, ranks in store.indexed_results(t):
+                yield (t, deal_of(definition, index)), players, ranks
+
+    return seat_effects(indexed())
 
 
-def forfeits(store, tournament: str) -> list[dict]:
+def forfeits(store: ResultStore, tournament: str) -> list[dict]:
     """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason."""
     out = []
     for mid, text in store.records(tournament, only_forfeits=True):

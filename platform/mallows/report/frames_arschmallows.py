@@ -20,15 +20,11 @@ from __future__ import annotations
 
 import re
 
-from mallows.errors import MallowsError
+from mallows.errors import ReplayMismatch
 from mallows.games import arschmallows
 from mallows.games.arschmallows import cards
 from mallows.games.base import ReplayChance
 from mallows.safetext import brief
-
-
-class ReplayMismatch(MallowsError):
-    """A record whose events the engine does not reproduce (edited, or from other rules)."""
 
 
 def card_text(value: int | None) -> str:
@@ -58,10 +54,6 @@ class _WatchedChance(ReplayChance):
         if stream == "deal":
             self._watch()
         return super().shuffle(stream, round_, cards)
-
-    def deal(self, round_, deck):  # before named streams
-        self._watch()
-        return super().deal(round_, deck)
 
 
 def _mask(knowledge, card: int, players: int) -> int:

@@ -25,6 +25,7 @@ from mallows.errors import MallowsError
 from mallows.games import get_game
 from mallows.report import data
 from mallows.report.frames import ReplayMismatch, frames
+from mallows.results.interface import ResultStore
 from mallows.safetext import brief
 
 STATIC = ("style.css", "sort.js", "replay.js")
@@ -50,7 +51,8 @@ def _script_json(value) -> str:
 def compact(all_frames: list[dict]) -> list[dict]:
     """Frames as deltas: a key only when its value changed (``text`` and ``event`` always); in
     ``rows``, None for a seat whose row did not change. ``static/replay.js`` undoes it."""
-    out, prev = [], {}
+    out: list[dict] = []
+    prev: dict = {}
     for f in all_frames:
         d = {}
         for k, v in f.items():
@@ -80,7 +82,7 @@ class Site:
     """Pages of one store. ``tournament`` / ``game`` narrow the site to one tournament or to one
     game's tournaments; ``live`` pages (``mallows serve``) refresh while a tournament runs."""
 
-    def __init__(self, store, tournament: str | None = None, game: str | None = None,
+    def __init__(self, store: ResultStore, tournament: str | None = None, game: str | None = None,
                  live: bool = False, refresh: int = 5):
         self.store, self.live, self.refresh = store, live, refresh
         self.env = _env()
@@ -121,7 +123,7 @@ class Site:
         return cached[1]
 
     def bots(self) -> list[str]:
-        names = set()
+        names: set[str] = set()
         for t in self.tournaments():
             names.update(r["bot"] for r in self.board("tournament", t["name"]).rows)
         return sorted(names)
@@ -192,7 +194,7 @@ class Site:
 
     def replay_page(self, tournament: str, idx: int) -> str | None:
         match_id = f"{tournament}/{idx}"
-        from mallows.results.integrity import DamagedRecord
+        from mallows.errors import DamagedRecord
 
         damage = None
         try:
@@ -260,7 +262,10 @@ class Site:
             key = parts[1][:-5]
             if parts[0] == "t":
                 name = next((n for n in self.names if data.slug(n) == key), None)
-                return None if name is None else (lambda: self.board_page("tournament", name))
+                if name is None:
+                    return None
+                found: str = name
+                return lambda: self.board_page("tournament", found)
             if parts[0] == "g" and key in self.games():
                 return lambda: self.board_page("game", key)
             if parts[0] == "b":
@@ -281,7 +286,8 @@ class Site:
             raise MallowsError(f"-o {out} is a file: give a folder for the site")
         count = 0
         for path in self.paths():
-            content = self.resolve(path)()
+            page = self.resolve(path)
+            content = page() if page is not None else None
             if content is None:
                 continue
             target = out / path

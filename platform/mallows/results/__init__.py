@@ -4,7 +4,8 @@ Owns: the store (``store``: the only package that talks to SQLite; it takes plai
 a tournament object; ``Store(path, readonly=True)`` never writes; its modules: ``schema``,
 ``core``, ``reading``, ``submissions``) and the ratings (``ratings``: pure functions from
 results to leaderboards; TrueSkill's parameters, checks and columns), and place statistics
-(``stats``: mean places with their 95% intervals, pure functions). Their written interfaces,
+(``stats``: mean places with their 95% intervals; ``seats``: seat effects, the deal as the
+unit; pure functions). Their written interfaces,
 ``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
 
 May import: ``mallows.errors`` only (and the standard library, sqlite-utils, trueskill). Nothing

@@ -61,7 +61,7 @@ class Codec:
 def train(samples: list[str]) -> bytes | None:
     """A dictionary trained on ``samples`` (record JSON texts), or None when zstd cannot train
     one from them (too few or too small: the game keeps codec 0)."""
-    data = [s.encode("utf-8") for s in samples]
+    data: list[bytes | bytearray | memoryview] = [s.encode("utf-8") for s in samples]
     size = min(DICT_SIZE, max(1024, sum(map(len, data)) // 10))
     try:
         return zstandard.train_dictionary(size, data, level=LEVEL).as_bytes()

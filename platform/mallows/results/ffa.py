@@ -123,7 +123,7 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
 
     def diff_down(j: int) -> None:
         # SumFactor(dv_j, [tp_j, tp_j+1], [+1, -1]).down()
-        mu, pi_inv = 0, 0
+        mu, pi_inv = 0.0, 0.0  # (0 + x and 0.0 + x are the same float: bit-identical)
         for side, coeff in ((0, 1), (1, -1)):
             t = j + side
             d_pi, d_tau = tp_pi[t] - dif_tp[j][side][0], tp_tau[t] - dif_tp[j][side][1]

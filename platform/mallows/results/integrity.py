@@ -4,9 +4,9 @@ Every ``sqlite3`` error (and every ``OSError`` met while opening the file) raise
 becomes a ``DatabaseError``: a ``MallowsError`` whose message names the file, says what is wrong
 with it in words (damaged, not a database, someone else's database, full disk, read-only, a
 folder that cannot be created) and what to do about it (restore a copy, free space, use another
-``--db``). ``guard(sqlite3.Error)`` on each of the store's classes (``Store`` and each mixin it
-combines: guard wraps a class's own methods) wraps every public method, generators included, so
-no SQLite exception reaches the user as a traceback.
+``--db``). ``guard(sqlite3.Error)`` on each of the store's classes (``Store`` and the ``Reading`` and
+``Submissions`` objects it answers through: guard wraps a class's own methods) wraps every
+public method, generators included, so no SQLite exception reaches the user as a traceback.
 
 ``record_digest`` is the checksum stored with each match (schema version 2): over the record
 text and the players and ranks columns that ratings read, so random bytes written into any of
@@ -25,7 +25,7 @@ import json
 import os
 from pathlib import Path
 
-from mallows.errors import MallowsError
+from mallows.errors import DatabaseError
 
 #: Written after "what to do" when the file itself is damaged.
 RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db {path}` lists "
@@ -33,19 +33,6 @@ RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db 
 READ_ONLY = ("the file or its disk is read-only. Commands that only read (tournament list, "
              "tournament show, ratings, replay, db check) work there; to run a tournament copy "
              "the file to a writable disk and pass --db")
-
-
-class DatabaseError(MallowsError):
-    """A database file that cannot be used as it is; the message names it and the fix."""
-
-
-class DamagedRecord(DatabaseError):
-    """A stored match whose record, players or ranks do not match its digest. ``row`` is the
-    row as stored, for a reader that shows damaged matches as such (the report)."""
-
-    def __init__(self, message: str, row: dict):
-        super().__init__(message)
-        self.row = row
 
 
 def record_digest(record: str | bytes, players: str, ranks: str) -> str:

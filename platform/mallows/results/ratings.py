@@ -104,7 +104,7 @@ class Rater:
         self.order = (expected if isinstance(expected, range) and expected.step == 1
                       else sorted(expected) if expected is not None else None)
         self.pos = 0          # next position in ``order`` to rate
-        self.waiting: dict[int, Result] = {}
+        self.waiting: dict[int, Result | None] = {}  # None: skipped (its match failed)
         self.rated = 0
         for name in bots:
             self.current.setdefault(name, self.env.create_rating())
@@ -139,6 +139,7 @@ class Rater:
         if self.order is None:  # plain sequence: rate now
             self._rate(players, ranks)
             return
+        assert index is not None  # an expected order: every result has its index
         if index in self.waiting or self._rated_already(index):
             return
         self.waiting[index] = (players, ranks)
@@ -152,13 +153,17 @@ class Rater:
             self._advance()
 
     def _rated_already(self, index: int) -> bool:
-        if isinstance(self.order, range):
-            return index < self.order.start + self.pos
-        return bisect.bisect_left(self.order, index) < self.pos
+        order = self.order
+        if isinstance(order, range):
+            return index < order.start + self.pos
+        assert order is not None
+        return bisect.bisect_left(order, index) < self.pos
 
     def _advance(self) -> None:
-        while self.pos < len(self.order) and self.order[self.pos] in self.waiting:
-            result = self.waiting.pop(self.order[self.pos])
+        order = self.order
+        assert order is not None
+        while self.pos < len(order) and order[self.pos] in self.waiting:
+            result = self.waiting.pop(order[self.pos])
             if result is not None:
                 self._rate(*result)
             self.pos += 1

@@ -48,8 +48,8 @@ class PlaceStats:
 
     @property
     def interval(self) -> tuple[float, float] | None:
-        h = self.half_width
-        return None if h is None else (self.mean - h, self.mean + h)
+        h, m = self.half_width, self.mean
+        return None if h is None or m is None else (m - h, m + h)
 
     def text(self, digits: int = 2) -> str:
         """``2.31 ± 0.08`` (``-`` with no match, the mean alone with one)."""

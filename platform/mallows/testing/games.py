@@ -28,17 +28,13 @@ import pickle
 import random
 from typing import Any, Iterable, Sequence
 
-from mallows.errors import GameConfigError, IllegalAction
+from mallows.errors import ConformanceError, GameConfigError, IllegalAction
 from mallows.games import get_game
 from mallows.games.base import SeededChance, missing
 
 #: answers no game accepts (a seat's malformed replies)
 GARBAGE: tuple[Any, ...] = (None, "pass", 3, [], {}, {"type": None},
                             {"type": "__no_such_action__"})
-
-
-class ConformanceError(AssertionError):
-    """A game broke a promise of the game contract; the message says which, where and how."""
 
 
 def _fail(where: str, what: str) -> None:

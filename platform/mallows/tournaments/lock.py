@@ -21,11 +21,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from mallows.errors import MallowsError
-
-
-class TournamentBusy(MallowsError):
-    """Another live process is running this tournament on this database."""
+from mallows.errors import TournamentBusy
 
 
 def lock_path(db: str | Path, name: str) -> Path:

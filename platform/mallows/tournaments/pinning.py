@@ -23,16 +23,13 @@ import dataclasses
 
 from mallows.agents import registry
 from mallows.agents.submissions import (code_of, materialise, parse_version, short_name)
-from mallows.errors import BotError, MallowsError
-
-
-class PinError(MallowsError):
-    """A rerun whose bots would run other code than its first run, or a withdrawn bot."""
+from mallows.errors import BotError, MallowsError, PinError
+from mallows.results.interface import ResultStore
 
 
 # -- submitted versions ------------------------------------------------------------------------
 
-def use_database(store) -> None:
+def use_database(store: ResultStore | None) -> None:
     """Resolve ``NAME@N`` and bare submitted ``NAME`` from ``store`` (for this process; None:
     from no database)."""
     registry.SUBMITTED = None if store is None else (
@@ -40,7 +37,7 @@ def use_database(store) -> None:
         else resolve_submission(store, base, params))
 
 
-def resolve_submission(store, base: str, params: dict, isolate=None):
+def resolve_submission(store: ResultStore, base: str, params: dict, isolate=None):
     """The ``BotSpec`` of a submitted version, or None when ``base`` is not submitted."""
     at = parse_version(base)
     if at is not None:
@@ -83,7 +80,7 @@ def _without_submissions():
 
 # -- pins --------------------------------------------------------------------------------------
 
-def _current(store, name: str, pin: dict | None) -> dict:
+def _current(store: ResultStore, name: str, pin: dict | None) -> dict:
     """What ``name`` runs today: a pin row (without tournament) plus the snapshot to store."""
     if pin is not None and pin["origin"] == "submission":
         return dict(pin, files=None)  # a submitted version never changes
@@ -114,7 +111,7 @@ def _with_params(shown: str, spec) -> str:
     return shown
 
 
-def pin_bots(store, t):
+def pin_bots(store: ResultStore, t):
     """Pin (first run) or check (rerun) ``t``'s bots; return ``t`` with its bots under their
     shown names, and fill the registry's roster. ``t`` must be registered in ``store``; a
     first run refused here leaves no trace of it (the file can be fixed and run again under
@@ -130,7 +127,7 @@ def pin_bots(store, t):
         raise
 
 
-def _pin(store, t):
+def _pin(store: ResultStore, t):
     use_database(store)
     registry.ROSTER.clear()  # one tournament's names at a time
     stored = {p["bot"]: p for p in store.pins(t.name)}

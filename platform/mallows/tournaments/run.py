@@ -13,19 +13,17 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from mallows.errors import MallowsError
+from mallows.errors import MatchFailed
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.schedule import match_id, schedule
 from mallows.tournaments.pinning import pin_bots
 from mallows.tournaments.secrecy import settle
 from mallows.tournaments.spec import Tournament, diff_definitions
+from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
-
-
-class MatchFailed(MallowsError):
-    """A match raised inside the engine or the runner (not a bot failure: those are forfeits)."""
 
 
 @dataclass
@@ -39,7 +37,7 @@ class RunSummary:
     executor: str = ""
 
 
-def register(store, t: Tournament) -> bool:
+def register(store: ResultStore, t: Tournament) -> bool:
     """Record ``t`` in ``store``; True if new, False if stored with the same definition (a
     resume). A stored tournament of the same name with another definition is refused, listing
     what changed."""
@@ -59,6 +57,13 @@ def register(store, t: Tournament) -> bool:
     store.add_tournament(t.name, t.game, json.dumps(t.definition(), sort_keys=True),
                          t.digest(), t.source, t.match_count(), dict(t.bot_sources))
     return True
+
+
+def resumed(store, t: Tournament) -> Tournament:
+    """``t`` as ``store`` has it: a stored tournament keeps the schedule version it was started
+    with (``Tournament.resumed_as``); a new one gets the file's (by default the newest)."""
+    row = store.tournament(t.name)
+    return t.resumed_as(json.loads(row["definition"]) if row is not None else None)
 
 
 def match_row(tournament: str, game: str, spec, outcome) -> MatchRow:
@@ -99,12 +104,12 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def estimate(t: Tournament, store) -> Estimate:
+def estimate(t: Tournament, store: ResultStore) -> Estimate:
     """The size and, from one match played here, the duration of what is left of ``t``
     (registered in ``store``). The timed match is the first missing one and is stored, so
     the run does not play it again."""
     from mallows.results.codec import estimated_bytes
-    from mallows.tournaments.executor import play_job
+    from mallows.tournaments.worker import play_job
 
     total = t.match_count()
     remaining = total - store.count_matches(t.name)
@@ -119,16 +124,36 @@ def estimate(t: Tournament, store) -> Estimate:
     return Estimate(remaining, estimated_bytes(t.game, t.players, remaining), seconds)
 
 
-def jobs_for(t: Tournament, specs) -> list:
-    from mallows.tournaments.executor import Job
+class _Definition(Protocol):
+    """What jobs are made from: a ``Tournament`` or a comparison (``mallows.compare``)."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def effective_options(self) -> dict: ...
+    @property
+    def limits(self) -> dict: ...
+
+
+def jobs_for(t: _Definition, specs) -> list:
+    from mallows.tournaments.worker import Job
     return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
                 seats=s.seats, limits=dict(t.limits), chance=getattr(t, "chance", UNKEYED))
             for s in specs]
 
 
-def _tournament_rows(store, name: str) -> tuple[str, list]:
-    """Tournament ``name``'s game and leaderboard, rated from storage with its parameters."""
+def _stored(store: ResultStore, name: str) -> dict:
+    """The stored row of tournament ``name`` (one the caller knows is there)."""
     row = store.tournament(name)
+    if row is None:
+        raise StorageError(f"{store.path} has no tournament {name!r}: see mallows tournament "
+                           f"list --db {store.path}")
+    return row
+
+
+def _tournament_rows(store: ResultStore, name: str) -> tuple[str, list]:
+    """Tournament ``name``'s game and leaderboard, rated from storage with its parameters."""
+    row = _stored(store, name)
     definition = json.loads(row["definition"])
     params = definition.get("ratings") or RATING_SYSTEM.defaults()
     shown = [p["display"] for p in store.pins(name)]  # pinned: the names in the records
@@ -136,15 +161,15 @@ def _tournament_rows(store, name: str) -> tuple[str, list]:
                                                   bots=shown or definition.get("bots", ()))
 
 
-def _save(store, scope: str, name: str, game: str, rows, stamp: int) -> None:
+def _save(store: ResultStore, scope: str, name: str, game: str, rows, stamp: int) -> None:
     store.save_ratings(scope, name, game, [RATING_SYSTEM.row_dict(r) for r in rows], stamp)
 
 
-def refresh_ratings(store, name: str, rows=None) -> list:
+def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
     match in schedule order, else recomputed from storage) and of its game (over all the
     game's tournaments, with the default parameters). Returns the tournament's rows."""
-    row = store.tournament(name)
+    row = _stored(store, name)
     game = row["game"]
     params = json.loads(row["definition"]).get("ratings") or RATING_SYSTEM.defaults()
     count = store.count_matches(name)
@@ -161,7 +186,7 @@ def refresh_ratings(store, name: str, rows=None) -> list:
     return rows
 
 
-def ensure_ratings(store, scope: str, name: str) -> None:
+def ensure_ratings(store: ResultStore, scope: str, name: str) -> None:
     """Recompute a stored leaderboard if matches were added since (e.g. after kill -9)."""
     if not store.ratings_stale(scope, name):
         return
@@ -172,7 +197,7 @@ def ensure_ratings(store, scope: str, name: str) -> None:
               store.count_game_matches(name))
 
 
-def board(store, scope: str, name: str) -> list[dict]:
+def board(store: ResultStore, scope: str, name: str) -> list[dict]:
     """Leaderboard (``scope`` 'tournament' or 'game', ``name``) as the store's rows, up to date
     with the stored matches. A stale one is recomputed and stored; in a store open read-only
     it is recomputed in memory and returned, not written."""
@@ -189,7 +214,7 @@ def board(store, scope: str, name: str) -> list[dict]:
              "updated": None} for r in rows]
 
 
-def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None
+def run_tournament(t: Tournament, store: ResultStore, executor, on_start=None, on_outcome=None
                    ) -> RunSummary:
     """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
     and ``on_outcome(outcome, spec, live)`` (once per match, as it arrives) drive a progress
@@ -205,6 +230,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
 
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
+    t = resumed(store, t)
     t = settle(store, t)  # its seed derivation and secret key (tournaments.secrecy)
     register(store, t)
     t = pin_bots(store, t)
@@ -214,7 +240,8 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
     rater = RATING_SYSTEM.rater(t.ratings, t.bots, expected=range(summary.total))
 
     def stored():  # in the rating thread: its own connection, read-only
-        reader = type(store)(store.path, readonly=True)
+        opener: Any = type(store)  # the store's own class, opened again
+        reader = opener(store.path, readonly=True)
         try:
             yield from reader.indexed_results(t.name)
         finally:
@@ -226,7 +253,7 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
     in_flight: dict = {}  # index -> spec, for jobs handed to the executor
 
     def jobs():
-        from mallows.tournaments.executor import Job
+        from mallows.tournaments.worker import Job
         for spec in specs.specs(store.missing_indices(t.name, summary.total)):
             in_flight[spec.index] = spec
             yield Job(index=spec.index, game=t.game, options=t.effective_options,
@@ -265,8 +292,8 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
         raise MatchFailed(
             f"match {match_id(t.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
             f"failed: {error.strip()}" + (f" ({where})" if where else "") + "\nThe other "
-            f"finished matches are stored; fix the cause and rerun the same command to play "
-            f"what is missing")
+            "finished matches are stored; fix the cause and rerun the same command to play "
+            "what is missing")
     if store.count_matches(t.name) == summary.total:
         store.mark_finished(t.name)
     return summary

@@ -17,6 +17,9 @@ Keys::
     secret = true            # the deals derive from the seed and the database's secret key
                              # too (optional; default false)
     bots = ["random", ...]   # at least `players` distinct bot names
+    schedule = 2             # optional: the seat-order schedule (tournaments.schedule); 1 is
+                             # the one before balanced orders. Left out: 2 for a new
+                             # tournament, the stored one's version when it resumes
     [options]                # rule option overrides, e.g. table_cards = 4
     [limits]                 # decision_seconds, match_seconds, start_seconds, memory_mb,
                              # sandbox = "off" (untrusted bots without their sandbox),
@@ -44,25 +47,22 @@ from pathlib import Path
 from typing import Any
 
 from mallows.agents.protocol import Limits
-from mallows.errors import MallowsError
 from mallows import seeding
+from mallows.errors import MallowsError, TournamentError
 from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.tournaments.schedule import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
 
 REQUIRED = ("name", "game", "players", "deals", "bots")
-OPTIONAL = ("seed", "secret", "rules", "options", "limits", "ratings")
+OPTIONAL = ("seed", "secret", "rules", "schedule", "options", "limits", "ratings")
 KEYS = REQUIRED + OPTIONAL
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 # The largest tournament a file may schedule. The schedule is lazy and resuming walks the
 # stored indices in chunks, so memory does not bound it; the disk does (about 1.5 KB a match:
 # 10^9 matches is about 1.5 TB) and so does time (10^9 matches at 10,000 a second is 28 hours).
 MAX_MATCHES = 1_000_000_000
-
-
-class TournamentError(MallowsError):
-    """A tournament file that cannot be run as written; the message names the key and the fix."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,10 @@ class Tournament:
     # the derivation with this tournament's key, once ``tournaments.secrecy.settle`` read it
     # from the database (never part of the definition)
     chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
+    # the schedule version (tournaments.schedule); ``schedule_given``: the file says which, so
+    # a resume must match it (else the stored tournament's version is kept: ``resumed_as``)
+    schedule: int = SCHEDULE_VERSION
+    schedule_given: bool = field(default=False, compare=False)
 
     def definition(self) -> dict:
         """The canonical form: what a rerun under the same name must match."""
@@ -110,7 +114,18 @@ class Tournament:
             "bots": list(self.written_bots or self.bots), "options": dict(sorted(self.options.items())),
             "limits": dict(sorted(self.limits.items())),
             "ratings": dict(sorted(self.ratings.items())),
+            # version 1 is written as before versions existed: its definition and digest
+            # stay those of a tournament stored then
+            **({} if self.schedule == 1 else {"schedule": self.schedule}),
         }
+
+    def resumed_as(self, stored: dict | None) -> Tournament:
+        """This tournament with the schedule version of ``stored``, the definition in the
+        database under its name (None: a new tournament), unless the file names a version."""
+        version = stored_version(stored)
+        if version is None or self.schedule_given or version == self.schedule:
+            return self
+        return dataclasses.replace(self, schedule=version)
 
     def digest(self) -> str:
         text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
@@ -150,7 +165,7 @@ def _check_bots(bots: list[str], game: str, src: str, sandbox: str = "on") -> di
     is the error); return where each was found. The isolated ones are started side by side
     first (``BotSpec.prepare``), so their handshakes do not wait for one another."""
     from mallows.agents.registry import load_bot
-    loaded: dict[str, object] = {}
+    loaded: dict[str, Any] = {}  # a BotSpec, or why it could not be loaded
     for name in bots:
         try:
             loaded[name] = load_bot(name)
@@ -301,11 +316,19 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
         effective = module.make_options(rules, dict(options))
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}[options]: {exc}") from None
+    schedule = data.get("schedule", SCHEDULE_VERSION)
+    if not isinstance(schedule, int) or isinstance(schedule, bool) or \
+            schedule not in SCHEDULE_VERSIONS:
+        raise TournamentError(
+            f"{_where(src)}`schedule` must be one of {', '.join(map(str, SCHEDULE_VERSIONS))}, "
+            f"got {schedule!r}: 2 balances the seat orders (the default), 1 is the schedule of "
+            f"tournaments started before it (to replay one)")
     limits = _check_limits(data.get("limits", {}), src)
     ratings = _check_ratings(data.get("ratings", {}), src)
     t = Tournament(name=name, game=game, rules=rules, players=players, deals=deals, seed=seed,
                    bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
-                   effective_options=effective, source=source, secret=secret,
+                   effective_options=effective, source=source, schedule=schedule,
+                   schedule_given="schedule" in data, secret=secret,
                    seed_drawn="seed" not in data)
     if t.match_count() > MAX_MATCHES:
         from mallows.results.codec import estimated_bytes, human_bytes

@@ -46,9 +46,9 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
                 text += (f" and was doubled ({h['raw'][caller]} -> {h['scores'][caller]})"
                          if h["doubled"] else f" and was not doubled ({h['raw'][caller]})")
         elif reason == "all_face_up":
-            seat = history[r]["trigger_seat"] if history is not None and r < len(history) else None
-            text += (f"seat {seat} ({names[seat]}) turned its last card face up"
-                     if seat is not None else "a row went all face up")
+            who = history[r]["trigger_seat"] if history is not None and r < len(history) else None
+            text += (f"seat {who} ({names[who]}) turned its last card face up"
+                     if who is not None else "a row went all face up")
         else:
             text += {"exhausted": "no cards left to take", "turn_limit": "the turn limit"}.get(
                 reason, reason)

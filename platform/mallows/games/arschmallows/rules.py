@@ -8,7 +8,7 @@ these implement are in RULES.md, section numbers cited; the rule sets and option
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from mallows.games.base import competition_ranks
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from mallows.errors import IllegalAction
 from mallows.games.arschmallows import cards, rules
@@ -65,6 +65,25 @@ def _int(action: dict, key: str) -> int:
 class ArschmallowsState:
     game = "arschmallows"
 
+    # the round's state, set by ``_start_round`` (None where a phase has none)
+    values: list[int]
+    rows: list[list[int]]
+    up: list[bool]
+    down_slots: list[list[int]]
+    discard: list[int]
+    discard_values: list[int]
+    draw: list[int]
+    held: int | None
+    held_source: str | None
+    turns: int
+    extra: int
+    caller: int | None
+    trigger: str | None
+    trigger_seat: int | None
+    final_queue: deque[int]
+    phase: str | None
+    current: int | None
+
     def __init__(self, options: dict, players: int, chance: Any):
         self.options = options
         self.players = players
@@ -94,9 +113,21 @@ class ArschmallowsState:
         self.history: list[dict] = []
         self._start_round()
 
+    def _held(self) -> int:
+        """The card in hand (the use decision always has one)."""
+        held = self.held
+        assert held is not None
+        return held
+
+    def _seat(self) -> int:
+        """The seat to move (a round in play always has one)."""
+        current = self.current
+        assert current is not None
+        return current
+
     # ----------------------------------------------------------------- the State interface
     def to_move(self) -> tuple[int, ...]:
-        return () if self.phase is None else (self.current,)
+        return () if self.phase is None or self.current is None else (self.current,)
 
     def is_terminal(self) -> bool:
         return self.phase is None
@@ -141,7 +172,7 @@ class ArschmallowsState:
             self._use_base[seat] = (down, base)
         out = base[:]
         if self.held_source == "draw":
-            value = self.values[self.held]
+            value = self.values[self._held()]
             if value == SPY:
                 out += [{"type": "spy", "player": p, "slot": j}
                         for p in range(self.players) for j in self.down_slots[p]]
@@ -164,13 +195,13 @@ class ArschmallowsState:
         if not isinstance(action, dict):
             raise IllegalAction(f"an action is a JSON object such as {{\"type\": \"draw\"}}, "
                                 f"got {type(action).__name__}")
-        kind = action.get("type")
+        kind: Any = action.get("type")
         expected = PHASE_KEYSETS[self.phase].get(kind) if type(kind) is str else None
         if expected is None or action.keys() != expected:
             self._explain(action, kind)
         HANDLERS[kind](self, seat, action)
 
-    def _explain(self, action: dict, kind: Any) -> None:
+    def _explain(self, action: dict, kind: Any) -> NoReturn:
         """Raise IllegalAction saying what is wrong with ``action``'s type or keys."""
         if kind is None:
             raise IllegalAction("'type' missing: an action is a JSON object such as "
@@ -178,7 +209,7 @@ class ArschmallowsState:
         if not isinstance(kind, str) or kind not in SHAPES:
             raise IllegalAction(f"unknown action type {kind!r}: the types are "
                                 f"{', '.join(SHAPES)}")
-        allowed = PHASE_TYPES[self.phase]
+        allowed = PHASE_TYPES[self.phase or ""]
         if kind not in allowed:
             raise IllegalAction(f"{kind} is not legal now: this is the {self.phase} decision"
                                 f"{self._holding()}, where the types are {', '.join(allowed)}")
@@ -233,7 +264,7 @@ class ArschmallowsState:
         return card
 
     def _need_action_card(self, kind: str) -> None:
-        value = self.values[self.held]
+        value = self.values[self._held()]
         if self.held_source != "draw" or ACTION_OF.get(value) != kind:
             needed = {v: k for k, v in ACTION_OF.items()}[kind]
             raise IllegalAction(f"{kind} needs a {needed} ({cards.ACTION_NAMES[needed]}) drawn "
@@ -291,7 +322,7 @@ class ArschmallowsState:
     def _do_swap(self, seat: int, action: dict) -> None:
         slot = _int(action, "slot")
         old = self._own_down(seat, slot)
-        self.rows[seat][slot] = self.held
+        self.rows[seat][slot] = self._held()
         self.knowledge.touch(seat)
         self._log(seat, {"type": "swap", "slot": slot})
         self._to_discard(old)
@@ -301,7 +332,7 @@ class ArschmallowsState:
         slot = _int(action, "slot")
         card = self._own_down(seat, slot)
         self._log(seat, {"type": "refuse", "slot": slot})
-        self._to_discard(self.held)
+        self._to_discard(self._held())
         self.up[card] = True
         self.down_slots[seat] = self.face_down(seat)
         self.knowledge.show(card)
@@ -315,7 +346,7 @@ class ArschmallowsState:
         self._log(seat, {"type": "spy", "player": player, "slot": slot})
         self.knowledge.learn(seat, card)
         self.knowledge.touch(player)
-        self._to_discard(self.held)
+        self._to_discard(self._held())
         self._used(seat)
 
     def _do_exchange(self, seat: int, action: dict) -> None:
@@ -330,14 +361,14 @@ class ArschmallowsState:
         mine[slot], others[their] = others[their], mine[slot]
         self.knowledge.touch(seat)
         self.knowledge.touch(player)
-        self._to_discard(self.held)
+        self._to_discard(self._held())
         self._used(seat)
 
     def _do_play_twice(self, seat: int, action: dict) -> None:
         self._need_action_card("play_twice")
         self._log(seat, {"type": "play_twice"})
         self.extra += 2
-        self._to_discard(self.held)
+        self._to_discard(self._held())
         self._used(seat)
 
     def _do_get_rid(self, seat: int, action: dict) -> None:
@@ -359,10 +390,10 @@ class ArschmallowsState:
             for card in listed:
                 self._to_discard(card)
             gone = set(slots[1:])
-            row[slots[0]] = self.held
+            row[slots[0]] = self._held()
             self.rows[seat] = [c for i, c in enumerate(row) if i not in gone]
         else:  # a mistake: all stay, face down; the held card is a penalty card at the end
-            row.append(self.held)
+            row.append(self._held())
         self.down_slots[seat] = self.face_down(seat)
         self.knowledge.touch(seat)
         self._used(seat)
@@ -423,7 +454,7 @@ class ArschmallowsState:
             if self.extra:
                 self.extra -= 1
             else:
-                self.current = (self.current + 1) % self.players
+                self.current = (self._seat() + 1) % self.players
         elif self.extra:
             self.extra -= 1
         elif self.final_queue:
@@ -484,7 +515,7 @@ class ArschmallowsState:
         self.caller = None
         self.trigger = None
         self.trigger_seat = None
-        self.final_queue: deque[int] = deque()
+        self.final_queue = deque()
         self.phase = "peek"
         self.current = 0
         self.round_base = [round_base(self, seat) for seat in range(n)]

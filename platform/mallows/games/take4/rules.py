@@ -105,7 +105,7 @@ def ranks(winning_seats: Sequence[int], collections: Sequence[Sequence[str]],
     count), more first. Forfeited seats rank below every other seat and tie among themselves.
     """
     won = set(winning_seats)
-    keys = []
+    keys: list[tuple[int, ...]] = []
     for seat, held in enumerate(collections):
         if seat in won:
             keys.append((0,))

@@ -132,7 +132,7 @@ class Take4State:
         self._snapshot = None
 
     def _resolve(self) -> None:
-        picks = [int(p) for p in self._pending]  # every seat has answered
+        picks = [int(p) for p in self._pending]  # type: ignore[arg-type]  # all answered
         r = self.round
         takes, races, leftovers = rules.resolve(
             self.positions, picks,

@@ -26,15 +26,15 @@ most the matches still in flight; a rerun plays only the missing indices. The sc
 recorded in ``meta``; ``MIGRATIONS[i]`` takes a database from version i to i + 1 and opening a
 database runs the missing ones in order.
 
-Modules (``Store`` is one class, made of the core and two mixins):
+Modules (``Store`` owns the connection and answers through two objects over it):
 
 - ``schema``: the tables and the migrations (``MIGRATIONS``, ``SCHEMA_VERSION``), the per-game
   compression dictionaries, the read-only connection; ``StorageError``, ``DEFAULT_DB``.
 - ``core``: the ``Store`` class: opening and closing, the schema check, tournaments, storing
-  matches, the record encoding.
-- ``reading``: reading matches back (results for ratings, records and summaries for reports
+  matches, the record encoding; its reading and submission methods forward to:
+- ``reading``: ``Reading``, reading matches back (results for ratings, records and summaries for reports
   and replays, export, the integrity check) and the ratings tables.
-- ``submissions``: bot submissions, snapshots, pins and display names.
+- ``submissions``: ``Submissions``, bot submissions, snapshots, pins and display names.
 
 The rest of mallows imports from the package (``from mallows.results.store import Store``).
 """

@@ -3,8 +3,10 @@ with an older schema migrated in a private in-memory copy), refusing a file that
 is newer, running the missing migrations; tournaments; storing matches; and the record encoding
 (each game's codec, training its dictionary once enough records are stored).
 
-``Store`` is one class, the SQLite ``ResultStore``: it combines this core with the reading
-methods (``reading.ReadingMixin``) and the submissions and pins (``submissions.SubmissionsMixin``).
+``Store`` is the SQLite ``ResultStore``: it owns the one connection and this core, and answers
+the reading queries through a ``reading.Reading`` and the submissions and pins through a
+``submissions.Submissions``, both objects over that connection (its methods of those parts
+forward to them, so the interface stays one flat ``ResultStore``).
 The migrations are read from ``schema`` when a file is opened (``schema.MIGRATIONS``).
 """
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import sqlite_utils
 
@@ -21,11 +23,11 @@ from mallows.results import codec
 from mallows.results.integrity import DatabaseError, guard, record_digest
 from mallows.results.interface import MatchRow
 from mallows.results.store import schema
-from mallows.results.store.reading import ReadingMixin
+from mallows.results.store.reading import Reading
 from mallows.results.store.schema import (DEFAULT_DB, PAGE_SIZE, StorageError, _connect_readonly,
                                           _dictionary_data, _dictionary_for,
                                           _encode_plain_rows, _now)
-from mallows.results.store.submissions import SubmissionsMixin
+from mallows.results.store.submissions import Submissions
 
 _MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
                   "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at",
@@ -52,10 +54,15 @@ _OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
 
 
 @guard(sqlite3.Error)  # every SQLite error: a DatabaseError naming the file and the fix
-class Store(ReadingMixin, SubmissionsMixin):
+class Store:
     """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
 
+    db: sqlite_utils.Database
+    disk_version: int
+
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
+        self.reading = Reading(self)          # the reading queries, over this connection
+        self.submitted = Submissions(self)    # submissions and pins, over this connection
         self.path = Path(path)
         self.readonly = readonly
         self.closed = False
@@ -185,7 +192,8 @@ class Store(ReadingMixin, SubmissionsMixin):
         """Change a stored tournament's definition (JSON text), its number of matches, or
         whether it is finished (True: now; False: not). A comparison (``mallows compare``)
         learns its length as it runs."""
-        sets, args = [], []
+        sets: list[str] = []
+        args: list[object] = []
         if definition is not None:
             sets.append("definition = ?")
             args.append(definition)
@@ -351,9 +359,94 @@ class Store(ReadingMixin, SubmissionsMixin):
         if number is None:
             return text
         try:
-            return self._codec(number).decode(blob)
+            return self._codec(number).decode(blob)  # type: ignore[arg-type]  # None: caught
         except Exception as exc:
             if isinstance(exc, StorageError):
                 raise
             raise StorageError(f"{self.path}: a stored record cannot be decoded ({exc}): the "
                                f"database is damaged") from None
+
+    # -- reading (``reading.Reading``) --------------------------------------------------------
+    def results(self, tournament: str | None = None, game: str | None = None
+                ) -> Iterator[tuple[list[str], list[int]]]:
+        return self.reading.results(tournament, game)
+
+    def indexed_results(self, tournament: str, chunk: int = 20000
+                        ) -> Iterator[tuple[int, list[str], list[int]]]:
+        return self.reading.indexed_results(tournament, chunk)
+
+    def match(self, match_id: str) -> dict | None:
+        return self.reading.match(match_id)
+
+    def check(self) -> list[str]:
+        return self.reading.check()
+
+    def record(self, match_id: str) -> str | None:
+        return self.reading.record(match_id)
+
+    def export(self, tournament: str | None = None, chunk: int = 500) -> Iterator[dict]:
+        return self.reading.export(tournament, chunk)
+
+    def match_ids(self, tournament: str, limit: int = 5) -> list[str]:
+        return self.reading.match_ids(tournament, limit)
+
+    def games(self) -> list[str]:
+        return self.reading.games()
+
+    def count_game_matches(self, game: str) -> int:
+        return self.reading.count_game_matches(game)
+
+    def ratings_stale(self, scope: str, name: str) -> bool:
+        return self.reading.ratings_stale(scope, name)
+
+    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
+                     stamp: int = 0) -> None:
+        self.reading.save_ratings(scope, name, game, rows, stamp)
+
+    def ratings(self, scope: str, name: str) -> list[dict]:
+        return self.reading.ratings(scope, name)
+
+    def match_summaries(self, tournament: str) -> list[dict]:
+        return self.reading.match_summaries(tournament)
+
+    def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
+        return self.reading.records(tournament, only_forfeits)
+
+    # -- submissions and pins (``submissions.Submissions``) -----------------------------------
+    def snapshot_files(self, digest: str) -> dict[str, bytes]:
+        return self.submitted.snapshot_files(digest)
+
+    def snapshot_digests(self, prefix: str) -> list[str]:
+        return self.submitted.snapshot_digests(prefix)
+
+    def submissions(self, name: str | None = None) -> list[dict]:
+        return self.submitted.submissions(name)
+
+    def submission(self, name: str, version: int) -> dict | None:
+        return self.submitted.submission(name, version)
+
+    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
+                       ) -> tuple[int, bool]:
+        return self.submitted.add_submission(name, digest, files, row)
+
+    def withdraw(self, name: str, version: int) -> None:
+        self.submitted.withdraw(name, version)
+
+    def pins(self, tournament: str) -> list[dict]:
+        return self.submitted.pins(tournament)
+
+    def add_pins(self, tournament: str, pins: list[dict],
+                 snapshots: dict[str, dict[str, bytes]]) -> None:
+        self.submitted.add_pins(tournament, pins, snapshots)
+
+    def display_name(self, short: str, digest: str) -> str:
+        return self.submitted.display_name(short, digest)
+
+    def newest_digest(self, name: str) -> tuple[int, str] | None:
+        return self.submitted.newest_digest(name)
+
+    def submission_of(self, digest: str) -> dict | None:
+        return self.submitted.submission_of(digest)
+
+    def pinned(self, display: str) -> list[dict]:
+        return self.submitted.pinned(display)

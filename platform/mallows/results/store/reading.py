@@ -3,23 +3,56 @@ in rating order, one match or record (decoded, and checked against its digest), 
 records and match summaries, an export in chunks, the integrity check; and the ratings tables
 (``ratings``, ``save_ratings``, ``ratings_stale``).
 
-``ReadingMixin`` is a part of ``Store`` (``core``), not a class of its own: it uses the store's
-``db``, ``path``, ``disk_version``, ``_decode``, ``_writable`` and ``count_matches``.
+``Reading`` is an object over the store's one connection: ``Store`` (``core``) makes one with
+itself and answers these queries through it. Through ``store`` it uses the connection
+(``db``, which a read-only open of an older schema replaces by an in-memory copy), the file's
+``path`` and ``disk_version``, the record decoding and the read-only guard.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from mallows.results.integrity import DamagedRecord, guard, record_digest
+import sqlite_utils
+
+from mallows.errors import DamagedRecord
+from mallows.results.integrity import guard, record_digest
 from mallows.results.store.schema import StorageError, _now
+
+if TYPE_CHECKING:
+    from mallows.results.store.core import Store
 
 
 @guard(sqlite3.Error)  # as on Store: every SQLite error a DatabaseError naming the file
-class ReadingMixin:
-    """``Store``'s reading methods; of the tables, they write only ``ratings``."""
+class Reading:
+    """``Store``'s reading queries; of the tables, they write only ``ratings``."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        return self.store.db
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    @property
+    def disk_version(self) -> int:
+        return self.store.disk_version
+
+    def _decode(self, text: str | None, blob: bytes | None, number: int | None) -> str | None:
+        return self.store._decode(text, blob, number)
+
+    def _writable(self) -> None:
+        self.store._writable()
+
+    def count_matches(self, tournament: str) -> int:
+        return self.store.count_matches(tournament)
 
     def results(self, tournament: str | None = None, game: str | None = None
                 ) -> Iterator[tuple[list[str], list[int]]]:
@@ -92,8 +125,9 @@ class ReadingMixin:
             for rowid, mid, text, blob, number, players, ranks, digest in rows:
                 last = rowid
                 try:
-                    ok = digest == record_digest(self._decode(text, blob, number), players,
-                                                 ranks)
+                    ok = digest == record_digest(
+                        self._decode(text, blob, number), players,  # type: ignore[arg-type]
+                        ranks)  # (no record at all: a TypeError, caught as damage)
                 except (StorageError, TypeError, AttributeError):  # undecodable, wrong type
                     ok = False
                 if not ok:
@@ -156,9 +190,9 @@ class ReadingMixin:
             self.db["meta"].upsert({"key": f"ratings:{scope}:{name}", "value": str(stamp)},
                                    pk="key")
             self.db.execute("DELETE FROM ratings WHERE scope = ? AND name = ?", [scope, name])
-            stamp = _now()
+            updated = _now()
             self.db["ratings"].insert_all(
-                ({**row, "scope": scope, "name": name, "game": game, "updated": stamp}
+                ({**row, "scope": scope, "name": name, "game": game, "updated": updated}
                  for row in rows), pk=("scope", "name", "bot"))
 
     def ratings(self, scope: str, name: str) -> list[dict]:
@@ -183,4 +217,4 @@ class ReadingMixin:
         sql = ("SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
                + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
         for mid, text, blob, number in self.db.execute(sql, [tournament]):
-            yield mid, self._decode(text, blob, number)  # records are stored compressed
+            yield mid, self._decode(text, blob, number)  # type: ignore[misc]  # a row has one

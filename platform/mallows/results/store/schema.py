@@ -19,16 +19,12 @@ from typing import Callable
 
 import sqlite_utils
 
-from mallows.errors import MallowsError
+from mallows.errors import StorageError
 from mallows.results import codec
 from mallows.results.integrity import record_digest
 
 DEFAULT_DB = Path("results") / "mallows.db"
 PAGE_SIZE = 16384
-
-
-class StorageError(MallowsError):
-    """A database problem the user can act on (a newer schema, a changed tournament file)."""
 
 
 def _now() -> str:
@@ -119,7 +115,7 @@ def _encode_plain_rows(db: sqlite_utils.Database, game: str) -> None:
         if data is not None:
             number = db.execute(
                 "INSERT INTO dictionaries (game, data, samples, created) VALUES (?, ?, ?, ?)",
-                [game, data, len(samples), _now()]).lastrowid
+                [game, data, len(samples), _now()]).lastrowid or number  # an INSERT: a row id
     target = codec.Codec(number, _dictionary_data(db, number))
     zero = codec.Codec(codec.NO_DICT)
     last = 0

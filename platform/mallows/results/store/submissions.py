@@ -3,21 +3,43 @@
 versions of each name (``submissions``), the code each tournament runs (``pins``), and the name
 shown for each code (``bot_names``).
 
-``SubmissionsMixin`` is a part of ``Store`` (``core``), not a class of its own: it uses the
-store's ``db`` and ``_writable``.
+``Submissions`` is an object over the store's one connection: ``Store`` (``core``) makes one
+with itself and answers these queries through it. Through ``store`` it uses the connection
+(``db``) and the read-only guard.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import sqlite_utils
 
 from mallows.results.integrity import guard
 from mallows.results.store.schema import _now
 
+if TYPE_CHECKING:
+    from mallows.results.store.core import Store
+
 
 @guard(sqlite3.Error)  # as on Store: every SQLite error a DatabaseError naming the file
-class SubmissionsMixin:
+class Submissions:
     """``Store``'s submissions and pins."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        return self.store.db
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    def _writable(self) -> None:
+        self.store._writable()
 
     # -- submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning) -------
     def _put_snapshot(self, digest: str, files: dict[str, bytes]) -> None:

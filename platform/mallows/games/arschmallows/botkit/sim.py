@@ -1,33 +1,7 @@
-"""The Arschmallows bot kit, for the shipped reference bots and anyone else's: card counting,
-the determinization of an Arschmallows observation, and a compact forward model of a round.
-What it offers a bot is ``__all__``; the generic parameter helper is ``mallows.agents.kit``.
-
-Everything here reads *observation dicts only* (protocol v1, bots/README.md): nothing touches an
-engine object, so a bot built on it sees exactly what the platform shows its seat.
-
-Arschmallows
-------------
-- ``unseen(obs)``: the multiset (``Counter`` value -> copies) of the cards this seat has not
-  seen: the full deck minus every value the observation shows (known row values of every seat,
-  the discard pile, the held card). Its size is always the number of this seat's unknown row
-  slots plus the draw pile's count, since every other card is shown.
-- ``expected_unknown(obs)``: the mean of that multiset, the value of a card one cannot see.
-- ``row_estimate(row, e)``: a row's total with each unknown card valued at ``e``.
-- ``sample_world(obs, rng)`` -> ``Sim``: one determinization. Unknown row cards and the draw
-  pile are dealt from ``unseen(obs)`` only (shuffled, without replacement), known cards are
-  where the observation shows them. Opponents' own knowledge is not shown to us; each of their
-  face-down cards is assumed known to them with a probability that grows with the turns played.
-  With ``skew`` > 0 an opponent's unknown card is, with a probability growing with the turns
-  played, the lower of two unseen cards (opponents keep the low cards they draw).
-- ``Sim``: the rest of a round, the Arschmallows rulings (take / use / end, actions,
-  get_rid, call, final turns, reshuffles, the turn limit) on card ids with per-seat knowledge,
-  scored by the engine's own ``rules.score_round`` (caller doubling), about 25,000 turns a second in pure Python.
-  ``Sim.rollout(rng)`` plays to the round's end with ``Sim.policy_step``, a cheap greedy
-  player (swap when the card beats the worst known card or the expected unknown, spy own
-  unknown cards, exchange a high known card away, refuse otherwise, and call by the
-  heuristic's risk model).
-- ``heuristic_decide(obs, risk, improve)``: the rules of the shipped ``heuristic`` bot (see
-  ``bots/heuristic.py``), here so that the search bot can use them as its prior.
+"""The forward model of an Arschmallows round for search bots: ``Sim``, one determinized round
+on card ids with per-seat knowledge, played to its end by a cheap greedy policy and scored by
+the engine's own ``rules.score_round``; and ``sample_world``, which deals a ``Sim`` from an
+observation (hidden cards only from what the seat has not seen).
 """
 
 from __future__ import annotations
@@ -36,73 +10,13 @@ import math
 import random
 from collections import Counter
 
-from mallows.games.arschmallows.cards import COUNTS, EXCHANGE, PLAY_TWICE, SPY
+from mallows.games.arschmallows.botkit.counting import (ACTION_SET, DECK_MEAN, _phi,
+                                                        expected_unknown, unseen,
+                                                        variance_unknown)
+from mallows.games.arschmallows.botkit.heuristic import TUNED_IMPROVE, TUNED_RISK
+from mallows.games.arschmallows.cards import PLAY_TWICE, SPY
 from mallows.games.arschmallows.rules import score_round
 
-__all__ = [
-    "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
-    "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
-    "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
-]
-
-ACTION_SET = frozenset((SPY, EXCHANGE, PLAY_TWICE))
-DECK_MEAN = sum(v * k for v, k in COUNTS.items()) / sum(COUNTS.values())
-#: The heuristic's call rule: call when P(strictly lowest) >= RISK, each opponent's estimate
-#: lowered by IMPROVE points (it keeps low cards we did not see, and plays on).
-RISK = 0.7
-IMPROVE = 2.0
-#: The same rule tuned on the ladder (0.7 / 2 calls too early and is often doubled): what the
-#: search bot uses for its prior and its rollouts.
-TUNED_RISK = 0.85
-TUNED_IMPROVE = 5.0
-
-
-# ----------------------------------------------------------------------------- counting
-
-def unseen(obs: dict) -> Counter:
-    """Value -> copies of the cards this seat has not seen (never negative)."""
-    left = Counter(COUNTS)
-    for row in obs["rows"]:
-        for slot in row:
-            v = slot["value"]
-            if v is not None:
-                left[v] -= 1
-    for v in obs["discard"]:
-        left[v] -= 1
-    held = obs.get("held")
-    if held is not None:
-        left[held["value"]] -= 1
-    return +left  # drops zero (and, on a malformed observation, negative) counts
-
-
-def expected_unknown(obs: dict, pool: Counter | None = None) -> float:
-    """The mean value of the unseen cards (the deck's mean if, oddly, none are unseen)."""
-    pool = unseen(obs) if pool is None else pool
-    total = sum(pool.values())
-    if not total:
-        return DECK_MEAN
-    return sum(v * k for v, k in pool.items()) / total
-
-
-def variance_unknown(obs: dict, pool: Counter | None = None) -> float:
-    pool = unseen(obs) if pool is None else pool
-    total = sum(pool.values())
-    if not total:
-        return 16.0
-    mean = sum(v * k for v, k in pool.items()) / total
-    return sum(k * (v - mean) ** 2 for v, k in pool.items()) / total
-
-
-def row_estimate(row: list[dict], e: float) -> float:
-    """The row's total, unknown cards valued at ``e``."""
-    return sum(e if s["value"] is None else s["value"] for s in row)
-
-
-def face_down(row: list[dict]) -> list[int]:
-    return [i for i, s in enumerate(row) if not s["face_up"]]
-
-
-# ----------------------------------------------------------------------------- the forward model
 
 class Sim:
     """One determinized Arschmallows round, from some decision to the round's end.
@@ -118,7 +32,53 @@ class Sim:
                  "final_on", "scoring", "scores", "me", "e", "var", "risk", "improve",
                  "rng")
 
+    def __init__(self, values: list[int], rows: list[list[int]], up: list[bool],
+                 know: list[bytearray], draw: list[int], discard: list[int], *, me: int,
+                 current: int, phase: str | None, held: int | None = None,
+                 src: str | None = None, extra: int = 0, caller: int | None = None,
+                 trigger: str | None = None, queue: list[int] | None = None, turns: int = 0,
+                 max_turns: int = 500, final_on: bool = True, scoring: dict | None = None,
+                 e: float = DECK_MEAN, var: float = 16.0, risk: float = TUNED_RISK,
+                 improve: float = TUNED_IMPROVE, rng: random.Random | None = None) -> None:
+        """A round as it lies: ``values`` (card id -> value), ``rows`` (seat -> ids by slot),
+        ``up`` (id -> face up), ``know`` (seat -> id -> seen by that seat), the draw pile
+        (top last) and the discard pile as ids; ``me`` the seat it was dealt for, ``current``
+        the seat to move in ``phase``, ``held`` the id in hand (-1 once used; from ``src``: "draw" or
+        "discard"), ``extra`` turns still owed (play twice), ``caller`` who called, ``trigger``
+        and ``queue`` the final turns ("call" or "all_face_up", the seats still to play one),
+        ``turns`` played of ``max_turns``; ``final_on`` and ``scoring`` the rule options; ``e``
+        and ``var`` the value of an unknown card (mean, variance), ``risk`` and ``improve`` the
+        rollout's call rule, ``rng`` its randomness (``rollout`` sets it)."""
+        self.values = values
+        self.n = len(rows)
+        self.rows = rows
+        self.up = up
+        self.know = know
+        self.draw = draw
+        self.discard = discard
+        self.current = current
+        self.phase = phase
+        self.held = -1 if held is None else held  # -1: no card in hand
+        self.src = src
+        self.extra = extra
+        self.trigger = trigger
+        self.caller = caller
+        self.queue = [] if queue is None else queue
+        self.turns = turns
+        self.max_turns = max_turns
+        self.final_on = final_on
+        self.scoring = ({"caller_strictly_lowest": True, "double_negative": False}
+                        if scoring is None else scoring)
+        self.scores: list[int] | None = None
+        self.me = me
+        self.e = e
+        self.var = var
+        self.risk = risk
+        self.improve = improve
+        self.rng = rng if rng is not None else random.Random(0)
+
     def copy(self) -> "Sim":
+        # field by field, without the constructor: search bots copy a Sim per iteration
         s = Sim.__new__(Sim)
         s.values = self.values
         s.n = self.n
@@ -254,7 +214,7 @@ class Sim:
 
     # -- flow
     def _used(self, s: int) -> None:
-        self.held = None
+        self.held = -1
         self.src = None
         up = self.up
         for card in self.rows[s]:
@@ -429,6 +389,7 @@ class Sim:
             self.max_turns = min(self.max_turns, self.turns + max_turns)
         while self.phase is not None:
             self.policy_step()
+        assert self.scores is not None  # set when the round ends
         return self.scores
 
 
@@ -510,33 +471,17 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
         for c in rows[p]:
             if up[c] or rng.random() < p_know:
                 kp[c] = 1
-    s = Sim.__new__(Sim)
-    s.values = values
-    s.n = n
-    s.rows = rows
-    s.up = up
-    s.know = know
-    s.draw = draw
-    s.discard = discard
-    s.current = obs.get("current_seat", me) if obs.get("current_seat") is not None else me
-    s.phase = obs["phase"]
-    s.held = held_id
-    s.src = held["source"] if held is not None else None
-    s.extra = obs.get("extra_turns", 0)
-    s.caller = obs.get("caller")
-    s.turns = obs.get("turn", 0)
-    s.max_turns = opts.get("max_turns_per_round", 500)
-    s.final_on = bool(opts.get("final_turns", True))
-    s.scoring = {"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
-                 "double_negative": bool(opts.get("double_negative", False))}
-    s.scores = None
-    s.me = me
-    s.e = expected_unknown(obs, pool)
-    s.var = variance_unknown(obs, pool)
-    s.risk = risk
-    s.improve = improve
-    s.queue = []
-    s.rng = rng
+    current = obs.get("current_seat", me) if obs.get("current_seat") is not None else me
+    s = Sim(values, rows, up, know, draw, discard, me=me, current=current,
+            phase=obs["phase"], held=held_id,
+            src=held["source"] if held is not None else None,
+            extra=obs.get("extra_turns", 0), caller=obs.get("caller"),
+            turns=obs.get("turn", 0), max_turns=opts.get("max_turns_per_round", 500),
+            final_on=bool(opts.get("final_turns", True)),
+            scoring={"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
+                     "double_negative": bool(opts.get("double_negative", False))},
+            e=expected_unknown(obs, pool), var=variance_unknown(obs, pool), risk=risk,
+            improve=improve, rng=rng)
     if obs.get("final_turns"):
         s.trigger = "call" if s.caller is not None else "all_face_up"
         trigger_seat = s.caller
@@ -555,160 +500,3 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
     else:
         s.trigger = None
     return s
-
-
-# ----------------------------------------------------------------------------- the heuristic policy
-# The decision rules of the shipped ``heuristic`` bot (see bots/heuristic.py for the idea);
-# here so that the search bot can use them as its prior.
-
-def _phi(x: float) -> float:
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
-
-
-def _options(row: list[dict], v: float, e: float) -> tuple[float, dict]:
-    """The best way to put a card of value ``v`` into the row: (gain, action), a swap or a
-    get_rid of known equal cards. gain = how much the row's estimated total falls."""
-    best, action = -99.0, None
-    groups: dict[int, list[int]] = {}
-    for i, s in enumerate(row):
-        if s["face_up"]:
-            continue
-        known = s["value"]
-        gain = (e if known is None else known) - v
-        if gain > best:
-            best, action = gain, {"type": "swap", "slot": i}
-        if known is not None:
-            groups.setdefault(known, []).append(i)
-    for value, slots in groups.items():
-        if len(slots) >= (2 if value in ACTION_SET else 3):
-            gain = value * len(slots) - v
-            if gain > best:
-                best, action = gain, {"type": "get_rid", "slots": slots}
-    return best, action
-
-
-def cheapest_to_lock(row: list[dict], e: float) -> tuple[float, int]:
-    """The face-down slot whose card costs least to turn face up for good: the lowest known
-    card, else an unknown one (valued a little above the expectation ``e``, since it might be
-    high and could have been swapped away later). Returns (its value, its slot)."""
-    best, where = 99.0, -1
-    for i, s in enumerate(row):
-        if s["face_up"]:
-            continue
-        v = e + 1.0 if s["value"] is None else s["value"]
-        if v < best:
-            best, where = v, i
-    return best, where
-
-
-def _refuse(row: list[dict], e: float) -> tuple[float, dict]:
-    """Refusing: lock the cheapest face-down card. Cost 0 for a known low card, more for an
-    unknown one."""
-    best, where = cheapest_to_lock(row, e)
-    cost = 0.3 if best <= 2 else 1.0
-    return -cost, {"type": "refuse", "slot": where}
-
-
-def _spy(obs: dict, row: list[dict]) -> tuple[float, dict | None]:
-    seat = obs["seat"]
-    for i, s in enumerate(row):
-        if not s["face_up"] and s["value"] is None:
-            return 1.5, {"type": "spy", "player": seat, "slot": i}
-    for p, other in enumerate(obs["rows"]):
-        if p == seat:
-            continue
-        for j, s in enumerate(other):
-            if not s["face_up"] and s["value"] is None:
-                return 0.2, {"type": "spy", "player": p, "slot": j}
-    return -99.0, None
-
-
-def _exchange(obs: dict, row: list[dict], e: float) -> tuple[float, dict | None]:
-    seat = obs["seat"]
-    worst, wi = -99.0, -1
-    for i, s in enumerate(row):
-        if s["face_up"]:
-            continue
-        v = e if s["value"] is None else s["value"]
-        if v > worst or (v == worst and s["value"] is not None):
-            worst, wi = v, i
-    if wi < 0:
-        return -99.0, None
-    best, target = 99.0, None
-    for p, other in enumerate(obs["rows"]):
-        if p == seat:
-            continue
-        for j, s in enumerate(other):
-            if s["face_up"]:
-                continue
-            v = e if s["value"] is None else s["value"]
-            if v < best:
-                best, target = v, (p, j)
-    if target is None:
-        return -99.0, None
-    # Swapping an unknown card for an unknown one gains nothing but loses our knowledge.
-    gain = worst - best - (0.5 if row[wi]["value"] is None else 0.0)
-    return gain, {"type": "exchange", "slot": wi, "player": target[0], "their_slot": target[1]}
-
-
-def p_lowest(obs: dict, e: float, var: float, improve: float) -> tuple[float, float]:
-    """(P(this seat's round score is strictly the lowest), its estimated score)."""
-    seat = obs["seat"]
-    est, spread = [], []
-    for p, row in enumerate(obs["rows"]):
-        known = sum(s["value"] for s in row if s["value"] is not None)
-        unknown = sum(1 for s in row if s["value"] is None)
-        mean = known + unknown * e
-        if p != seat and not obs.get("final_turns"):
-            mean -= improve
-        est.append(mean)
-        spread.append(unknown * var)
-    mine, mvar = est[seat], spread[seat]
-    prob = 1.0
-    for p in range(len(est)):
-        if p == seat:
-            continue
-        prob *= _phi((est[p] - mine - 0.5) / math.sqrt(mvar + spread[p] + 1.0))
-    return prob, mine
-
-
-def heuristic_decide(obs: dict, risk: float = RISK, improve: float = IMPROVE) -> dict:
-    legal = obs["legal_actions"]
-    phase = obs["phase"]
-    if phase == "peek":
-        return {"type": "peek", "slots": [0, 1]}
-    seat = obs["seat"]
-    row = obs["rows"][seat]
-    pool = unseen(obs)
-    e = expected_unknown(obs, pool)
-    if phase == "take":
-        kinds = {a["type"] for a in legal}
-        if "draw" not in kinds:
-            return {"type": "take_discard"}
-        if "take_discard" in kinds:
-            gain, _ = _options(row, obs["discard"][-1], e)
-            if gain >= 2.5:
-                return {"type": "take_discard"}
-        return {"type": "draw"}
-    if phase == "use":
-        held = obs["held"]
-        v = held["value"]
-        best, action = _options(row, v, e)
-        if best <= 0.5:
-            best, action = -99.0, None
-        candidates = [(best, action), _refuse(row, e)]
-        if held["source"] == "draw" and v in ACTION_SET:
-            if v == 9:
-                candidates.append(_spy(obs, row))
-            elif v == 10:
-                candidates.append(_exchange(obs, row, e))
-            else:
-                candidates.append((2.0, {"type": "play_twice"}))
-        gain, action = max((c for c in candidates if c[1] is not None), key=lambda c: c[0])
-        return action
-    # end
-    prob, mine = p_lowest(obs, e, variance_unknown(obs, pool), improve)
-    unknown = sum(1 for s in row if s["value"] is None)
-    if prob >= risk or (mine <= 0 and unknown == 0):
-        return {"type": "call"}
-    return {"type": "pass"}

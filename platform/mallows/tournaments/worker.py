@@ -1,0 +1,127 @@
+"""The worker side of execution: what one match needs (``Job``), what comes back (``Outcome``),
+and playing jobs, in this process or in a Ray worker (``mallows.tournaments.cluster`` sends
+``play_stream`` to its workers, or ``play_batch`` through Ray Client).
+
+Workers load bots by name through ``mallows.agents.registry.load_bot`` (once per name and
+code: ``_spec``) and play with ``mallows.tournaments.match.play_match``; a match that raises
+(an engine bug, a bot that cannot be loaded on the worker) comes back as an ``Outcome`` with
+``error`` set, never as a lost batch. Bot processes that opt in are reused within a batch
+(``agents.pool``), each batch on a CPU of its own where one can be claimed (``agents.affinity``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from mallows import seeding
+
+FLUSH_SECONDS = 0.5     # a running task hands back what it has finished at least this often
+
+
+@dataclass(frozen=True)
+class Job:
+    index: int
+    game: str
+    options: dict
+    seed: int
+    seats: tuple[str, ...]
+    limits: dict = field(default_factory=dict)
+    chance: seeding.Chance = seeding.UNKEYED  # the bots' and fallback's seeds (with its key)
+
+
+@dataclass
+class Outcome:
+    """One played match. The record travels as JSON text made in the worker (cheap to ship
+    and stored as is), with the few fields the coordinator needs beside it."""
+
+    index: int
+    record_json: str | None
+    players: list | None
+    ranks: list | None
+    forfeits: int
+    seconds: float
+    error: str | None = None
+    attempts: int = 1
+
+    @property
+    def record(self) -> dict | None:
+        return None if self.record_json is None else json.loads(self.record_json)
+
+
+_SPECS: dict = {}
+
+
+def _spec(name: str) -> Any:
+    from mallows.agents.registry import load_bot, roster
+    key = (name, json.dumps(roster().get(name), sort_keys=True))  # a shown name: its code too
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _SPECS[key] = load_bot(name)
+    return spec
+
+
+def play_job(job: Job, pool: Any = None) -> Outcome:
+    """Play one job. ``pool`` (a ``mallows.agents.pool.BotPool``): bot processes that opted in
+    play several matches of the batch, never two rotations of one deal."""
+    from mallows.agents.protocol import Limits
+    from mallows.tournaments.match import forfeit_count, play_match
+
+    t0 = time.perf_counter()
+    try:
+        limits = Limits(**job.limits)
+        specs = [_spec(name) for name in job.seats]
+        deal = (job.game, job.seed)  # every rotation of a duplicate deal has the same seed
+        spares = len(specs) - 1  # the other rotations of the deal need a process each
+        handles = [pool.handle(s, limits, deal, spares) if pool is not None
+                   else s.handle(limits) for s in specs]
+        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats),
+                            chance=job.chance, hide_names=limits.names == "hidden")
+        result = record["result"]
+        return Outcome(job.index, json.dumps(record, separators=(",", ":")),
+                       list(record["players"]), list(result["ranks"]),
+                       forfeit_count(record),
+                       time.perf_counter() - t0)
+    except Exception as exc:  # reported to the caller with the match it belongs to
+        tail = "".join(traceback.format_exception(exc)[-6:]).strip()
+        return Outcome(job.index, None, None, None, 0, time.perf_counter() - t0,
+                       error=f"{type(exc).__name__}: {exc}\n{tail}")
+
+
+@contextlib.contextmanager
+def worker_pool() -> Iterator[Any]:
+    """The bot processes of one batch (``agents.pool``; those that opted in to reuse end with
+    it), with the worker on a CPU of its own where it can claim one: each match and its bots'
+    processes on that CPU (``agents.affinity``)."""
+    from mallows.agents import affinity
+    from mallows.agents.pool import BotPool
+    with BotPool() as pool, affinity.pinned():
+        yield pool
+
+
+def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
+    """Play a batch and hand back all its outcomes at once (Ray Client, which has no streaming
+    generators); the bot processes that opted in to reuse end with it."""
+    with worker_pool() as pool:
+        return [play_job(job, pool) for job in jobs]
+
+
+def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
+                ) -> Iterator[list[Outcome]]:
+    """Play ``jobs`` in order, handing back the finished outcomes whenever ``flush_seconds``
+    have passed (and at the end): the coordinator counts matches as they finish, while a
+    batch of quick matches still costs one Ray object per ``flush_seconds``, not per match."""
+    done: list[Outcome] = []
+    last = time.monotonic()
+    with worker_pool() as pool:  # the processes end with the task
+        for job in jobs:
+            done.append(play_job(job, pool))
+            if time.monotonic() - last >= flush_seconds:
+                yield done
+                done, last = [], time.monotonic()
+    if done:
+        yield done
