@@ -436,7 +436,8 @@ def _print_chance(console: Console, store: Store, name: str, definition: dict, f
                 "seed can compute the deals and the bots' seeds)")
     else:
         text = (f"seeds: derivation {derivation}, bots' seeds keyed with a secret"
-                + ("; deals keyed too (secret = true)" if definition.get("secret") else "")
+                + ("; deals keyed too (secret = true)" if definition.get("secret") else
+                   "; deals keyed too" if definition.get("kind") == "compare" else "")
                 + ("; seed drawn from the OS" if definition.get("drawn_seed") else ""))
         if promise:
             text += f"; key commitment {promise}"
