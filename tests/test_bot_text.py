@@ -111,6 +111,13 @@ def test_control_sequences_in_a_reason_print_as_visible_escapes_everywhere(tmp_p
     assert check.returncode == 1
     _no_raw(check.stdout + check.stderr)
     assert "\\x1b]0;pwned\\x07" in check.stdout
+    submit = run("bots", "submit", bot, "--db", tmp_path / "s.db", "--games", "1")
+    assert submit.returncode == 1, submit.stderr  # refused: it forfeits
+    _no_raw(submit.stdout + submit.stderr)
+    compare = run("compare", bot, "random", "--game", "take4", "--max-matches", "4",
+                  "--workers", "1", "--db", tmp_path / "c.db")
+    assert compare.returncode in (0, 1, 3), compare.stderr
+    _no_raw(compare.stdout + compare.stderr)
 
 
 def test_control_sequences_in_a_version_print_as_visible_escapes(tmp_path):
