@@ -168,7 +168,7 @@ def name_owner(name: str, submitted: Path | None = None) -> str | None:
         for candidate in (d / f"{name}.py", d / name):
             if candidate.exists() and not same(candidate):
                 return f"the bot {name!r} in {candidate}"
-    for ep in registry._entry_points():
+    for ep in importlib.metadata.entry_points(group=registry.ENTRY_POINT_GROUP):
         if ep.name == name:
             return f"the installed entry point {name!r} ({ep.value})"
     here = Path(name)
