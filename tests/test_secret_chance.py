@@ -264,3 +264,25 @@ def test_a_comparison_gives_nothing_away_and_the_control_does(tmp_path):
         found[derivation] = cracks(stored_records(db, c.name))
     assert len(found[seeding.LEGACY]) == 8 and all(a == b for a, b, _ in found[seeding.LEGACY])
     assert not [f for f in found[seeding.KEYED] if f[0] == f[1]]
+
+
+def test_a_file_may_ask_for_derivation_1_to_replay_an_old_tournament_and_is_warned(tmp_path):
+    """``chance = 1``: what a tournament stored before keys used, for replaying one in a new
+    database; with bots not shipped it warns, and the cracker shows why."""
+    path = tournament_file(tmp_path, extra="seed = 2026\nchance = 1\n", name="replay")
+    proc = run_cli(path, tmp_path / "m.db")
+    assert "runs under seed derivation 1 (unkeyed)" in proc.stderr
+    found = cracks(stored_records(tmp_path / "m.db", "replay"))
+    assert len(found) == 8 and all(real == guess for real, guess, _ in found)
+
+
+@pytest.mark.parametrize("extra,message", [
+    ("seed = 1\nchance = 3\n", "`chance` must be one of 1, 2"),
+    ("chance = 1\n", "takes the old file's `seed` and no `secret`"),
+    ("seed = 1\nsecret = true\nchance = 1\n", "takes the old file's `seed` and no `secret`"),
+])
+def test_a_bad_chance_is_refused(tmp_path, extra, message):
+    path = tournament_file(tmp_path, extra=extra, bots='["random", "greedy"]', name="bad")
+    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db",
+                           str(tmp_path / "m.db")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr

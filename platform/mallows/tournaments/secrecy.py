@@ -80,8 +80,9 @@ def commitment(store, name: str) -> str | None:
 
 
 def untrusted_seed_warning(t: Tournament) -> str | None:
-    """The warning for an explicit, unkeyed seed with bots not shipped with the project."""
-    if t.seed_drawn or t.secret:
+    """The warning for an explicit, unkeyed seed (or the unkeyed derivation 1) with bots not
+    shipped with the project."""
+    if (t.seed_drawn or t.secret) and t.derivation != seeding.LEGACY:
         return None
     from mallows.agents.registry import parse_name, trusted_shipped
 
@@ -89,6 +90,10 @@ def untrusted_seed_warning(t: Tournament) -> str | None:
     untrusted = [b for b in (t.written_bots or t.bots) if parse_name(b)[0] not in trusted]
     if not untrusted:
         return None
+    named = f"{', '.join(untrusted[:5])}{', ...' if len(untrusted) > 5 else ''}"
+    if t.derivation == seeding.LEGACY:
+        return (f"warning: {t.name} runs under seed derivation 1 (unkeyed) with bots not "
+                f"shipped with mallows ({named}): every bot can compute the deals from its own "
+                f"seed; use it only to replay an old tournament")
     return (f"warning: {t.name} has seed = {t.seed} and bots not shipped with mallows "
-            f"({', '.join(untrusted[:5])}{', ...' if len(untrusted) > 5 else ''}): "
-            + SEED_WARNING)
+            f"({named}): " + SEED_WARNING)

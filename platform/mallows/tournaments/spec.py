@@ -16,6 +16,8 @@ Keys::
                              # (optional: left out, a fresh one comes from the OS)
     secret = true            # the deals derive from the seed and the database's secret key
                              # too (optional; default false)
+    chance = 2               # optional: the seed derivation (tournaments.secrecy); 1 is the
+                             # unkeyed one of tournaments started before it (to replay one)
     bots = ["random", ...]   # at least `players` distinct bot names
     schedule = 2             # optional: the seat-order schedule (tournaments.schedule); 1 is
                              # the one before balanced orders. Left out: 2 for a new
@@ -56,7 +58,7 @@ from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.tournaments.schedule import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
 
 REQUIRED = ("name", "game", "players", "deals", "bots")
-OPTIONAL = ("seed", "secret", "rules", "schedule", "options", "limits", "ratings")
+OPTIONAL = ("seed", "secret", "chance", "rules", "schedule", "options", "limits", "ratings")
 KEYS = REQUIRED + OPTIONAL
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 # The largest tournament a file may schedule. The schedule is lazy and resuming walks the
@@ -323,13 +325,24 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
             f"{_where(src)}`schedule` must be one of {', '.join(map(str, SCHEDULE_VERSIONS))}, "
             f"got {schedule!r}: 2 balances the seat orders (the default), 1 is the schedule of "
             f"tournaments started before it (to replay one)")
+    chance = data.get("chance", seeding.KEYED)
+    if not isinstance(chance, int) or isinstance(chance, bool) or \
+            chance not in seeding.DERIVATIONS:
+        raise TournamentError(
+            f"{_where(src)}`chance` must be one of {', '.join(map(str, seeding.DERIVATIONS))}, "
+            f"got {chance!r}: 2 keys the bots' seeds with a secret (the default), 1 is the "
+            f"unkeyed derivation of tournaments started before it (to replay one)")
+    if chance == seeding.LEGACY and (secret or "seed" not in data):
+        raise TournamentError(
+            f"{_where(src)}`chance = 1` replays a tournament started before secret keys: it "
+            f"takes the old file's `seed` and no `secret`; leave `chance` out otherwise")
     limits = _check_limits(data.get("limits", {}), src)
     ratings = _check_ratings(data.get("ratings", {}), src)
     t = Tournament(name=name, game=game, rules=rules, players=players, deals=deals, seed=seed,
                    bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
                    effective_options=effective, source=source, schedule=schedule,
                    schedule_given="schedule" in data, secret=secret,
-                   seed_drawn="seed" not in data)
+                   seed_drawn="seed" not in data, derivation=chance)
     if t.match_count() > MAX_MATCHES:
         from mallows.results.codec import estimated_bytes, human_bytes
         size = human_bytes(estimated_bytes(game, players, t.match_count()))
