@@ -26,7 +26,7 @@ FORBIDDEN = {
     "compare": {"cli", "testing"},
     "testing": {"cli"},
     "report": {"agents", "tournaments", "cli", "testing"},
-    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext: the ground floor
+    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it

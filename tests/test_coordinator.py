@@ -75,7 +75,7 @@ def test_missing_indices_walks_the_gaps_in_chunks(tmp_path):
     from mallows.tournaments.worker import Outcome
 
     t = parse_tournament({"name": "g", "game": "take4", "players": 2, "deals": 40, "seed": 1,
-                          "bots": ["random", "greedy"]}, check_bots=False)
+                          "bots": ["random", "greedy"]})
     store = Store(tmp_path / "g.db")
     register(store, t)
     specs = schedule(t)

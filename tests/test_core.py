@@ -154,12 +154,10 @@ def test_a_tournament_file_and_the_cli_share_the_limits_validator(tmp_path):
 
     base = {"name": "l", "game": "take4", "players": 2, "deals": 1, "seed": 1,
             "bots": ["random", "greedy"]}
-    t = parse_tournament({**base, "limits": {"memory_mb": 512.0, "decision_seconds": 2}},
-                         check_bots=False)
+    t = parse_tournament({**base, "limits": {"memory_mb": 512.0, "decision_seconds": 2}})
     assert t.limits == {"memory_mb": 512, "decision_seconds": 2.0}
     with pytest.raises(TournamentError, match=r"\[limits\]: limit decision_seconds = inf must be"):
-        parse_tournament({**base, "limits": {"decision_seconds": float("inf")}},
-                         check_bots=False)
+        parse_tournament({**base, "limits": {"decision_seconds": float("inf")}})
 
 
 def _options_of_kind(kind):

@@ -124,7 +124,7 @@ def place(tmp_path_factory):
 
 def check_file(path: Path, place: Path) -> None:
     try:
-        t = load_tournament(path)
+        t = load_tournament(path).check_bots()
     except MallowsError:
         invoke(["tournament", "run", path, "--db", place / "m.db", "--workers", "1", "--quiet"],
                allowed=(2,))

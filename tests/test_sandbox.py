@@ -278,8 +278,8 @@ def test_under_ray_a_bot_cannot_reach_the_cluster():
 
     bot = f"{HOSTILE / 'netclient.py'}:port=ray"
     options = get_game("take4").make_options(None, None)
-    jobs = [Job(0, "take4", options, 5, (bot, "random"), dict(ON.__dict__)),
-            Job(1, "take4", options, 5, (bot, "random"), dict(OFF.__dict__))]
+    jobs = [Job(0, "take4", options, 5, (bot, "random"), ON),
+            Job(1, "take4", options, 5, (bot, "random"), OFF)]
     with RayExecutor(2) as executor:
         outcomes = sorted(executor.run(jobs), key=lambda o: o.index)
     on, off = (o.record["result"]["forfeits"][0] for o in outcomes)
@@ -364,7 +364,7 @@ def test_a_reused_process_never_sees_the_same_deal_twice():
     options = get_game("take4").make_options(None, None)
     specs = make_schedule(bots, 3, 3, 11)
     with BotPool() as pool:
-        outcomes = [play_job(Job(s.index, "take4", options, s.seed, s.seats, dict(ON.__dict__)),
+        outcomes = [play_job(Job(s.index, "take4", options, s.seed, s.seats, ON),
                              pool) for s in specs]
         assert all(o.error is None for o in outcomes), [o.error for o in outcomes]
         records = [o.record for o in outcomes]

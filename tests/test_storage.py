@@ -50,7 +50,7 @@ BASE = {"name": "s", "game": "take4", "players": 2, "deals": 2, "seed": 1,
 
 
 def tournament(**changes):
-    return parse_tournament({**BASE, **changes}, check_bots=False)
+    return parse_tournament({**BASE, **changes})
 
 
 def fake_record(spec, ranks):
@@ -258,7 +258,7 @@ def test_an_older_schema_opened_readonly_is_migrated_in_memory_only(tmp_path, mo
 def test_the_bots_table_keeps_where_the_file_check_found_each_bot(tmp_path):
     from mallows.agents.registry import load_bot
 
-    checked = parse_tournament(dict(BASE), check_bots=True)
+    checked = parse_tournament(dict(BASE)).check_bots()  # the plan's check step
     assert checked.bot_sources == {b: load_bot(b).source for b in checked.bots}
     assert checked == tournament()  # the sources are not part of the definition
     store = Store(tmp_path / "m.db")

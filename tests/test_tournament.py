@@ -65,8 +65,8 @@ BAD = [
 def test_malformed_files_exit_2_with_a_message_naming_the_key(in_repo, write_toml, tmp_path,
                                                                text, needles):
     path = write_toml(text)
-    with pytest.raises(TournamentError) as err:
-        load_tournament(path)
+    with pytest.raises(TournamentError) as err:  # the file, then the plan's check of its bots
+        load_tournament(path).check_bots()
     for needle in needles:
         assert needle in str(err.value)
     result = invoke("tournament", "run", path, "--db", tmp_path / "m.db", "--workers", "1")
@@ -103,7 +103,7 @@ def test_shipped_tournament_files_are_valid(in_repo):
     assert {"demo", "arschmallows-reference", "take4-reference"} <= names
     games = set()
     for path in files:
-        t = load_tournament(path)
+        t = load_tournament(path).check_bots()
         assert t.name == path.stem
         games.add(t.game)
     assert games == {"arschmallows", "take4"}
@@ -329,11 +329,11 @@ def test_a_file_over_the_size_limit_names_its_size_and_database(write_toml):
                       .replace('bots = ["random", "random:call=0.2", "random:call=0.01"]',
                                f"bots = [{bots}]"))
     with pytest.raises(TournamentError) as err:
-        load_tournament(path, check_bots=False)
+        load_tournament(path)
     text = str(err.value)
     assert "198,000,000,000 matches" in text and "TB" in text and "lower `deals`" in text
     ok = write_toml(ARSCH.replace("deals = 2", "deals = 30000000"), "ok.toml")  # 1 x 3 x 3e7
-    assert load_tournament(ok, check_bots=False).match_count() == 90_000_000
+    assert load_tournament(ok).match_count() == 90_000_000
 
 
 def test_a_large_run_prints_its_size_and_duration_first(in_repo, write_toml, tmp_path,

@@ -10,8 +10,9 @@ The package, one subpackage per concern (each ``__init__`` says what it owns and
 - ``mallows.testing``: the conformance checks for games and bots;
 - ``mallows.cli``: the ``mallows`` command: parsing, calling, printing.
 
-``mallows.errors``, ``mallows.seeding`` (chance streams, secret keys) and ``mallows.safetext``
-(bot-supplied text capped and escaped) are the ground every floor stands on.
+``mallows.errors``, ``mallows.seeding`` (chance streams, secret keys), ``mallows.safetext``
+(bot-supplied text capped and escaped) and ``mallows.botname`` (a bot's name, parsed and
+formatted in one place) are the ground every floor stands on.
 """
 
 __version__ = "0.1.0"

@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 
 from mallows.agents.protocol import Limits
+from mallows.botname import BotName
 from mallows.errors import BotError
 from mallows.safetext import control_characters, escape
 
@@ -40,7 +41,7 @@ def _number_text(value: str) -> str:
 def canonical_name(name: str) -> str:
     """The one spelling of bot ``name`` (see the module docstring); ``BotError`` when the name
     cannot name a bot (too long, no name before the parameters, a parameter not key=value)."""
-    from mallows.agents.registry import SHIPPED, parse_name, project_bots_dir
+    from mallows.agents.registry import SHIPPED, project_bots_dir
 
     if not isinstance(name, str) or not name.strip():
         raise BotError(f"bot name {name!r} is empty: give a bot such as random or greedy")
@@ -51,7 +52,8 @@ def canonical_name(name: str) -> str:
         raise BotError(f"bot name {escape(name[:80])!r} holds the control character(s) "
                        f"{', '.join(control_characters(name))}: a bot name is plain text, "
                        f"such as random, bots/mybot.py or mybot:depth=3")
-    base, params = parse_name(name)
+    parsed = BotName.parse(name)
+    base = parsed.plain
     for part in base.split("/"):
         if len(part.encode("utf-8", "surrogatepass")) > MAX_COMPONENT:
             raise BotError(f"bot name {name[:60]!r}... has a part longer than "
@@ -68,9 +70,9 @@ def canonical_name(name: str) -> str:
         if path is not None and path.parent == shipped and path.suffix == ".py" \
                 and path.stem in SHIPPED:
             base = path.stem
-    if not params:
-        return base
-    return base + ":" + ",".join(f"{k}={_number_text(v)}" for k, v in sorted(params.items()))
+    canon = parsed.with_base(base) if base != parsed.plain else parsed
+    return str(canon.with_params({k: _number_text(v) for k, v in parsed.param_dict.items()})
+               .canonical())
 
 
 def ready(spec, game: str | None = None, sandbox: str = "on", timeout: float = 10.0) -> None:

@@ -1,20 +1,22 @@
 """Resolving a bot name to something the runner can play, in-process or isolated.
 
-``load_bot(name) -> BotSpec``. ``name`` is ``BASE`` or ``BASE:key=value,key2=value2`` (the
-parameters go, as strings, to the bot's constructor, or to a subprocess bot in its ``hello`` and
-start messages). ``BASE`` is looked up, first match wins:
+``Resolver(catalog, roster).load(name) -> BotSpec`` (``load_bot(name)``: a resolver without a
+database). ``name`` is a ``mallows.botname.BotName``: ``BASE[@N][:key=value,...]`` (the
+parameters go, as strings, to the bot's constructor, or to a subprocess bot in its ``hello``
+and start messages). ``BASE`` is looked up, first match wins:
 
-0. a name in the roster (``ROSTER``, or ``$MALLOWS_ROSTER`` as JSON in a worker): the shown
-   name of a bot a tournament pinned, run from its snapshot (``mallows.agents.submissions``);
-   then ``NAME@N`` or ``NAME`` among the submitted versions when a database is open
-   (``SUBMITTED``, installed by ``mallows.tournaments.pinning.use_database``);
-1. a path (it contains ``/``, starts with ``.`` or ends with ``.py``): a ``.py`` file, a Python
-   package folder (``__init__.py``), or a folder with a ``bot.toml`` manifest (or the manifest
-   itself);
+0. a shown name in the resolver's ``Roster`` (a tournament's pins, carried by every job to its
+   worker): run from its snapshot (``mallows.agents.submissions``) or loaded by its name;
+   ``NAME@N``: a submitted version in the resolver's database (nothing else);
+1. a path (``mallows.botname.is_path``: it contains ``/``, starts with ``.`` or ``~``, or ends
+   with ``.py`` or ``.toml``): a ``.py`` file, a Python package folder (``__init__.py``), or a
+   folder with a ``bot.toml`` manifest (or the manifest itself); always that file or folder;
 2. in the bots directories (``$MALLOWS_BOTS_DIR`` or ``./bots``, then the project's own
    ``bots/``): ``BASE.py``, or a folder ``BASE/`` as above;
 3. an entry point named ``BASE`` in group ``mallows.bots`` of an installed distribution (it
-   names a module holding ``Bot``, or the class itself: ``mybot = "mypkg.mybot:Bot"``).
+   names a module holding ``Bot``, or the class itself: ``mybot = "mypkg.mybot:Bot"``);
+4. a bare submitted ``NAME`` in the resolver's database (its newest version not withdrawn):
+   last, so a submission never shadows a path, a bot in ``bots/`` or an entry point.
 
 Trust: the bots in ``SHIPPED`` found in the project's own ``bots/`` run in-process (trusted,
 fastest). Every other Python bot runs isolated, hosted by ``python -m mallows.agents.host`` in its
@@ -41,10 +43,12 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from mallows import PROTOCOL_VERSION
 from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
+from mallows.agents.roster import Roster
+from mallows.botname import BotName, is_path
 from mallows.errors import BotError
 from mallows.safetext import TEXT_BYTES, cap
 from mallows.games import game_ids
@@ -104,21 +108,6 @@ def _trusted_by_driver() -> frozenset[str]:
     return frozenset(n for n in raw.split(",") if n in SHIPPED)
 
 
-#: Shown name -> how to load it: ``{"snapshot": digest, "entry": "mybot.py", "params": {...}}``
-#: (run from the materialised snapshot) or ``{"load": "name as written"}``. Filled by
-#: ``mallows.tournaments.pinning``; a Ray worker reads it from ``$MALLOWS_ROSTER``.
-ROSTER: dict[str, dict] = {}
-#: ``SUBMITTED(base, params) -> BotSpec | None``: submitted versions, when a database is open.
-SUBMITTED: Callable[[str, dict], Any] | None = None
-
-
-def roster() -> dict[str, dict]:
-    if not ROSTER and os.environ.get("MALLOWS_ROSTER"):
-        import json
-        ROSTER.update(json.loads(os.environ["MALLOWS_ROSTER"]))
-    return ROSTER
-
-
 def from_snapshot(name: str, digest: str, entry: str, params: dict,
                   isolate: bool | None = None) -> "BotSpec":
     """A bot run from the materialised snapshot ``digest`` (never in-process unless forced),
@@ -137,19 +126,10 @@ def from_snapshot(name: str, digest: str, entry: str, params: dict,
 
 
 def parse_name(name: str) -> tuple[str, dict[str, str]]:
-    """``"ismcts:budget=0.5,seed=3"`` -> ``("ismcts", {"budget": "0.5", "seed": "3"})``."""
-    base, _, rest = name.partition(":")
-    params: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise BotError(f"bot {name!r}: parameter {part!r} is not key=value. Parameters "
-                           f"follow the name after a colon, separated by commas, for example "
-                           f"ismcts:budget=0.5,seed=3")
-        params[key.strip()] = value.strip()
-    if not base.strip():
-        raise BotError(f"bot {name!r} has no name before its parameters")
-    return base.strip(), params
+    """``"ismcts:budget=0.5,seed=3"`` -> ``("ismcts", {"budget": "0.5", "seed": "3"})`` (the
+    base keeps its ``@N``): ``mallows.botname.BotName`` parses it."""
+    parsed = BotName.parse(name)
+    return parsed.plain, parsed.param_dict
 
 
 def _isolation_default(trusted: bool, isolate: bool | None) -> bool:
@@ -480,53 +460,143 @@ def _from_entry_point(name: str, base: str, params: dict, ep, isolate: bool | No
     return spec
 
 
-def _looks_like_path(base: str) -> bool:
-    return "/" in base or os.sep in base or base.startswith(".") or base.endswith(".py") \
-        or base.endswith(".toml")
+class Resolver:
+    """Resolves bot names, every one the same way, for one command or one run; passed
+    explicitly (never a module global). It knows:
+
+    - ``roster``: the shown names a tournament pinned and how each loads (a ``Roster``, the
+      one value jobs carry to workers);
+    - ``catalog``: the database's submitted versions (a ``mallows.results.store.Store`` or
+      anything with its ``submission``/``submissions``/``snapshot_files``), or None.
+
+    Lookup order, first match wins: the roster; ``NAME@N`` from the catalog (never anything
+    else); a path (``mallows.botname.is_path``: it always means that file or folder); the
+    bots directories (the current folder's or ``$MALLOWS_BOTS_DIR``, then the project's, with
+    the shipped bots); an entry point; last, a bare ``NAME`` among the submissions (its newest
+    version not withdrawn). So a submission shadows nothing the registry finds.
+
+    A name is resolved once per resolver: ``load`` keeps what it found (the check of a run
+    and its pinning share the spec, and a bot's hello is asked once)."""
+
+    def __init__(self, catalog: Any = None, roster: Roster | None = None,
+                 _cache: dict | None = None) -> None:
+        self.catalog = catalog
+        self.roster = roster if roster is not None else Roster()
+        self._cache: dict = {} if _cache is None else _cache
+
+    def with_roster(self, roster: Roster) -> "Resolver":
+        """The same resolver with a run's pins (names resolve to the pinned code)."""
+        return Resolver(self.catalog, roster)
+
+    def using(self, catalog: Any) -> "Resolver":
+        """The same resolver (and what it has found) reading submissions from ``catalog`` (the
+        run's own store, once it is open for writing)."""
+        return Resolver(catalog, self.roster, self._cache)
+
+    def without_submissions(self) -> "Resolver":
+        cache = {k: v for k, v in self._cache.items() if v.origin != "submission"}
+        return Resolver(None, self.roster, cache)
+
+    def load(self, name: str, isolate: bool | None = None) -> BotSpec:
+        """Resolve ``name`` (see the class docstring). ``isolate`` forces isolation on or off
+        for Python bots (default: shipped bots in-process, every other one isolated)."""
+        key = (name, isolate)
+        spec = self._cache.get(key)
+        if spec is None:
+            spec = self._cache[key] = self._load(name, isolate)
+        return spec
+
+    def _load(self, name: str, isolate: bool | None) -> BotSpec:
+        pinned = self.roster.get(name)
+        if pinned is not None:
+            if pinned.load is not None:
+                spec = Resolver().load(pinned.load, isolate)  # a registry name: no database
+                spec.name = name
+                return spec
+            assert pinned.snapshot is not None and pinned.entry is not None
+            return from_snapshot(name, pinned.snapshot, pinned.entry, dict(pinned.params),
+                                 isolate)
+        parsed = BotName.parse(name)
+        base, params = parsed.plain, parsed.param_dict
+        if parsed.version is not None:
+            version = self.submission(parsed, isolate)
+            assert version is not None  # NAME@N: found, or a BotError
+            return version
+        if is_path(base):
+            path = Path(base).expanduser()
+            if not path.exists():
+                raise BotError(f"unknown bot {name!r}: there is no file or folder "
+                               f"{path.resolve()}")
+            stem = path.resolve().parent.name if path.name == MANIFEST else path.resolve().stem
+            return _from_path(name, stem, params, path, "path", isolate)
+        looked: list[str] = []
+        for d in search_dirs():
+            for candidate in (d / f"{base}.py", d / base):
+                if candidate.exists():
+                    return _from_path(name, base, params, candidate, "bots", isolate)
+            looked.append(f"{d}/{base}.py, {d}/{base}/")
+        eps = _entry_points()
+        for ep in eps:
+            if ep.name == base:
+                return _from_entry_point(name, base, params, ep, isolate)
+        submitted = self.submission(parsed, isolate)
+        if submitted is not None:
+            return submitted
+        installed = sorted({ep.name for ep in eps})
+        raise BotError(
+            f"unknown bot {name!r}: looked for "
+            f"{'; '.join(looked) or 'a bots directory (none found)'}, and for an entry point "
+            f"{base!r} in group {ENTRY_POINT_GROUP} (installed: {', '.join(installed) or 'none'})"
+            + ("" if self.catalog is None else ", and among the database's submissions")
+            + ". Give a bot in bots/, a path to a .py file or bot folder, or install a "
+            "distribution with that entry point")
+
+    def submission(self, name: BotName, isolate: bool | None = None) -> BotSpec | None:
+        """The ``BotSpec`` of a submitted version (``NAME@N``, or the newest of a bare
+        ``NAME``), or None when a bare ``NAME`` is not submitted. ``NAME@N`` without a
+        database, or not in it, is a ``BotError``."""
+        from mallows.agents.submissions import materialise
+        store = self.catalog
+        if store is not None and getattr(store, "closed", False):
+            store = None  # its run has ended
+        if store is None:
+            if name.version is None:
+                return None
+            raise BotError(f"bot {str(name)!r} names a submitted version, and those live in a "
+                           f"database: give the database with --db (mallows tournament run, "
+                           f"compare, play, bots check and bots show take it)")
+        if name.version is not None:
+            row = store.submission(name.base, name.version)
+            if row is None:
+                versions = [r["version"] for r in store.submissions(name.base)]
+                raise BotError(f"no submitted bot {name.plain!r}: "
+                               + (f"{name.base} has versions {', '.join(map(str, versions))}"
+                                  if versions else f"nothing is submitted as {name.base!r} "
+                                  f"(mallows bots submit PATH --name {name.base})"))
+        else:
+            rows = store.submissions(name.base)
+            if not rows:
+                return None
+            live = [r for r in rows if not r["withdrawn"]]
+            if not live:
+                raise BotError(f"every version of {name.base!r} is withdrawn: name one "
+                               f"explicitly ({name.base}@{rows[-1]['version']}) to see its "
+                               f"history")
+            row = live[-1]
+        digest = row["digest"]
+        materialise(digest, store.snapshot_files(digest))
+        shown = str(BotName(row["name"], int(row["version"]), name.params).canonical())
+        spec = from_snapshot(shown, digest, row["entry"], name.param_dict, isolate)
+        spec.origin, spec.source = "submission", f"submitted {row['created']} from {row['source']}"
+        spec.withdrawn = row["withdrawn"]
+        return spec
 
 
-def load_bot(name: str, isolate: bool | None = None) -> BotSpec:
-    """Resolve ``name`` (see the module docstring). ``isolate`` forces isolation on or off
-    for Python bots (default: shipped bots in-process, every other one isolated)."""
-    pinned = roster().get(name)
-    if pinned is not None:
-        if "load" in pinned:
-            spec = load_bot(pinned["load"], isolate)
-            spec.name = name
-            return spec
-        return from_snapshot(name, pinned["snapshot"], pinned["entry"],
-                             pinned.get("params", {}), isolate)
-    base, params = parse_name(name)
-    if SUBMITTED is not None:
-        spec = SUBMITTED(base, params)
-        if spec is not None:
-            return spec
-    elif "@" in base and not _looks_like_path(base):
-        raise BotError(f"bot {name!r} names a submitted version, and those live in a database: "
-                       f"run it from a command that takes --db (mallows tournament run, play, "
-                       f"bots check, bots show)")
-    if _looks_like_path(base):
-        path = Path(base).expanduser()
-        if not path.exists():
-            raise BotError(f"unknown bot {name!r}: there is no file or folder {path.resolve()}")
-        stem = path.resolve().parent.name if path.name == MANIFEST else path.resolve().stem
-        return _from_path(name, stem, params, path, "path", isolate)
-    looked: list[str] = []
-    for d in search_dirs():
-        for candidate in (d / f"{base}.py", d / base):
-            if candidate.exists():
-                return _from_path(name, base, params, candidate, "bots", isolate)
-        looked.append(f"{d}/{base}.py, {d}/{base}/")
-    eps = _entry_points()
-    for ep in eps:
-        if ep.name == base:
-            return _from_entry_point(name, base, params, ep, isolate)
-    installed = sorted({ep.name for ep in eps})
-    raise BotError(
-        f"unknown bot {name!r}: looked for {'; '.join(looked) or 'a bots directory (none found)'}"
-        f", and for an entry point {base!r} in group {ENTRY_POINT_GROUP} (installed: "
-        f"{', '.join(installed) or 'none'}). Give a bot in bots/, a path to a .py file or bot "
-        f"folder, or install a distribution with that entry point")
+def load_bot(name: str, isolate: bool | None = None, resolver: Resolver | None = None
+             ) -> BotSpec:
+    """Resolve ``name`` with ``resolver`` (default: one without a database or a roster: the
+    registry alone)."""
+    return (resolver or Resolver()).load(name, isolate)
 
 
 def require_sandbox(specs, limits: Limits) -> None:

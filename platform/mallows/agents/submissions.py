@@ -33,12 +33,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from mallows import botname
+from mallows.botname import BotName
 from mallows.errors import BadNameError, BotError
 
 MAX_BYTES = 5 * 1024 * 1024   # a snapshot's files together, at most
 MAX_FILES = 500
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-VERSION_RE = re.compile(r"^(?P<name>[^@:]+)@(?P<version>[0-9]+)$")
+VERSION_RE = botname.VERSION_RE
 
 
 @dataclass(frozen=True)
@@ -137,11 +139,7 @@ def short_name(spec, version: int | None = None, name: str | None = None) -> str
     base = name or spec.bot_name or spec.base
     # letters, digits, . _ - only: no path, and nothing that reads as @N, ~N or parameters
     base = re.sub(r"[^A-Za-z0-9._-]+", "-", str(base).strip()).strip("-.") or "bot"
-    if version is not None:
-        base = f"{base}@{version}"
-    if spec.params:
-        base += ":" + ",".join(f"{k}={v}" for k, v in sorted(spec.params.items()))
-    return base
+    return str(BotName(base, version).with_params(spec.params).canonical())
 
 
 # endings that make a name read as a file: ``--bot mybot.py`` must mean the file
@@ -202,23 +200,22 @@ def check_submission_name(name: str, shipped=(), submitted: Path | None = None) 
 
 
 def parse_version(base: str) -> tuple[str, int] | None:
-    """``"mybot@3"`` -> ``("mybot", 3)``; None for a name without ``@N``."""
-    m = VERSION_RE.match(base)
-    return (m["name"], int(m["version"])) if m else None
+    """``"mybot@3"`` -> ``("mybot", 3)``; None for a name without ``@N``
+    (``mallows.botname``)."""
+    return botname.parse_version(base)
 
 
 def newest_versions(rows: list[dict]) -> list[dict]:
     """A leaderboard (rows with ``bot`` and ``rank``, best first) keeping, of every submitted
     bot (``NAME@N``, any parameters), only its highest ``N``; ranks renumbered."""
-    newest: dict[tuple[str, str], int] = {}
+    newest: dict[tuple, int] = {}
     keyed = []
     for r in rows:
-        base, _, params = r["bot"].partition(":")
-        at = parse_version(base)
-        key = (at[0], params) if at else None
-        if key is not None and at:
-            newest[key] = max(newest.get(key, 0), at[1])
-        keyed.append((r, key, at[1] if at else None))
+        name = BotName.parse(r["bot"], strict=False)
+        key = (name.base, name.params) if name.version is not None else None
+        if key is not None and name.version is not None:
+            newest[key] = max(newest.get(key, 0), name.version)
+        keyed.append((r, key, name.version))
     out = [dict(r) for r, key, n in keyed if key is None or newest[key] == n]
     for rank, r in enumerate(out, 1):
         r["rank"] = rank

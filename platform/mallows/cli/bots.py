@@ -25,7 +25,7 @@ from rich.text import Text
 from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import list_bots
-from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, submitted_bots,
+from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, resolver_for,
                                 user_errors)
 from mallows.errors import BotError, MallowsError
 from mallows.safetext import escape
@@ -219,11 +219,11 @@ def check(
     db: Path = typer.Option(Path("results") / "mallows.db", "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
     """Play matches against the shipped bots through isolation and report every problem."""
-    with submitted_bots(db):
-        _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox)
+    with resolver_for(db) as resolver:
+        _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver)
 
 
-def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> None:
+def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver) -> None:
     from mallows.agents.checks import canonical_name
     if not 1 <= games <= MAX_CHECK_GAMES:
         raise MallowsError(f"--games {games}: play at least one match per game, at most "
@@ -242,7 +242,7 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox) -> 
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "match_seconds": match_seconds,
                                "sandbox": sandbox_mode(sandbox)})
-    result = check_bot(bot, game, games, seed, limits, on_start=on_start)
+    result = check_bot(bot, game, games, seed, limits, on_start=on_start, resolver=resolver)
     spec, chosen, reports, problems = result.spec, result.games, result.reports, result.problems
     console.print(report_table(spec.name, reports))
     if problems:

@@ -7,12 +7,16 @@ from __future__ import annotations
 import contextlib
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
 import typer
 
 from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
                             PlatformError)
 from mallows.safetext import escape  # the one escaping function for the terminal
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import Resolver
 
 
 def user_errors(fn):
@@ -61,23 +65,18 @@ SUBMITTED_DB_HELP = ("Database whose submitted bots NAME@N (and a bare submitted
 
 
 @contextlib.contextmanager
-def submitted_bots(db: Path):
-    """Within the block, bot names resolve submitted versions from ``db`` as tournaments do
-    (``mallows.tournaments.pinning.use_database``): opened read-only; a missing file: none.
-    No tournament's roster applies: a name means what ``db`` and the registry find now."""
-    from mallows.agents import registry
+def resolver_for(db: Path) -> Iterator["Resolver"]:
+    """The ``Resolver`` every command that takes ``--db`` resolves bot names with: the
+    registry (paths, ``bots/``, entry points, shipped bots), then ``db``'s submitted versions
+    (``NAME@N``, a bare submitted ``NAME``), opened read-only for the block; a missing file:
+    none. Passed explicitly to what resolves names (``tournaments.plan``), never installed in
+    a global."""
+    from mallows.agents.registry import Resolver
     from mallows.results.store import Store
-    from mallows.tournaments.pinning import use_database
 
     store = Store(db, readonly=True) if Path(db).is_file() else None
-    saved, roster = registry.SUBMITTED, dict(registry.ROSTER)
-    registry.ROSTER.clear()
-    use_database(store)
     try:
-        yield store
+        yield Resolver(store)
     finally:
-        registry.SUBMITTED = saved
-        registry.ROSTER.clear()
-        registry.ROSTER.update(roster)
         if store is not None:
             store.close()

@@ -90,31 +90,33 @@ def compare(
 
     Exit status 0: A is better by at least --delta (H1); 1: A is not better (H0); 3: no
     verdict within --max-matches; 2: bad input; 70: mallows or Ray failed."""
-    from mallows.compare.run import needs_matches, register as register_comparison, resumed
-    from mallows.compare.run import BATCH_MATCHES, run_comparison
+    from mallows.compare.run import BATCH_MATCHES, needs_matches, run_comparison
+    from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.tournaments.executor import cluster_address, make_executor
-
-    from mallows.agents.protocol import Limits
-    from mallows.agents.registry import load_bot, require_sandbox
-    from mallows.cli.common import sandbox_mode
+    from mallows.tournaments.plan import prepare
 
     limits: dict[str, object] = ({} if decision_seconds is None
                                  else {"decision_seconds": decision_seconds})
     if sandbox is not None and sandbox_mode(sandbox) == "off":
         limits["sandbox"] = "off"
-    c = make_comparison(
-        a, b, game=game, players=players,
-        opponents=[o for o in opponents.split(",")] if opponents is not None else None,
-        rules=rules, options=parse_options(option), limits=limits, delta=delta, alpha=alpha,
-        beta=beta, max_matches=max_matches, seed=seed, name=name)
-    # refuse, before anything is stored, bots that need a sandbox none can make here
-    require_sandbox([load_bot(bot) for bot in c.bots], Limits.from_dict(c.limits))
     if workers is not None and workers < 1:
         raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
                            f"run in this process")
+    # the names resolve as in every command that takes --db (NAME@N, a submitted NAME), and
+    # the plan's check step runs before a new database is created
+    with resolver_for(db) as resolver:
+        c = make_comparison(
+            a, b, game=game, players=players,
+            opponents=[o for o in opponents.split(",")] if opponents is not None else None,
+            rules=rules, options=parse_options(option), limits=limits, delta=delta,
+            alpha=alpha, beta=beta, max_matches=max_matches, seed=seed, name=name,
+            resolver=resolver)
+        c = c.check_bots(resolver)  # hellos; the sandbox decided once
     store = Store(db)
-    c = resumed(store, c)  # a stored comparison keeps its schedule version
-    register_comparison(store, c)  # refuse changed settings before starting Ray
+    # registered and pinned like a tournament: changed settings or changed bot code are
+    # refused before any match (and before Ray starts)
+    plan = prepare(c, store, resolver.using(store))
+    shown_a, shown_b = plan.shown[c.a], plan.shown[c.b]
     err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
 
     def say(text: str) -> None:
@@ -123,19 +125,21 @@ def compare(
     echo = typer.echo
     if not quiet:
         seats = ("A and B, both seatings of each deal" if c.players == 2 else
-                 f"A or B in the seat under test, opponents {', '.join(c.opponents)}")
-        say(f"compare {c.a} (A) vs {c.b} (B) · {c.game}"
+                 f"A or B in the seat under test, opponents "
+                 f"{', '.join(plan.shown[o] for o in c.opponents)}")
+        say(f"compare {shown_a} (A) vs {shown_b} (B) · {c.game}"
                   + (f" ({c.rules})" if c.rules and c.rules != "default" else "")
                   + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
                   f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
                   f"{2 * c.max_pairs} matches · {c.name} in {db}")
-    if needs_matches(c, store):
+    if needs_matches(plan, store):
         joining = cluster_address(address)
         if joining and not quiet:  # a join can take a while to fail: say so at once
             err.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
                       markup=False)
         with err.status("starting the executor...") if not quiet else contextlib.nullcontext():
-            executor = make_executor(workers, address, batch_size=BATCH_MATCHES)
+            executor = make_executor(workers, address, batch_size=BATCH_MATCHES,
+                                     snapshots=plan.roster.snapshots())
     else:
         executor = make_executor(1, None)
     last = {"t": time.perf_counter()}
@@ -152,7 +156,7 @@ def compare(
 
     try:
         with executor:
-            result = run_comparison(c, store, executor, on_pair=on_pair, on_start=on_start)
+            result = run_comparison(plan, store, executor, on_pair=on_pair, on_start=on_start)
     except KeyboardInterrupt:
         say(f"interrupted: {store.count_matches(c.name)} matches are stored in {db}; "
                   f"rerun the same command to resume (it ends with the same verdict)")
@@ -162,11 +166,11 @@ def compare(
     echo(_counts_text(result))
     interval = (f"{t.mean:+.3f} +/- {t.half_width:.3f}" if t.n > 1 else f"{t.mean:+.3f}")
     if result.verdict == "H1":
-        echo(f"H1 accepted: {c.a} is better than {c.b} (by at least {c.delta:g} place per "
+        echo(f"H1 accepted: {shown_a} is better than {shown_b} (by at least {c.delta:g} place per "
                   f"match, at alpha {c.alpha:g})")
         code = EXIT_H1
     elif result.verdict == "H0":
-        echo(f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match "
+        echo(f"H0 accepted: {shown_a} is not better than {shown_b} by {c.delta:g} place per match "
                   f"(at beta {c.beta:g})")
         code = EXIT_H0
     else:
@@ -175,16 +179,16 @@ def compare(
                   f"test")
         code = EXIT_UNDECIDED
     rate = result.played / result.wall if result.wall > 0 else 0.0
-    echo(f"estimate: {c.b}'s place minus {c.a}'s {interval} per match (95%), over "
+    echo(f"estimate: {shown_b}'s place minus {shown_a}'s {interval} per match (95%), over "
               f"{t.n} pairs = {2 * t.n} matches; played {result.played} "
               f"({result.already} already stored) in {result.wall:.1f} s on {result.executor}"
               f" ({rate:.1f} matches/s)")
-    for role, bot in (("A", c.a), ("B", c.b)):
+    for role, bot, written in (("A", shown_a, c.a), ("B", shown_b, c.b)):
         if result.forfeits[role]:
             echo(f"warning: {bot} forfeited {result.forfeits[role]} of the matches played now "
                  f"(a forfeit counts as last place); first: "
                  f"{escape(result.forfeit_reasons[role][:300])}. Check it: mallows bots "
-                 f"check {bot}")
+                 f"check {written}")
     if result.lost_batches:
         echo(f"{result.lost_batches} Ray batches lost with their worker were run again")
     echo(f"stored as {c.name}: mallows tournament show {c.name}"

@@ -10,17 +10,18 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mallows.agents.checks import canonical_name, ready
+from mallows.agents.checks import canonical_name
 from mallows.agents.protocol import Limits
 from mallows import seeding
 from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
-                                submitted_bots, user_errors)
-from mallows.errors import MallowsError
+                                resolver_for, user_errors)
+from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.store import DEFAULT_DB
-from mallows.agents.registry import load_bot, require_sandbox
+from mallows.agents.registry import BotSpec
+from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all
 from mallows.tournaments.match import play_match
 
 
@@ -56,8 +57,8 @@ def play(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
     """Play one match and print the result."""
-    with submitted_bots(db):
-        _play(game, bot, rules, option, seed, record, decision_seconds, sandbox)
+    with resolver_for(db) as resolver:
+        _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver)
 
 
 def play_chance(seed: int | None) -> tuple[seeding.Chance, int, str | None]:
@@ -77,7 +78,7 @@ def play_chance(seed: int | None) -> tuple[seeding.Chance, int, str | None]:
     return seeding.Chance(seeding.KEYED, key), seed, note
 
 
-def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> None:
+def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver) -> None:
     module = get_game(game)
     options = module.make_options(rules, parse_options(option))
     if not module.MIN_PLAYERS <= len(bot) <= module.MAX_PLAYERS:
@@ -90,16 +91,29 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox) -> 
     if record is not None and record.is_dir():
         raise MallowsError(f"--record {str(record)!r} is a folder: give a file name, e.g. "
                            f"--record {record / 'match.json'}")
-    specs = []
-    for name in bot:  # every bot built once (or asked for its hello) before the match
-        try:
-            spec = load_bot(canonical_name(name))
-        except OSError as exc:
-            raise MallowsError(f"cannot look up bot {name[:80]!r}: {exc.strerror or exc}") \
+    # the plan's check step (``tournaments.plan``): every bot resolved once, built once or
+    # asked for its hello (side by side), checked to play the game; the sandbox decided once
+    names = [canonical_name(name) for name in bot]
+    loaded = resolve_all(names, resolver)
+
+    def fail(name: str, spec, message: str | None) -> None:
+        if isinstance(spec, OSError):
+            raise MallowsError(f"cannot look up bot {name[:80]!r}: {spec.strerror or spec}") \
                 from None
-        ready(spec, game, sandbox=limits.sandbox)
-        specs.append(spec)
-    require_sandbox(specs, limits)
+        if isinstance(spec, Exception):
+            raise spec
+        if message is not None:
+            raise BotError(message)
+        if spec.games and game not in spec.games:
+            raise BotError(f"bot {spec.name!r} plays {', '.join(spec.games)}, not {game}: "
+                           f"choose a bot that plays {game} (mallows bots list shows which "
+                           f"games each bot plays)")
+
+    ready_all(loaded, limits.sandbox, fail)
+    specs = [spec for spec in (loaded[name] for name in names) if isinstance(spec, BotSpec)]
+    for name, spec in zip(names, specs):
+        fail(name, spec, None)
+    decide_sandbox(specs, limits)
     result = play_match(game, options, chance.play_seed(seed),
                         [s.handle(limits) for s in specs], names=[s.name for s in specs],
                         chance=chance)

@@ -25,6 +25,7 @@ from mallows.agents import registry
 from mallows.agents.protocol import Limits
 from mallows.agents.submissions import (check_submission_name, materialise, parse_version,
                                         read_files, short_name)
+from mallows.botname import BotName
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
 from mallows.safetext import escape
@@ -128,7 +129,7 @@ def _game_rows(store: Store) -> list[dict]:
 
 def _belongs(bot: str, shown: str) -> bool:
     """``mybot@2:depth=3`` belongs to ``mybot@2``."""
-    return bot == shown or bot.startswith(shown + ":")
+    return BotName.parse(bot, strict=False).plain == shown
 
 
 def show(
@@ -151,8 +152,9 @@ def show(
         if digests:
             _show_digest(store, digests[0], extract, console)
             return
-    base, params = registry.parse_name(name)
-    at = parse_version(base)
+    parsed = BotName.parse(name)
+    base = parsed.plain
+    at = (parsed.base, parsed.version) if parsed.version is not None else None
     rows = store.submissions(at[0] if at else base) if store is not None else []
     if at is not None:
         rows = [r for r in rows if r["version"] == at[1]]
@@ -178,7 +180,7 @@ def show(
         for c in ("game", "bot", "rank", "mu", "sigma", "mu-3σ", "matches"):
             board.add_column(c, justify="left" if c in ("game", "bot") else "right")
         for r in rows:
-            shown = f"{r['name']}@{r['version']}"
+            shown = str(BotName(r["name"], int(r["version"])))
             for x in ratings:
                 if _belongs(x["bot"], shown):
                     board.add_row(x["name"], x["bot"], str(x["rank"]), f"{x['mu']:.2f}",
@@ -206,7 +208,7 @@ def show(
         if extract is not None:
             _extract(store, p["digest"], extract, console)
         return
-    spec = registry.load_bot(name)
+    spec = registry.Resolver(store).load(name)
     console.print(Text(escape(f"{name}: {spec.kind_label}, version {spec.version or '?'}, "
                               f"games {', '.join(spec.games) if spec.games else '?'}; from "
                               f"{spec.source} ({spec.origin}); not submitted"

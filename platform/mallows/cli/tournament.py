@@ -188,43 +188,40 @@ def run(
         "the published one. Default: a fresh key, kept in --db."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
-    from mallows.tournaments.spec import load_tournament
-
+    from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
+    from mallows.tournaments.spec import load_tournament
 
-    from mallows.cli.common import sandbox_mode
-    from mallows.tournaments.pinning import use_database
-
-    # the file may name submitted versions (NAME@N): they live in an existing database;
-    # a file with mistakes is refused before a new database is created
-    use_database(Store(db) if Path(db).is_file() else None)
-    t = load_tournament(file, sandbox=sandbox_mode(sandbox) if sandbox is not None else None)
+    t = load_tournament(file)  # pure: reads and validates the file
+    mode = sandbox_mode(sandbox) if sandbox is not None else None
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
-    t = _with_sandbox(t, sandbox)
     from mallows.tournaments.secrecy import parse_key
     given = parse_key(key) if key is not None else None
+    # the plan's check step, before a new database is created: the file may name submitted
+    # versions (NAME@N), which live in an existing database; a file with mistakes is refused
+    with resolver_for(db) as resolver:
+        t = t.check_bots(resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
-        _run(t, db, workers, address, batch_size, quiet, reinstall, given)
+        _run(t, db, workers, address, batch_size, quiet, reinstall, resolver, given)
 
 
-def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
+def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, resolver,
          key: bytes | None = None) -> None:
     from mallows.tournaments.executor import cluster_address, make_executor
-    from mallows.tournaments.run import LARGE_RUN, estimate, register, resumed, run_tournament
+    from mallows.tournaments.plan import prepare
+    from mallows.tournaments.run import LARGE_RUN, estimate, execute
 
-    from mallows.tournaments.pinning import pin_bots
-
-    from mallows.tournaments.secrecy import commitment, settle, untrusted_seed_warning
+    from mallows.tournaments.secrecy import commitment, untrusted_seed_warning
 
     store = Store(db)
-    # refuse a changed definition, or changed bot code, before starting Ray
-    t = resumed(store, t)  # a stored tournament keeps its schedule version
-    t = settle(store, t, key)  # its seed derivation, its drawn seed, its secret key
-    new = register(store, t)
-    t = pin_bots(store, t)
+    new = store.tournament(t.name) is None
+    # registered and pinned once: a changed definition, or changed bot code, is refused
+    # before Ray starts; its seed derivation and secret key settled (tournaments.secrecy)
+    plan = prepare(t, store, resolver.using(store), key=key)
+    t = plan.run
     console = Console(stderr=True)
     warning = untrusted_seed_warning(t)
     if warning and new:
@@ -240,11 +237,11 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
                       f"the rotations of the file's bot order) and resumes under it; new "
                       f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
                       soft_wrap=True, highlight=False)
-    remaining = t.match_count() - store.count_matches(t.name)
-    plan = None
+    remaining = plan.total - store.count_matches(t.name)
+    guess = None
     if remaining >= LARGE_RUN:
         with console.status(f"{remaining:,} matches to play: timing one..."):
-            plan = estimate(t, store)
+            guess = estimate(plan, store)
     if remaining == 0:
         executor = make_executor(1, None)
     else:
@@ -253,10 +250,11 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
             console.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
                           markup=False)
         with console.status("starting the executor..."):
-            executor = make_executor(workers, address, batch_size)
+            executor = make_executor(workers, address, batch_size,
+                                     snapshots=plan.roster.snapshots())
         reinstall()  # Ray sets its own SIGTERM handler
-    if plan is not None:
-        console.print(plan.describe(executor.workers, db))
+    if guess is not None:
+        console.print(guess.describe(executor.workers, db))
     from mallows.cli.progress import Meter, PlainProgress, eta_text
 
     live = console.is_terminal and not quiet and remaining > 0
@@ -291,9 +289,9 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
 
     try:
         with executor, progress:
-            summary = run_tournament(t, store, executor, on_start, on_outcome)
+            summary = execute(plan, store, executor, on_start=on_start, on_outcome=on_outcome)
     except KeyboardInterrupt:
-        console.print(f"interrupted: {store.count_matches(t.name)} of {t.match_count()} "
+        console.print(f"interrupted: {store.count_matches(t.name)} of {plan.total} "
                       f"matches are stored in {db}; rerun the same command to resume")
         raise typer.Exit(130)
     out = Console()
@@ -301,32 +299,14 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall,
     if lost:
         out.print(f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
                   f" worker {'were' if lost != 1 else 'was'} run again")
-    rows = store.ratings("tournament", t.name)
-    _print_board(f"{t.name} · {t.game} · {t.match_count()} matches", rows,
+    rows = _board(store, "tournament", t.name)
+    _print_board(f"{t.name} · {t.game} · {plan.total} matches", rows,
                  _places(store, "tournament", t.name))
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
     out.print(f"played {summary.played} matches ({summary.already} already stored) in "
               f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
               f"Head-to-head: mallows tournament show {t.name}"
               + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
-
-
-def _with_sandbox(t, sandbox: Optional[str]):
-    """``t`` with ``--sandbox`` applied (``off`` becomes part of its limits, so that the stored
-    definition says so), after refusing bots that would need a sandbox none can make here."""
-    import dataclasses
-    from mallows.agents.protocol import Limits
-    from mallows.agents.registry import load_bot, require_sandbox
-    from mallows.cli.common import sandbox_mode
-
-    if sandbox is not None:
-        limits = dict(t.limits)
-        limits.pop("sandbox", None)
-        if sandbox_mode(sandbox) == "off":
-            limits["sandbox"] = "off"
-        t = dataclasses.replace(t, limits=limits)
-    require_sandbox([load_bot(name) for name in t.bots], Limits.from_dict(t.limits))
-    return t
 
 
 def _leader_text(rater) -> str:

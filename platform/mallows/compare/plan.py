@@ -1,5 +1,7 @@
-"""A comparison's definition and its schedule of paired matches. Pure apart from loading the
-bots once to check them (``make_comparison``).
+"""A comparison's definition and its schedule of paired matches. Pure apart from resolving the
+bots once to check their names and games (``make_comparison``); their hellos, the sandbox,
+registering and pinning are the shared plan (``mallows.tournaments.plan.prepare``), as for a
+tournament.
 
 Pairs. Pair ``p`` is two matches on one deal (match seed ``Chance.match_seed(seed, p)``: keyed
 with the comparison's secret key since derivation 2, ``seeding.child_seed(seed, p)`` before),
@@ -29,10 +31,12 @@ then "places per match".
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from mallows import seeding
 from mallows.errors import CompareError, MallowsError
@@ -84,6 +88,39 @@ class Comparison:
     @property
     def max_pairs(self) -> int:
         return self.max_matches // 2
+
+    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+
+    kind: ClassVar[str] = KIND
+
+    @property
+    def written_names(self) -> tuple[str, ...]:
+        return tuple(self.bots)
+
+    @property
+    def rating_params(self) -> dict:
+        return dict(DEFAULT_PARAMS)
+
+    def match_count(self) -> int:
+        return 2 * self.max_pairs
+
+    def schedule_for(self, shown: Mapping[str, str]) -> "PairSchedule":
+        """The pairs over the shown names (the seeds do not depend on the names)."""
+        return PairSchedule(dataclasses.replace(
+            self, a=shown.get(self.a, self.a), b=shown.get(self.b, self.b),
+            opponents=tuple(shown.get(o, o) for o in self.opponents)))
+
+    def register(self, store: Any) -> bool:
+        from mallows.compare.run import register
+        return register(store, self)
+
+    def with_chance(self, store: Any, key: bytes | None = None) -> "Comparison":
+        """This comparison with its seed derivation and secret key (``compare.run.keyed``)."""
+        from mallows.compare.run import keyed
+        return keyed(store, self, key)
+
+    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
+        return check_comparison_bots(self, resolver, sandbox)
 
     @property
     def grid(self) -> tuple[float, ...]:
@@ -157,6 +194,58 @@ class Comparison:
         return float(ranks_b[s] - ranks_a[s])
 
 
+class PairSchedule:
+    """A comparison's matches in schedule order: match ``i`` is match ``i % 2`` of pair
+    ``i // 2``."""
+
+    def __init__(self, c: Comparison) -> None:
+        self.c = c
+
+    def __len__(self) -> int:
+        return 2 * self.c.max_pairs
+
+    def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]:
+        for i in indices:
+            yield self.c.pair(i // 2)[i % 2]
+
+
+def check_comparison_bots(c: Comparison, resolver: Any = None,
+                          sandbox: str | None = None) -> Comparison:
+    """The check step of ``tournaments.plan.prepare`` for a comparison: every bot resolved once,
+    built once or asked for its hello, checked to play the game; the sandbox decided once
+    (``sandbox``: the command line's, over ``c.limits``). Returns ``c`` with where each bot
+    was found (``bot_sources``)."""
+    from mallows.agents.protocol import Limits
+    from mallows.agents.registry import BotSpec, Resolver
+    from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
+
+    resolver = resolver if resolver is not None else Resolver()
+    limits = sandbox_limits(c.limits, sandbox)
+    roles = {c.a: "A", c.b: "B"}
+    loaded = resolve_all(c.bots, resolver)
+
+    def fail(name: str, spec: Any, message: str | None) -> None:
+        role = roles.get(name, "--opponents")
+        if not isinstance(spec, BotSpec):
+            from mallows.tournaments.spec import available_bots
+            raise CompareError(f"{role}: cannot load {name!r}: {spec}. Bots found: "
+                               f"{', '.join(available_bots())}") from None
+        if message is not None:
+            raise CompareError(f"{role}: {message}") from None
+        if spec.games and c.game not in spec.games:
+            raise CompareError(f"{role}: {name!r} plays {', '.join(spec.games)}, not "
+                               f"{c.game}: choose another bot or --game")
+
+    ready_all(loaded, limits.get("sandbox", "on"), fail)
+    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
+    for spec in specs:
+        fail(spec.name, spec, None)
+    decide_sandbox(specs, Limits.from_dict(limits))
+    return dataclasses.replace(c, limits=limits,
+                               bot_sources={n: s.source for n, s in loaded.items()
+                                            if isinstance(s, BotSpec)})
+
+
 def from_definition(d: dict) -> Comparison:
     """The ``Comparison`` a stored definition describes (bots not loaded, options rebuilt)."""
     from mallows.games import get_game
@@ -184,11 +273,10 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:24] or "bot"
 
 
-def _check_bot(name: str, game: str, role: str) -> str:
-    from mallows.agents.registry import load_bot
+def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
     from mallows.tournaments.spec import available_bots
     try:
-        spec = load_bot(name)
+        spec = resolver.load(name)
     except MallowsError as exc:
         known = ", ".join(available_bots())
         raise CompareError(f"{role}: cannot load {name!r}: {exc}. Bots found: {known}") from None
@@ -198,13 +286,12 @@ def _check_bot(name: str, game: str, role: str) -> str:
     return spec.source
 
 
-def _infer_game(a: str, b: str) -> str:
-    from mallows.agents.registry import load_bot
+def _infer_game(a: str, b: str, resolver: Any) -> str:
     from mallows.games import GAMES
     common = set(GAMES)
     for name in (a, b):
         try:
-            games = load_bot(name).games
+            games = resolver.load(name).games
         except MallowsError:
             continue  # reported with the bot check
         if games:
@@ -220,8 +307,12 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
                     options: dict | None = None, limits: dict | None = None,
                     delta: float = DEFAULT_DELTA, alpha: float = 0.05, beta: float = 0.05,
                     max_matches: int = DEFAULT_MAX_MATCHES, seed: int = DEFAULT_SEED,
-                    name: str | None = None, check_bots: bool = True) -> Comparison:
-    """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix."""
+                    name: str | None = None, check_bots: bool = True,
+                    resolver: Any = None) -> Comparison:
+    """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix.
+    ``check_bots``: resolve each bot (``resolver``: default the registry alone) and check its
+    name and games, without starting it (``check_comparison_bots`` does, in the plan)."""
+    from mallows.agents.registry import Resolver
     from mallows.games import get_game
     from mallows.compare.sprt import check_parameters
     from mallows.agents.protocol import Limits
@@ -232,8 +323,9 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
     if a == b:
         raise CompareError(f"A and B are both {a!r}: give two different bots (to compare a bot "
                            f"with itself, copy it under another name)")
+    resolver = resolver if resolver is not None else Resolver()
     if game is None:
-        game = _infer_game(a, b)
+        game = _infer_game(a, b, resolver)
     module = get_game(game)
     if not module.MIN_PLAYERS <= players <= module.MAX_PLAYERS:
         raise CompareError(f"--players must be from {module.MIN_PLAYERS} to "
@@ -272,8 +364,8 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
         raise CompareError(f"--seed must be a whole number from 0 to 2**63 - 1, got {seed}")
     limits = dict(limits or {})
     try:
-        Limits(**limits)
-    except (TypeError, ValueError) as exc:
+        Limits.from_dict(limits)  # the one validator of limits
+    except MallowsError as exc:
         raise CompareError(f"bad limits {limits}: {exc}") from None
     c = Comparison(name="", game=game, rules=rules, players=players, a=a, b=b, opponents=pool,
                    options=dict(options or {}), effective_options=effective, limits=limits,
@@ -290,8 +382,6 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
                            f"'/'), at most 100, got {name!r}")
     c = Comparison(**{**c.__dict__, "name": name})
     if check_bots:
-        sources = {}
         for role, bot in [("A", a), ("B", b)] + [("--opponents", o) for o in pool]:
-            sources[bot] = _check_bot(bot, game, role)
-        c = Comparison(**{**c.__dict__, "bot_sources": sources})
+            _check_bot(bot, game, role, resolver)
     return c

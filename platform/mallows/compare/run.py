@@ -1,5 +1,7 @@
-"""Running a comparison: pairs of matches through an executor into the store, the sequential
-test over them, stopping as soon as it decides.
+"""Running a comparison: the shared plan and run loop (``tournaments.plan.prepare``,
+``tournaments.run.execute``) with the comparison's schedule of pairs and its stop rule, the
+sequential test (``SprtStop``), stopping as soon as it decides. Its bots are pinned like a
+tournament's: a changed bot on a rerun is refused before any match, with the same message.
 
 The test reads the pairs in schedule order, never in arrival order: an observation is added
 only when every earlier pair is complete, and the verdict is the first bound crossed in that
@@ -8,9 +10,9 @@ what is missing) ends with the same verdict at the same pair, whatever the execu
 count or finishing order. Matches that finish after the deciding pair (they were in flight)
 are stored too, and ignored by the test.
 
-Matches go to the executor a chunk of pairs at a time (``CHUNK_PAIRS``), in small Ray tasks
-(``BATCH_MATCHES``: one pair a task) so that little is in flight when the test decides;
-leaving the executor's stream early abandons what is still in flight.
+Matches go to the executor as it asks for them, in small Ray tasks (``BATCH_MATCHES``: one
+pair a task) so that little is in flight when the test decides; leaving the executor's stream
+early abandons what is still in flight.
 """
 
 from __future__ import annotations
@@ -20,18 +22,19 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from typing import Any, Callable
+
 from mallows import seeding
 
 from mallows.compare.plan import KIND, Comparison, CompareError, digest_of
 from mallows.compare.sprt import SequentialTest
 from mallows.results.store import StorageError
-from mallows.tournaments.run import jobs_for, match_row, refresh_ratings
-from mallows.tournaments.schedule import match_id
+from mallows.tournaments.plan import Plan, prepare
+from mallows.tournaments.run import MatchFailed, execute
 from mallows.tournaments.spec import diff_definitions
 from mallows.results.interface import ResultStore
 
 BATCH_MATCHES = 2    # matches per Ray task: one pair
-CHUNK_PAIRS = 256    # pairs handed to the executor at once
 SOURCE = "mallows compare"
 
 
@@ -47,6 +50,8 @@ class CompareResult:
     executor: str = ""
     lost_batches: int = 0
     counts: dict = field(default_factory=dict)
+    a: str = ""                  # A's and B's shown names
+    b: str = ""
     #: matches of this run in which A (resp. B) forfeited, and the first reason given
     forfeits: dict = field(default_factory=lambda: {"A": 0, "B": 0})
     forfeit_reasons: dict = field(default_factory=dict)
@@ -57,10 +62,11 @@ class CompareResult:
         return 2 * self.pairs
 
 
-def keyed(store: ResultStore, c: Comparison) -> Comparison:
+def keyed(store: ResultStore, c: Comparison, key: bytes | None = None) -> Comparison:
     """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
     comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
-    matches as before; any other gets its key from the database (made the first time)."""
+    matches as before; any other gets its key from the database (made the first time, or
+    ``key``)."""
     row = store.tournament(c.name)
     if row is not None and json.loads(row["definition"]).get("kind") != KIND:
         return c  # a tournament's name: ``register`` refuses it
@@ -71,15 +77,9 @@ def keyed(store: ResultStore, c: Comparison) -> Comparison:
             c = legacy
     if c.derivation == seeding.LEGACY:
         return dataclasses.replace(c, chance=seeding.UNKEYED)
-    key = store.chance_key(c.name) or store.put_chance_key(c.name, seeding.fresh_key())
-    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, key, secret_deals=True))
+    kept = store.chance_key(c.name) or store.put_chance_key(c.name, key or seeding.fresh_key())
+    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, kept, secret_deals=True))
 
-
-def resumed(store: ResultStore, c: Comparison) -> Comparison:
-    """``c`` as ``store`` has it: a stored comparison keeps the schedule version it was started
-    with; a new one gets the newest."""
-    row = store.tournament(c.name)
-    return c.resumed_as(json.loads(row["definition"]) if row is not None else None)
 
 
 def register(store: ResultStore, c: Comparison) -> bool:
@@ -121,10 +121,10 @@ def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=N
     return p
 
 
-def _count_forfeits(c: Comparison, record: dict, result: CompareResult) -> None:
+def _count_forfeits(roles: dict, record: dict, result: CompareResult) -> None:
     reasons = record["result"].get("forfeits") or []
     for seat, reason in enumerate(reasons):
-        role = {c.a: "A", c.b: "B"}.get(record["players"][seat])
+        role = roles.get(record["players"][seat])
         if reason and role:
             result.forfeits[role] += 1
             result.forfeit_reasons.setdefault(role, str(reason))
@@ -161,55 +161,75 @@ def verdict_text(c: Comparison, test: SequentialTest) -> str:
             f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}")
 
 
-def needs_matches(c: Comparison, store: ResultStore) -> bool:
+def needs_matches(c: Comparison | Plan, store: ResultStore) -> bool:
     """False when the stored matches already decide ``c`` (or reach its cap): a rerun then
     needs no executor."""
+    c = c.run if isinstance(c, Plan) else c
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
     p = _advance(c, _stored_ranks(c, store), test, 0)
     return test.verdict is None and p < c.max_pairs
 
 
-def run_comparison(c: Comparison, store: ResultStore, executor, on_pair=None, on_start=None
-                   ) -> CompareResult:
-    """Play ``c`` until its test decides or ``max_matches`` is reached. ``on_start(result)``
-    once the stored pairs are replayed; ``on_pair(result)`` after each pair the test reads."""
+class SprtStop:
+    """The comparison's stop rule for ``execute``: the sequential test over the pairs in
+    schedule order, decided at its first bound crossed (or at the cap)."""
+
+    def __init__(self, c: Comparison, result: CompareResult,
+                 on_pair: Callable[[CompareResult], None] | None = None) -> None:
+        self.c, self.result, self.on_pair = c, result, on_pair
+        self.ranks: dict[int, list] = {}
+        self.roles = {result.a: "A", result.b: "B"}
+
+    @property
+    def decided(self) -> bool:
+        return self.result.test.verdict is not None or self.result.pairs >= self.c.max_pairs
+
+    def _pair_read(self, p: int) -> None:
+        self.result.pairs = p
+        if self.on_pair:
+            self.on_pair(self.result)
+
+    def replay(self, store: Any, name: str) -> None:
+        self.ranks = _stored_ranks(self.c, store)
+        self.result.already = len(self.ranks)
+        self.result.pairs = _advance(self.c, self.ranks, self.result.test, 0)
+
+    def add(self, spec: Any, outcome: Any) -> None:
+        if self.decided:
+            return  # in flight when the test decided: stored, not read
+        if outcome.forfeits:
+            _count_forfeits(self.roles, outcome.record, self.result)
+        self.ranks[spec.index] = outcome.ranks
+        _advance(self.c, self.ranks, self.result.test, self.result.pairs, self._pair_read)
+
+
+def run_comparison(c: Comparison | Plan, store, executor, on_pair=None, on_start=None,
+                   resolver=None) -> CompareResult:
+    """Play ``c`` until its test decides or ``max_matches`` is reached. ``c``: a ``Plan``
+    (``prepare``d already: the CLI does, to refuse changed bots before starting an executor)
+    or a ``Comparison`` (prepared here). ``on_start(result)`` once the stored pairs are
+    replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
-    c = resumed(store, c)
-    c = keyed(store, c)  # after its schedule version: the legacy test compares digests
-    register(store, c)
-    ranks = _stored_ranks(c, store)
+    plan = c if isinstance(c, Plan) else prepare(c, store, resolver)
+    return _run(plan, plan.run, store, executor, on_pair, on_start, t0)
+
+
+def _run(plan: Plan, c: Comparison, store, executor, on_pair, on_start, t0: float
+         ) -> CompareResult:
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
-    result = CompareResult(test, None, 0, executor=executor.describe(), already=len(ranks))
+    result = CompareResult(test, None, 0, executor=executor.describe(),
+                           a=plan.shown[c.a], b=plan.shown[c.b])
+    stop = SprtStop(c, result, on_pair)
 
-    def pair_read(p: int) -> None:
-        result.pairs = p
-        if on_pair:
-            on_pair(result)
+    def started(total: int, already: int) -> None:
+        if on_start:
+            on_start(result)
 
-    result.pairs = _advance(c, ranks, test, 0)
-    if on_start:
-        on_start(result)
-    failure = None
     try:
-        start = result.pairs
-        while test.verdict is None and start < c.max_pairs and failure is None:
-            end = min(c.max_pairs, start + CHUNK_PAIRS)
-            specs = [s for p in range(start, end) for s in c.pair(p) if s.index not in ranks]
-            by_index = {s.index: s for s in specs}
-            for outcome in executor.run(jobs_for(c, specs)):
-                spec = by_index[outcome.index]
-                if outcome.error is not None:
-                    failure = (spec, outcome.error)
-                    break
-                store.add_match(match_row(c.name, c.game, spec, outcome))
-                if outcome.forfeits:
-                    _count_forfeits(c, outcome.record, result)
-                ranks[spec.index] = outcome.ranks
-                result.played += 1
-                _advance(c, ranks, test, result.pairs, pair_read)
-                if test.verdict is not None:
-                    break  # leave the stream: what is in flight is abandoned
-            start = end
+        summary = execute(plan, store, executor, stop, on_start=started)
+        result.played = summary.played
+    except MatchFailed as exc:
+        raise CompareError(str(exc)) from None
     finally:
         result.stored = store.count_matches(c.name)
         result.lost_batches = getattr(executor, "lost_batches", 0)
@@ -220,13 +240,5 @@ def run_comparison(c: Comparison, store: ResultStore, executor, on_pair=None, on
         elif result.pairs >= c.max_pairs:
             store.update_tournament(c.name, total=max(result.stored, 2 * c.max_pairs),
                                     finished=True)
-        if result.played or store.ratings_stale("tournament", c.name):
-            refresh_ratings(store, c.name)
         result.wall = time.perf_counter() - t0
-    if failure is not None:
-        spec, error = failure
-        raise CompareError(
-            f"match {match_id(c.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
-            f"failed: {error.strip()}\nThe finished matches are stored; fix the cause and rerun "
-            f"the same command to go on")
     return result

@@ -2,7 +2,9 @@
 
 Owns the numbers behind the pages (no HTML here): ``board(store, scope, name)`` rates the
 stored results in schedule order with the same function and parameters as the stored
-leaderboards (``mallows.tournaments.run.refresh_ratings``), so a page agrees with
+leaderboards (``mallows.tournaments.run.refresh_ratings``), keeping the rows of the one
+leaderboard (``mallows.results.leaderboard.played``: a row per bot that played, ranked over
+those rows), so a page agrees with
 ``mallows ratings`` to the last digit, and it never writes (a report can read a database a
 tournament is still writing). The progression of each bot's mu and sigma comes from the same
 pass over the results.
@@ -14,9 +16,10 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from pathlib import PurePath
 
+from mallows import botname
 from mallows.errors import StorageError
+from mallows.results.leaderboard import played
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.ratings import head_to_head
 from mallows.results.seats import deal_of, seat_effects
@@ -33,14 +36,9 @@ def slug(name: str) -> str:
 
 
 def short_bot(name: str) -> str:
-    """A bot named by a path shows as its file or folder base name plus parameters."""
-    spec, sep, params = name.partition(":")
-    if "/" in spec or "\\" in spec:
-        spec = PurePath(spec.replace("\\", "/")).name or spec
-        for suffix in (".py",):
-            if spec.endswith(suffix):
-                spec = spec[: -len(suffix)]
-    return spec + sep + params
+    """A bot named by a path shows as its file or folder base name plus parameters
+    (``mallows.botname.short``)."""
+    return botname.short(name)
 
 
 @dataclass
@@ -70,14 +68,15 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
             raise StorageError(f"{store.path} has no tournament {name!r}")
         definition = json.loads(row["definition"])
         params = definition.get("ratings") or RATING_SYSTEM.defaults()
-        bots = definition.get("bots", ())
         results = list(store.results(tournament=name))
         game, total = row["game"], row["total"]
     else:
-        definition, params, bots, game, total = {}, RATING_SYSTEM.defaults(), (), name, None
+        definition, params, game, total = {}, RATING_SYSTEM.defaults(), name, None
         results = list(store.results(game=name))
-    rater = RATING_SYSTEM.rater(params, bots)
-    progression: dict[str, list] = {b: [] for b in bots}
+    # the names that played (the pins' shown names), never the file's list: no row, and no
+    # bot page, without a match
+    rater = RATING_SYSTEM.rater(params)
+    progression: dict[str, list] = {}
     for number, (players, ranks) in enumerate(results, 1):
         rater.add(None, players, ranks)
         for bot in players:
@@ -85,7 +84,7 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
             progression.setdefault(bot, []).append((number, r.mu, r.sigma))
     places = place_stats(results)
     rows = []
-    for r in rater.rows():
+    for r in played(rater.rows()):  # the one leaderboard's rows, ranked over those shown
         d = RATING_SYSTEM.row_dict(r)
         d["matches"] = d["games"]
         d["place"] = places.get(r.bot, PlaceStats())

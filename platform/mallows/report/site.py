@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 
 import jinja2
 
+from mallows.botname import BotName
 from mallows.errors import MallowsError
 from mallows.games import get_game
 from mallows.report import data
@@ -178,17 +179,16 @@ class Site:
         oldest first: the store's submission row plus ``shown`` (that version with ``bot``'s
         parameters), ``current`` (it is ``bot``) and ``page`` (the site has a page for it).
         Empty for a bot that was not submitted."""
-        base, sep, params = bot.partition(":")
-        name, at, number = base.rpartition("@")
-        if not at or not number.isdigit():
+        parsed = BotName.parse(bot, strict=False)
+        if parsed.version is None:
             return []
-        rows = self.store.submissions(name)
-        if not any(r["version"] == int(number) for r in rows):
+        rows = self.store.submissions(parsed.base)
+        if not any(r["version"] == parsed.version for r in rows):
             return []
         pages = set(self.bots())
         out = []
         for r in rows:
-            shown = f"{r['name']}@{r['version']}{sep}{params}"
+            shown = str(parsed.with_base(r["name"], int(r["version"])))
             out.append(dict(r, shown=shown, current=shown == bot, page=shown in pages))
         return out
 

@@ -5,9 +5,10 @@ a tournament object; ``Store(path, readonly=True)`` never writes; its modules: `
 ``core``, ``reading``, ``submissions``) and the ratings (``ratings``: pure functions from
 results to leaderboards; TrueSkill's parameters, checks and columns), and place statistics
 (``stats``: mean places with their 95% intervals; ``seats``: seat effects, the deal as the
-unit; pure functions). Their written interfaces,
+unit; pure functions), and the one leaderboard every table shows (``leaderboard``: rows of the
+bots that played, ranked over those rows). Their written interfaces,
 ``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
 
-May import: ``mallows.errors`` only (and the standard library, sqlite-utils, trueskill). Nothing
+May import: ``mallows.errors`` and ``mallows.botname`` only (and the standard library, sqlite-utils, trueskill). Nothing
 of ``games``, ``agents``, ``tournaments`` or ``cli``.
 """

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from mallows import seeding
 from mallows.agents.protocol import KINDS, Limits
-from mallows.agents.registry import BotSpec, load_bot, require_sandbox
+from mallows.agents.registry import BotSpec, Resolver, load_bot, require_sandbox
 from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.tournaments.match import play_match
@@ -216,14 +216,16 @@ def run_check(spec: BotSpec, games: list[str], matches: int, seed: int | None, l
 def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int | None = None,
               limits: Limits | None = None,
               on_start: Callable[[BotSpec, list[str]], None] | None = None,
-              progress: Callable[[str, int], None] | None = None) -> BotCheck:
-    """Load bot ``name`` (isolated), choose its games, play ``matches`` matches in each against
-    the shipped bots (``run_check``: ``seed`` None draws a fresh secret one) and return what
-    happened. ``on_start(spec, games)`` is called before the
-    first match. Bad input (an unknown bot or game, no match) is a ``MallowsError``."""
+               progress: Callable[[str, int], None] | None = None,
+               resolver: Resolver | None = None) -> BotCheck:
+    """Load bot ``name`` (isolated; ``resolver``: how names resolve, default the registry
+    alone, ``mallows.cli.common.resolver_for`` for a command with ``--db``), choose its games,
+    play ``matches`` matches in each against the shipped bots (``run_check``: ``seed`` None
+    draws a fresh secret one) and return what happened. ``on_start(spec, games)`` is called
+    before the first match. Bad input (an unknown bot or game, no match) is a ``MallowsError``."""
     if matches < 1:
         raise MallowsError(f"--games {matches}: play at least one match per game")
-    spec = load_bot(name, isolate=True)
+    spec = (resolver or Resolver()).load(name, isolate=True)
     limits = limits or Limits()
     require_sandbox([spec], limits)  # refused before anything runs where none can be made
     games = choose_games(spec, game, limits.sandbox)

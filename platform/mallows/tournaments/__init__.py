@@ -3,8 +3,10 @@
 Owns: the TOML file and its checks (``spec``), the pure schedule (``schedule``), one match from
 bots to a record v1 (``match``), playing matches (``worker``: jobs and outcomes), where matches
 run (``executor``: the interface and the in-process executor; ``cluster``: Ray, the only
-module that imports Ray), and running a tournament end to end: plan, execute, store,
-rate, resume (``run``), with the code of every bot pinned at the first run (``pinning``).
+module that imports Ray), a run planned once (``plan``: ``prepare`` checks, registers and pins
+a tournament or a comparison and returns a ``Plan``), and the one run loop: execute, store,
+rate, resume, with an optional stop rule (``run``: ``execute``), with the code of every bot
+pinned at the first run (``pinning``).
 
 May import: ``mallows.errors``, ``mallows.seeding``, ``mallows.games``, ``mallows.agents`` and
 ``mallows.results``. Never ``cli``; never SQLite (storage goes through ``mallows.results``).

@@ -5,7 +5,8 @@ This is the only module that imports Ray. ``--workers N > 1`` starts a local Ray
 the ``mallows`` package with the job in a runtime environment (staged in a temporary folder),
 with the snapshots of the pinned bots in the job's working directory, so the workers need no
 file of the organiser's machine. Environment variables named ``MALLOWS_*`` are forwarded to Ray
-workers, with the roster of pinned bots (``$MALLOWS_ROSTER``). A join that fails is diagnosed
+workers; the roster of pinned bots travels in every job (``worker.Job.roster``). A join that
+fails is diagnosed
 (unreachable address, token authentication, versions) in one message, never a traceback.
 
 Flow control: jobs go out in batches sized from the measured match time (about
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import math
 import os
 import shutil
@@ -36,7 +36,7 @@ import socket
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from mallows.errors import ClusterError, ExecutorError
 from mallows.tournaments.executor import Executor
@@ -78,26 +78,14 @@ def _forwarded_env() -> dict:
     return {k: v for k, v in os.environ.items() if k.startswith("MALLOWS_")}
 
 
-def _roster_env() -> dict:
-    """The pinned bots' roster for the workers (``registry.ROSTER``), and where their
-    snapshots are (this machine's cache, shared by a local Ray's workers)."""
-    from mallows.agents.registry import roster
-    from mallows.agents.submissions import cache_root
-    pinned = roster()
-    if not pinned:
-        return {}
-    return {"MALLOWS_ROSTER": json.dumps(pinned), "MALLOWS_SNAPSHOTS": str(cache_root())}
-
-
-def _ship_snapshots(staging: Path) -> dict:
-    """Copy the pinned snapshots into the job's working directory (``snapshots/<digest>/``),
-    so a cluster that shares no files with this machine runs the same bytes."""
+def _ship_snapshots(staging: Path, snapshots: Sequence[str]) -> dict:
+    """Copy the pinned snapshots (``snapshots``: their digests, ``Roster.snapshots()``) into
+    the job's working directory (``snapshots/<digest>/``), so a cluster that shares no files
+    with this machine runs the same bytes."""
     from mallows.agents.submissions import materialised
-    env = _roster_env()
-    if not env:
+    if not snapshots:
         return {}
-    for entry in json.loads(env["MALLOWS_ROSTER"]).values():
-        digest = entry.get("snapshot")
+    for digest in snapshots:
         folder = materialised(digest) if digest else None
         if folder is None:
             continue
@@ -109,8 +97,7 @@ def _ship_snapshots(staging: Path) -> dict:
                 dst.write_bytes(data)  # writable copies: the staging is removed
                 if data.startswith((b"#!", b"\x7fELF")):
                     dst.chmod(0o755)
-    env["MALLOWS_SNAPSHOTS"] = "snapshots"  # relative to the job's working_dir
-    return env
+    return {"MALLOWS_SNAPSHOTS": "snapshots"}  # relative to the job's working_dir
 
 
 def _chain_text(exc: BaseException | None) -> str:
@@ -151,8 +138,9 @@ class RayExecutor(Executor):
     kind = "ray"
 
     def __init__(self, workers: int | None = None, address: str | None = None,
-                 batch_size: int | None = None) -> None:
+                 batch_size: int | None = None, snapshots: Sequence[str] = ()) -> None:
         from mallows.agents.registry import bots_dir, search_dirs, trusted_shipped
+        from mallows.agents.submissions import cache_root
 
         self.address = address
         self.client = is_client_address(address)  # Ray Client: no streaming generators
@@ -174,7 +162,7 @@ class RayExecutor(Executor):
                                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
                 import mallows
                 env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
-                env.update(_ship_snapshots(Path(self._staging)))
+                env.update(_ship_snapshots(Path(self._staging), snapshots))
                 # the shipped bots trusted here stay in-process on the workers too
                 env.setdefault("MALLOWS_TRUSTED_SHIPPED", ",".join(trusted_shipped()))
                 runtime_env = {"working_dir": self._staging,
@@ -192,7 +180,7 @@ class RayExecutor(Executor):
                 from mallows.tournaments.reaper import Reaper
                 self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
-                env.update(_roster_env())
+                env.setdefault("MALLOWS_SNAPSHOTS", str(cache_root()))  # this machine's
                 # address="local": always a new Ray of our own, never one already running here
                 with _no_dashboard_server():
                     ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,

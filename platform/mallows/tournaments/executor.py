@@ -16,7 +16,7 @@ Callers that need an order (ratings) use ``Outcome.index``.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from mallows.errors import ExecutorError, MallowsError
 from mallows.tournaments.worker import Job, Outcome, play_job, worker_pool
@@ -73,10 +73,11 @@ def cluster_address(address: str | None = None) -> str | None:
 
 
 def make_executor(workers: int | None = None, address: str | None = None,
-                  batch_size: int | None = None) -> Executor:
+                  batch_size: int | None = None, snapshots: Sequence[str] = ()) -> Executor:
     """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
     above 1 starts a local Ray, and 1 runs in this process. ``batch_size``: matches per Ray
-    task (default: automatic)."""
+    task (default: automatic). ``snapshots``: the digests of the pinned snapshots a joined
+    cluster is shipped (``Plan.roster.snapshots()``)."""
     address = cluster_address(address)
     if workers is not None and workers < 1:
         raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
@@ -84,7 +85,8 @@ def make_executor(workers: int | None = None, address: str | None = None,
     if address:
         from mallows.tournaments.cluster import RayExecutor, check_reachable
         check_reachable(address)
-        return RayExecutor(workers, address=address, batch_size=batch_size)
+        return RayExecutor(workers, address=address, batch_size=batch_size,
+                           snapshots=snapshots)
     workers = workers or os.cpu_count() or 1
     if workers == 1:
         return InProcessExecutor()

@@ -1,96 +1,50 @@
-"""A tournament pins its bots: the code each one runs is fixed at its first run.
+"""A run pins its bots: the code each one runs is fixed at its first run.
 
-``use_database(store)`` lets the registry resolve submitted versions (``NAME@N``; a bare
-``NAME`` is the newest version not withdrawn) from that database.
+``pin_bots(store, name, bots, total, resolver)`` runs before any match of the tournament or
+comparison ``name`` (registered in ``store``; ``total`` matches scheduled). At its first run it
+records, for every bot as written, the digest of the code it runs and the name it is shown
+under (``mallows.agents.submissions``; a file holding the very code of a submitted version is
+shown as that version; another program under a short name already shown in this database
+gets ``~2``, ``~3``...); bots from files (``bots/``, paths) are snapshotted into the database
+and run from the snapshot, so a resume runs exactly the code the first run ran and a cluster
+receives the same bytes. Shipped bots run from the project (in-process, trusted) and entry
+points from their distribution, both checked against the digest. At a rerun it compares what
+each name finds today with the pin and refuses the run, naming the bot and both digests, when
+the code changed and matches remain to be played.
 
-``pin_bots(store, t)`` runs before any match. At a tournament's first run it records, for every
-bot as written in the file, the digest of the code it runs and the name it is shown under
-(``mallows.agents.submissions``; a file holding the very code of a submitted version is shown
-as that version); bots from files (``bots/``, paths) are snapshotted into the
-database and run from the snapshot, so a resume runs exactly the code the first run ran and a
-cluster receives the same bytes. Shipped bots run from the project (in-process, trusted) and
-entry points from their distribution, both checked against the digest. At a rerun it compares
-what each name finds today with the pin and refuses the run, naming the bot and both digests,
-when the code changed and matches remain to be played. It returns the tournament with its bots under their shown names and
-fills ``registry.ROSTER`` so that those names load the pinned code (here, and through
-``$MALLOWS_ROSTER`` on Ray workers).
+It returns ``Pins``: the shown name of every bot as written, and the ``Roster`` that makes
+those names load the pinned code (the run's resolver holds it; every job carries it).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
+from dataclasses import dataclass
 
-from mallows.agents import registry
-from mallows.agents.submissions import (code_of, materialise, parse_version, short_name)
-from mallows.errors import BotError, MallowsError, PinError
+from mallows.agents.registry import Resolver
+from mallows.agents.roster import Roster, RosterEntry
+from mallows.agents.submissions import code_of, materialise, short_name
+from mallows.botname import BotName
+from mallows.errors import MallowsError, PinError
 from mallows.results.interface import ResultStore
 
 
-# -- submitted versions ------------------------------------------------------------------------
-
-def use_database(store: ResultStore | None) -> None:
-    """Resolve ``NAME@N`` and bare submitted ``NAME`` from ``store`` (for this process; None:
-    from no database)."""
-    registry.SUBMITTED = None if store is None else (
-        lambda base, params: None if getattr(store, "closed", False)  # its run has ended
-        else resolve_submission(store, base, params))
-
-
-def resolve_submission(store: ResultStore, base: str, params: dict, isolate=None):
-    """The ``BotSpec`` of a submitted version, or None when ``base`` is not submitted."""
-    at = parse_version(base)
-    if at is not None:
-        name, version = at
-        row = store.submission(name, version)
-        if row is None:
-            versions = [r["version"] for r in store.submissions(name)]
-            raise BotError(f"no submitted bot {base!r}: "
-                           + (f"{name} has versions {', '.join(map(str, versions))}"
-                              if versions else f"nothing is submitted as {name!r} "
-                              f"(mallows bots submit PATH --name {name})"))
-    else:
-        rows = store.submissions(base)
-        if not rows:
-            return None
-        live = [r for r in rows if not r["withdrawn"]]
-        if not live:
-            raise BotError(f"every version of {base!r} is withdrawn: name one explicitly "
-                           f"({base}@{rows[-1]['version']}) to see its history")
-        row = live[-1]
-    digest = row["digest"]
-    materialise(digest, store.snapshot_files(digest))
-    shown = f"{row['name']}@{row['version']}"
-    if params:
-        shown += ":" + ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-    spec = registry.from_snapshot(shown, digest, row["entry"], params, isolate)
-    spec.origin, spec.source = "submission", f"submitted {row['created']} from {row['source']}"
-    spec.withdrawn = row["withdrawn"]
-    return spec
-
-
-@contextlib.contextmanager
-def _without_submissions():
-    saved, registry.SUBMITTED = registry.SUBMITTED, None
-    try:
-        yield
-    finally:
-        registry.SUBMITTED = saved
+@dataclass(frozen=True)
+class Pins:
+    shown: tuple[str, ...]       # the shown name of each bot, in the order written
+    roster: Roster               # shown name -> how it loads
+    sources: dict                # shown name -> where its code came from, for people
 
 
 # -- pins --------------------------------------------------------------------------------------
 
-def _current(store: ResultStore, name: str, pin: dict | None) -> dict:
+def _current(resolver: Resolver, name: str, pin: dict | None) -> dict:
     """What ``name`` runs today: a pin row (without tournament) plus the snapshot to store."""
     if pin is not None and pin["origin"] == "submission":
         return dict(pin, files=None)  # a submitted version never changes
-    if pin is not None:
-        with _without_submissions():  # a name pinned to a file stays a file
-            spec = registry.load_bot(name)
-    else:
-        spec = registry.load_bot(name)
+    # a name pinned to a file stays a file (it never turns into a submission)
+    spec = (resolver.without_submissions() if pin is not None else resolver).load(name)
     if spec.origin == "submission":
-        if getattr(spec, "withdrawn", None):
+        if spec.withdrawn:
             raise PinError(f"bot {spec.name!r} was withdrawn ({spec.withdrawn}): a withdrawn "
                            f"version plays in no new tournament; submit a new version or "
                            f"name another one")
@@ -106,45 +60,45 @@ def _current(store: ResultStore, name: str, pin: dict | None) -> dict:
 
 
 def _with_params(shown: str, spec) -> str:
-    if spec.params:
-        shown += ":" + ",".join(f"{k}={v}" for k, v in sorted(spec.params.items()))
-    return shown
+    return str(BotName.parse(shown).with_params(spec.params).canonical())
 
 
-def pin_bots(store: ResultStore, t):
-    """Pin (first run) or check (rerun) ``t``'s bots; return ``t`` with its bots under their
-    shown names, and fill the registry's roster. ``t`` must be registered in ``store``; a
-    first run refused here leaves no trace of it (the file can be fixed and run again under
-    the same name)."""
-    if t.written_bots:
-        return t  # pinned already
-    first = not store.pins(t.name)
+def pin_bots(store: ResultStore, name: str, bots, total: int, resolver: Resolver | None = None,
+             kind: str = "tournament") -> Pins:
+    """Pin (first run) or check (rerun) the bots of ``name`` (a tournament or comparison
+    registered in ``store`` with ``total`` scheduled matches), resolving the names as written
+    with ``resolver`` (default: the registry and ``store``'s submissions). A first run refused
+    here leaves no trace of it (the file can be fixed and run again under the same name)."""
+    resolver = resolver if resolver is not None else Resolver(store)
+    first = not store.pins(name)
     try:
-        return _pin(store, t)
+        return _pin(store, name, tuple(bots), total, resolver, kind)
     except MallowsError:
-        if first and store.count_matches(t.name) == 0 and not store.pins(t.name):
-            store.delete_tournament(t.name)
+        if first and store.count_matches(name) == 0 and not store.pins(name):
+            store.delete_tournament(name)
         raise
 
 
-def _pin(store: ResultStore, t):
-    use_database(store)
-    registry.ROSTER.clear()  # one tournament's names at a time
-    stored = {p["bot"]: p for p in store.pins(t.name)}
+def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolver: Resolver,
+         kind: str) -> Pins:
+    stored = {p["bot"]: p for p in store.pins(run)}
     first = not stored
     pins, snapshots, changed = [], {}, []
-    for name in t.bots:
-        now = _current(store, name, stored.get(name))
+    for name in bots:
+        if not first and name not in stored:
+            raise PinError(f"{kind} {run!r} in {store.path} pinned {', '.join(stored)}, not "
+                           f"{name!r}: give it a new name")
+        now = _current(resolver, name, stored.get(name))
         if first:
             submitted = None if now["origin"] == "shipped" else store.submission_of(now["digest"])
             if now["display"] is None and submitted is not None:
                 # the very code of a submitted version: shown (and rated) as that version
-                now["display"] = _with_params(f"{submitted['name']}@{submitted['version']}",
-                                              now["spec"])
+                now["display"] = _with_params(
+                    str(BotName(submitted["name"], int(submitted["version"]))), now["spec"])
             if now["display"] is None:
                 spec = now["spec"]
-                base = store.display_name(short_name(spec, name=spec.bot_name or spec.base)
-                                          .split(":")[0], now["digest"])
+                short = BotName.parse(short_name(spec, name=spec.bot_name or spec.base)).plain
+                base = store.display_name(short, now["digest"])
                 now["display"] = _with_params(base, spec)
             if now["files"] is not None:
                 snapshots[now["digest"]] = now["files"]
@@ -154,16 +108,17 @@ def _pin(store: ResultStore, t):
             if now["digest"] != pin["digest"]:
                 changed.append((name, pin, now))
             pins.append(dict(pin))
-    if changed and store.count_matches(t.name) < t.match_count():
+    if changed and store.count_matches(run) < total:
         lines = [f"{name!r} (shown as {pin['display']}, {now['source']}): pinned "
                  f"{pin['digest']}, now {now['digest']}" for name, pin, now in changed]
         raise PinError(
-            f"tournament {t.name!r} cannot resume: its first run pinned the code of every bot, "
+            f"{kind} {run!r} cannot resume: its first run pinned the code of every bot, "
             f"and this code has changed since:\n  " + "\n  ".join(lines) + "\nIts matches "
             f"were played by the pinned code, so they cannot be continued by other code. "
             f"Either restore the old code (mallows bots show {changed[0][1]['digest'][:16]} "
             f"--db {store.path} --extract DIR writes it out), or submit the change (mallows bots submit PATH) "
-            f"and run it in a new tournament (give the file a new `name`)")
+            f"and run it in a new {kind} ("
+            + ("give the file a new `name`)" if kind == "tournament" else "give it a new --name)"))
     shown = [p["display"] for p in pins]
     dupes = {s for s in shown if shown.count(s) > 1}
     if dupes:
@@ -171,14 +126,17 @@ def _pin(store: ResultStore, t):
         raise PinError(f"`bots` lists {', '.join(map(repr, which))}, which are the same code "
                        f"with the same parameters ({', '.join(sorted(dupes))}): list it once")
     if first:
-        store.add_pins(t.name, [{k: v for k, v in p.items() if k not in ("files", "spec")}
+        store.add_pins(run, [{k: v for k, v in p.items() if k not in ("files", "spec")}
                                 for p in pins], snapshots)
+    entries = []
     for p in pins:
         if p["snapshot"]:
             materialise(p["snapshot"], store.snapshot_files(p["snapshot"]))
-            _, params = registry.parse_name(p["display"])
-            registry.ROSTER[p["display"]] = {"snapshot": p["snapshot"], "entry": p["entry"],
-                                             "params": params}
-        elif p["display"] != p["bot"]:
-            registry.ROSTER[p["display"]] = {"load": p["bot"]}
-    return dataclasses.replace(t, bots=tuple(shown), written_bots=tuple(t.bots))
+            params = tuple((k, v) for k, v in BotName.parse(p["display"]).params
+                           if v is not None)
+            entries.append((p["display"], RosterEntry(snapshot=p["snapshot"], entry=p["entry"],
+                                                      params=params)))
+        else:
+            entries.append((p["display"], RosterEntry(load=p["bot"])))
+    return Pins(tuple(shown), Roster(tuple(entries)),
+                {p["display"]: p["source"] for p in pins})

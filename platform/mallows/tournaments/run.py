@@ -1,8 +1,12 @@
-"""Running a tournament: plan, execute, store, rate, resume.
+"""The one run loop: plan, execute, store, rate, resume.
 
-``run_tournament(t, store, executor)`` plays every scheduled match of a checked ``Tournament``
-not yet in the store (lazy schedule -> executor -> store, one commit per arriving batch) and
-rates the results in schedule order in a thread beside it (``live``); ``refresh_ratings`` /
+``execute(plan, store, executor, stop=None)`` plays every scheduled match of a ``Plan``
+(``tournaments.plan.prepare``) not yet in the store (lazy schedule -> executor -> store, one
+commit per arriving batch) and rates the results in schedule order in a thread beside it
+(``live``), until the schedule is done or the ``stop`` rule decides (a comparison's sequential
+test: ``mallows.compare.run``). A tournament and a comparison differ only in their schedule
+and their stop rule. ``run_tournament(t, store, executor)`` is ``prepare`` then ``execute``.
+``refresh_ratings`` /
 ``ensure_ratings`` keep the stored leaderboards in step with the stored matches (after a kill, a
 rerun recomputes them), and ``board`` reads one up to date (computed in memory, not written,
 from a read-only store).
@@ -15,12 +19,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from typing import Callable, Iterable
+
 from mallows.errors import MatchFailed
+from mallows.results.leaderboard import leaderboard, played, played_dicts
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
-from mallows.tournaments.schedule import match_id, schedule
-from mallows.tournaments.pinning import pin_bots
-from mallows.tournaments.secrecy import settle
+from mallows.tournaments.plan import Plan, prepare
+from mallows.tournaments.schedule import match_id
 from mallows.tournaments.spec import Tournament, diff_definitions
 from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
@@ -35,6 +41,20 @@ class RunSummary:
     storage_seconds: float = 0.0
     ratings_seconds: float = 0.0
     executor: str = ""
+    stopped: bool = False  # the stop rule decided before the schedule was done
+
+
+class StopRule(Protocol):
+    """When a run may stop before its schedule is done (a comparison's sequential test)."""
+
+    @property
+    def decided(self) -> bool: ...
+
+    def replay(self, store: Any, name: str) -> None:
+        """Read what is stored (a resume) before anything is played."""
+
+    def add(self, spec: Any, outcome: Any) -> None:
+        """One match played and stored (arrival order; the rule orders them itself)."""
 
 
 def register(store: ResultStore, t: Tournament) -> bool:
@@ -58,12 +78,6 @@ def register(store: ResultStore, t: Tournament) -> bool:
                          t.digest(), t.source, t.match_count(), dict(t.bot_sources))
     return True
 
-
-def resumed(store, t: Tournament) -> Tournament:
-    """``t`` as ``store`` has it: a stored tournament keeps the schedule version it was started
-    with (``Tournament.resumed_as``); a new one gets the file's (by default the newest)."""
-    row = store.tournament(t.name)
-    return t.resumed_as(json.loads(row["definition"]) if row is not None else None)
 
 
 def match_row(tournament: str, game: str, spec, outcome) -> MatchRow:
@@ -104,41 +118,37 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def estimate(t: Tournament, store: ResultStore) -> Estimate:
-    """The size and, from one match played here, the duration of what is left of ``t``
-    (registered in ``store``). The timed match is the first missing one and is stored, so
-    the run does not play it again."""
+def estimate(plan: Plan, store) -> Estimate:
+    """The size and, from one match played here, the duration of what is left of ``plan``
+    (prepared in ``store``). The timed match is the first missing one and is stored, so the
+    run does not play it again."""
     from mallows.results.codec import estimated_bytes
     from mallows.tournaments.worker import play_job
 
-    total = t.match_count()
-    remaining = total - store.count_matches(t.name)
+    total = plan.total
+    remaining = total - store.count_matches(plan.name)
     seconds = None
-    index = next(store.missing_indices(t.name, total), None)
+    index = next(store.missing_indices(plan.name, total), None)
+    players = plan.run.players
     if index is not None:
-        spec = schedule(t)[index]
-        outcome = play_job(jobs_for(t, [spec])[0])
+        spec = next(plan.schedule.specs([index]))
+        outcome = play_job(plan.job(spec))
         if outcome.error is None:
-            store.add_matches([match_row(t.name, t.game, spec, outcome)])
+            store.add_matches([match_row(plan.name, plan.game, spec, outcome)])
             seconds = outcome.seconds
-    return Estimate(remaining, estimated_bytes(t.game, t.players, remaining), seconds)
+    return Estimate(remaining, estimated_bytes(plan.game, players, remaining), seconds)
 
 
-class _Definition(Protocol):
-    """What jobs are made from: a ``Tournament`` or a comparison (``mallows.compare``)."""
-
-    @property
-    def game(self) -> str: ...
-    @property
-    def effective_options(self) -> dict: ...
-    @property
-    def limits(self) -> dict: ...
-
-
-def jobs_for(t: _Definition, specs) -> list:
+def jobs_for(run: Any, specs: Iterable) -> list:
+    """Jobs for ``specs``: a ``Plan``'s (its roster and limits), or, for a run not planned
+    (benchmarks, tests), with its limits checked here and names the registry resolves."""
+    if isinstance(run, Plan):
+        return run.jobs(specs)
+    from mallows.agents.protocol import Limits
     from mallows.tournaments.worker import Job
-    return [Job(index=s.index, game=t.game, options=t.effective_options, seed=s.seed,
-                seats=s.seats, limits=dict(t.limits), chance=getattr(t, "chance", UNKEYED))
+    limits = Limits.from_dict(run.limits)
+    return [Job(index=s.index, game=run.game, options=run.effective_options, seed=s.seed,
+                seats=tuple(s.seats), limits=limits, chance=getattr(run, "chance", UNKEYED))
             for s in specs]
 
 
@@ -156,9 +166,7 @@ def _tournament_rows(store: ResultStore, name: str) -> tuple[str, list]:
     row = _stored(store, name)
     definition = json.loads(row["definition"])
     params = definition.get("ratings") or RATING_SYSTEM.defaults()
-    shown = [p["display"] for p in store.pins(name)]  # pinned: the names in the records
-    return row["game"], RATING_SYSTEM.leaderboard(store.results(tournament=name), params,
-                                                  bots=shown or definition.get("bots", ()))
+    return row["game"], leaderboard(store.results(tournament=name), params)
 
 
 def _save(store: ResultStore, scope: str, name: str, game: str, rows, stamp: int) -> None:
@@ -173,15 +181,13 @@ def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     game = row["game"]
     params = json.loads(row["definition"]).get("ratings") or RATING_SYSTEM.defaults()
     count = store.count_matches(name)
-    if rows is None:
-        rows = _tournament_rows(store, name)[1]
+    rows = _tournament_rows(store, name)[1] if rows is None else played(rows)
     _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
-    if (game_count == count and params == RATING_SYSTEM.defaults()
-            and all(r.matches for r in rows)):
+    if game_count == count and params == RATING_SYSTEM.defaults():
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
-        game_rows = RATING_SYSTEM.leaderboard(store.results(game=game))
+        game_rows = leaderboard(store.results(game=game))
     _save(store, "game", game, game, game_rows, game_count)
     return rows
 
@@ -193,7 +199,7 @@ def ensure_ratings(store: ResultStore, scope: str, name: str) -> None:
     if scope == "tournament":
         refresh_ratings(store, name)
     else:
-        _save(store, "game", name, name, RATING_SYSTEM.leaderboard(store.results(game=name)),
+        _save(store, "game", name, name, leaderboard(store.results(game=name)),
               store.count_game_matches(name))
 
 
@@ -203,47 +209,55 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
     it is recomputed in memory and returned, not written."""
     if not store.readonly:
         ensure_ratings(store, scope, name)
-        return store.ratings(scope, name)
+        return played_dicts(store.ratings(scope, name))
     if not store.ratings_stale(scope, name):
-        return store.ratings(scope, name)
+        return played_dicts(store.ratings(scope, name))  # a table stored by an older version
     if scope == "tournament":
         game, rows = _tournament_rows(store, name)
     else:
-        game, rows = name, RATING_SYSTEM.leaderboard(store.results(game=name))
+        game, rows = name, leaderboard(store.results(game=name))
     return [{**RATING_SYSTEM.row_dict(r), "scope": scope, "name": name, "game": game,
              "updated": None} for r in rows]
 
 
-def run_tournament(t: Tournament, store: ResultStore, executor, on_start=None, on_outcome=None
-                   ) -> RunSummary:
-    """Play every scheduled match of ``t`` not yet in ``store``. ``on_start(total, already)``
-    and ``on_outcome(outcome, spec, live)`` (once per match, as it arrives) drive a progress
-    display; ``live`` is a ``LiveRatings``: ``live.leader()`` is the leader of every match up to
-    the first one still missing (rated in schedule order by the rating system's ``rater``), ``live.played``
-    and ``live.rate`` count arrivals (matches/s over the last seconds).
+def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None,
+                   resolver=None) -> RunSummary:
+    """``prepare`` (check, register and pin ``t`` once) then ``execute``."""
+    return execute(prepare(t, store, resolver), store, executor, on_start=on_start,
+                   on_outcome=on_outcome)
+
+
+def execute(plan: Plan, store, executor, stop: StopRule | None = None,
+            on_start: Callable | None = None, on_outcome: Callable | None = None
+            ) -> RunSummary:
+    """Play every scheduled match of ``plan`` not yet in ``store``, until ``stop`` (if any)
+    decides. ``on_start(total, already)`` and ``on_outcome(outcome, spec, live)`` (once per
+    match, as it arrives) drive a progress display; ``live`` is a ``LiveRatings``:
+    ``live.leader()`` is the leader of every match up to the first one still missing (rated in
+    schedule order by the rating system's ``rater``), ``live.played`` and ``live.rate`` count
+    arrivals (matches/s over the last seconds).
 
     The schedule is walked lazily: jobs are made as the executor asks for them, for the
-    indices the store is missing (found in chunks), so memory does not grow with the
-    tournament. Each batch the executor hands back is committed in one transaction before
-    anything else happens to it; rating runs in a thread beside it."""
+    indices the store is missing (found in chunks), so memory does not grow with the run.
+    Each batch the executor hands back is committed in one transaction before anything else
+    happens to it; rating runs in a thread beside it. When ``stop`` decides, the executor's
+    stream is left: what is still in flight is abandoned. A match that fails is reported
+    after the run (``MatchFailed``); with a stop rule, the run stops at it."""
     from mallows.tournaments.live import LiveRatings
 
     t0 = time.perf_counter()
     summary = RunSummary(executor=executor.describe())
-    t = resumed(store, t)
-    t = settle(store, t)  # its seed derivation and secret key (tournaments.secrecy)
-    register(store, t)
-    t = pin_bots(store, t)
-    specs = schedule(t)
-    summary.total = len(specs)
-    summary.already = store.count_matches(t.name)
-    rater = RATING_SYSTEM.rater(t.ratings, t.bots, expected=range(summary.total))
+    summary.total = plan.total
+    summary.already = store.count_matches(plan.name)
+    if stop is not None:
+        stop.replay(store, plan.name)
+    rater = RATING_SYSTEM.rater(plan.ratings, plan.bots, expected=range(summary.total))
 
     def stored():  # in the rating thread: its own connection, read-only
         opener: Any = type(store)  # the store's own class, opened again
         reader = opener(store.path, readonly=True)
         try:
-            yield from reader.indexed_results(t.name)
+            yield from reader.indexed_results(plan.name)
         finally:
             reader.close()
 
@@ -253,47 +267,58 @@ def run_tournament(t: Tournament, store: ResultStore, executor, on_start=None, o
     in_flight: dict = {}  # index -> spec, for jobs handed to the executor
 
     def jobs():
-        from mallows.tournaments.worker import Job
-        for spec in specs.specs(store.missing_indices(t.name, summary.total)):
+        for spec in plan.schedule.specs(store.missing_indices(plan.name, summary.total)):
+            if stop is not None and stop.decided:
+                return
             in_flight[spec.index] = spec
-            yield Job(index=spec.index, game=t.game, options=t.effective_options,
-                      seed=spec.seed, seats=spec.seats, limits=dict(t.limits), chance=t.chance)
+            yield plan.job(spec)
 
     failure = None
     try:
-        for outcomes in executor.run_batches(jobs(), summary.total - summary.already):
-            arrived = [(in_flight.pop(o.index), o) for o in outcomes]
-            for spec, outcome in arrived:
-                if outcome.error is not None:
-                    failure = failure or (spec, outcome.error)
-            s0 = time.perf_counter()
-            store.add_matches([match_row(t.name, t.game, spec, o) for spec, o in arrived
-                               if o.error is None])
-            summary.storage_seconds += time.perf_counter() - s0
-            live.add([(spec.index, o.players, o.ranks) if o.error is None
-                      else (spec.index, None, None) for spec, o in arrived])
-            summary.played += sum(1 for _, o in arrived if o.error is None)
-            if on_outcome:
-                for spec, outcome in arrived:
-                    if outcome.error is None:
-                        on_outcome(outcome, spec, live)
+        if stop is None or not stop.decided:
+            stream = executor.run_batches(jobs(), summary.total - summary.already)
+            try:
+                for outcomes in stream:
+                    arrived = [(in_flight.pop(o.index), o) for o in outcomes]
+                    for spec, outcome in arrived:
+                        if outcome.error is not None:
+                            failure = failure or (spec, outcome.error)
+                    s0 = time.perf_counter()
+                    store.add_matches([match_row(plan.name, plan.game, spec, o)
+                                       for spec, o in arrived if o.error is None])
+                    summary.storage_seconds += time.perf_counter() - s0
+                    live.add([(spec.index, o.players, o.ranks) if o.error is None
+                              else (spec.index, None, None) for spec, o in arrived])
+                    summary.played += sum(1 for _, o in arrived if o.error is None)
+                    for spec, outcome in arrived:
+                        if outcome.error is None:
+                            if stop is not None:
+                                stop.add(spec, outcome)
+                            if on_outcome:
+                                on_outcome(outcome, spec, live)
+                    if stop is not None and (stop.decided or failure is not None):
+                        break  # leave the stream: what is in flight is abandoned
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
+        summary.stopped = stop is not None and stop.decided
     finally:
         rater = live.finish()
         r0 = time.perf_counter()
-        covered = rater.rated == store.count_matches(t.name)
-        refresh_ratings(store, t.name, rater.rows() if covered else None)
+        covered = rater.rated == store.count_matches(plan.name)
+        refresh_ratings(store, plan.name, rater.rows() if covered else None)
         summary.ratings_seconds += live.seconds + time.perf_counter() - r0
         summary.wall = time.perf_counter() - t0
     if failure is not None:
         spec, error = failure
-        sources = {p["display"]: p["source"] for p in store.pins(t.name)}
-        where = "; ".join(f"{s} is {sources[s]}" for s in spec.seats
-                          if sources.get(s) and sources[s] != s)  # shown names: where from
+        where = "; ".join(f"{s} is {plan.sources[s]}" for s in spec.seats
+                          if plan.sources.get(s) and plan.sources[s] != s)  # shown: where from
         raise MatchFailed(
-            f"match {match_id(t.name, spec.index)} ({', '.join(spec.seats)}, seed {spec.seed}) "
-            f"failed: {error.strip()}" + (f" ({where})" if where else "") + "\nThe other "
-            "finished matches are stored; fix the cause and rerun the same command to play "
-            "what is missing")
-    if store.count_matches(t.name) == summary.total:
-        store.mark_finished(t.name)
+            f"match {match_id(plan.name, spec.index)} ({', '.join(spec.seats)}, seed "
+            f"{spec.seed}) failed: {error.strip()}" + (f" ({where})" if where else "")
+            + "\nThe other finished matches are stored; fix the cause and rerun the same "
+            "command to play what is missing")
+    if store.count_matches(plan.name) == summary.total:
+        store.mark_finished(plan.name)
     return summary

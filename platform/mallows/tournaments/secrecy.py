@@ -87,7 +87,7 @@ def untrusted_seed_warning(t: Tournament) -> str | None:
     from mallows.agents.registry import parse_name, trusted_shipped
 
     trusted = set(trusted_shipped())
-    untrusted = [b for b in (t.written_bots or t.bots) if parse_name(b)[0] not in trusted]
+    untrusted = [b for b in t.written_names if parse_name(b)[0] not in trusted]
     if not untrusted:
         return None
     named = f"{', '.join(untrusted[:5])}{', ...' if len(untrusted) > 5 else ''}"

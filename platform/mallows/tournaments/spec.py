@@ -46,7 +46,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 from mallows.agents.protocol import Limits
 from mallows import seeding
@@ -84,9 +84,6 @@ class Tournament:
     # where each bot was found when the file was checked (kept in the database's `bots`
     # table; not part of the definition)
     bot_sources: dict = field(default_factory=dict, compare=False)
-    # once pinned (tournaments.pinning): ``bots`` are the shown names and this holds the
-    # names as written, which the definition keeps
-    written_bots: tuple = ()
     # how hidden numbers derive (``seeding``): 2 (keyed with a secret, every new tournament)
     # or 1 (no key: tournaments stored before derivation 2 resume with it); the definition
     # keeps it (absent: 1)
@@ -113,7 +110,7 @@ class Tournament:
         return {**extra,
             "name": self.name, "game": self.game, "rules": self.rules,
             "players": self.players, "deals": self.deals, "seed": self.seed,
-            "bots": list(self.written_bots or self.bots), "options": dict(sorted(self.options.items())),
+            "bots": list(self.bots), "options": dict(sorted(self.options.items())),
             "limits": dict(sorted(self.limits.items())),
             "ratings": dict(sorted(self.ratings.items())),
             # version 1 is written as before versions existed: its definition and digest
@@ -135,6 +132,40 @@ class Tournament:
 
     def match_count(self) -> int:
         return math.comb(len(self.bots), self.players) * self.players * self.deals
+
+    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+
+    kind: ClassVar[str] = "tournament"
+
+    @property
+    def written_names(self) -> tuple[str, ...]:
+        return tuple(self.bots)
+
+    @property
+    def rating_params(self) -> dict:
+        return dict(self.ratings)
+
+    def schedule_for(self, shown: Mapping[str, str]) -> Any:
+        """The round robin over the shown names (the seeds do not depend on the names)."""
+        from mallows.tournaments.schedule import Schedule
+        if self.secret and not self.chance.secret_deals:
+            raise RuntimeError(f"tournament {self.name!r} has secret deals: its schedule "
+                               f"needs its key (with_chance) first")
+        return Schedule(tuple(shown.get(b, b) for b in self.written_names), self.players,
+                        self.deals, self.seed, self.schedule, self.chance)
+
+    def with_chance(self, store: Any, key: bytes | None = None) -> Tournament:
+        """This tournament with its seed derivation, drawn seed and secret key as ``store``
+        has them (``tournaments.secrecy.settle``)."""
+        from mallows.tournaments.secrecy import settle
+        return settle(store, self, key)
+
+    def register(self, store: Any) -> bool:
+        from mallows.tournaments.run import register
+        return register(store, self)
+
+    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Tournament":
+        return check_tournament_bots(self, resolver, sandbox)
 
 
 def _suggest(word: str, choices) -> str:
@@ -162,49 +193,48 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
-def _check_bots(bots: list[str], game: str, src: str, sandbox: str = "on") -> dict[str, str]:
-    """Check that every bot loads and plays ``game`` (the first problem, in the file's order,
-    is the error); return where each was found. The isolated ones are started side by side
-    first (``BotSpec.prepare``), so their handshakes do not wait for one another."""
-    from mallows.agents.registry import load_bot
-    loaded: dict[str, Any] = {}  # a BotSpec, or why it could not be loaded
-    for name in bots:
-        try:
-            loaded[name] = load_bot(name)
-        except (MallowsError, OSError) as exc:
-            loaded[name] = exc
-    try:
-        for spec in loaded.values():
-            if not isinstance(spec, Exception):
-                spec.prepare(sandbox=sandbox)
-        return {name: _check_bot(name, loaded[name], game, src, sandbox) for name in bots}
-    finally:
-        for spec in loaded.values():
-            if not isinstance(spec, Exception):
-                spec.unprepare()
+def check_tournament_bots(t: "Tournament", resolver: Any = None,
+                          sandbox: str | None = None) -> "Tournament":
+    """The check step of ``tournaments.plan.prepare`` for a tournament: every bot resolved
+    once (``resolver``: default the registry alone), built once with its parameters or asked
+    for its hello (the isolated ones in their sandbox unless ``sandbox``, the command line's
+    ``--sandbox``, or the file says "off"), checked to play the game; the first problem, in
+    the file's order, is the error. Returns ``t`` with ``--sandbox`` applied to its limits and
+    where each bot was found (``bot_sources``), after refusing bots that need a sandbox none
+    can make here."""
+    from mallows.agents.registry import BotSpec, Resolver
+    from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
 
+    src = t.source
+    resolver = resolver if resolver is not None else Resolver()
+    limits = sandbox_limits(t.limits, sandbox)
+    mode = limits.get("sandbox", "on")
+    loaded = resolve_all(t.bots, resolver)
 
-def _check_bot(name: str, spec, game: str, src: str, sandbox: str = "on") -> str:
-    """Check that bot ``name`` (``spec``: loaded, or why it could not be) plays ``game``;
-    return where it was found."""
-    from mallows.agents.checks import ready
-    if isinstance(spec, Exception):
-        known = available_bots()
-        listing = f"; bots found: {', '.join(known)}" if known else ""
-        raise TournamentError(
-            f"{_where(src)}`bots`: cannot load {name!r}: {spec}{listing}. Fix the name in "
-            f"`bots = [...]` or add the bot to bots/") from None
-    try:  # built once with its parameters (or its hello asked for) before anything is stored
-        ready(spec, sandbox=sandbox)
-    except MallowsError as exc:
-        raise TournamentError(f"{_where(src)}`bots`: {exc}. Fix the bot's parameters in "
-                              f"`bots = [...]`") from None
-    games = spec.games  # None: not declared, so not checked here
-    if games and game not in games:
-        raise TournamentError(
-            f"{_where(src)}`bots`: {name!r} plays {', '.join(games)}, not {game}: remove it "
-            f"from `bots`")
-    return spec.source
+    def fail(name: str, spec: Any, message: str | None) -> None:
+        if not isinstance(spec, BotSpec):
+            known = available_bots()
+            listing = f"; bots found: {', '.join(known)}" if known else ""
+            raise TournamentError(
+                f"{_where(src)}`bots`: cannot load {name!r}: {spec}{listing}. Fix the name in "
+                f"`bots = [...]` or add the bot to bots/") from None
+        if message is not None:
+            raise TournamentError(f"{_where(src)}`bots`: {message}. Fix the bot's parameters "
+                                  f"in `bots = [...]`") from None
+        if spec.games and t.game not in spec.games:  # None: not declared, so not checked
+            raise TournamentError(
+                f"{_where(src)}`bots`: {name!r} plays {', '.join(spec.games)}, not {t.game}: "
+                f"remove it from `bots`")
+
+    ready_all(loaded, mode, fail)
+    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
+    for spec in specs:  # the games of an isolated bot are known after its hello
+        fail(spec.name, spec, None)
+    checked = dataclasses.replace(t, limits=limits,
+                                  bot_sources={n: s.source for n, s in loaded.items()
+                                               if isinstance(s, BotSpec)})
+    decide_sandbox(specs, Limits.from_dict(limits))
+    return checked
 
 
 def _check_limits(limits: Any, src: str) -> dict:
@@ -246,11 +276,10 @@ def _check_ratings(ratings: Any, src: str) -> dict:
         raise TournamentError(f"{_where(src)}{exc}") from None
 
 
-def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
-                     sandbox: str | None = None) -> Tournament:
-    """Validate a parsed TOML document; ``source`` names the file in messages. Every bot is
-    built once with its parameters or asked for its hello (isolated bots in their sandbox, or
-    not when ``sandbox`` -- the command line's ``--sandbox`` -- or the file says "off")."""
+def parse_tournament(data: dict, source: str = "") -> Tournament:
+    """Validate a parsed TOML document; ``source`` names the file in messages. Pure: it
+    starts nothing and looks up no bot (``check_tournament_bots``, the check step of
+    ``tournaments.plan.prepare``, does)."""
     src = source
     for key in data:
         if key not in KEYS:
@@ -351,9 +380,6 @@ def parse_tournament(data: dict, source: str = "", check_bots: bool = True,
             f"{players}) tables x {players} rotations x {deals} deals), a database of about "
             f"{size}, over the limit of {MAX_MATCHES:,} matches: lower `deals` or split `bots` "
             f"into several tournaments")
-    if check_bots:
-        mode = sandbox or limits.get("sandbox", "on")  # ``sandbox``: the command line's
-        t = dataclasses.replace(t, bot_sources=_check_bots(bots, game, src, mode))
     return t
 
 
@@ -386,8 +412,8 @@ _EXAMPLES = {
 }
 
 
-def load_tournament(path: str | Path, check_bots: bool = True,
-                    sandbox: str | None = None) -> Tournament:
+def load_tournament(path: str | Path) -> Tournament:
+    """Read and validate a tournament file (``parse_tournament``: nothing is started)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -405,7 +431,7 @@ def load_tournament(path: str | Path, check_bots: bool = True,
     except tomllib.TOMLDecodeError as exc:
         raise TournamentError(f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
                               f"double quotes, lists in [ ])") from None
-    return parse_tournament(data, str(path), check_bots=check_bots, sandbox=sandbox)
+    return parse_tournament(data, str(path))
 
 
 def diff_definitions(old: dict, new: dict) -> list[str]:

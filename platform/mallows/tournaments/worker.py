@@ -19,18 +19,25 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from mallows import seeding
+from mallows.agents.protocol import Limits
+from mallows.agents.roster import Roster
 
 FLUSH_SECONDS = 0.5     # a running task hands back what it has finished at least this often
 
 
 @dataclass(frozen=True)
 class Job:
+    """One match to play. ``seats``: the shown names by seat; ``roster``: how those names
+    load (the run's pins, one value shared by every job of a run); ``limits``: checked once,
+    when the run was planned."""
+
     index: int
     game: str
     options: dict
     seed: int
     seats: tuple[str, ...]
-    limits: dict = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    roster: Roster = field(default_factory=Roster)
     chance: seeding.Chance = seeding.UNKEYED  # the bots' and fallback's seeds (with its key)
 
 
@@ -56,25 +63,25 @@ class Outcome:
 _SPECS: dict = {}
 
 
-def _spec(name: str) -> Any:
-    from mallows.agents.registry import load_bot, roster
-    key = (name, json.dumps(roster().get(name), sort_keys=True))  # a shown name: its code too
+def _spec(name: str, roster: Roster) -> Any:
+    """The resolved bot ``name`` of a job, by its roster (cached: a shown name with its code)."""
+    from mallows.agents.registry import Resolver
+    key = (name, roster.get(name))
     spec = _SPECS.get(key)
     if spec is None:
-        spec = _SPECS[key] = load_bot(name)
+        spec = _SPECS[key] = Resolver(roster=roster).load(name)
     return spec
 
 
 def play_job(job: Job, pool: Any = None) -> Outcome:
     """Play one job. ``pool`` (a ``mallows.agents.pool.BotPool``): bot processes that opted in
     play several matches of the batch, never two rotations of one deal."""
-    from mallows.agents.protocol import Limits
     from mallows.tournaments.match import forfeit_count, play_match
 
     t0 = time.perf_counter()
     try:
-        limits = Limits(**job.limits)
-        specs = [_spec(name) for name in job.seats]
+        limits = job.limits
+        specs = [_spec(name, job.roster) for name in job.seats]
         deal = (job.game, job.seed)  # every rotation of a duplicate deal has the same seed
         spares = len(specs) - 1  # the other rotations of the deal need a process each
         handles = [pool.handle(s, limits, deal, spares) if pool is not None
