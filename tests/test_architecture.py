@@ -15,23 +15,27 @@ from conftest import REPO
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = ("games", "agents", "tournaments", "results", "compare", "testing", "report",
-               "cli")
+               "interop", "cli")
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "tournaments", "results", "compare", "cli", "testing"},
-    "results": {"games", "agents", "tournaments", "compare", "cli", "testing"},
-    "agents": {"tournaments", "results", "compare", "cli", "testing"},
-    "tournaments": {"compare", "cli", "testing"},
-    "compare": {"cli", "testing"},
-    "testing": {"cli"},
-    "report": {"agents", "tournaments", "cli", "testing"},
+    "games": {"agents", "tournaments", "results", "compare", "cli", "testing", "interop"},
+    "results": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop"},
+    "agents": {"tournaments", "results", "compare", "cli", "testing", "interop"},
+    "tournaments": {"compare", "cli", "testing", "interop"},
+    "compare": {"cli", "testing", "interop"},
+    "testing": {"cli", "interop"},
+    "report": {"agents", "tournaments", "cli", "testing", "interop"},
+    # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
+    "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
 ONLY = {"ray": "tournaments/cluster.py", "sqlite3": "results/store/",
-        "sqlite_utils": "results/store/"}
+        "sqlite_utils": "results/store/", "pettingzoo": "interop/pettingzoo.py",
+        "gymnasium": "interop/pettingzoo.py", "pyspiel": "interop/openspiel.py",
+        "open_spiel": "interop/openspiel.py"}
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
 BOT_API = {
@@ -39,6 +43,14 @@ BOT_API = {
     "mallows.agents.kit": ["number_param"],
     "mallows.agents.protocol": ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle",
                                 "Limits", "InProcessBot", "describe_exception"],
+    "mallows.games.take4.encoding": [
+        "SIZE", "ACTIONS", "MAX_SEATS", "encode", "action_mask", "action_of", "number_of",
+        "POSITIONS_AT", "COLLECTIONS_AT", "SEATS_AT", "PROGRESS_AT", "DECK_AT", "CHOICE_AT",
+        "CHOICE_FEATURES"],
+    "mallows.games.arschmallows.encoding": ["VALUES", "MAX_SEATS", "DEFAULT_SLOTS", "Encoding",
+                                            "Steps"],
+    "mallows.interop.openspiel": ["NAMES", "resample_from_infostate",
+                                  "take4_state_from_observation", "ismcts_bot", "load"],
     "mallows.games.arschmallows.botkit": [
         "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",

@@ -397,7 +397,7 @@ def test_a_match_that_kills_its_ray_worker_is_reported_and_the_rest_finishes(tmp
     run = subprocess.run([*args, str(tmp_path / "off.toml")], capture_output=True, text=True,
                          timeout=600, env=env, cwd=REPO)
     out = " ".join((run.stdout + run.stderr).split())
-    assert run.returncode == 2, out
+    assert run.returncode == 70, out  # a match that cannot be played: a platform failure
     assert "killer-off/" in out and "worker playing it died" in out and "signaller.py" in out, out
     show = subprocess.run([MALLOWS, "tournament", "show", "killer-off", "--db", str(db)],
                           capture_output=True, text=True, timeout=60)

@@ -257,7 +257,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     db = tmp_path / "m.db"
     path = write_bot(tmp_path / "src")
     # enough isolated matches that the run is still going when it is killed
-    t = toml(tmp_path, "killed", [str(path), "random", "greedy"], deals=30)
+    t = toml(tmp_path, "killed", [str(path), "random", "greedy"], deals=80)  # 480 matches
     env = dict(os.environ)
     proc = subprocess.Popen([MALLOWS, "tournament", "run", str(t), "--db", str(db),
                              "--workers", "1", "--quiet"], env=env, start_new_session=True,
@@ -280,7 +280,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
         pinned = conn.execute("SELECT digest FROM pins WHERE bot = ?", [str(path)]).fetchone()[0]
-    assert 0 < stored < 180
+    assert 0 < stored < 480
     path.write_text(path.read_text() + "# one more line\n")
     now = digest_files({"obslog.py": path.read_bytes()})
     done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",
@@ -300,7 +300,7 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
                            "1", "--quiet"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 180
+        assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 480
 
 
 # -- withdraw and delete ---------------------------------------------------------------------------

@@ -72,6 +72,11 @@ class BotError(MallowsError):
     """A bot that cannot be found or loaded (raised before any match starts)."""
 
 
+class RecordError(MallowsError):
+    """A match record (read from a file) that does not follow the record format; the message
+    names the first thing wrong by its place in the record."""
+
+
 class SandboxUnavailable(MallowsError):
     """No sandbox can be made on this machine, and an untrusted bot would need one."""
 

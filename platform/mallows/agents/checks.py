@@ -45,6 +45,9 @@ def canonical_name(name: str) -> str:
 
     if not isinstance(name, str) or not name.strip():
         raise BotError(f"bot name {name!r} is empty: give a bot such as random or greedy")
+    if "\0" in name:
+        raise BotError(f"bot name {name[:60]!r} holds a NUL character (\\x00), which no name "
+                       f"or path can: remove it")
     if len(name) > MAX_NAME:
         raise BotError(f"bot name {name[:60]!r}... is {len(name)} characters long: a bot name "
                        f"with its parameters has at most {MAX_NAME}")

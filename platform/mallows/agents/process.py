@@ -53,7 +53,7 @@ from mallows.agents.failures import SHOWN, _shown
 from mallows.agents.isolation import RunAs
 from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.spawn import BotProcess, _wait_exit
-from mallows.agents.wire import dumps, loads  # the shared codec
+from mallows.agents.wire import dumps, loads, shape_problem, undecodable  # the shared codec
 
 MAX_LINE_BYTES = 256 * 1024          # one reply line, newline excluded
 QUIT_GRACE_SECONDS = 0.2              # after "quit", how long a bot may take to exit by itself
@@ -88,7 +88,8 @@ class SubprocessBot:
         if bot_paths is None:  # its folder and the files its command names
             bot_paths = [cwd] if cwd else []
             bot_paths += [a for a in self.command[1:] if os.path.isabs(a) and os.path.exists(a)]
-        self.process = BotProcess(name, self.command, cwd, env, limits, python, bot_paths)
+        self._process_args = (name, self.command, cwd, env, limits, python, bot_paths)
+        self.process = BotProcess(*self._process_args)
         self.reuse = reuse            # the manifest opted in to many matches per process
         self.matches = 0              # matches started in this process
         self.cwd = cwd
@@ -165,10 +166,18 @@ class SubprocessBot:
         self.times = []
         self.matches += 1
         if self.proc is not None and self.hello is not None:  # a reused process: next match
-            reply = self._request({"type": "start", "info": dict(info, params=self.params)},
-                                  deadline, "the match-start message", "start_seconds")
-            self._expect_ok(reply, "the match-start message")
-            return
+            try:
+                reply = self._request({"type": "start", "info": dict(info, params=self.params)},
+                                      deadline, "the match-start message", "start_seconds")
+                self._expect_ok(reply, "the match-start message")
+                return
+            except BotFailure:
+                # A process that said "reuse" but cannot start another match (it exited after
+                # `end`, say) is replaced by a fresh one, as if it had not been reused: whether
+                # the next match found it still alive is timing, and the table must not depend
+                # on it (the same forfeits on every executor and worker count).
+                self._discard_process()
+                deadline = time.monotonic() + self.limits.start_seconds
         self.handshake(deadline)
         reply = self._request({"type": "start", "info": dict(info, params=self.params)},
                               deadline, "the match-start message", "start_seconds")
@@ -210,7 +219,8 @@ class SubprocessBot:
         self._stop("it answered a decision with a message that is not an action")
         raise BotFailure(
             f"answered {_shown(line)}, but the answer to a decision must be "
-            f'{{"type":"action","action":{{...}}}}', kind="garbage")
+            f'{{"type":"action","action":{{...}}}}: {shape_problem(reply, "action")}',
+            kind="garbage")
 
     def end(self, info: dict) -> None:
         if self._stopped or self.proc is None:
@@ -247,6 +257,16 @@ class SubprocessBot:
             _wait_exit(proc, self._quit_sent + QUIT_GRACE_SECONDS)
         self.process.close()
 
+    def _discard_process(self) -> None:
+        """Close the process (reaped, its sandbox released) and forget it, so that the next
+        ``start`` begins a new one."""
+        self.close()
+        self.process = BotProcess(*self._process_args)
+        self.hello, self._quit_sent = None, 0.0
+        self._buf.clear()
+        if getattr(self, "cpus", None) is not None:
+            self.cpus = None  # the pool places the new process on the match's CPUs
+
     # -- messages --------------------------------------------------------------------------
 
     def _request(self, message: dict, deadline: float, what: str, limit_name: str) -> dict:
@@ -266,28 +286,37 @@ class SubprocessBot:
                 f'hello must be {{"type":"hello","protocol":{PROTOCOL_VERSION},"name":...,'
                 f'"version":...}}', kind="garbage")
         proto = hello.get("protocol")
-        if proto != PROTOCOL_VERSION:
-            self._stop("it speaks another protocol version")
+        if "protocol" not in hello:
+            self._stop("its handshake named no protocol")
             raise BotFailure(
-                f"the bot speaks protocol {proto!r}, but this platform speaks protocol "
-                f"{PROTOCOL_VERSION}: its hello reply must say \"protocol\": {PROTOCOL_VERSION}",
-                kind="protocol")
+                f"answered the handshake with {_shown(dumps(hello))}, which has no "
+                f"\"protocol\": its hello reply must say \"protocol\": {PROTOCOL_VERSION} (an "
+                f"integer)", kind="protocol")
+        if type(proto) is not int or proto != PROTOCOL_VERSION:  # true == 1 in Python: not here
+            self._stop("it speaks another protocol version")
+            said = dumps(proto).decode(errors="replace")[:40]
+            raise BotFailure(
+                (f"the bot speaks protocol {proto}" if type(proto) is int else
+                 f"the bot's hello says \"protocol\": {said}, which is not a protocol version")
+                + f", but this platform speaks protocol {PROTOCOL_VERSION}: its hello reply must "
+                f"say \"protocol\": {PROTOCOL_VERSION} (the integer)", kind="protocol")
         self.hello = hello
 
     def _expect_ok(self, reply: dict, what: str) -> None:
         if reply.get("type") != "ok":
             self._stop(f"it answered {what} wrongly")
             raise BotFailure(f"answered {what} with {_shown(dumps(reply))}, but the answer "
-                             f'must be {{"type":"ok"}}', kind="garbage")
+                             f'must be {{"type":"ok"}}: {shape_problem(reply, "ok")}',
+                             kind="garbage")
 
     def _parse(self, line: bytes, what: str) -> dict:
         try:
             reply = loads(line)
         except ValueError as exc:
             self._stop("it wrote something that is not JSON")
-            raise BotFailure(f"answered {what} with a line that is not JSON: {_shown(line)} "
-                             f"({exc}); write exactly one JSON object per line on stdout, "
-                             f"and logs on stderr", kind="garbage") from None
+            raise BotFailure(f"answered {what} with {undecodable(line, exc)}: {_shown(line)}; "
+                             f"write exactly one JSON object per line on stdout, and logs on "
+                             f"stderr", kind="garbage") from None
         if not isinstance(reply, dict):
             self._stop("it wrote JSON that is not an object")
             raise BotFailure(f"answered {what} with {_shown(line)}, which is not a JSON object",
@@ -373,6 +402,8 @@ class SubprocessBot:
         scanned = 0
         while True:
             i = buf.find(b"\n", scanned)
+            if i > MAX_LINE_BYTES:  # a whole line that came at once is held to the limit too
+                self._flooded(what)
             if i >= 0:
                 line = bytes(buf[:i])
                 del buf[:i + 1]

@@ -193,6 +193,9 @@ class BotSpec:
 
     def handle(self, limits: Limits = Limits()):
         """A fresh ``BotHandle`` for one match."""
+        if self.kind == "human":  # a person at this terminal: its own limit, or none
+            from mallows.agents.human import HumanSeat
+            return HumanSeat(self.name, **self.params)
         if not self.isolated:
             try:
                 bot = self.cls(**self.params)
@@ -518,6 +521,8 @@ class Resolver:
                                  isolate)
         parsed = BotName.parse(name)
         base, params = parsed.plain, parsed.param_dict
+        if base == "human":  # a person at the terminal (mallows.agents.human), never a file
+            return human_spec(name, params)
         if parsed.version is not None:
             version = self.submission(parsed, isolate)
             assert version is not None  # NAME@N: found, or a BotError
@@ -597,6 +602,18 @@ def load_bot(name: str, isolate: bool | None = None, resolver: Resolver | None =
     """Resolve ``name`` with ``resolver`` (default: one without a database or a roster: the
     registry alone)."""
     return (resolver or Resolver()).load(name, isolate)
+
+
+def human_spec(name: str, params: dict) -> BotSpec:
+    """The ``human`` seat: a person answering at this process's terminal."""
+    from mallows.agents.human import HumanSeat
+    try:
+        HumanSeat(name, **params)  # its parameters, checked before the match
+    except (TypeError, ValueError) as exc:
+        raise BotError(f"bot {name!r}: {exc}") from None
+    return BotSpec(name=name, base="human", params=dict(params), kind="human",
+                   isolated=False, trusted=False, version="1", games=tuple(game_ids()),
+                   bot_name="human", source="a person at the terminal", origin="human")
 
 
 def require_sandbox(specs, limits: Limits) -> None:

@@ -252,10 +252,28 @@ def _sweep(base: str) -> None:
                 pass
             except OSError:
                 continue
+            _kill_members(os.path.join(base, name))
             try:
                 os.rmdir(os.path.join(base, name))  # fails, harmlessly, if still in use
             except OSError:
                 pass
+
+
+def _kill_members(folder: str) -> None:
+    """SIGKILL every process left in the cgroup ``folder`` of a platform that is gone: a bwrap
+    whose parent was killed at the wrong instant (between its clone and the child's
+    ``PR_SET_PDEATHSIG``) outlives it, blocked for ever, PID 1 of its own namespace; its
+    cgroup is how it is found (issue 26, item 10)."""
+    for _ in range(20):
+        pids = [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split() if p.isdigit()]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        time.sleep(0.01)
 
 
 def _read(path: str) -> str:
@@ -288,6 +306,9 @@ class BotCgroup:
         self.pidfd: int | None = None  # the same, as a pidfd: its end is awaited
         _remove_pending()
         self.name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
+        from mallows.agents import cgroup_reaper  # kills what a kill -9 would leave in them
+        cgroup_reaper.ensure([found[0] for found in map(_cgroup_base, ("pids", "memory"))
+                              if found is not None])
         shell = _shell()
         try:
             for controller, value in limits.items():

@@ -128,6 +128,8 @@ def code_of(spec) -> tuple[str, Snapshot | None]:
         ep = next((e for e in importlib.metadata.entry_points(group="mallows.bots")
                    if e.name == spec.base), None)
         return (entry_point_digest(ep) if ep is not None else ""), None
+    if spec.kind == "human":  # a person (mallows.agents.human): no code to fix
+        return "human", None
     root = Path(spec.cwd) if spec.kind == "subprocess" else Path(spec.target)
     snap = read_files(root, f"bot {spec.name!r}")
     return snap.digest, snap
@@ -257,11 +259,12 @@ def materialise(digest: str, files: dict[str, bytes]) -> Path:
         return folder
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
+    _sweep_partial(root)
     target = root / digest
     if target.exists():  # damaged or partial: replace it
         _make_writable(target)
         shutil.rmtree(target, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=root))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-{os.getpid()}-", dir=root))
     for rel, data in files.items():
         path = tmp / rel
         if ".." in Path(rel).parts or Path(rel).is_absolute():
@@ -279,6 +282,37 @@ def materialise(digest: str, files: dict[str, bytes]) -> Path:
         _make_writable(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
     return target
+
+
+def _sweep_partial(root: Path) -> None:
+    """Remove the read-only half-written snapshots (``.<digest>-<pid>-<random>``) of processes
+    that were killed while they wrote one (``bots submit`` under ``kill -9``); one of a name
+    without a pid (written before the pid was in the name) once it is an hour old."""
+    import time
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        parts = entry.name.split("-")
+        if not entry.name.startswith(".") or len(parts) < 2 or len(parts[0]) != 13:
+            continue
+        if len(parts) >= 3 and parts[1].isdigit():
+            try:
+                os.kill(int(parts[1]), 0)
+                continue  # its writer is alive
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+        else:
+            try:
+                if time.time() - entry.stat().st_mtime < 3600:
+                    continue
+            except OSError:
+                continue
+        _make_writable(entry)
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def _make_writable(folder: Path) -> None:

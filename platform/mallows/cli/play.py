@@ -44,7 +44,8 @@ def _rules_help() -> str:
 @user_errors
 def play(
     game: str = typer.Argument(..., help=f"The game: {' or '.join(game_ids())}."),
-    bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat)."),
+    bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat); "
+                                   "human: you play that seat at this terminal."),
     rules: Optional[str] = typer.Option(None, help=_rules_help()),
     option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
     seed: Optional[int] = typer.Option(None, help="Match seed: same seed, same bots, same match "
@@ -114,9 +115,13 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
     for name, spec in zip(names, specs):
         fail(name, spec, None)
     decide_sandbox(specs, limits)
-    result = play_match(game, options, chance.play_seed(seed),
-                        [s.handle(limits) for s in specs], names=[s.name for s in specs],
-                        chance=chance)
+    try:
+        result = play_match(game, options, chance.play_seed(seed),
+                            [s.handle(limits) for s in specs], names=[s.name for s in specs],
+                            chance=chance)
+    except KeyboardInterrupt:  # Ctrl-C (a person at a human seat, or anyone): a clean stop
+        typer.echo("\nmatch abandoned (interrupted): nothing recorded", err=True)
+        raise typer.Exit(130) from None
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 

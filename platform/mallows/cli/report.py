@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Optional
 
@@ -20,6 +20,8 @@ from mallows.errors import MallowsError
 from mallows.results.store import DEFAULT_DB
 
 DB_HELP = "SQLite database to read (never written)."
+#: Threads rendering ``serve``'s pages, each with its own read-only connection.
+PAGE_THREADS = 4
 
 
 def register(app: typer.Typer) -> None:
@@ -28,7 +30,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _store(db: Path):
+    from mallows.results.integrity import check_db_path
     from mallows.results.store import Store
+    check_db_path(db)  # a folder or a FIFO is named as such, not "no database"
     if not Path(db).is_file():
         raise MallowsError(f"no database at {db}: run a tournament first (mallows tournament "
                            f"run tournaments/demo.toml) or pass --db PATH")
@@ -58,36 +62,80 @@ def report(
 def serve(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this "
-                             "machine only; 0.0.0.0 opens it to the network)."),
-    port: int = typer.Option(8000, "--port", help="Port (0: any free port)."),
+                             "machine only; ::1 for IPv6; another address needs --public)."),
+    port: int = typer.Option(8000, "--port", help="Port, 1 to 65535 (0: any free port)."),
+    public: bool = typer.Option(False, "--public", help="Allow a --host beyond this machine "
+                                "(e.g. 0.0.0.0): the pages carry no authentication."),
     refresh: int = typer.Option(5, "--refresh", help="Seconds between reloads of a running "
                                 "tournament's pages."),
 ) -> None:
     """Serve the report's pages live from the database (read only): a running tournament's
     pages show its progress and reload themselves."""
+    from mallows.report.live import LiveBoards
+    from mallows.report.serving import (check_host, check_port, exposure_warning, make_server,
+                                        url_host)
     from mallows.report.site import CONTENT_TYPES, Site
 
+    check_port(port)
+    host = check_host(host, public)
     _store(db).close()  # a database that cannot be read is refused now, not at the first page
     # Each connection has a thread of its own (a client that sends nothing blocks nobody and is
-    # dropped after ``timeout``); the pages are rendered by one thread that owns the database
-    # connection (SQLite's connections stay in the thread that opened them).
+    # dropped after ``timeout``); the pages are rendered by PAGE_THREADS threads, each with its
+    # own database connection (SQLite's connections stay in the thread that opened them), so a
+    # slow page holds up no other; big leaderboards are computed in the background and shared
+    # (``report.live``).
     local = threading.local()
+    boards = LiveBoards(lambda: _store(db))
 
     def open_site() -> None:
-        local.site = Site(_store(db), live=True, refresh=max(1, refresh))
+        local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards)
 
-    renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mallows-pages",
+    renderer = ThreadPoolExecutor(max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages",
                                   initializer=open_site)
 
     def page(path: str):
         render = local.site.resolve(path)
         return render() if render is not None else None
 
+    from mallows.cli.play_web import PlayRoutes
+    play = PlayRoutes(db, host)  # the play page: its own routes, loopback only
+
     class Handler(BaseHTTPRequestHandler):
         timeout = 30  # seconds a connection may stay silent
 
+        def _answer(self, status: int, kind: str, data: bytes) -> None:
+            self.send_response(status)
+            if status == 303:
+                self.send_header("Location", kind)
+                kind = "text/plain; charset=utf-8"
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            path = self.path.split("?", 1)[0]
+            if not play.handles(path):
+                self._answer(405, "text/plain; charset=utf-8", b"only the play page takes posts")
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= 65536:
+                self._answer(413, "text/plain; charset=utf-8", b"request too large")
+                return
+            body = self.rfile.read(length)
+            self._answer(*play.post(path, body, self.headers.get("Content-Type") or "",
+                                    self.client_address[0], self.headers.get("Origin")))
+
         def do_GET(self):  # noqa: N802 (http.server's name)
             path = self.path.split("?", 1)[0].split("#", 1)[0]
+            if play.handles(path):
+                query = self.path.split("?", 1)[1] if "?" in self.path else ""
+                self._answer(*play.get(path, query.split("#", 1)[0], self.client_address[0]))
+                return
             try:
                 body = renderer.submit(page, path).result()
                 status = 200
@@ -108,12 +156,11 @@ def serve(
         def log_message(self, fmt, *args):  # one quiet line per request on stderr
             sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
 
-    try:
-        server = ThreadingHTTPServer((host, port), Handler)
-    except OSError as exc:
-        raise MallowsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}: choose "
-                           f"another --port (or --port 0 for any free one)") from None
-    url = f"http://{host}:{server.server_address[1]}/index.html"
+    server = make_server(host, port, Handler)
+    url = f"http://{url_host(host)}:{server.server_address[1]}/index.html"
+    warning = exposure_warning(host)
+    if warning:
+        typer.echo(warning, err=True)
     typer.echo(f"serving {db} at {url} (Ctrl-C to stop)", err=False)
     sys.stdout.flush()
     try:
@@ -121,5 +168,6 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        play.close()
         server.server_close()
         renderer.shutdown(wait=False, cancel_futures=True)

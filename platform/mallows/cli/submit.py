@@ -274,13 +274,22 @@ def delete(
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
 ) -> None:
     """Remove a tournament, its matches and ratings; recompute its game's leaderboard."""
-    from mallows.tournaments.run import ensure_ratings
+    from mallows.tournaments.lock import run_lock
 
     store = _open(db)
     row = store.tournament(name)
     if row is None:
         known = ", ".join(r["name"] for r in store.tournaments()) or "none"
         raise MallowsError(f"no tournament {name!r} in {db} (tournaments: {known})")
+    # the run lock: a tournament being run is not deleted (the message names the run), and no
+    # run starts while it is being deleted
+    with run_lock(db, name, doing="delete"):
+        _delete(store, db, name, row, yes)
+
+
+def _delete(store, db: Path, name: str, row: dict, yes: bool) -> None:
+    from mallows.tournaments.run import ensure_ratings
+
     count = store.count_matches(name)
     if not yes and not typer.confirm(f"delete tournament {name!r} ({row['game']}, {count} "
                                      f"stored matches) and its ratings from {db}?"):
@@ -297,4 +306,6 @@ def register(app: typer.Typer) -> None:
     bots_app.command("submit")(user_errors(submit))
     bots_app.command("show")(user_errors(show))
     bots_app.command("withdraw")(user_errors(withdraw))
+    from mallows.cli import new as _new  # ``bots new``: its own module
+    _new.register(bots_app)
     tournament_app.command("delete")(user_errors(delete))

@@ -99,7 +99,9 @@ def _print_board(title: str, rows: list[dict], places: dict | None = None) -> No
 def _places(store: Store, scope: str, name: str) -> dict:
     from mallows.results.stats import place_stats
 
-    return place_stats(store.results(**{"tournament" if scope == "tournament" else "game": name}))
+    if scope == "tournament":
+        return place_stats(store.results(tournament=name))
+    return place_stats(store.results(game=name))
 
 
 def _json_row(r: dict) -> dict:
@@ -199,6 +201,11 @@ def run(
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     from mallows.tournaments.secrecy import parse_key
     given = parse_key(key) if key is not None else None
+    if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
+        if workers not in (None, 1) or address is not None:
+            raise MallowsError("a human seat plays at this terminal: run the tournament with "
+                               "--workers 1 and no --address")
+        workers, quiet = 1, True  # in this process; no progress bar over the prompts
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
@@ -474,6 +481,9 @@ def ratings(
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown."),
     latest: bool = typer.Option(False, "--latest", help="Only each submitted bot's newest "
                                 "version (NAME@N with the highest N)."),
+    humans: bool = typer.Option(False, "--humans", help="Game leaderboards with the matches "
+                                "people played (human seats) too; by default they are the "
+                                "bots'."),
 ) -> None:
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
@@ -497,6 +507,13 @@ def ratings(
                                    f"{', '.join(games) or 'none'}): check --game")
             games = [game]
         for g in games:
+            if humans:  # people's matches counted too: computed here, never stored
+                from mallows.results.stats import place_stats
+                from mallows.tournaments.run import game_board_with_humans
+                boards.append((f"{g} (all tournaments, people too)",
+                               game_board_with_humans(store, g),
+                               place_stats(store.results(game=g, humans=True))))
+                continue
             boards.append((f"{g} (all tournaments)", _board(store, "game", g),
                            _places(store, "game", g)))
     if latest:
@@ -544,15 +561,15 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
         if not path.is_file():
             raise MallowsError(f"no record file {match}: give a record file or a match id "
                                f"such as demo/0")
+        from mallows.tournaments.record_format import parse_record
         try:
-            record = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise MallowsError(f"{match} is not a match record (JSON): {exc}") from None
-        if not isinstance(record, dict) or not isinstance(record.get("events"), list) \
-                or not isinstance(record.get("players"), list):
-            raise MallowsError(f"{match} is JSON but not a match record: a record has "
-                               f"'game', 'players', 'events' and 'result' (platform.md)")
-        return path.name, record
+            text = path.read_bytes()
+        except OSError as exc:
+            raise MallowsError(f"cannot read {match} ({exc.strerror or exc}): give a record "
+                               f"file you can read") from None
+        # checked against the record format: the first thing wrong is named, nothing below
+        # meets a value of the wrong type
+        return path.name, parse_record(text, match)
     store = _open_readonly(db)
     row = store.match(match)
     if row is None:
@@ -573,6 +590,10 @@ def export(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     tournament: Optional[str] = typer.Option(None, "--tournament",
                                              help="One tournament's matches (default: all)."),
+    trajectories: bool = typer.Option(False, "--trajectories", help="One line per decision "
+                                      "instead, for offline learning: the seat's observation "
+                                      "as its encoder's vector, the legal-action mask, the "
+                                      "action numbers, the reward (docs/play-and-train.md)."),
 ) -> None:
     """Every stored match as JSON lines (one object per match, in schedule order): its place
     in the schedule, players, ranks, forfeits, seed and the full record, for other tools."""
@@ -583,6 +604,11 @@ def export(
                            f"check the name with mallows tournament list")
     out = sys.stdout
     for row in store.export(tournament):
+        if trajectories:
+            from mallows.interop.trajectories import trajectory_rows
+            for step in trajectory_rows(row["id"], json.loads(row["record"])):
+                out.write(json.dumps(step, separators=(",", ":")) + "\n")
+            continue
         line = {"id": row["id"], "tournament": row["tournament"], "index": row["idx"],
                 "game": row["game"], "table": row["tbl"], "rotation": row["rotation"],
                 "deal": row["deal"], "seed": row["seed"], "players": json.loads(row["players"]),

@@ -39,14 +39,20 @@ def replay_lines(match_id: str, record: Mapping) -> list[str]:
         if e.get("type") == "forfeit":
             lines.append(f"  {seat_label(record, e.get('seat'))} FORFEITS: {e.get('reason')}")
             continue
-        told = module.describe_event(record, e) if module is not None else None
+        try:
+            told = module.describe_event(record, e) if module is not None else None
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            told = None  # an event the game cannot put in words: as recorded
         lines.extend(told if told is not None else ["  " + json.dumps(e)])
     result = record.get("result", {})
     lines.append("result:")
     ranks = result.get("ranks", [])
     forfeits = result.get("forfeits") or []
     for s in sorted(range(len(ranks)), key=lambda s: (ranks[s], s)):
-        extra = list(module.describe_result(record, s)) if module is not None else []
+        try:
+            extra = list(module.describe_result(record, s)) if module is not None else []
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            extra = []
         if s < len(forfeits) and forfeits[s]:
             extra.append("forfeited")
         lines.append(f"  place {ranks[s] + 1}: {seat_label(record, s)}"

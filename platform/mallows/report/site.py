@@ -4,6 +4,7 @@ Paths (all links relative, so the written folder opens from the file system):
 ``index.html``; ``t/<tournament slug>.html`` (leaderboard, head-to-head, progression, matches);
 ``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html`` (with the bot's
 submitted versions, each linked to its own page);
+``t/<tournament slug>/<n>.html`` (page n >= 1 of its match list, ``MATCHES_PER_PAGE`` a page);
 ``m/<tournament slug>/<index>.html`` (a match replay); ``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
@@ -30,6 +31,9 @@ from mallows.results.interface import ResultStore
 from mallows.safetext import brief
 
 STATIC = ("style.css", "sort.js", "replay.js")
+#: Matches listed on one page of a tournament's match list (its first page is the
+#: tournament's own page): a page stays small for any number of matches.
+MATCHES_PER_PAGE = 500
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
                  ".js": "text/javascript; charset=utf-8"}
 
@@ -83,9 +87,11 @@ class Site:
     """Pages of one store. ``tournament`` / ``game`` narrow the site to one tournament or to one
     game's tournaments; ``live`` pages (``mallows serve``) refresh while a tournament runs."""
 
-    def __init__(self, store: ResultStore, tournament: str | None = None, game: str | None = None,
-                 live: bool = False, refresh: int = 5):
+    def __init__(self, store: ResultStore, tournament: str | None = None,
+                 game: str | None = None, live: bool = False, refresh: int = 5,
+                 boards=None):
         self.store, self.live, self.refresh = store, live, refresh
+        self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
         self.env = _env()
         self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
         self.only, self.game = tournament, game
@@ -115,8 +121,20 @@ class Site:
         return [] if self.only else sorted({t["game"] for t in self.tournaments()})
 
     def board(self, scope: str, name: str) -> data.Board:
+        return self._board_and_charts(scope, name)[0]
+
+    def _charts(self, b: data.Board) -> tuple:
+        from mallows.report.plots import heatmap_svg, progression_svg
+        return heatmap_svg(b, data.slug(b.name)), progression_svg(b, data.slug(b.name))
+
+    def _board_and_charts(self, scope: str, name: str) -> tuple[data.Board, tuple | None]:
         count = (self.store.count_matches(name) if scope == "tournament"
                  else self.store.count_game_matches(name))
+        if self.live_boards is not None:  # serve: big boards in the background
+            return self.live_boards.get(self.store, scope, name, count, self._charts)
+        return self._board(scope, name, count), None
+
+    def _board(self, scope: str, name: str, count: int) -> data.Board:
         cached = self._boards.get((scope, name))
         if cached is None or cached[0] != count:
             cached = (count, data.board(self.store, scope, name))
@@ -148,13 +166,33 @@ class Site:
                           games=self.games(), bots=self.bots(), running=running)
 
     def board_page(self, scope: str, name: str) -> str:
-        from mallows.report.plots import heatmap_svg, progression_svg
-        b = self.board(scope, name)
-        matches = self.store.match_summaries(name) if scope == "tournament" else None
-        return self._page("board.html", 1, title=name, board=b, matches=matches,
-                          heatmap=heatmap_svg(b, data.slug(name)),
-                          progression=progression_svg(b, data.slug(name)),
-                          running=not b.complete)
+        b, charts = self._board_and_charts(scope, name)
+        if charts is None:
+            charts = (None, None) if getattr(b, "partial", False) else self._charts(b)
+        matches, pages = None, None
+        if scope == "tournament":  # the first page of the match list; the rest: matches_page
+            matches, pages = self._match_list(name, 0)
+        return self._page("board.html", 1, title=name, board=b, matches=matches, pages=pages,
+                          heatmap=charts[0], progression=charts[1],
+                          partial=getattr(b, "partial", False),
+                          running=not b.complete or getattr(b, "partial", False))
+
+    def _match_list(self, name: str, page: int) -> tuple[list[dict], dict]:
+        total = self.store.count_matches(name)
+        count = max(1, -(-total // MATCHES_PER_PAGE))
+        matches = self.store.match_summaries(name, page * MATCHES_PER_PAGE, MATCHES_PER_PAGE)
+        first = page * MATCHES_PER_PAGE
+        return matches, {"page": page, "count": count, "total": total, "first": first + 1,
+                         "last": first + len(matches), "slug": data.slug(name)}
+
+    def matches_page(self, name: str, page: int) -> str | None:
+        """Page ``page`` (from 1) of a tournament's match list: ``MATCHES_PER_PAGE`` a page,
+        so a page stays small however many matches the tournament has."""
+        matches, pages = self._match_list(name, page)
+        if page < 1 or page >= pages["count"]:
+            return None
+        return self._page("matches.html", 2, title=f"{name}: matches", name=name,
+                          matches=matches, pages=pages)
 
     def bot_page(self, bot: str) -> str:
         boards, forfeits = [], []
@@ -245,6 +283,9 @@ class Site:
         for bot in self.bots():
             yield f"b/{data.slug(bot)}.html"
         for name in self.names:
+            for page in range(1, -(-self.store.count_matches(name) // MATCHES_PER_PAGE)):
+                yield f"t/{data.slug(name)}/{page}.html"
+        for name in self.names:
             for m in self.store.match_summaries(name):
                 yield f"m/{data.slug(name)}/{m['idx']}.html"
         for f in STATIC:
@@ -271,6 +312,13 @@ class Site:
             if parts[0] == "b":
                 bot = next((b for b in self.bots() if data.slug(b) == key), None)
                 return None if bot is None else (lambda: self.bot_page(bot))
+        if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
+                and parts[2][:-5].isdigit():
+            listed = next((n for n in self.names if data.slug(n) == parts[1]), None)
+            page = int(parts[2][:-5])
+            if listed is None:
+                return None
+            return lambda: self.matches_page(listed, page)
         if len(parts) == 3 and parts[0] == "m" and parts[2].endswith(".html"):
             name = next((n for n in self.names if data.slug(n) == parts[1]), None)
             idx = parts[2][:-5]
@@ -279,11 +327,13 @@ class Site:
         return None
 
     def write(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
-        """Write every page under ``out`` (created; pages already there are replaced).
-        Returns the number of files written."""
-        out = Path(out)
-        if out.exists() and not out.is_dir():
-            raise MallowsError(f"-o {out} is a file: give a folder for the site")
+        """Write every page into a new folder beside ``out`` and move it into place whole
+        (``publish``: a killed report leaves the old site; pages no longer in the database
+        are gone). Returns the number of files written."""
+        from mallows.report.publish import publish
+        return publish(Path(out), lambda folder: self._write_pages(folder, on_page))
+
+    def _write_pages(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
         count = 0
         for path in self.paths():
             page = self.resolve(path)

@@ -23,6 +23,7 @@ import hashlib
 import inspect
 import json
 import os
+import stat
 from pathlib import Path
 
 from mallows.errors import DatabaseError
@@ -33,6 +34,64 @@ RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db 
 READ_ONLY = ("the file or its disk is read-only. Commands that only read (tournament list, "
              "tournament show, ratings, replay, db check) work there; to run a tournament copy "
              "the file to a writable disk and pass --db")
+
+
+#: The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KERNEL_FILES = ("/proc", "/sys", "/dev")
+
+
+def check_db_path(path: Path | str) -> None:
+    """Refuse at once a ``--db`` that is neither a regular file nor a path to create: a folder,
+    a FIFO (opening one would block forever), a device (``/dev/null`` would read as an empty
+    database), a kernel file under ``/proc`` or ``/sys``, a regular file that is not SQLite, or
+    a path whose folder is a file. Never opens anything but a regular file (for its header)."""
+    where = str(path)
+    fix = "give the path of a mallows database file with --db, or a new file name to start one"
+    try:
+        st = os.stat(path)  # follows symlinks: what SQLite would open
+    except FileNotFoundError:
+        parent = Path(os.path.abspath(path)).parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if parent.exists() and not parent.is_dir():
+            raise DatabaseError(f"--db {where}: {parent} is a file, not a folder: {fix}") from None
+        if _kernel(os.path.realpath(parent)):
+            raise DatabaseError(f"--db {where} is in a folder of the kernel ({parent}), where "
+                                f"no database can be made: {fix}") from None
+        return  # a path to create
+    except NotADirectoryError:
+        raise DatabaseError(f"--db {where}: a part of its path is a file, not a folder: "
+                            f"{fix}") from None
+    except OSError as exc:
+        raise explain(path, exc) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise DatabaseError(f"--db {where} is a folder, not a database file: {fix} (for "
+                            f"example {Path(where) / 'mallows.db'})")
+    for test, kind in _KINDS:
+        if test(st.st_mode):
+            raise DatabaseError(f"--db {where} is {kind}, not a database file: {fix}")
+    real = os.path.realpath(path)
+    if _kernel(real):
+        raise DatabaseError(f"--db {where} is a file of the kernel ({real}), not a database "
+                            f"file: {fix}")
+    if st.st_size == 0:
+        return  # an empty file: SQLite makes it a new database
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise explain(path, exc) from None
+    if head != SQLITE_HEADER[:len(head)] or len(head) < len(SQLITE_HEADER):
+        raise DatabaseError(f"{where} is not an SQLite database (it does not start with "
+                            f"SQLite's header): {fix}; if it was one, "
+                            + RESTORE.format(path=where))
+
+
+def _kernel(real: str) -> bool:
+    return any(real == top or real.startswith(top + "/") for top in _KERNEL_FILES)
 
 
 def record_digest(record: str | bytes, players: str, ranks: str) -> str:

@@ -85,9 +85,10 @@ class ResultStore(Protocol):
         one at once (safe to consume while the missing ones are being stored)."""
     def count_matches(self, tournament: str) -> int: ...
     def count_game_matches(self, game: str) -> int: ...
-    def results(self, tournament: str | None = None, game: str | None = None
-                ) -> Iterator[Result]:
-        """(players, ranks) in rating order: tournaments by creation, matches by index."""
+    def results(self, tournament: str | None = None, game: str | None = None,
+                humans: bool = False) -> Iterator[Result]:
+        """(players, ranks) in rating order: tournaments by creation, matches by index; a
+        game's (no ``tournament``) without the matches people played unless ``humans``."""
     def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]: ...
     def match(self, match_id: str) -> dict | None:
         """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON
@@ -102,9 +103,11 @@ class ResultStore(Protocol):
         """What is damaged in the store (empty: nothing), for ``mallows db check``."""
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
-    def match_summaries(self, tournament: str) -> list[dict]:
-        """Every stored match of ``tournament`` by index, without its record: id, idx,
-        players and ranks (lists), forfeits (a count), seconds."""
+    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
+                        ) -> list[dict]:
+        """Every stored match of ``tournament`` by index (or ``limit`` of them from the
+        ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits (a
+        count), seconds."""
     def records(self, tournament: str, only_forfeits: bool = False
                 ) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""

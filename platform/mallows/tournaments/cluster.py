@@ -221,7 +221,11 @@ class RayExecutor(Executor):
         dead = (self.ray.exceptions.LocalRayletDiedError, self.ray.exceptions.RaySystemError)
         try:
             yield from self._run_batches(jobs, expected)
-        except dead as exc:
+        except (*dead, OSError) as exc:
+            # Ray's core reports a raylet gone under ray.wait as a bare OSError ("Connection
+            # reset by peer"); any other OSError is not Ray's and goes on
+            if isinstance(exc, OSError) and not _connection_lost(exc):
+                raise
             where = f"the Ray cluster at {self.address}" if self.address else "the local Ray"
             raise ExecutorError(
                 f"{where} stopped under this run ({_first_line(exc)}): the finished matches "
@@ -338,6 +342,14 @@ def _no_dashboard_server() -> Iterator[None]:
         yield
     finally:
         node.Node.start_api_server = original  # type: ignore[method-assign]
+
+
+def _connection_lost(exc: OSError) -> bool:
+    """Whether ``exc`` says a connection to a Ray process went away."""
+    text = str(exc).lower()
+    return isinstance(exc, ConnectionError) or any(
+        w in text for w in ("connection reset", "connection refused", "broken pipe",
+                            "socket closed", "end of file"))
 
 
 def _first_line(exc: BaseException) -> str:

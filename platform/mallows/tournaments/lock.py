@@ -10,13 +10,22 @@ The kernel drops the lock when its holder dies in any way (``kill -9`` included)
 never stale: a file left behind by a killed run is simply taken by the next one. The holder
 deletes the file when it finishes; a process that opened the file just before it was deleted
 notices (the path no longer names the file it locked) and starts again.
+
+The lock belongs to the database file, not to the path the user typed: its file sits beside
+the database's real path (symlinks resolved), so a symlink to the same database, or a path
+through a symlinked folder, finds the same lock. ``tournament delete`` takes the same lock
+(``doing="delete"``), so a running tournament cannot be deleted under its run, and a run cannot
+start while its tournament is being deleted. The lock file says who holds it: pid, host and
+start time.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Iterator
@@ -25,20 +34,28 @@ from mallows.errors import TournamentBusy
 
 
 def lock_path(db: str | Path, name: str) -> Path:
-    db = Path(db)
-    return db.with_name(f"{db.name}-{name}.lock")
+    """The lock file of tournament ``name``: beside the database's real file (symlinks
+    resolved, so every path to one database names one lock)."""
+    real = Path(os.path.realpath(db))
+    return real.with_name(f"{real.name}-{name}.lock")
 
 
 @contextlib.contextmanager
-def run_lock(db: str | Path, name: str) -> Iterator[Path]:
-    """Hold the lock of tournament ``name`` on database ``db`` for the ``with`` block."""
+def run_lock(db: str | Path, name: str, doing: str = "run") -> Iterator[Path]:
+    """Hold the lock of tournament ``name`` on database ``db`` for the ``with`` block.
+    ``doing`` ("run" or "delete") words the message when another process holds it."""
     from mallows.results.integrity import explain
 
     path = lock_path(db, name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = _acquire(path, db, name)
+        fd = _acquire(path, db, name, doing)
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise TournamentBusy(
+                f"the name of tournament {name[:60]!r}{'...' if len(name) > 60 else ''} is "
+                f"too long ({len(name.encode())} bytes) for its lock file beside {db} (a file "
+                f"name holds at most 255 bytes): give the tournament a shorter name") from None
         raise explain(db, exc) from None
     try:
         yield path
@@ -49,7 +66,19 @@ def run_lock(db: str | Path, name: str) -> Iterator[Path]:
         os.close(fd)
 
 
-def _acquire(path: Path, db, name: str) -> int:
+def _busy(db, name: str, holder: str, doing: str) -> TournamentBusy:
+    who = f"by another process ({holder})" if holder else "by another process"
+    if doing == "delete":
+        return TournamentBusy(
+            f"tournament {name!r} is being run on {db} {who}: it cannot be deleted while it "
+            f"runs; stop that run (Ctrl-C, or kill the pid), then delete it")
+    return TournamentBusy(
+        f"tournament {name!r} is being run on {db} {who}: wait for it to finish (mallows "
+        f"tournament list --db {db} shows its progress), or stop it and rerun this "
+        f"command to resume; a different tournament can run beside it")
+
+
+def _acquire(path: Path, db, name: str, doing: str = "run") -> int:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -57,18 +86,15 @@ def _acquire(path: Path, db, name: str) -> int:
         except BlockingIOError:
             holder = _read(fd)
             os.close(fd)
-            raise TournamentBusy(
-                f"tournament {name!r} is being run on {db} by another process"
-                + (f" ({holder})" if holder else "") + ": wait for it to finish (mallows "
-                f"tournament list --db {db} shows its progress), or stop it and rerun this "
-                f"command to resume; a different tournament can run beside it") from None
+            raise _busy(db, name, holder, doing) from None
         except BaseException:
             os.close(fd)
             raise
         if _same_file(fd, path):  # not deleted by a finishing holder in between
             os.ftruncate(fd, 0)
-            os.write(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}"
-                     .encode())
+            what = "deleting" if doing == "delete" else "running"
+            os.write(fd, f"pid {os.getpid()}, host {socket.gethostname()}, {what} since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}".encode())
             return fd
         os.close(fd)
 

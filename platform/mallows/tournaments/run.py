@@ -184,7 +184,9 @@ def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     rows = _tournament_rows(store, name)[1] if rows is None else played(rows)
     _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
-    if game_count == count and params == RATING_SYSTEM.defaults():
+    if (game_count == count and params == RATING_SYSTEM.defaults()
+            and not any(r.bot == "human" or r.bot.startswith("human:") for r in rows)):
+        # (a person's matches stay off the game's board: store.results(game=...) leaves them)
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
         game_rows = leaderboard(store.results(game=game))
@@ -201,6 +203,14 @@ def ensure_ratings(store: ResultStore, scope: str, name: str) -> None:
     else:
         _save(store, "game", name, name, leaderboard(store.results(game=name)),
               store.count_game_matches(name))
+
+
+def game_board_with_humans(store: ResultStore, game: str) -> list[dict]:
+    """A game's leaderboard with the matches people played (``human`` seats) counted too,
+    computed in memory (the stored game boards are the bots')."""
+    rows = leaderboard(store.results(game=game, humans=True))
+    return [{**RATING_SYSTEM.row_dict(r), "scope": "game", "name": game, "game": game,
+             "updated": None} for r in rows]
 
 
 def board(store: ResultStore, scope: str, name: str) -> list[dict]:

@@ -422,6 +422,8 @@ def load_tournament(path: str | Path) -> Tournament:
                               f"ones are in tournaments/)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TournamentError(f"cannot read {str(path)!r}: {exc}") from None
+    if text.startswith("\ufeff"):  # a byte-order mark (some Windows editors write one)
+        text = text[1:]               # is not TOML, but nothing else is wrong: read past it
     try:
         data = tomllib.loads(text)
     except RecursionError:

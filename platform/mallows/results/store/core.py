@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 import sqlite_utils
 
 from mallows.results import codec
-from mallows.results.integrity import DatabaseError, guard, record_digest
+from mallows.results.integrity import DatabaseError, check_db_path, guard, record_digest
 from mallows.results.interface import MatchRow
 from mallows.results.store import schema
 from mallows.results.store.reading import Reading
@@ -69,9 +69,7 @@ class Store:
         self._codecs: dict[int, codec.Codec] = {}   # by number: decoders and encoders
         self._encoders: dict[str, codec.Codec] = {}  # by game: the codec new records get
         self._untrained: dict[str, int] = {}         # by game: records since a training try
-        if self.path.exists() and self.path.is_dir():
-            raise StorageError(f"--db {str(self.path)!r} is a folder: give a file path, "
-                               f"e.g. results/mallows.db")
+        check_db_path(self.path)  # a folder, FIFO, device, kernel file: refused before opening
         if readonly:
             self.db = sqlite_utils.Database(_connect_readonly(self.path))
             self.db.execute("PRAGMA busy_timeout = 30000")
@@ -270,6 +268,24 @@ class Store:
                 self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:game:{row['game']}"])
         return row["game"]
 
+    def orphans(self) -> dict[str, int]:
+        """Stored matches whose tournament is gone, counted by the tournament they name (a
+        file written by an older mallows, whose delete could race a run)."""
+        return dict(self.db.execute(
+            "SELECT tournament, COUNT(*) FROM matches WHERE tournament NOT IN "
+            "(SELECT name FROM tournaments) GROUP BY tournament ORDER BY tournament").fetchall())
+
+    def remove_orphans(self) -> int:
+        """Delete the matches (and pins) of tournaments that are gone; return how many
+        matches."""
+        self._writable()
+        with self.db.conn:
+            gone = self.db.execute("DELETE FROM matches WHERE tournament NOT IN "
+                                   "(SELECT name FROM tournaments)").rowcount
+            self.db.execute("DELETE FROM pins WHERE tournament NOT IN "
+                            "(SELECT name FROM tournaments)")
+        return gone
+
     # -- matches ------------------------------------------------------------------------------
     def done_indices(self, tournament: str) -> set[int]:
         """Every stored index at once (small tournaments; runs use ``missing_indices``)."""
@@ -314,6 +330,12 @@ class Store:
             values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number)
                           + v[_RECORD_AT + 1:])
         with self.db.conn:
+            for name in {r.tournament for r in rows}:  # never a match without its tournament
+                if not self.db.execute("SELECT 1 FROM tournaments WHERE name = ?",
+                                       [name]).fetchone():
+                    raise StorageError(
+                        f"tournament {name!r} is no longer in {self.path} (deleted while it "
+                        f"ran?): its matches are not stored; run it again to start it anew")
             self.db.conn.executemany(_INSERT_MATCH, values)
         for r in rows:
             if self._encoders[r.game].number == codec.NO_DICT:
@@ -367,9 +389,9 @@ class Store:
                                f"database is damaged") from None
 
     # -- reading (``reading.Reading``) --------------------------------------------------------
-    def results(self, tournament: str | None = None, game: str | None = None
-                ) -> Iterator[tuple[list[str], list[int]]]:
-        return self.reading.results(tournament, game)
+    def results(self, tournament: str | None = None, game: str | None = None,
+                humans: bool = False) -> Iterator[tuple[list[str], list[int]]]:
+        return self.reading.results(tournament, game, humans)
 
     def indexed_results(self, tournament: str, chunk: int = 20000
                         ) -> Iterator[tuple[int, list[str], list[int]]]:
@@ -406,8 +428,9 @@ class Store:
     def ratings(self, scope: str, name: str) -> list[dict]:
         return self.reading.ratings(scope, name)
 
-    def match_summaries(self, tournament: str) -> list[dict]:
-        return self.reading.match_summaries(tournament)
+    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
+                        ) -> list[dict]:
+        return self.reading.match_summaries(tournament, offset, limit)
 
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         return self.reading.records(tournament, only_forfeits)

@@ -54,9 +54,12 @@ class Reading:
     def count_matches(self, tournament: str) -> int:
         return self.store.count_matches(tournament)
 
-    def results(self, tournament: str | None = None, game: str | None = None
-                ) -> Iterator[tuple[list[str], list[int]]]:
-        """(players, ranks) in rating order: tournaments by creation, matches by index."""
+    def results(self, tournament: str | None = None, game: str | None = None,
+                humans: bool = False) -> Iterator[tuple[list[str], list[int]]]:
+        """(players, ranks) in rating order: tournaments by creation, matches by index. A
+        game's results (no ``tournament``) leave out matches with a person at a seat (a
+        player ``human``: the play page, a human league) unless ``humans``: the bots' game
+        leaderboards are of bots."""
         where, args = [], []
         if tournament is not None:
             where.append("m.tournament = ?")
@@ -67,8 +70,12 @@ class Reading:
         sql = ("SELECT m.players, m.ranks FROM matches m JOIN tournaments t "
                "ON t.name = m.tournament" + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY t.rowid, m.idx")
+        bots_only = tournament is None and not humans
         for players, ranks in self.db.execute(sql, args):
-            yield json.loads(players), json.loads(ranks)
+            names = json.loads(players)
+            if bots_only and any(n == "human" or n.startswith("human:") for n in names):
+                continue
+            yield names, json.loads(ranks)
 
     def indexed_results(self, tournament: str, chunk: int = 20000
                         ) -> Iterator[tuple[int, list[str], list[int]]]:
@@ -200,13 +207,16 @@ class Reading:
             "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]))
 
     # -- reading for reports (no writes) ------------------------------------------------------
-    def match_summaries(self, tournament: str) -> list[dict]:
-        """Every stored match of ``tournament`` in schedule order, without its record: id,
-        idx, players and ranks (lists), forfeits (a count), seconds."""
+    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
+                        ) -> list[dict]:
+        """Every stored match of ``tournament`` in schedule order (or ``limit`` of them from
+        the ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits
+        (a count), seconds."""
         out = []
         for mid, idx, players, ranks, forfeits, seconds in self.db.execute(
                 "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
-                "WHERE tournament = ? ORDER BY idx", [tournament]):
+                "WHERE tournament = ? ORDER BY idx LIMIT ? OFFSET ?",
+                [tournament, -1 if limit is None else limit, offset]):
             out.append({"id": mid, "idx": idx, "players": json.loads(players),
                         "ranks": json.loads(ranks), "forfeits": forfeits, "seconds": seconds})
         return out

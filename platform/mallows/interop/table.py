@@ -1,0 +1,164 @@
+"""One match of a registered game seen as vectors and action numbers: what the PettingZoo
+environments and the OpenSpiel games both drive.
+
+Owns ``Table``: a game's engine state on seeded chance, the seat whose decision it is, each
+seat's observation as its encoder's vector, the legal action numbers as a mask, and taking one
+action number (Arschmallows' multi-slot actions take several, see
+``mallows.games.arschmallows.encoding``). Nothing is re-implemented: legality, chance and
+the result are the engine's own, and a seat is shown only its own observation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from mallows.errors import GameConfigError
+from mallows.games import get_game
+from mallows.games.arschmallows.encoding import Encoding, Steps
+from mallows.games.base import SeededChance
+from mallows.games.take4 import encoding as take4_encoding
+from mallows.interop.rewards import place_reward
+
+GAMES = ("arschmallows", "take4")
+
+
+class Codec:
+    """A game's encoder behind one interface: ``size``, ``actions``, ``vector``, ``mask``,
+    ``take`` (a number -> the protocol action, or None while the decision goes on)."""
+
+    size: int
+    actions: int
+    low: float
+
+    def vector(self, observation: Mapping, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def mask(self, observation: Mapping, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def take(self, observation: Mapping, seat: int, number: int) -> dict | None:
+        raise NotImplementedError
+
+    def describe(self, number: int) -> str:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        pass
+
+
+class Take4Codec(Codec):
+    def __init__(self, players: int):
+        e = take4_encoding
+        self.size, self.actions, self.low = e.SIZE, e.ACTIONS, 0.0
+
+    def vector(self, observation, seat):
+        return take4_encoding.encode(observation)
+
+    def mask(self, observation, seat):
+        return take4_encoding.action_mask(observation)
+
+    def take(self, observation, seat, number):
+        action = take4_encoding.action_of(number)
+        if not take4_encoding.action_mask(observation)[number]:
+            raise ValueError(f"position {number + 1} cannot be picked now")
+        return action
+
+    def describe(self, number):
+        return f"pick position {number + 1}"
+
+
+class ArschmallowsCodec(Codec):
+    def __init__(self, players: int, slots: int):
+        self.encoding = Encoding(slots)
+        self.steps = [Steps(self.encoding) for _ in range(players)]
+        self.size, self.actions, self.low = self.encoding.size, self.encoding.actions, -1.0
+
+    def vector(self, observation, seat):
+        return self.encoding.encode(observation, self.steps[seat])
+
+    def mask(self, observation, seat):
+        return self.steps[seat].mask(observation)
+
+    def take(self, observation, seat, number):
+        return self.steps[seat].step(observation, number)
+
+    def describe(self, number):
+        return self.encoding.describe(number)
+
+    def reset(self):
+        for s in self.steps:
+            s.reset()
+
+
+class Table:
+    """A match of ``game`` for ``players`` seats (rule set ``rules``, option ``options``)."""
+
+    def __init__(self, game: str, players: int, rules: str | None = None,
+                 options: Mapping[str, Any] | None = None, slots: int = 24):
+        if game not in GAMES:
+            raise GameConfigError(f"no environment for game {game!r}: the environments are "
+                                  f"{', '.join(GAMES)}")
+        self.game = game
+        self.module = get_game(game)
+        if not self.module.MIN_PLAYERS <= players <= self.module.MAX_PLAYERS:
+            raise GameConfigError(f"{game} is for {self.module.MIN_PLAYERS} to "
+                                  f"{self.module.MAX_PLAYERS} players, got {players}")
+        self.players = players
+        self.options = self.module.make_options(rules, dict(options or {}))
+        self.codec: Codec = Take4Codec(players) if game == "take4" \
+            else ArschmallowsCodec(players, slots)
+        self.state: Any = None
+        self._obs: dict[int, dict] = {}
+
+    def new(self, seed: int) -> None:
+        """Start a new match on seed ``seed`` (the same seed deals the same cards as
+        ``mallows play --seed``)."""
+        self.state = self.module.new_state(self.options, self.players, SeededChance(int(seed)))
+        self.codec.reset()
+        self._obs = {}
+
+    def observation(self, seat: int) -> dict:
+        """The protocol observation of ``seat`` now (cached until the next action)."""
+        obs = self._obs.get(seat)
+        if obs is None:
+            obs = self._obs[seat] = self.state.observation(seat)
+        return obs
+
+    def current(self) -> int | None:
+        """The seat whose decision it is (Take4: the first seat still to pick this round)."""
+        if self.state.is_terminal():
+            return None
+        return self.state.to_move()[0]
+
+    def terminal(self) -> bool:
+        return bool(self.state.is_terminal())
+
+    def vector(self, seat: int) -> np.ndarray:
+        return self.codec.vector(self.observation(seat), seat)
+
+    def mask(self, seat: int) -> np.ndarray:
+        if seat not in self.state.to_move():
+            return np.zeros(self.codec.actions, dtype=np.int8)
+        return self.codec.mask(self.observation(seat), seat)
+
+    def act(self, seat: int, number: int) -> dict | None:
+        """Take action number ``number`` for ``seat``: the protocol action applied, or None
+        (a step of a multi-slot decision). An illegal number is a ``ValueError``."""
+        if seat not in self.state.to_move():
+            raise ValueError(f"seat {seat} is not to move")
+        action = self.codec.take(self.observation(seat), seat, int(number))
+        if action is not None:
+            self.state.apply(seat, action)
+            self._obs = {}
+        return action
+
+    def rewards(self) -> list[float]:
+        """Every seat's reward: its place's (``rewards.place_reward``) once the match is over,
+        else 0."""
+        if not self.terminal():
+            return [0.0] * self.players
+        ranks = self.state.result([None] * self.players)["ranks"]
+        return [place_reward(ranks, s) for s in range(self.players)]

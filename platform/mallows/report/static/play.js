@@ -1,0 +1,116 @@
+// The play page: asks the server for the person's seat's view (its table as one replay frame
+// and the legal actions in words), draws the table with replay.js, and sends the chosen
+// action. No game rule lives here: the server checks every answer.
+(function () {
+  "use strict";
+  var session = JSON.parse(document.getElementById("session").textContent);
+  var statusEl = document.getElementById("status");
+  var actionsEl = document.getElementById("actions");
+  var resultEl = document.getElementById("result");
+  var decision = -1;
+  var replayLoaded = false;
+
+  function draw(frame) {
+    var framesEl = document.getElementById("frames");
+    if (!replayLoaded) {
+      framesEl.textContent = JSON.stringify([frame]);
+      var s = document.createElement("script");
+      s.src = "/static/replay.js";
+      document.body.appendChild(s);
+      replayLoaded = true;
+      return;
+    }
+    if (window.mallowsReplay) {
+      var frames = window.mallowsReplay.frames;
+      frames.length = 0;
+      frames.push(frame);
+      window.mallowsReplay.show(0);
+    } else {
+      framesEl.textContent = JSON.stringify([frame]);
+    }
+  }
+
+  function button(text, onClick, id) {
+    var b = document.createElement("button");
+    b.textContent = text;
+    b.className = "action";
+    if (id) b.id = id;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function send(body) {
+    actionsEl.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    fetch("/play/" + session.id + "/act", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(body)}).then(function (r) { return r.json(); }).then(function (answer) {
+      if (answer.error) {
+        statusEl.textContent = "refused: " + answer.error;
+        actionsEl.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+        return;
+      }
+      poll();
+    });
+  }
+
+  function getRid(action) {
+    // choose the slots one by one, in reveal order, then reveal
+    actionsEl.textContent = "";
+    var chosen = [];
+    var line = document.createElement("p");
+    line.id = "chosen";
+    line.textContent = "get rid of: choose two or more slots in reveal order";
+    actionsEl.appendChild(line);
+    action.slots.forEach(function (slot) {
+      var b = button("slot " + slot, function () {
+        chosen.push(slot);
+        b.disabled = true;
+        line.textContent = "reveal order: " + chosen.join(", ");
+      }, "slot-" + slot);
+      actionsEl.appendChild(b);
+    });
+    actionsEl.appendChild(button("reveal", function () { send({index: action.index, slots: chosen}); }, "reveal"));
+    actionsEl.appendChild(button("back", function () { poll(); }, "back"));
+  }
+
+  function show(view) {
+    draw(view.frame);
+    actionsEl.textContent = "";
+    var list = document.createElement("ol");
+    list.id = "legal";
+    view.actions.forEach(function (a) {
+      var li = document.createElement("li");
+      li.appendChild(button(a.words, function () {
+        if (a.slots) getRid(a); else send({index: a.index});
+      }));
+      list.appendChild(li);
+    });
+    actionsEl.appendChild(list);
+  }
+
+  function poll() {
+    fetch("/play/" + session.id + "/state?after=" + decision).then(function (r) { return r.json(); }).then(function (st) {
+      if (st.error) { statusEl.textContent = "error: " + st.error; return; }
+      if (st.over) {
+        if (st.view) draw(st.view.frame);
+        actionsEl.textContent = "";
+        statusEl.textContent = "match over";
+        statusEl.dataset.over = "1";
+        resultEl.textContent = st.result;
+        if (st.replay) {
+          var a = document.createElement("a");
+          a.href = st.replay;
+          a.id = "replay-link";
+          a.textContent = " replay it";
+          resultEl.appendChild(a);
+        }
+        return;
+      }
+      if (!st.view) { setTimeout(poll, 200); return; }
+      decision = st.decision;
+      statusEl.textContent = "your turn: decision " + st.decision;
+      statusEl.dataset.decision = st.decision;
+      show(st.view);
+    }).catch(function () { setTimeout(poll, 1000); });
+  }
+  poll();
+})();
