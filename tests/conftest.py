@@ -56,6 +56,20 @@ def snapshot_cache(tmp_path_factory):
         os.environ["MALLOWS_SNAPSHOTS"] = saved
 
 
+@pytest.fixture(scope="session", autouse=True)
+def chance_key_home(tmp_path_factory):
+    """This user's secret key for ``play --seed`` and checks (``seeding.local_key``) lives in a
+    folder of the test session (``$XDG_STATE_HOME``, inherited by the console script)."""
+    folder = tmp_path_factory.mktemp("state")
+    saved = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = saved
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run from the project root, so ``./bots`` and ``tournaments/`` are the project's."""
@@ -208,3 +222,20 @@ def ray_cluster(tmp_path_factory):
 def ray_head(ray_cluster):
     """The address of ``ray_cluster`` (``host:port``)."""
     return ray_cluster[0]
+
+
+def chance_key(db, name: str | None = None) -> str:
+    """The secret key (hex) of tournament ``name`` in ``db`` (its only one by default): a run
+    in another database with ``--key`` plays the very same matches."""
+    from mallows.results.store import Store
+
+    store = Store(db, readonly=True)
+    try:
+        if name is None:
+            (row,) = store.tournaments()
+            name = row["name"]
+        key = store.chance_key(name)
+        assert key is not None, f"{name} has no secret key"
+        return key.hex()
+    finally:
+        store.close()

@@ -28,7 +28,7 @@ FORBIDDEN = {
     "report": {"agents", "tournaments", "cli", "testing", "interop"},
     # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
     "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
-    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, botname: the ground floor
+    "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it

@@ -58,6 +58,25 @@ def definition(db: Path, name: str) -> dict:
     return json.loads(row[0])
 
 
+def with_key(c):
+    """``c`` with a secret key, as ``run_comparison`` gives it one (its deals are keyed)."""
+    import dataclasses
+    from mallows import seeding
+    return dataclasses.replace(c, chance=seeding.Chance(seeding.KEYED, seeding.fresh_key(),
+                                                        secret_deals=True))
+
+
+def share_key(source: Path, target: Path) -> None:
+    """Give ``target`` (a new database) the secret key of ``source``'s only comparison."""
+    old = Store(source, readonly=True)
+    (row,) = old.tournaments()
+    key = old.chance_key(row["name"])
+    old.close()
+    new = Store(target)
+    new.put_chance_key(row["name"], key)
+    new.close()
+
+
 def stored(db: Path) -> int:
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
@@ -66,8 +85,8 @@ def stored(db: Path) -> int:
 # -- the schedule -----------------------------------------------------------------------------
 
 def test_pairs_share_the_deal_and_the_opponents(in_repo):
-    c = make_comparison("greedy", "random", game="take4", players=3,
-                        opponents=["denial", "random:call=0.2"], max_matches=100)
+    c = with_key(make_comparison("greedy", "random", game="take4", players=3,
+                                 opponents=["denial", "random:call=0.2"], max_matches=100))
     seats_under_test = set()
     for p in range(12):
         m_a, m_b = c.pair(p)
@@ -83,7 +102,8 @@ def test_pairs_share_the_deal_and_the_opponents(in_repo):
     assert len({c.pair(p)[0].seed for p in range(50)}) == 50
     # B's place minus A's: A first (rank 0) and B third in the seat under test -> +2
     assert c.observation(1, [2, 0, 1], [1, 2, 0]) == 2.0
-    two = make_comparison("greedy", "random", game="take4", players=2, max_matches=10)
+    two = with_key(make_comparison("greedy", "random", game="take4", players=2,
+                                   max_matches=10))
     m_a, m_b = two.pair(0)
     assert m_a.seats == ("greedy", "random") and m_b.seats == ("random", "greedy")
     # A won one seating, the other was a tie: +0.5
@@ -148,10 +168,15 @@ def test_equal_bots_never_accept_h1(in_repo, tmp_path):
     bots = tmp_path / "bots"
     bots.mkdir()
     (bots / "randomcopy.py").write_text(RANDOM_COPY)
+    # a fixed secret key: the same deals every run, as a fixed seed gave before keys (with a
+    # fresh key each run the test would be wrong alpha = 5% of the time, by design)
+    store = Store(tmp_path / "e.db")
+    store.put_chance_key("eq", bytes(range(32)))
+    store.close()
     proc = subprocess.run(
         [MALLOWS, "compare", str(bots / "randomcopy.py"), "random", "--game", "take4",
          "--players", "3", "--max-matches", "600", "--workers", "1", "--db",
-         str(tmp_path / "e.db")], capture_output=True, text=True, timeout=600)
+         str(tmp_path / "e.db"), "--name", "eq"], capture_output=True, text=True, timeout=600)
     assert proc.returncode in (1, 3), proc.stdout + proc.stderr
     assert "H1 accepted" not in proc.stdout
     assert "Pairs:" in proc.stdout and "Traceback" not in proc.stderr
@@ -187,6 +212,7 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_verdict(in_repo, tmp_path):
     at_kill = stored(killed)
     assert at_kill >= 15
     resumed = invoke(*args, "--db", killed)
+    share_key(killed, clean)  # the same secret key: the uninterrupted run's same deals
     fresh = invoke(*args, "--db", clean)
     assert resumed.exit_code == fresh.exit_code == 0, resumed.output + fresh.output
     assert f"{at_kill} already stored" in resumed.output or at_kill == 0
@@ -262,6 +288,7 @@ def test_on_local_ray_the_verdict_is_the_in_process_one(in_repo, tmp_path):
     on_ray = subprocess.run([MALLOWS, *args, "--workers", "2", "--db", str(tmp_path / "r.db")],
                             capture_output=True, text=True, timeout=600,
                             env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
+    share_key(tmp_path / "r.db", tmp_path / "l.db")  # the same deals in process
     local = invoke(*args, "--workers", "1", "--db", tmp_path / "l.db")
     assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
     assert "ray, 2 workers" in on_ray.stdout

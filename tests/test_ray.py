@@ -12,7 +12,7 @@ import pytest
 
 from mallows.results.store import Store
 
-from conftest import MALLOWS, ray_env, start_ray_head, stop_ray_head
+from conftest import MALLOWS, chance_key, ray_env, start_ray_head, stop_ray_head
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
@@ -88,7 +88,9 @@ def in_process(setup):
 def test_local_ray_with_two_workers_gives_identical_ratings(setup, in_process):
     root, toml, env = setup
     db = root / "local.db"
-    out = run_cli([toml, "--db", db, "--workers", "2", "--batch-size", "4"], env, root)
+    # the in-process run's secret key: the very same matches on Ray
+    out = run_cli([toml, "--db", db, "--workers", "2", "--batch-size", "4",
+                   "--key", chance_key(root / "inproc.db")], env, root)
     assert "ray, 2 workers" in out
     assert snapshot(db) == in_process
 
@@ -98,7 +100,8 @@ def test_cluster_by_address_with_a_lost_batch_gives_identical_ratings(setup, in_
     root, toml, env = setup
     db = root / "cluster.db"
     marker = root / "crashed"
-    out = run_cli([toml, "--db", db, "--address", ray_head, "--batch-size", "4"],
+    out = run_cli([toml, "--db", db, "--address", ray_head, "--batch-size", "4",
+                   "--key", chance_key(root / "inproc.db")],
                   dict(env, MALLOWS_TEST_CRASH_MARKER=str(marker)), root)
     assert marker.exists(), "the crash bot never ran on the cluster"
     assert "lost with its worker was run again" in out or "lost with their worker" in out

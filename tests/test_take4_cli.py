@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import invoke as run_app
+from mallows import seeding
 from mallows.games import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,10 @@ def test_play_prints_collections_and_winner_and_writes_the_record(tmp_path):
                                 "--seed", "5", "--record", str(out_file)])
     assert code == 0, (output, exc)
     record = json.loads(out_file.read_text())
-    assert record["record_version"] == 1 and record["game"] == "take4" and record["seed"] == 5
+    # the match seed is --seed 5 keyed with this user's secret key (mallows.seeding.local_key)
+    played = seeding.Chance(seeding.KEYED, seeding.local_key(create=False)).play_seed(5)
+    assert record["record_version"] == 1 and record["game"] == "take4" \
+        and record["seed"] == played != 5
     assert record["players"] == ["random", "greedy"]
     assert record["options"] == take4.make_options()
     assert set(record["result"]) == {"ranks", "winners", "collections", "forfeits"}

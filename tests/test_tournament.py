@@ -16,7 +16,7 @@ import pytest
 from mallows.results.store import Store
 from mallows.tournaments.spec import TournamentError, load_tournament
 
-from conftest import MALLOWS, REPO, invoke
+from conftest import MALLOWS, REPO, chance_key, invoke
 
 GOOD = """
 name = "t"
@@ -47,7 +47,8 @@ BAD = [
     (GOOD + "[options]\ntable_cards = 4\n", ["[options]", "table_cards"]),
     (GOOD.replace("players = 2", "players = 3"),
      ["`bots` has 2 bots but `players` = 3", "add bots or lower `players`"]),
-    (GOOD.replace("seed = 1\n", ""), ["missing key `seed`", "seed = 2026"]),
+    (GOOD.replace("deals = 3\n", ""), ["missing key `deals`", "deals = 10"]),  # `seed`: optional
+    (GOOD + "secret = 1\n", ["`secret` must be true or false"]),
     (GOOD.replace("players = 2", 'players = "two"'), ["`players` must be a whole number"]),
     (GOOD.replace("players = 2", "players = 9"), ["`players` must be from 2 to 4"]),
     (GOOD + "[ratings]\ndraw_probability = 0\n", ["ratings.draw_probability", "breaks down at exactly 0"]),
@@ -306,7 +307,9 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
     resumed = invoke("tournament", "run", path, "--db", killed_db, "--workers", "1")
     assert resumed.exit_code == 0, resumed.output
     assert f"played {240 - at_kill} matches ({at_kill} already stored)" in resumed.output
-    clean = invoke("tournament", "run", path, "--db", clean_db, "--workers", "1")
+    # the same secret key: the uninterrupted run plays the very same matches
+    clean = invoke("tournament", "run", path, "--db", clean_db, "--workers", "1",
+                   "--key", chance_key(killed_db))
     assert clean.exit_code == 0, clean.output
     assert ratings_json(killed_db) == ratings_json(clean_db)
     a, _b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)

@@ -16,7 +16,10 @@ The tree::
     │   ├── StorageError          a database the command cannot use as asked (newer, read-only)
     │   ├── DatabaseError         a database file that cannot be used as it is
     │   │   └── DamagedRecord     a stored match that does not match its digest
-    │   └── ReplayMismatch        a record whose events the engine does not reproduce
+    │   ├── ReplayMismatch        a record whose events the engine does not reproduce
+    │   ├── SecretKeyError        a tournament's secret key given wrongly or asked for too early
+    │   └── BadNameError          a chosen name no bot may have (control character, a path, a
+    │                             file suffix, another bot's name)
     ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 70)
     │   ├── ExecutorError         Ray could not start, or died under the run
     │   └── MatchFailed           a match raised inside the engine or the runner
@@ -49,7 +52,7 @@ __all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
            "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
            "GameConfigError", "IllegalAction", "MallowsError", "MatchFailed", "PinError",
            "PlatformError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
-           "Terminated", "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
+           "SecretKeyError", "BadNameError", "Terminated", "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
 
 USER_ERROR_EXIT = 2       # the exit status of a ``MallowsError``
 PLATFORM_ERROR_EXIT = 70  # the exit status of a ``PlatformError`` (sysexits.h EX_SOFTWARE)
@@ -123,6 +126,15 @@ class DamagedRecord(DatabaseError):
 
 class ReplayMismatch(MallowsError):
     """A record whose events the engine does not reproduce (edited, or from other rules)."""
+
+
+class SecretKeyError(MallowsError):
+    """A tournament's secret key given wrongly (``--key``) or asked for too early."""
+
+
+class BadNameError(MallowsError):
+    """A name a user chose (a submission, a comparison, a tournament, a bot) that cannot be
+    one: a control character, a path, a file suffix, or a name another bot already has."""
 
 
 # -- the platform (exit 70) -------------------------------------------------------------------

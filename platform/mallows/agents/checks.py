@@ -20,6 +20,7 @@ from pathlib import Path
 from mallows.agents.protocol import Limits
 from mallows.botname import BotName
 from mallows.errors import BotError
+from mallows.safetext import control_characters, escape
 
 MAX_NAME = 1000        # characters in a bot name, parameters included
 MAX_COMPONENT = 255    # characters in one part of a path (the file system's limit)
@@ -50,6 +51,10 @@ def canonical_name(name: str) -> str:
     if len(name) > MAX_NAME:
         raise BotError(f"bot name {name[:60]!r}... is {len(name)} characters long: a bot name "
                        f"with its parameters has at most {MAX_NAME}")
+    if control_characters(name):  # NUL, newline, ESC...: no file or bot has such a name
+        raise BotError(f"bot name {escape(name[:80])!r} holds the control character(s) "
+                       f"{', '.join(control_characters(name))}: a bot name is plain text, "
+                       f"such as random, bots/mybot.py or mybot:depth=3")
     parsed = BotName.parse(name)
     base = parsed.plain
     for part in base.split("/"):

@@ -39,6 +39,14 @@ LIMIT_RANGES = {
 }
 
 
+NAME_MODES = ("shown", "hidden")
+
+
+def hidden_names(players: int) -> list[str]:
+    """What a bot sees as the seats' names under ``names = "hidden"``."""
+    return [f"player{seat + 1}" for seat in range(players)]
+
+
 @dataclass(frozen=True)
 class Limits:
     """Limits. ``decision_seconds``: one decision; ``match_seconds``: all of one seat's
@@ -46,13 +54,16 @@ class Limits:
     ``memory_mb``: an isolated bot's address space (``RLIMIT_AS``, 0: none; in-process bots
     share the platform's memory and are not bounded); ``sandbox``: ``"on"`` (default: every
     isolated bot runs in a bubblewrap sandbox, ``mallows.agents.sandbox``) or ``"off"`` (process
-    isolation only, for trusted bots)."""
+    isolation only, for trusted bots); ``names``: ``"shown"`` (default: a bot's start info
+    lists every seat's bot name) or ``"hidden"`` (it lists ``"player1"``, ``"player2"``, ...,
+    so a bot cannot treat its opponents by name; the records keep the real names)."""
 
     decision_seconds: float = 1.0
     match_seconds: float = 300.0
     start_seconds: float = 10.0
     memory_mb: int = 2048
     sandbox: str = "on"
+    names: str = "shown"
 
     @classmethod
     def from_dict(cls, data: dict) -> "Limits":
@@ -68,6 +79,13 @@ class Limits:
             if key == "sandbox":  # "on" (default) or "off": process isolation only
                 from mallows.agents.sandbox import check_mode
                 values[key] = check_mode(value, "limit sandbox")
+                continue
+            if key == "names":  # what a bot's start info says about who sits where
+                if value not in NAME_MODES:
+                    raise MallowsError(f"limit names = {value!r} must be \"shown\" (bots see "
+                                       f"their opponents' names) or \"hidden\" (they see "
+                                       f"player1, player2, ...)")
+                values[key] = value
                 continue
             number = isinstance(value, (int, float)) and not isinstance(value, bool) \
                 and math.isfinite(value)

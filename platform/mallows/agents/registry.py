@@ -51,8 +51,10 @@ from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_e
 from mallows.agents.roster import Roster
 from mallows.botname import BotName, is_path
 from mallows.errors import BotError
+from mallows.safetext import TEXT_BYTES, cap
 from mallows.games import game_ids
 
+MAX_GAMES = 64  # games a bot's hello or class may declare that are kept
 SHIPPED = frozenset({"random", "greedy", "heuristic", "ismcts", "denial"})
 ENTRY_POINT_GROUP = "mallows.bots"
 MANIFEST = "bot.toml"
@@ -247,12 +249,13 @@ class BotSpec:
                 from None
         finally:
             handle.close()
+        # the bot's own words: kept short (``safetext``)
         if self.version is None and hello.get("version") is not None:
-            self.version = str(hello["version"])
+            self.version = cap(str(hello["version"]), TEXT_BYTES)
         if self.games is None and hello.get("games") is not None:
             self.games = declared_games(hello["games"], f"{self.name!r} ({self.source})")
         if self.bot_name is None and hello.get("name") is not None:
-            self.bot_name = str(hello["name"])
+            self.bot_name = cap(str(hello["name"]), TEXT_BYTES)
         return hello
 
 
@@ -346,9 +349,9 @@ def _static_meta(name: str, path: Path) -> dict:
             has_bot = True
             for key, value in _literal_assignments(node.body):
                 if key == "name":
-                    meta["bot_name"] = str(value)
+                    meta["bot_name"] = cap(str(value), TEXT_BYTES)
                 elif key == "version":
-                    meta["version"] = str(value)
+                    meta["version"] = cap(str(value), TEXT_BYTES)
                 elif key == "games":
                     meta["games"] = declared_games(value, f"{name!r} ({source_file})")
         elif isinstance(node, (ast.ImportFrom, ast.Import)):

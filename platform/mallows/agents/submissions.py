@@ -37,7 +37,7 @@ from pathlib import Path
 
 from mallows import botname
 from mallows.botname import BotName
-from mallows.errors import BotError
+from mallows.errors import BadNameError, BotError
 
 MAX_BYTES = 5 * 1024 * 1024   # a snapshot's files together, at most
 MAX_FILES = 500
@@ -168,13 +168,60 @@ def short_name(spec, version: int | None = None, name: str | None = None) -> str
     return str(BotName(base, version).with_params(spec.params).canonical())
 
 
-def check_submission_name(name: str, shipped) -> str:
-    if not NAME_RE.match(name):
-        raise BotError(f"--name {name!r}: use letters, digits, '.', '_' or '-' (up to 64, no "
-                       f"'@', ':' or spaces), for example --name mybot")
-    if name in shipped:
-        raise BotError(f"--name {name!r} is a bot shipped with mallows: give yours another "
-                       f"name, for example --name my-{name}")
+# endings that make a name read as a file: ``--bot mybot.py`` must mean the file
+FILE_SUFFIXES = (".py", ".toml", ".pyc", ".pyz", ".js", ".mjs", ".ts", ".json", ".sh", ".exe",
+                 ".bin", ".zip", ".tar", ".gz", ".whl")
+
+
+def name_owner(name: str, submitted: Path | None = None) -> str | None:
+    """Which bot the registry already resolves ``name`` to, said for a message (a file or
+    folder in a bots directory, an entry point, a file or folder of that name here), or
+    None. A submission may not take such a name: it would shadow that bot or be shadowed.
+    ``submitted``: the file or folder being submitted, which does not count as another bot."""
+    from mallows.agents import registry
+
+    def same(path: Path) -> bool:
+        try:
+            return submitted is not None and path.resolve() == Path(submitted).resolve()
+        except OSError:
+            return False
+
+    if name in registry.SHIPPED:
+        return f"the bot {name!r} shipped with mallows"
+    for d in registry.search_dirs():
+        for candidate in (d / f"{name}.py", d / name):
+            if candidate.exists() and not same(candidate):
+                return f"the bot {name!r} in {candidate}"
+    for ep in importlib.metadata.entry_points(group=registry.ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return f"the installed entry point {name!r} ({ep.value})"
+    here = Path(name)
+    if here.exists() and not same(here):
+        return f"the {'folder' if here.is_dir() else 'file'} {str(here.resolve())!r} here"
+    return None
+
+
+def check_submission_name(name: str, shipped=(), submitted: Path | None = None) -> str:
+    """A submission's name: a plain identifier (letters, digits, ``.``, ``_``, ``-``; no
+    ``/``, ``@``, ``:``, control character or file suffix) that no other bot already has
+    (``name_owner``; ``submitted``: the bot's own file or folder). ``BadNameError`` says
+    why."""
+    from mallows.safetext import refuse_control
+
+    refuse_control(name, "--name", "--name mybot")
+    if not NAME_RE.fullmatch(name):
+        raise BadNameError(f"--name {name!r}: use letters, digits, '.', '_' or '-' (up to 64, "
+                           f"no '/', '@', ':' or spaces), for example --name mybot")
+    if name.lower().endswith(FILE_SUFFIXES):
+        stem = name[:name.rindex(".")] or "mybot"
+        raise BadNameError(f"--name {name!r} ends like a file name: --bot {name} would mean a "
+                           f"file, so give a plain name, for example --name {stem}")
+    owner = "the bot shipped with mallows" if name in shipped else None
+    owner = name_owner(name, submitted) or owner
+    if owner is not None:
+        raise BadNameError(f"--name {name!r} is taken by {owner}: a submission may not "
+                           f"borrow another bot's name; give yours another, for example "
+                           f"--name my-{name}")
     return name
 
 

@@ -3,8 +3,8 @@
 ``list`` shows every bot the registry can find: its name, version, kind, games and where it
 comes from (a broken one is listed with what is wrong with it).
 
-``check`` runs ``mallows.testing.bots.check_bot`` (N matches against ``random`` bots in every
-game the bot declares, always isolated) and prints its forfeits by kind, as the match records
+``check`` runs ``mallows.testing.bots.check_bot`` (N matches against the shipped bots, with
+fresh secret seeds and drawn seats, in every game the bot declares, always isolated) and prints its forfeits by kind, as the match records
 give them, and the decision-time percentiles. It exits 0 when the bot passed, 1 on the first
 problem (printed as the forfeit reason, the observation, the bot's answer and the legal
 actions), 2 on bad input.
@@ -29,6 +29,7 @@ from mallows.agents.registry import list_bots
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, sandbox_mode, resolver_for,
                                 user_errors)
 from mallows.errors import BotError, MallowsError
+from mallows.safetext import escape
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
 from mallows.tournaments.match import decision_context
 
@@ -86,17 +87,23 @@ def list_command(
                 item.error = str(exc)
         if item.error:
             problems.append(item)
-            table.add_row(item.name, "-", "broken", "-", _where(item.source))
+            table.add_row(*shown(item.name, "-", "broken", "-", _where(item.source)))
             continue
         assert spec is not None  # an item without an error has its spec
-        table.add_row(spec.base, spec.version or "?", spec.kind_label,
-                      ", ".join(spec.games) if spec.games else "?", _where(spec.source))
+        table.add_row(*shown(spec.base, spec.version or "?", spec.kind_label,
+                             ", ".join(spec.games) if spec.games else "?",
+                             _where(spec.source)))
     for row in _submitted_rows(db):
-        table.add_row(*row)
+        table.add_row(*shown(*row))
     console = _console()
     console.print(table)
     for item in problems:
-        console.print(Text(f"{item.name}: {item.error}"))
+        console.print(Text(escape(f"{item.name}: {item.error}", keep_lines=True)))
+
+
+def shown(*values: str) -> list[Text]:
+    """Table cells of text from bots and authors: control characters escaped, no markup."""
+    return [Text(escape(v)) for v in values]
 
 
 def _submitted_rows(db: Path) -> list[tuple[str, ...]]:
@@ -150,13 +157,14 @@ def _json_object_lines(obj: dict) -> list[str]:
 
 
 def print_problem(console: Console, problem: Problem, total: int) -> None:
-    out = lambda text="", style=None: console.print(Text(text, style=style), soft_wrap=True)
+    out = lambda text="", style=None: console.print(Text(escape(text, keep_lines=True),
+                                                         style=style), soft_wrap=True)
     where = (f"{problem.game}, match {problem.match} (seed {problem.seed}, {problem.players} "
              f"players, seat {problem.seat}")
     if "rules" in problem.options:
         where += f", rules {problem.options['rules']}"
     out(f"FAILED: {total} forfeit(s). First problem, {where}):", "bold red")
-    out(f"  {problem.reason}")
+    out(f"  {escape(problem.reason)}")  # the bot's words: one line, controls shown
     if problem.observation is None:
         out("\n(no observation: the failure came before the first decision)")
         return
@@ -218,14 +226,15 @@ def check(
     game: Optional[str] = typer.Option(None, help="Check this game only (default: every game "
                                                   "the bot declares)."),
     games: int = typer.Option(10, "--games", help="Matches to play in each game."),
-    seed: int = typer.Option(0, help="Seed of the first match; the rest derive from it."),
+    seed: Optional[int] = typer.Option(None, help="Repeat a check on this machine (default: a "
+                                       "fresh secret seed, so the check cannot be foreseen)."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     match_seconds: float = typer.Option(300.0, help="Time budget for all of one match's "
                                                     "decisions."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
     db: Path = typer.Option(Path("results") / "mallows.db", "--db", help=SUBMITTED_DB_HELP),
 ) -> None:
-    """Play matches against random bots through isolation and report every problem."""
+    """Play matches against the shipped bots through isolation and report every problem."""
     with resolver_for(db) as resolver:
         _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver)
 
@@ -235,13 +244,15 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, res
     if not 1 <= games <= MAX_CHECK_GAMES:
         raise MallowsError(f"--games {games}: play at least one match per game, at most "
                            f"{MAX_CHECK_GAMES}")
-    seeding.check_seed(seed)
+    if seed is not None:
+        seeding.check_seed(seed)
     bot = canonical_name(bot)  # refuses a name no file or bot can have (e.g. too long)
     console = _console()
 
     def on_start(spec, chosen) -> None:
         console.print(Text(f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
-                           f"{games} match(es) per game against random bots"))
+                           f"{games} match(es) per game against the shipped bots, seats, seat "
+                           f"counts and names drawn at random"))
         console.print(Text(_sandbox_line(limits.sandbox)))
         for line in _sandbox_binds(spec, limits):
             console.print(Text(line))
@@ -258,6 +269,10 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, res
     console.print(report_table(spec.name, reports))
     if problems:
         print_problem(console, problems[0], len(problems))
+        console.print(Text(f"\nthe same check again, on this machine: mallows bots check "
+                           f"{escape(bot)} --seed {result.seed}"
+                           + (f" --game {game}" if game else "") + f" --games {games}"),
+                      soft_wrap=True, highlight=False)
         hint = _no_games_hint(spec, chosen, reports, game)
         if hint:
             console.print(Text("\n" + hint, style="bold"), soft_wrap=True)
@@ -284,7 +299,8 @@ def _no_games_hint(spec, chosen: list[str], reports, game: str | None) -> str | 
 
 def report_table(name: str, reports) -> Table:
     """The check's figures, one row per game."""
-    table = Table(title=f"bots check {name} (forfeits by kind; decision time in ms)")
+    table = Table(title=Text(escape(f"bots check {name} (forfeits by kind; decision time in "
+                                    f"ms)")))
     for column in ("game", "matches", "decisions", "forfeits", "by kind", "p50", "p90", "p99",
                    "max"):
         table.add_column(column, justify="left" if column in ("game", "by kind") else "right")

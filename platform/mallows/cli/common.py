@@ -13,6 +13,7 @@ import typer
 
 from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
                             PlatformError)
+from mallows.safetext import escape  # the one escaping function for the terminal
 
 if TYPE_CHECKING:
     from mallows.agents.registry import Resolver
@@ -27,10 +28,11 @@ def user_errors(fn):
         try:
             return fn(*args, **kwargs)
         except MallowsError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            # a message may quote a bot's or a file's text: its control characters shown
+            typer.echo(f"error: {escape(exc, keep_lines=True)}", err=True)
             raise typer.Exit(USER_ERROR_EXIT) from None
         except PlatformError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {escape(exc, keep_lines=True)}", err=True)
             raise typer.Exit(PLATFORM_ERROR_EXIT) from None
 
     return wrapper

@@ -21,6 +21,7 @@ from mallows.errors import MallowsError
 from mallows.compare.plan import (DEFAULT_DELTA, DEFAULT_MAX_MATCHES, DEFAULT_SEED,
                                   make_comparison)
 from mallows.results.store import DEFAULT_DB, Store
+from mallows.safetext import escape
 
 EXIT_H1, EXIT_H0, EXIT_UNDECIDED = 0, 1, 3
 PROGRESS_SECONDS = 2.0  # at most one progress line this often
@@ -197,8 +198,8 @@ def compare(
         if result.forfeits[role]:
             echo(f"warning: {bot} forfeited {result.forfeits[role]} of the matches played now "
                  f"(a forfeit counts as last place); first: "
-                 f"{result.forfeit_reasons[role][:300]}. Check it: mallows bots check "
-                 f"{written}")
+                 f"{escape(result.forfeit_reasons[role][:300])}. Check it: mallows bots "
+                 f"check {written}")
     if result.lost_batches:
         echo(f"{result.lost_batches} Ray batches lost with their worker were run again")
     echo(f"stored as {c.name}: mallows tournament show {c.name}"

@@ -8,9 +8,12 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from mallows.agents.checks import canonical_name
 from mallows.agents.protocol import Limits
+from mallows import seeding
+from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
                                 resolver_for, user_errors)
@@ -45,7 +48,10 @@ def play(
                                    "human: you play that seat at this terminal."),
     rules: Optional[str] = typer.Option(None, help=_rules_help()),
     option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
-    seed: int = typer.Option(0, help="Match seed: same seed, same bots, same match."),
+    seed: Optional[int] = typer.Option(None, help="Match seed: same seed, same bots, same match "
+                                       "on this machine (the deal is keyed with this user's "
+                                       "secret key, so a bot cannot compute it from the "
+                                       "seed). Default: a fresh one, printed."),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
@@ -56,6 +62,23 @@ def play(
         _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver)
 
 
+def play_chance(seed: int | None) -> tuple[seeding.Chance, int, str | None]:
+    """The derivation of a match run here with ``--seed`` (``seed``; None: a fresh one): keyed
+    with this user's key (``seeding.local_key``), so the same seed gives the same match on this
+    machine and a bot learns nothing from it; a note when no key can be kept."""
+    if seed is None:
+        seed = seeding.fresh_seed()
+    check_seed(seed)
+    key = seeding.local_key()
+    note = None
+    if key is None:
+        key = seeding.fresh_key()
+        note = ("note: no place to keep this user's secret key (XDG_STATE_HOME or "
+                "~/.local/state is not writable), so the same --seed gives another match next "
+                "time")
+    return seeding.Chance(seeding.KEYED, key), seed, note
+
+
 def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver) -> None:
     module = get_game(game)
     options = module.make_options(rules, parse_options(option))
@@ -63,7 +86,7 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
         raise MallowsError(
             f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
             f"{len(bot)} --bot options: give one --bot per seat")
-    check_seed(seed)
+    chance, seed, note = play_chance(seed)
     limits = Limits.from_dict({"decision_seconds": decision_seconds,
                                "sandbox": sandbox_mode(sandbox)})
     if record is not None and record.is_dir():
@@ -93,8 +116,9 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
         fail(name, spec, None)
     decide_sandbox(specs, limits)
     try:
-        result = play_match(game, options, seed, [s.handle(limits) for s in specs],
-                            names=[s.name for s in specs])
+        result = play_match(game, options, chance.play_seed(seed),
+                            [s.handle(limits) for s in specs], names=[s.name for s in specs],
+                            chance=chance)
     except KeyboardInterrupt:  # Ctrl-C (a person at a human seat, or anyone): a clean stop
         typer.echo("\nmatch abandoned (interrupted): nothing recorded", err=True)
         raise typer.Exit(130) from None
@@ -108,8 +132,10 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
                 right=[all(isinstance(r[i], (int, float)) or str(r[i]).lstrip("-").isdigit()
                            for r in rows) for i in range(len(headers))])
     console = Console()
-    for note in notes:
-        console.print(note, soft_wrap=True)
+    for line in notes:  # they quote forfeit reasons: shown, never obeyed
+        console.print(Text(escape(line)), soft_wrap=True)
+    if note:
+        Console(stderr=True).print(Text(note, style="yellow"), soft_wrap=True)
     if record is not None:  # after the table: a record that cannot be written loses nothing
         try:
             record.parent.mkdir(parents=True, exist_ok=True)

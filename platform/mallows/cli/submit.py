@@ -28,6 +28,8 @@ from mallows.agents.submissions import (check_submission_name, materialise, pars
 from mallows.botname import BotName
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
+from mallows.safetext import escape
+from mallows.seeding import check_seed
 from mallows.results.store import DEFAULT_DB, Store
 
 DB_HELP = "SQLite database (created if missing)."
@@ -59,7 +61,8 @@ def submit(
                                        "the bot's own name, else its file or folder name)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     games: int = typer.Option(10, "--games", help="Check matches to play in each game."),
-    seed: int = typer.Option(0, help="Seed of the check's first match."),
+    seed: Optional[int] = typer.Option(None, help="Repeat a check on this machine (default: a "
+                                       "fresh secret seed, so the check cannot be foreseen)."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
 ) -> None:
@@ -77,7 +80,8 @@ def submit(
     what = f"bot {str(path)!r}"
     snap = read_files(path, what, strict=True)  # no hard link, no special file
     found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
-    name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED)
+    name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED,
+                                 submitted=path)
     store = Store(db)
     console = _console()
     newest = store.newest_digest(name)
@@ -90,11 +94,17 @@ def submit(
     materialise(snap.digest, snap.files)
     spec = registry.from_snapshot(name, snap.digest, snap.entry, {}, isolate=True)
     chosen = choose_games(spec)  # every game it declares, as bots check
-    console.print(Text(f"checking {path} ({spec.kind_label}, {len(snap.files)} file(s), "
-                       f"{snap.size} bytes, digest {snap.digest[:12]}): {games} match(es) "
-                       f"per game in {', '.join(chosen)}"), highlight=False)
+    console.print(Text(escape(f"checking {path} ({spec.kind_label}, {len(snap.files)} "
+                              f"file(s), {snap.size} bytes, digest {snap.digest[:12]}): "
+                              f"{games} match(es) per game in {', '.join(chosen)}")),
+                  highlight=False)
     console.print(Text(_sandbox_line(limits.sandbox)), highlight=False)
-    reports, problems = run_check(spec, chosen, games, seed, limits)
+    from mallows.testing.bots import check_chance
+
+    if seed is not None:
+        check_seed(seed)
+    chance, seed = check_chance(seed)
+    reports, problems = run_check(spec, chosen, games, seed, limits, chance=chance)
     console.print(report_table(f"{path}", reports))
     if problems:
         print_problem(console, problems[0], len(problems))
@@ -179,9 +189,9 @@ def show(
         console.print(board if board.row_count else Text("not rated yet: put it in a "
                                                          "tournament"))
         for r in rows:
-            console.print(Text(f"{r['name']}@{r['version']}: digest {r['digest']}, from "
-                               f"{r['source']}, files: "
-                               f"{', '.join(store.snapshot_files(r['digest']))}"),
+            console.print(Text(escape(f"{r['name']}@{r['version']}: digest {r['digest']}, "
+                                      f"from {r['source']}, files: "
+                                      f"{', '.join(store.snapshot_files(r['digest']))}")),
                           soft_wrap=True, highlight=False)
         if extract is not None:
             _extract(store, rows[-1]["digest"], extract, console)
@@ -190,18 +200,19 @@ def show(
     if pins:
         assert store is not None  # the pins came from it
         p = pins[0]
-        console.print(Text(f"{name}: pinned by tournament(s) "
-                           f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
-                           f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code digest "
-                           f"{p['digest']}"), soft_wrap=True, highlight=False)
+        console.print(Text(escape(
+                               f"{name}: pinned by tournament(s) "
+                               f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
+                               f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code "
+                               f"digest {p['digest']}")), soft_wrap=True, highlight=False)
         if extract is not None:
             _extract(store, p["digest"], extract, console)
         return
     spec = registry.Resolver(store).load(name)
-    console.print(Text(f"{name}: {spec.kind_label}, version {spec.version or '?'}, games "
-                       f"{', '.join(spec.games) if spec.games else '?'}; from {spec.source} "
-                       f"({spec.origin}); not submitted"
-                       + (f" to {db}" if store is not None else "")),
+    console.print(Text(escape(f"{name}: {spec.kind_label}, version {spec.version or '?'}, "
+                              f"games {', '.join(spec.games) if spec.games else '?'}; from "
+                              f"{spec.source} ({spec.origin}); not submitted"
+                              + (f" to {db}" if store is not None else ""))),
                   soft_wrap=True, highlight=False)
     if extract is not None:
         raise MallowsError("--extract writes out a stored snapshot: this bot has none (it is "
@@ -213,12 +224,12 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
         p for t in store.tournaments() for p in store.pins(t["name"]) if p["digest"] == digest]
     versions = [f"{r['name']}@{r['version']}" for r in store.submissions()
                 if r["digest"] == digest]
-    console.print(Text(f"code {digest}: files "
-                       f"{', '.join(store.snapshot_files(digest))}"
-                       + (f"; submitted as {', '.join(versions)}" if versions else "")
-                       + ("; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} "
-                                                     f"({p['source']})" for p in pins)
-                          if pins else "")), soft_wrap=True, highlight=False)
+    console.print(Text(escape(
+        f"code {digest}: files {', '.join(store.snapshot_files(digest))}"
+        + (f"; submitted as {', '.join(versions)}" if versions else "")
+        + ("; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} ({p['source']})"
+                                      for p in pins) if pins else ""))),
+        soft_wrap=True, highlight=False)
     if extract is not None:
         _extract(store, digest, extract, console)
 

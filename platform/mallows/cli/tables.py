@@ -18,6 +18,9 @@ from typing import Sequence
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from mallows.safetext import escape
 
 
 def _blocks(widths: Sequence[int], keys: int, limit: int | None) -> list[list[int]]:
@@ -74,7 +77,9 @@ def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequen
     """Print a table: rich in a terminal it fits, the plain layout otherwise. ``right`` says
     which columns are numbers (right-aligned; default: all but the first)."""
     console = console or Console()
-    cells = [[str(c) for c in r] for r in rows]
+    # cells hold bots' names and reasons: their control characters are shown, never obeyed
+    cells = [[escape(c) for c in r] for r in rows]
+    title = escape(title) if title is not None else None
     right = list(right) if right is not None else [False] + [True] * (len(headers) - 1)
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     needed = sum(widths) + 3 * len(widths) + 1  # rich's borders and padding
@@ -85,9 +90,9 @@ def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequen
         console.file.write(_plain(title, headers, cells, right, caption, limit))
         console.file.flush()
         return
-    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
+    table = Table(title=Text(title) if title else None, caption=caption, box=box.SIMPLE_HEAD)
     for h, w, r in zip(headers, widths, right):
         table.add_column(h, justify="right" if r else "left", no_wrap=True, min_width=w)
     for row in cells:
-        table.add_row(*row)
+        table.add_row(*(Text(c) for c in row))  # text, not rich markup
     console.print(table)

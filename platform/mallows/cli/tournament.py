@@ -18,8 +18,11 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape as markup_escape
+from rich.text import Text
 
 from mallows.cli.common import user_errors
+from mallows.safetext import escape
 from mallows.errors import MallowsError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import DEFAULT_DB, Store
@@ -180,6 +183,10 @@ def run(
         None, "--sandbox", help="off: bots that are not shipped run with process isolation "
         "only (as sandbox = \"off\" in [limits]; stored with the tournament). Default: the "
         "file's [limits], else on."),
+    key: Optional[str] = typer.Option(
+        None, "--key", help="The tournament's secret key (hex), e.g. one revealed by "
+        "mallows tournament show --reveal-key: a new database then plays the very matches of "
+        "the published one. Default: a fresh key, kept in --db."),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.cli.common import resolver_for, sandbox_mode
@@ -191,6 +198,8 @@ def run(
     mode = sandbox_mode(sandbox) if sandbox is not None else None
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
+    from mallows.tournaments.secrecy import parse_key
+    given = parse_key(key) if key is not None else None
     if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
         if workers not in (None, 1) or address is not None:
             raise MallowsError("a human seat plays at this terminal: run the tournament with "
@@ -203,7 +212,7 @@ def run(
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         try:
-            _run(t, db, workers, address, batch_size, quiet, reinstall, resolver)
+            _run(t, db, workers, address, batch_size, quiet, reinstall, resolver, given)
         except KeyboardInterrupt as exc:  # before the run loop (timing one, Ray starting):
             from mallows.cli.signals import exit_status, interrupted  # Typer's own handler
             typer.echo(f"{interrupted(exc)} before this run played a match: nothing was lost; "
@@ -211,18 +220,30 @@ def run(
             raise typer.Exit(exit_status(exc))
 
 
-def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, resolver) -> None:
+def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, resolver,
+         key: bytes | None = None) -> None:
     from mallows.tournaments.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
     from mallows.tournaments.run import LARGE_RUN, estimate, execute
 
+    from mallows.tournaments.secrecy import commitment, untrusted_seed_warning
+
     store = Store(db)
+    new = store.tournament(t.name) is None
     # registered and pinned once: a changed definition, or changed bot code, is refused
-    # before Ray starts
-    plan = prepare(t, store, resolver.using(store))
-    console = Console(stderr=True)
-    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    # before Ray starts; its seed derivation and secret key settled (tournaments.secrecy)
+    plan = prepare(t, store, resolver.using(store), key=key)
     t = plan.run
+    console = Console(stderr=True)
+    warning = untrusted_seed_warning(t)
+    if warning and new:
+        console.print(Text(warning, style="yellow"), soft_wrap=True)
+    promise = commitment(store, t.name)
+    if promise and new:  # publish it now, reveal the key after: nobody chose the deals
+        console.print(Text(f"{t.name}: secret key commitment {promise} (mallows tournament "
+                           f"show {t.name} --reveal-key prints the key once it is finished)"),
+                      soft_wrap=True, highlight=False)
+    from mallows.tournaments.schedule import SCHEDULE_VERSION
     if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
         console.print(f"{t.name} was started under schedule version {t.schedule} (every deal in "
                       f"the rotations of the file's bot order) and resumes under it; new "
@@ -273,7 +294,7 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
-            fields["leader"] = _leader_text(rater)
+            fields["leader"] = markup_escape(_leader_text(rater))  # a rich markup field
         progress.update(state["task"], advance=1, **fields)
 
     try:
@@ -304,7 +325,7 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
 
 def _leader_text(rater) -> str:
     best = rater.leader()
-    return f"{best[0]} ({best[1]:.1f})" if best else "-"
+    return f"{escape(best[0])} ({best[1]:.1f})" if best else "-"  # a name, shown as text
 
 
 # -- tournament list / show -------------------------------------------------------------------
@@ -330,6 +351,9 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
 def show(
     name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    reveal_key: bool = typer.Option(False, "--reveal-key", help="Print the tournament's secret "
+                                    "key (only once every match is played), so anyone can "
+                                    "check it against the commitment and recompute the seeds."),
 ) -> None:
     """A tournament's definition, leaderboard and head-to-head table."""
     from mallows.results.ratings import head_to_head
@@ -351,6 +375,7 @@ def show(
                   f"{done}/{row['total']} matches"
                   + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
                   soft_wrap=True)
+    _print_chance(console, store, name, definition, done == row["total"], reveal_key)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
         from mallows.compare.run import stored_test, verdict_text
         console.print(verdict_text(*stored_test(store, name)), soft_wrap=True)
@@ -389,6 +414,38 @@ def show(
     if ids:
         console.print(f"replay a match: mallows replay {ids[0]}"
                       + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
+
+
+def _print_chance(console: Console, store: Store, name: str, definition: dict, finished: bool,
+                  reveal: bool) -> None:
+    """How the tournament's hidden numbers derive, its key's commitment, and (``reveal``,
+    once finished) the key itself."""
+    from mallows import seeding
+    from mallows.tournaments.secrecy import commitment
+
+    derivation = definition.get("chance", seeding.LEGACY)
+    promise = commitment(store, name)
+    if derivation == seeding.LEGACY:
+        text = ("seeds: derivation 1 (unkeyed, stored before secret keys: anyone who knows the "
+                "seed can compute the deals and the bots' seeds)")
+    else:
+        text = (f"seeds: derivation {derivation}, bots' seeds keyed with a secret"
+                + ("; deals keyed too (secret = true)" if definition.get("secret") else
+                   "; deals keyed too" if definition.get("kind") == "compare" else "")
+                + ("; seed drawn from the OS" if definition.get("drawn_seed") else ""))
+        if promise:
+            text += f"; key commitment {promise}"
+    console.print(Text(text), soft_wrap=True, highlight=False)
+    if reveal:
+        key = store.chance_key(name)
+        if key is None:
+            raise MallowsError(f"{name} has no secret key (derivation 1): there is nothing to "
+                               f"reveal")
+        if not finished:
+            raise MallowsError(f"{name} is not finished: its key stays secret until every "
+                               f"match is played (revealing it now would let authors compute "
+                               f"the rest); rerun the tournament to finish it first")
+        console.print(Text(f"secret key: {key.hex()}"), soft_wrap=True, highlight=False)
 
 
 def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> None:
@@ -500,8 +557,8 @@ def replay(
         if seat is not None:
             raise MallowsError(f"--seat needs a record that replays: {exc}") from None
         lines = [f"note: {exc}; the events as recorded:"] + replay_lines(match_id, record)
-    for line in lines:
-        typer.echo(line)
+    for line in lines:  # names and reasons from bots: their control characters shown
+        typer.echo(escape(line))
 
 
 def _load_record(match: str, db: Path) -> tuple[str, dict]:

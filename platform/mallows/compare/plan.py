@@ -3,7 +3,8 @@ bots once to check their names and games (``make_comparison``); their hellos, th
 registering and pinning are the shared plan (``mallows.tournaments.plan.prepare``), as for a
 tournament.
 
-Pairs. Pair ``p`` is two matches on one deal (match seed ``seeding.child_seed(seed, p)``),
+Pairs. Pair ``p`` is two matches on one deal (match seed ``Chance.match_seed(seed, p)``: keyed
+with the comparison's secret key since derivation 2, ``seeding.child_seed(seed, p)`` before),
 indices ``2p`` and ``2p + 1``:
 
 - two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
@@ -39,6 +40,7 @@ from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from mallows import seeding
 from mallows.errors import CompareError, MallowsError
+from mallows.safetext import refuse_control
 from mallows.results.ratings import DEFAULT_PARAMS
 from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
@@ -78,6 +80,10 @@ class Comparison:
     seed: int
     bot_sources: dict = field(default_factory=dict, compare=False)
     schedule: int = SCHEDULE_VERSION  # how pairs are seated (``pair_seats``)
+    # 2: the deals and the bots' seeds keyed with the comparison's secret key (kept in the
+    # database); 1: unkeyed, what comparisons stored before keys resume with (``keyed``)
+    derivation: int = seeding.KEYED
+    chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
 
     @property
     def max_pairs(self) -> int:
@@ -107,6 +113,11 @@ class Comparison:
     def register(self, store: Any) -> bool:
         from mallows.compare.run import register
         return register(store, self)
+
+    def with_chance(self, store: Any, key: bytes | None = None) -> "Comparison":
+        """This comparison with its seed derivation and secret key (``compare.run.keyed``)."""
+        from mallows.compare.run import keyed
+        return keyed(store, self, key)
 
     def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
         return check_comparison_bots(self, resolver, sandbox)
@@ -141,6 +152,7 @@ class Comparison:
             "test": "GSPRT, multinomial over the pair values",
             # version 1 is written as before versions existed (its digest stays the same)
             **({} if self.schedule == 1 else {"schedule": self.schedule}),
+            **({"chance": self.derivation} if self.derivation != seeding.LEGACY else {}),
         }
 
     def resumed_as(self, stored: dict | None) -> Comparison:
@@ -158,7 +170,10 @@ class Comparison:
         return digest_of(self.definition())
 
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
-        seed = seeding.child_seed(self.seed, p)
+        if self.derivation != seeding.LEGACY and not self.chance.secret_deals:
+            raise RuntimeError(f"comparison {self.name!r}: its deals need its key "
+                               f"(compare.run.keyed) first")
+        seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
         first: tuple[str, ...]
         second: tuple[str, ...]
@@ -244,7 +259,8 @@ def from_definition(d: dict) -> Comparison:
                       limits=dict(d.get("limits") or {}), delta=float(d["delta"]),
                       alpha=float(d["alpha"]), beta=float(d["beta"]),
                       max_matches=int(d["max_matches"]), seed=int(d["seed"]),
-                      schedule=stored_version(d) or 1)
+                      schedule=stored_version(d) or 1,
+                      derivation=int(d.get("chance", seeding.LEGACY)))
 
 
 def digest_of(definition: dict) -> str:
@@ -355,11 +371,13 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
                    options=dict(options or {}), effective_options=effective, limits=limits,
                    delta=float(delta), alpha=float(alpha), beta=float(beta),
                    max_matches=int(max_matches), seed=int(seed))
-    if name is None:  # from the settings without the schedule version: the same command
-        # finds a comparison stored before versions existed (and resumes it with its own)
-        v1 = Comparison(**{**c.__dict__, "schedule": 1}).definition()
+    if name is None:  # from the settings without the schedule version and the seed
+        # derivation: the same command finds a comparison stored before either existed (and
+        # resumes it with its own)
+        v1 = Comparison(**{**c.__dict__, "schedule": 1,
+                           "derivation": seeding.LEGACY}).definition()
         name = f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-{digest_of(v1)[:8]}"
-    elif not NAME_RE.match(name):
+    elif not NAME_RE.fullmatch(refuse_control(name, "--name", "--name my-comparison")):
         raise CompareError(f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
                            f"'/'), at most 100, got {name!r}")
     c = Comparison(**{**c.__dict__, "name": name})

@@ -17,11 +17,14 @@ early abandons what is still in flight.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
 
 from typing import Any, Callable
+
+from mallows import seeding
 
 from mallows.compare.plan import KIND, Comparison, CompareError, digest_of
 from mallows.compare.sprt import SequentialTest
@@ -57,6 +60,25 @@ class CompareResult:
     def matches(self) -> int:
         """Matches the verdict rests on: two a pair."""
         return 2 * self.pairs
+
+
+def keyed(store: ResultStore, c: Comparison, key: bytes | None = None) -> Comparison:
+    """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
+    comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
+    matches as before; any other gets its key from the database (made the first time, or
+    ``key``)."""
+    row = store.tournament(c.name)
+    if row is not None and json.loads(row["definition"]).get("kind") != KIND:
+        return c  # a tournament's name: ``register`` refuses it
+    if row is not None and c.derivation != seeding.LEGACY:
+        old = json.loads(row["definition"])
+        legacy = dataclasses.replace(c, derivation=seeding.LEGACY)
+        if "chance" not in old and digest_of(old) == legacy.digest():
+            c = legacy
+    if c.derivation == seeding.LEGACY:
+        return dataclasses.replace(c, chance=seeding.UNKEYED)
+    kept = store.chance_key(c.name) or store.put_chance_key(c.name, key or seeding.fresh_key())
+    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, kept, secret_deals=True))
 
 
 

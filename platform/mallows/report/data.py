@@ -25,6 +25,7 @@ from mallows.results.ratings import head_to_head
 from mallows.results.seats import deal_of, seat_effects
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
 from mallows.results.interface import ResultStore
+from mallows.safetext import brief
 
 
 def slug(name: str) -> str:
@@ -120,5 +121,6 @@ def forfeits(store: ResultStore, tournament: str) -> list[dict]:
                 seat = e.get("seat")
                 out.append({"match": mid, "tournament": tournament, "seat": seat,
                             "bot": names[seat] if isinstance(seat, int) and seat < len(names)
-                            else "?", "kind": e.get("kind"), "reason": e.get("reason", "")})
+                            else "?", "kind": e.get("kind"),
+                            "reason": brief(str(e.get("reason", "")))})  # whole in the match
     return out

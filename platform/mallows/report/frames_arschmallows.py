@@ -24,6 +24,7 @@ from mallows.errors import ReplayMismatch
 from mallows.games import arschmallows
 from mallows.games.arschmallows import cards
 from mallows.games.base import ReplayChance
+from mallows.safetext import brief
 
 
 def card_text(value: int | None) -> str:
@@ -227,7 +228,7 @@ def frames(record: dict) -> list[dict]:
         words = _Words(names, state.knowledge, n)
         if kind == "forfeit":
             frame = dict(last or _snapshot(state, cache=cache))
-            reason = event.get("reason", "")
+            reason = brief(str(event.get("reason", "")))  # whole in the event
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
             text = (f"{words.who(event['seat'])} {what}: {reason}. From here a random policy "
                     f"plays its seat")

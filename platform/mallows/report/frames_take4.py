@@ -14,6 +14,7 @@ from __future__ import annotations
 from mallows.games import take4
 from mallows.games.take4.cards import SQUAD_OF, completed_squads
 from mallows.report.frames_arschmallows import ReplayMismatch, replay_chance
+from mallows.safetext import brief
 
 
 def _and(items: list[str]) -> str:
@@ -115,7 +116,7 @@ def frames(record: dict) -> list[dict]:
             forfeited.add(event.get("seat"))
             frame = dict(last)
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
-            text = (f"{_who(names, event['seat'])} {what}: {event.get('reason', '')}. From "
+            text = (f"{_who(names, event['seat'])} {what}: {brief(str(event.get('reason', '')))}. From "
                     f"here a random policy plays its seat")
         else:
             frame = dict(last)

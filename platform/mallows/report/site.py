@@ -28,6 +28,7 @@ from mallows.games import get_game
 from mallows.report import data
 from mallows.report.frames import ReplayMismatch, frames
 from mallows.results.interface import ResultStore
+from mallows.safetext import brief
 
 STATIC = ("style.css", "sort.js", "replay.js")
 #: Matches listed on one page of a tournament's match list (its first page is the
@@ -273,6 +274,7 @@ class Site:
         record = dict(raw, players=[data.short_bot(p) for p in raw.get("players", [])])
         try:
             headers, rows, notes = get_game(record["game"]).summary(record)
+            notes = [brief(str(n), 400) for n in notes]  # a forfeit reason: whole below
         except Exception as exc:  # a damaged record still gets a page saying so
             headers, rows, notes = [], [], [f"no summary: {exc}"]
         if damage:

@@ -65,6 +65,11 @@ class ResultStore(Protocol):
                           total: int | None = None, finished: bool | None = None) -> None:
         """Change a stored definition (JSON text), its number of matches, or whether it is
         finished (a comparison learns its length as it runs)."""
+    def chance_key(self, name: str) -> bytes | None:
+        """Tournament ``name``'s secret key (``seeding.Chance``), None if it has none."""
+    def put_chance_key(self, name: str, key: bytes) -> bytes:
+        """Keep ``key`` as ``name``'s secret key unless it has one; return the one kept."""
+    def forget_chance_key(self, name: str) -> None: ...
     def remove_tournament(self, name: str) -> None:
         """Forget a tournament with no stored match (a file corrected before any match)."""
     def bot_source(self, name: str) -> str | None:

@@ -1,15 +1,22 @@
-"""``check_bot(name)``: play a bot against ``random`` bots and report every problem.
+"""``check_bot(name)``: play a bot against the registry's bots and report every problem.
 
-What ``mallows bots check`` runs, usable from a bot author's own tests. The bot is always
-isolated (its own process, as in a tournament); it plays ``matches`` matches in every game it
-declares (or the one asked for), the number of seats, its seat and (where a game has several)
-the rule set varying from match to match. Forfeits are counted by the ``kind`` the match
+What ``mallows bots check`` and ``bots submit`` run, usable from a bot author's own tests. The
+bot is always isolated (its own process, as in a tournament); it plays ``matches`` matches in
+every game it declares (or the one asked for). A check is not a predictable exam: without a
+seed it draws a fresh seed from the operating system, keyed with this user's secret key
+(``seeding.local_key``; so ``seed`` repeats a check on this machine only), and from them, match
+by match, the number of seats, the bot's seat, the rule set (where a game has
+several), whether the opponents' names are shown or hidden (as under ``names = "hidden"``),
+and the opponents: the shipped bots that play the game (``OPPONENTS``), under their real
+names, as a tournament seats them. The match seeds and the bots' seeds are keyed as in a
+tournament (``seeding.Chance``). Forfeits are counted by the ``kind`` the match
 record gives them (``agents.protocol.KINDS``); each forfeit is kept as a ``Problem`` with the
 observation the bot was answering and its answer.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable
@@ -93,6 +100,7 @@ class BotCheck:
     games: list[str]
     reports: list[GameReport]
     problems: list[Problem]
+    seed: int | None = None  # the check's seed: ``--seed`` repeats it on this machine
 
     @property
     def passed(self) -> bool:
@@ -129,26 +137,65 @@ def _forfeit_kind(record: dict, seat: int) -> str:
     return "error"
 
 
-def run_check(spec: BotSpec, games: list[str], matches: int, seed: int, limits: Limits,
-              progress: Callable[[str, int], None] | None = None
+# The check's opponents: the shipped bots, under the names a tournament file gives them (a
+# search bot with a budget that keeps a check quick).
+OPPONENTS = ("random", "greedy", "heuristic", "denial", "ismcts:budget=0.01")
+
+
+def check_chance(seed: int | None) -> tuple[seeding.Chance, int]:
+    """The derivation and seed of a check: keyed with this user's key (``seeding.local_key``;
+    a fresh one where none can be kept), and a fresh seed from the OS unless ``seed`` is
+    given: nobody can foresee a check, and ``--seed S`` repeats one on this machine."""
+    key = seeding.local_key() or seeding.fresh_key()
+    return seeding.Chance(seeding.KEYED, key), seeding.fresh_seed() if seed is None else seed
+
+
+def opponents_for(game: str) -> list[BotSpec]:
+    """The shipped bots (trusted, in-process) that play ``game``; ``random`` at least."""
+    out = []
+    for name in OPPONENTS:
+        try:
+            opponent = load_bot(name, isolate=False)
+        except (MallowsError, OSError):
+            continue  # not found here (a trimmed bots/): the others play
+        if opponent.trusted and (not opponent.games or game in opponent.games):
+            out.append(opponent)
+    return out or [load_bot("random", isolate=False)]
+
+
+def run_check(spec: BotSpec, games: list[str], matches: int, seed: int | None, limits: Limits,
+              progress: Callable[[str, int], None] | None = None,
+              chance: seeding.Chance | None = None
               ) -> tuple[list[GameReport], list[Problem]]:
-    """Play the matches; return one report per game and every problem, in order."""
-    opponent = load_bot("random", isolate=False)
+    """Play the matches; return one report per game and every problem, in order. ``seed``
+    None: a fresh secret one (``check_chance``); ``chance`` overrides the derivation."""
+    if chance is None:
+        chance, seed = check_chance(seed)
+    elif seed is None:
+        seed = seeding.fresh_seed()
+    draw = random.Random(seeding.keyed(chance.key or b"unkeyed-check-key", b"mallows check",
+                                       seed))
     reports, problems = [], []
-    for game in games:
+    for g, game in enumerate(games):
         module = get_game(game)
         rule_sets = list(getattr(module, "RULE_SETS", None) or [None])
+        pool = opponents_for(game)
         report = GameReport(game)
-        span = module.MAX_PLAYERS - module.MIN_PLAYERS + 1
         for i in range(matches):
-            players = module.MIN_PLAYERS + i % span
-            seat = i % players
-            options = module.make_options(rule_sets[i % len(rule_sets)], None)
-            match_seed = seeding.child_seed(seed, i)
+            players = draw.randint(module.MIN_PLAYERS, module.MAX_PLAYERS)
+            seat = draw.randrange(players)
+            options = module.make_options(draw.choice(rule_sets), None)
+            hide = draw.random() < 0.5
+            match_seed = chance.play_seed(seeding.child_seed(seed, g * matches + i))
+            # distinct opponents, as in a tournament, while the pool has enough
+            others = draw.sample(pool, players - 1) if len(pool) >= players - 1 \
+                else [draw.choice(pool) for _ in range(players - 1)]
+            chosen = others[:seat] + [spec] + others[seat:]
             watch = Watch(spec.handle(limits))
-            handles = [watch if s == seat else opponent.handle(limits) for s in range(players)]
-            names = [spec.name if s == seat else "random" for s in range(players)]
-            record = play_match(game, options, match_seed, handles, names)
+            handles = [watch if s == seat else chosen[s].handle(limits) for s in range(players)]
+            names = [spec.name if s == seat else chosen[s].name for s in range(players)]
+            record = play_match(game, options, match_seed, handles, names, chance=chance,
+                                hide_names=hide)
             report.matches += 1
             report.decisions += watch.decisions
             report.times.extend(watch.times)
@@ -166,15 +213,16 @@ def run_check(spec: BotSpec, games: list[str], matches: int, seed: int, limits: 
     return reports, problems
 
 
-def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int = 0,
+def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int | None = None,
               limits: Limits | None = None,
               on_start: Callable[[BotSpec, list[str]], None] | None = None,
-              progress: Callable[[str, int], None] | None = None,
-              resolver: Resolver | None = None) -> BotCheck:
+               progress: Callable[[str, int], None] | None = None,
+               resolver: Resolver | None = None) -> BotCheck:
     """Load bot ``name`` (isolated; ``resolver``: how names resolve, default the registry
-    alone, ``mallows.cli.common.resolver_for`` for a command with ``--db``), choose its games, play ``matches`` matches in each against
-    ``random`` bots and return what happened. ``on_start(spec, games)`` is called before the
-    first match. Bad input (an unknown bot or game, no match) is a ``MallowsError``."""
+    alone, ``mallows.cli.common.resolver_for`` for a command with ``--db``), choose its games,
+    play ``matches`` matches in each against the shipped bots (``run_check``: ``seed`` None
+    draws a fresh secret one) and return what happened. ``on_start(spec, games)`` is called
+    before the first match. Bad input (an unknown bot or game, no match) is a ``MallowsError``."""
     if matches < 1:
         raise MallowsError(f"--games {matches}: play at least one match per game")
     spec = (resolver or Resolver()).load(name, isolate=True)
@@ -183,5 +231,6 @@ def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int =
     games = choose_games(spec, game, limits.sandbox)
     if on_start is not None:
         on_start(spec, games)
-    reports, problems = run_check(spec, games, matches, seed, limits, progress)
-    return BotCheck(spec, games, reports, problems)
+    chance, seed = check_chance(seed)
+    reports, problems = run_check(spec, games, matches, seed, limits, progress, chance)
+    return BotCheck(spec, games, reports, problems, seed)

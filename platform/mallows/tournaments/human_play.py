@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mallows import seeding
 from mallows.agents.checks import canonical_name, ready
 from mallows.agents.human import WebSeat
 from mallows.agents.protocol import Limits
@@ -108,6 +109,10 @@ class PlayRoom:
             if len(live) >= MAX_SESSIONS:
                 raise MallowsError(f"{MAX_SESSIONS} matches are being played already: finish "
                                    f"one first")
+            # the deal and the bots' seeds keyed (seeding.Chance): a bot cannot compute the
+            # person's cards; a given seed repeats on this machine (this user's key)
+            key = (seeding.local_key() if seed is not None else None) or seeding.fresh_key()
+            chance = seeding.Chance(seeding.KEYED, key)
             seed = secrets.randbelow(2**31) if seed is None else int(seed)
             names = [s.name for s in specs]
             names.insert(seat, HUMAN)
@@ -118,7 +123,8 @@ class PlayRoom:
 
         def run() -> None:
             try:
-                session.record = play_match(game, options, seed, handles, names=names)
+                session.record = play_match(game, options, chance.play_seed(seed), handles,
+                                            names=names, chance=chance)
                 session.stored_as = self._store(session.record)
             except Exception as exc:  # noqa: BLE001 - shown on the page, never lost silently
                 session.error = f"{type(exc).__name__}: {exc}"

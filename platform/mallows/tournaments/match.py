@@ -17,7 +17,8 @@ import random
 from typing import Any, Sequence
 
 from mallows import PROTOCOL_VERSION, seeding
-from mallows.agents.protocol import BotFailure, BotHandle
+from mallows.safetext import REASON_BYTES, cap
+from mallows.agents.protocol import BotFailure, BotHandle, hidden_names
 from mallows.errors import IllegalAction
 from mallows.games import get_game
 from mallows.games.base import SeededChance
@@ -57,11 +58,15 @@ def decision_context(number: int, observation: dict) -> str:
 
 
 def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
-               names: Sequence[str] | None = None) -> dict:
+               names: Sequence[str] | None = None,
+               chance: seeding.Chance = seeding.UNKEYED, hide_names: bool = False) -> dict:
     """Play one match and return its record. ``options`` must be the game's effective options
-    (``make_options``); the handles are closed before this returns."""
+    (``make_options``); the handles are closed before this returns. ``chance`` derives the
+    bots' and the fallback policy's seeds from ``seed`` (``seeding.Chance``: keyed with a
+    secret in every tournament since derivation 2; unkeyed, derivation 1, by default)."""
     n = len(bots)
     names = list(names) if names is not None else [b.name for b in bots]
+    seen_names = hidden_names(n) if hide_names else names
     try:
         module = get_game(game)
         state = module.new_state(options, n, SeededChance(seed))
@@ -70,15 +75,16 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         opening: list[dict] = []
 
         def forfeit(seat: int, reason: str, kind: str, events: list[dict]) -> None:
+            reason = cap(reason, REASON_BYTES)  # it may quote the bot's own text: bounded
             forfeits[seat] = reason
-            fallbacks[seat] = random.Random(seeding.fallback_seed(seed, seat))
+            fallbacks[seat] = random.Random(chance.fallback_seed(seed, seat))
             events.append({"type": "forfeit", "seat": seat, "reason": reason, "kind": kind})
 
         for seat, bot in enumerate(bots):
             info = {"protocol": PROTOCOL_VERSION, "game": game,
                     "options": dict(state.options),  # options are flat: scalars only
-                    "seat": seat, "players": n, "seed": seeding.bot_seed(seed, seat),
-                    "names": list(names)}
+                    "seat": seat, "players": n, "seed": chance.bot_seed(seed, seat),
+                    "names": list(seen_names)}
             try:
                 bot.start(info)
             except BotFailure as exc:

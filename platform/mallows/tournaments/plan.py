@@ -62,6 +62,7 @@ class Runnable(Protocol):
     def register(self, store: Any) -> bool: ...
     def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> Any: ...
     def resumed_as(self, stored: dict | None) -> Any: ...
+    def with_chance(self, store: Any, key: bytes | None = None) -> Any: ...
 
 
 def resumed(run: Runnable, store: Any) -> Any:
@@ -98,7 +99,8 @@ class Plan:
         """The executor's job for one match of the schedule."""
         from mallows.tournaments.executor import Job
         return Job(index=spec.index, game=self.game, options=self.options, seed=spec.seed,
-                   seats=tuple(spec.seats), limits=self.limits, roster=self.roster)
+                   seats=tuple(spec.seats), limits=self.limits, roster=self.roster,
+                   chance=self.run.chance)
 
     def jobs(self, specs: Iterable[Any]) -> list:
         return [self.job(s) for s in specs]
@@ -159,10 +161,11 @@ def decide_sandbox(specs: Iterable[BotSpec], limits: Limits) -> None:
 # -- steps 2 and 3: register, pin, plan -----------------------------------------------------------
 
 def prepare(run: Runnable, store: Any, resolver: Resolver | None = None,
-            sandbox: str | None = None) -> Plan:
+            sandbox: str | None = None, key: bytes | None = None) -> Plan:
     """The plan of ``run`` in ``store``: checked (unless ``run.bot_sources`` says it was, by
-    ``run.check_bots``), registered and pinned once. ``resolver``: how names resolve (default:
-    the registry and ``store``'s submissions)."""
+    ``run.check_bots``), registered and pinned once, with its seed derivation and secret key
+    (``run.with_chance``; ``key``: a revealed key to replay a published run). ``resolver``: how
+    names resolve (default: the registry and ``store``'s submissions)."""
     from mallows.tournaments.pinning import pin_bots
 
     resolver = resolver if resolver is not None else Resolver(store)
@@ -170,6 +173,7 @@ def prepare(run: Runnable, store: Any, resolver: Resolver | None = None,
         run = run.check_bots(resolver, sandbox)
     limits = Limits.from_dict(run.limits)
     run = resumed(run, store)
+    run = run.with_chance(store, key)  # after the schedule version: it compares digests
     run.register(store)
     pins = pin_bots(store, run.name, run.written_names, run.match_count(), resolver,
                     kind="comparison" if run.kind == "compare" else "tournament")

@@ -29,6 +29,7 @@ from mallows.tournaments.plan import Plan, prepare
 from mallows.tournaments.schedule import match_id
 from mallows.tournaments.spec import Tournament, diff_definitions
 from mallows.results.interface import ResultStore
+from mallows.seeding import UNKEYED
 
 
 @dataclass
@@ -147,7 +148,8 @@ def jobs_for(run: Any, specs: Iterable) -> list:
     from mallows.tournaments.worker import Job
     limits = Limits.from_dict(run.limits)
     return [Job(index=s.index, game=run.game, options=run.effective_options, seed=s.seed,
-                seats=tuple(s.seats), limits=limits) for s in specs]
+                seats=tuple(s.seats), limits=limits, chance=getattr(run, "chance", UNKEYED))
+            for s in specs]
 
 
 def _stored(store: ResultStore, name: str) -> dict:

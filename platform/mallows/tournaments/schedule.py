@@ -17,7 +17,9 @@ Round robin in duplicate format:
 - the seed of a match is ``seeding.child_seed(tournament seed, table * deals + deal)``: it depends
   only on the tournament seed and the (table, deal) place in the schedule, never on the rotation
   or the order (so every rotation of a table plays the same deals, in both versions) nor on how
-  or where matches run.
+  or where matches run. With ``secret = true`` it is ``Chance.match_seed(tournament seed,
+  place)``, keyed with the tournament's secret key: one published match seed says nothing
+  about another.
 
 Every bot sits in every seat ``C(n - 1, k - 1) * deals`` times.
 
@@ -78,8 +80,12 @@ def match_id(tournament: str, index: int) -> str:
     return f"{tournament}/{index}"
 
 
-def deal_seed(tournament_seed: int, table: int, deal: int, deals: int) -> int:
-    return seeding.child_seed(tournament_seed, table * deals + deal)
+def deal_seed(tournament_seed: int, table: int, deal: int, deals: int,
+              chance: seeding.Chance | None = None) -> int:
+    place = table * deals + deal
+    if chance is not None and chance.secret_deals:  # `secret = true`: keyed, one by one
+        return chance.match_seed(tournament_seed, place)
+    return seeding.child_seed(tournament_seed, place)
 
 
 def _zigzag(m: int) -> list[int]:
@@ -194,9 +200,10 @@ class Schedule:
     sequence: ``len``, ``[i]``, ``[a:b]``, iteration)."""
 
     def __init__(self, bots: Iterable[str], players: int, deals: int, seed: int,
-                 version: int = SCHEDULE_VERSION):
+                 version: int = SCHEDULE_VERSION, chance: seeding.Chance | None = None):
         self.bots = tuple(bots)
         self.players, self.deals, self.seed, self.version = players, deals, seed, version
+        self.chance = chance  # with secret deals: the match seeds are keyed
         if players < 1 or deals < 1 or len(self.bots) < players:
             raise ValueError("need players >= 1, deals >= 1 and at least `players` bots")
         if version not in SCHEDULE_VERSIONS:
@@ -215,7 +222,8 @@ class Schedule:
         deal, rotation = divmod(index - table * self.per_table, self.players)
         if self._deal_at[0] != (table, deal):  # the rotations of a deal share these
             order = deal % len(self.orders)
-            self._deal_at = ((table, deal), deal_seed(self.seed, table, deal, self.deals),
+            self._deal_at = ((table, deal), deal_seed(self.seed, table, deal, self.deals,
+                                                      self.chance),
                              order, tuple(subset[i] for i in self.orders[order]))
         _, seed, order, ordered = self._deal_at
         return MatchSpec(index, table, subset, rotation, deal,
@@ -290,9 +298,15 @@ def make_schedule(bots, players: int, deals: int, seed: int,
 
 
 def schedule(tournament) -> Schedule:
-    """The matches of a ``Tournament``, in schedule order, under its schedule version."""
+    """The matches of a ``Tournament``, in schedule order, under its schedule version. A
+    ``secret = true`` tournament's match seeds are its seed and place keyed with its secret
+    (``seeding.Chance.match_seed``), so it must hold its key (``tournaments.secrecy.settle``)."""
+    chance = getattr(tournament, "chance", None)
+    if getattr(tournament, "secret", False) and not (chance and chance.secret_deals):
+        raise RuntimeError(f"tournament {tournament.name!r} has secret deals: its schedule "
+                           f"needs its key (tournaments.secrecy.settle) first")
     return Schedule(tournament.bots, tournament.players, tournament.deals, tournament.seed,
-                    tournament.schedule)
+                    tournament.schedule, chance)
 
 
 def stored_version(definition: dict | None) -> int | None:

@@ -13,13 +13,19 @@ Keys::
     players = 4              # seats per match
     deals = 10               # deals per table; each is played in every seat rotation
     seed = 2026              # the tournament seed; every match seed derives from it
+                             # (optional: left out, a fresh one comes from the OS)
+    secret = true            # the deals derive from the seed and the database's secret key
+                             # too (optional; default false)
+    chance = 2               # optional: the seed derivation (tournaments.secrecy); 1 is the
+                             # unkeyed one of tournaments started before it (to replay one)
     bots = ["random", ...]   # at least `players` distinct bot names
     schedule = 2             # optional: the seat-order schedule (tournaments.schedule); 1 is
                              # the one before balanced orders. Left out: 2 for a new
                              # tournament, the stored one's version when it resumes
     [options]                # rule option overrides, e.g. table_cards = 4
     [limits]                 # decision_seconds, match_seconds, start_seconds, memory_mb,
-                             # sandbox = "off" (untrusted bots without their sandbox)
+                             # sandbox = "off" (untrusted bots without their sandbox),
+                             # names = "hidden" (bots see player1, player2, ... not names)
     [ratings]                # the rating system's parameters (TrueSkill: mu, sigma, beta,
                              # tau, draw_probability; see mallows.results.ratings)
 
@@ -43,14 +49,16 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from mallows.agents.protocol import Limits
+from mallows import seeding
 from mallows.errors import MallowsError, TournamentError
+from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.tournaments.schedule import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
 
-REQUIRED = ("name", "game", "players", "deals", "seed", "bots")
-OPTIONAL = ("rules", "schedule", "options", "limits", "ratings")
+REQUIRED = ("name", "game", "players", "deals", "bots")
+OPTIONAL = ("seed", "secret", "chance", "rules", "schedule", "options", "limits", "ratings")
 KEYS = REQUIRED + OPTIONAL
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 # The largest tournament a file may schedule. The schedule is lazy and resuming walks the
@@ -76,6 +84,15 @@ class Tournament:
     # where each bot was found when the file was checked (kept in the database's `bots`
     # table; not part of the definition)
     bot_sources: dict = field(default_factory=dict, compare=False)
+    # how hidden numbers derive (``seeding``): 2 (keyed with a secret, every new tournament)
+    # or 1 (no key: tournaments stored before derivation 2 resume with it); the definition
+    # keeps it (absent: 1)
+    derivation: int = seeding.KEYED
+    secret: bool = False       # `secret = true`: the deals are keyed too
+    seed_drawn: bool = False   # no `seed` in the file: ``seed`` came from the OS
+    # the derivation with this tournament's key, once ``tournaments.secrecy.settle`` read it
+    # from the database (never part of the definition)
+    chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
     # the schedule version (tournaments.schedule); ``schedule_given``: the file says which, so
     # a resume must match it (else the stored tournament's version is kept: ``resumed_as``)
     schedule: int = SCHEDULE_VERSION
@@ -83,7 +100,14 @@ class Tournament:
 
     def definition(self) -> dict:
         """The canonical form: what a rerun under the same name must match."""
-        return {
+        extra: dict = {}
+        if self.derivation != seeding.LEGACY:
+            extra["chance"] = self.derivation
+        if self.secret:
+            extra["secret"] = True
+        if self.seed_drawn:
+            extra["drawn_seed"] = True
+        return {**extra,
             "name": self.name, "game": self.game, "rules": self.rules,
             "players": self.players, "deals": self.deals, "seed": self.seed,
             "bots": list(self.bots), "options": dict(sorted(self.options.items())),
@@ -124,8 +148,17 @@ class Tournament:
     def schedule_for(self, shown: Mapping[str, str]) -> Any:
         """The round robin over the shown names (the seeds do not depend on the names)."""
         from mallows.tournaments.schedule import Schedule
+        if self.secret and not self.chance.secret_deals:
+            raise RuntimeError(f"tournament {self.name!r} has secret deals: its schedule "
+                               f"needs its key (with_chance) first")
         return Schedule(tuple(shown.get(b, b) for b in self.written_names), self.players,
-                        self.deals, self.seed, self.schedule)
+                        self.deals, self.seed, self.schedule, self.chance)
+
+    def with_chance(self, store: Any, key: bytes | None = None) -> Tournament:
+        """This tournament with its seed derivation, drawn seed and secret key as ``store``
+        has them (``tournaments.secrecy.settle``)."""
+        from mallows.tournaments.secrecy import settle
+        return settle(store, self, key)
 
     def register(self, store: Any) -> bool:
         from mallows.tournaments.run import register
@@ -219,9 +252,11 @@ def _check_limits(limits: Any, src: str) -> dict:
         checked = Limits.from_dict(limits)
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}[limits]: {exc}") from None
-    # sandbox = "on" is the default and is not stored: such a definition stays as it was
+    # sandbox = "on" and names = "shown" are the defaults and are not stored: such a
+    # definition stays as it was
     return {key: getattr(checked, key) for key in limits
-            if not (key == "sandbox" and checked.sandbox == "on")}
+            if not (key == "sandbox" and checked.sandbox == "on")
+            and not (key == "names" and checked.names == "shown")}
 
 
 def _check_ratings(ratings: Any, src: str) -> dict:
@@ -256,6 +291,11 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
             raise TournamentError(f"{_where(src)}missing key `{key}`: add it, for example "
                                   f"{_EXAMPLES[key]}")
     name = data["name"]
+    if isinstance(name, str) and control_characters(name):
+        raise TournamentError(f"{_where(src)}`name` must be plain text, but {escape(name)!r} "
+                              f"holds the control character(s) "
+                              f"{', '.join(control_characters(name))}: for example name = "
+                              f"\"demo\"")
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TournamentError(
             f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
@@ -280,7 +320,15 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
     players = _int(data, "players", module.MIN_PLAYERS, module.MAX_PLAYERS, src,
                    f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players")
     deals = _int(data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10")
-    seed = _int(data, "seed", 0, MAX_SEED, src, "seeds are never negative, e.g. seed = 2026")
+    if "seed" in data:
+        seed = _int(data, "seed", 0, MAX_SEED, src, "seeds are never negative, e.g. seed = "
+                    "2026, or leave `seed` out for a fresh one")
+    else:
+        seed = seeding.fresh_seed()  # kept in the database: a rerun resumes with it
+    secret = data.get("secret", False)
+    if not isinstance(secret, bool):
+        raise TournamentError(f"{_where(src)}`secret` must be true or false, got {secret!r}: "
+                              f"secret = true keys the deals with the database's secret")
     bots = data["bots"]
     if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
         raise TournamentError(f"{_where(src)}`bots` must be a list of bot names, e.g. "
@@ -306,12 +354,24 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
             f"{_where(src)}`schedule` must be one of {', '.join(map(str, SCHEDULE_VERSIONS))}, "
             f"got {schedule!r}: 2 balances the seat orders (the default), 1 is the schedule of "
             f"tournaments started before it (to replay one)")
+    chance = data.get("chance", seeding.KEYED)
+    if not isinstance(chance, int) or isinstance(chance, bool) or \
+            chance not in seeding.DERIVATIONS:
+        raise TournamentError(
+            f"{_where(src)}`chance` must be one of {', '.join(map(str, seeding.DERIVATIONS))}, "
+            f"got {chance!r}: 2 keys the bots' seeds with a secret (the default), 1 is the "
+            f"unkeyed derivation of tournaments started before it (to replay one)")
+    if chance == seeding.LEGACY and (secret or "seed" not in data):
+        raise TournamentError(
+            f"{_where(src)}`chance = 1` replays a tournament started before secret keys: it "
+            f"takes the old file's `seed` and no `secret`; leave `chance` out otherwise")
     limits = _check_limits(data.get("limits", {}), src)
     ratings = _check_ratings(data.get("ratings", {}), src)
     t = Tournament(name=name, game=game, rules=rules, players=players, deals=deals, seed=seed,
                    bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
                    effective_options=effective, source=source, schedule=schedule,
-                   schedule_given="schedule" in data)
+                   schedule_given="schedule" in data, secret=secret,
+                   seed_drawn="seed" not in data, derivation=chance)
     if t.match_count() > MAX_MATCHES:
         from mallows.results.codec import estimated_bytes, human_bytes
         size = human_bytes(estimated_bytes(game, players, t.match_count()))
@@ -348,7 +408,7 @@ def _canonical_bots(bots: list[str], src: str) -> list[str]:
 
 _EXAMPLES = {
     "name": 'name = "my-tournament"', "game": 'game = "take4"', "players": "players = 4",
-    "deals": "deals = 10", "seed": "seed = 2026", "bots": 'bots = ["random", "greedy"]',
+    "deals": "deals = 10", "bots": 'bots = ["random", "greedy"]',
 }
 
 

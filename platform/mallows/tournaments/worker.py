@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.roster import Roster
 
@@ -37,6 +38,7 @@ class Job:
     seats: tuple[str, ...]
     limits: Limits = field(default_factory=Limits)
     roster: Roster = field(default_factory=Roster)
+    chance: seeding.Chance = seeding.UNKEYED  # the bots' and fallback's seeds (with its key)
 
 
 @dataclass
@@ -84,7 +86,8 @@ def play_job(job: Job, pool: Any = None) -> Outcome:
         spares = len(specs) - 1  # the other rotations of the deal need a process each
         handles = [pool.handle(s, limits, deal, spares) if pool is not None
                    else s.handle(limits) for s in specs]
-        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats))
+        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats),
+                            chance=job.chance, hide_names=limits.names == "hidden")
         result = record["result"]
         return Outcome(job.index, json.dumps(record, separators=(",", ":")),
                        list(record["players"]), list(result["ranks"]),

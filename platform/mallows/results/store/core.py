@@ -38,6 +38,10 @@ _INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
 
 
+def _key_name(tournament: str) -> str:
+    return f"chance_key:{tournament}"
+
+
 def _values(row: MatchRow, stamp: str) -> tuple:
     """A ``MatchRow`` in ``_MATCH_COLUMNS`` order."""
     players, ranks = json.dumps(row.players), json.dumps(row.ranks)
@@ -210,8 +214,31 @@ class Store:
             if self.count_matches(name) == 0:
                 self.db.execute("DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
                                 [name])
+                # its secret key stays: the corrected file runs with it (nothing was played)
                 self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
                 self.db.execute("DELETE FROM tournaments WHERE name = ?", [name])
+
+    def chance_key(self, name: str) -> bytes | None:
+        """Tournament ``name``'s secret key (``seeding.Chance``), None if it has none. Kept
+        in ``meta``, never in the definition, a record or an export."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [_key_name(name)]).fetchone()
+        return bytes.fromhex(row[0]) if row else None
+
+    def put_chance_key(self, name: str, key: bytes) -> bytes:
+        """Keep ``key`` as tournament ``name``'s secret key unless it has one; return the one
+        kept (two runs starting at once agree on the first)."""
+        self._writable()
+        with self.db.conn:
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                            [_key_name(name), key.hex()])
+        kept = self.chance_key(name)
+        assert kept is not None
+        return kept
+
+    def forget_chance_key(self, name: str) -> None:
+        self._writable()
+        with self.db.conn:
+            self.db.execute("DELETE FROM meta WHERE key = ?", [_key_name(name)])
 
     def mark_finished(self, name: str) -> None:
         self._writable()
@@ -232,7 +259,8 @@ class Store:
                         "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
                         "DELETE FROM tournaments WHERE name = ?"):
                 self.db.execute(sql, [name])
-            self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
+            self.db.execute("DELETE FROM meta WHERE key IN (?, ?)",
+                            [f"ratings:tournament:{name}", _key_name(name)])
             if not self.db.execute("SELECT 1 FROM tournaments WHERE game = ?",
                                    [row["game"]]).fetchone():
                 self.db.execute("DELETE FROM ratings WHERE scope = 'game' AND name = ?",
