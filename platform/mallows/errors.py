@@ -17,6 +17,7 @@ The tree::
     │   ├── DatabaseError         a database file that cannot be used as it is
     │   │   └── DamagedRecord     a stored match that does not match its digest
     │   ├── ReplayMismatch        a record whose events the engine does not reproduce
+    │   ├── RecordError           a record read from a file that breaks the record format
     │   ├── SecretKeyError        a tournament's secret key given wrongly or asked for too early
     │   └── BadNameError          a chosen name no bot may have (control character, a path, a
     │                             file suffix, another bot's name)
@@ -25,6 +26,8 @@ The tree::
     │   └── MatchFailed           a match raised inside the engine or the runner
     ├── BotFailure                a bot failed a decision or a hook: a forfeit, not an error of
     │                             the run (it never reaches the command line)
+    ├── NeedChance                internal: the OpenSpiel bridge's request for the next chance
+    │                             draw (caught in ``mallows.interop.openspiel``, never escapes)
     ├── AssertionError
     │   └── ConformanceError      a game broke the game contract (``mallows.testing``)
     └── KeyboardInterrupt (a BaseException)
@@ -47,12 +50,14 @@ floor may import it.
 from __future__ import annotations
 
 import signal
+from typing import Sequence
 
 __all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
            "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
            "GameConfigError", "IllegalAction", "MallowsError", "MatchFailed", "PinError",
-           "PlatformError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
-           "SecretKeyError", "BadNameError", "Terminated", "TournamentBusy", "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
+           "PlatformError", "RecordError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
+           "NeedChance", "SecretKeyError", "BadNameError", "Terminated", "TournamentBusy",
+           "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
 
 USER_ERROR_EXIT = 2       # the exit status of a ``MallowsError``
 PLATFORM_ERROR_EXIT = 70  # the exit status of a ``PlatformError`` (sysexits.h EX_SOFTWARE)
@@ -195,3 +200,12 @@ class Terminated(KeyboardInterrupt):
         super().__init__(f"stopped by {signal.Signals(signum).name}")
         self.signum = signum
         self.name = signal.Signals(signum).name
+
+
+class NeedChance(Exception):
+    """The engine asked for a draw not made yet: ``("shuffle", cards)`` or
+    ``("choice", options)`` (``mallows.interop.openspiel`` turns it into a chance node)."""
+
+    def __init__(self, kind: str, items: Sequence) -> None:
+        super().__init__(kind)
+        self.kind, self.items = kind, list(items)

@@ -50,6 +50,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
     raise ImportError("mallows.interop.openspiel needs OpenSpiel: pip install "
                       "'mallows[openspiel]'") from exc
 
+from mallows.errors import NeedChance
 from mallows.games import get_game
 from mallows.games.arschmallows.encoding import VALUES
 from mallows.games.take4.cards import CHARACTERS
@@ -71,13 +72,6 @@ NAMES = {"take4": "mallows_take4", "arschmallows": "mallows_arschmallows"}
 KINDS: dict[str, tuple] = {"take4": CHARACTERS, "arschmallows": VALUES}
 
 
-class NeedChance(Exception):
-    """The engine asked for a draw not made yet: ``("shuffle", cards)`` or
-    ``("choice", options)``."""
-
-    def __init__(self, kind: str, items: Sequence):
-        super().__init__(kind)
-        self.kind, self.items = kind, list(items)
 
 
 class Need:

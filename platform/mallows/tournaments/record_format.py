@@ -63,7 +63,8 @@ def parse_record(text: bytes | str, where: str) -> dict:
         if "digits" in str(exc):  # Python's limit on the length of an integer
             raise RecordError(f"{where} holds a number too long to read ({exc}): no record "
                               f"field is that large") from None
-        raise RecordError(f"{where} is not JSON ({exc}): a record is one JSON object, as "
+        raise RecordError(f"{where} is not JSON ({exc}), so not a match record: a record is "
+                          f"one JSON object, as "
                           f"mallows play --record writes it") from None
     check_record(record, where)
     return record
