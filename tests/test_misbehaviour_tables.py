@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MALLOWS, REPO, ray_env
+from conftest import MALLOWS, REPO, chance_key, ray_env
 
 LIAR = REPO / "tests" / "misbehaving_bots" / "lying_reuse"
 TOURNAMENT = """name = "liar"
@@ -26,12 +26,16 @@ sandbox = "off"
 """
 
 
-def run(tmp_path: Path, name: str, workers: int, deals: int = 6) -> tuple[list, int]:
+def run(tmp_path: Path, name: str, workers: int, deals: int = 6,
+        key: str | None = None) -> tuple[list, int]:
+    """The table and forfeit count of a run in a new database; ``key``: the secret key of an
+    earlier run's tournament, so this one plays the very same matches (``--key``)."""
     toml = tmp_path / "liar.toml"
     toml.write_text(TOURNAMENT.format(deals=deals, liar=LIAR))
     db = tmp_path / f"{name}.db"
     args = [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers",
-            str(workers), "--quiet"] + (["--batch-size", "4"] if workers > 1 else [])
+            str(workers), "--quiet"] + (["--batch-size", "4"] if workers > 1 else []) \
+        + (["--key", key] if key else [])
     proc = subprocess.run(args, capture_output=True, text=True, timeout=600,
                           env=ray_env(), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -47,7 +51,7 @@ def run(tmp_path: Path, name: str, workers: int, deals: int = 6) -> tuple[list, 
 def test_a_lying_reuse_bot_forfeits_nothing_whatever_the_timing(tmp_path):
     first, forfeits = run(tmp_path, "a", 1)
     assert forfeits == 0  # it plays every match well; reuse was only a promise it broke
-    second, again = run(tmp_path, "b", 1)
+    second, again = run(tmp_path, "b", 1, key=chance_key(tmp_path / "a.db"))
     assert (second, again) == (first, forfeits)
 
 
@@ -55,5 +59,5 @@ def test_a_lying_reuse_bot_forfeits_nothing_whatever_the_timing(tmp_path):
 @pytest.mark.slow
 def test_a_lying_reuse_bot_gives_the_same_table_on_one_and_two_workers(tmp_path):
     one = run(tmp_path, "one", 1)
-    two = run(tmp_path, "two", 2)
+    two = run(tmp_path, "two", 2, key=chance_key(tmp_path / "one.db"))
     assert one == two

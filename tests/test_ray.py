@@ -133,8 +133,8 @@ def test_ray_client_address_gives_identical_ratings(setup, in_process, ray_clust
     # a 79-line traceback: "Streaming actor methods ... not supported ... Ray Client")
     root, toml, env = setup
     db = root / "client.db"
-    out = run_cli([toml, "--db", db, "--address", ray_cluster[1], "--batch-size", "4"],
-                  env, root)
+    out = run_cli([toml, "--db", db, "--address", ray_cluster[1], "--batch-size", "4",
+                   "--key", chance_key(root / "inproc.db")], env, root)
     assert "Traceback" not in out
     assert snapshot(db) == in_process
 
@@ -159,8 +159,15 @@ def test_joining_says_connecting_at_once(setup, tmp_path):
                                 stderr=subprocess.PIPE, start_new_session=True)
         try:
             t0 = time.monotonic()
-            ready = select.select([proc.stderr], [], [], 30)[0]
-            first = proc.stderr.readline().decode() if ready else ""
+            first = ""  # the line that says so (a seed warning may come before it)
+            while "connecting" not in first and time.monotonic() - t0 < 30:
+                ready = select.select([proc.stderr], [], [], 30)[0]
+                if not ready:
+                    break
+                line = proc.stderr.readline().decode()
+                if not line:
+                    break
+                first = line
             took = time.monotonic() - t0
         finally:
             os.killpg(proc.pid, signal.SIGKILL)  # by its own id: nothing else is touched

@@ -280,7 +280,13 @@ def _import_path(path: Path, modname: str):
         raise BotError(f"cannot load {path}: Python cannot import it as a module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[modname] = module
-    spec.loader.exec_module(module)
+    # never bytecode beside the bot's files: a snapshot folder holds exactly what was
+    # submitted (an extra __pycache__ makes it be rebuilt), and a bot's folder is its author's
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
     _MODULES[key] = module
     return module
 

@@ -23,18 +23,35 @@ SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "S
                 if s is not None)
 
 
+#: The termination signals received by this process, in order. Ray's core turns any exception
+#: a signal handler raises during ``ray.wait`` into a plain ``KeyboardInterrupt``, so the
+#: ``Terminated`` that names the signal is lost on the way: what was received is kept here.
+_RECEIVED: list[int] = []
+
+
+def _cause(exc: BaseException) -> Terminated | None:
+    if isinstance(exc, Terminated):
+        return exc
+    if isinstance(exc, KeyboardInterrupt) and _RECEIVED:  # a Terminated that Ray re-raised
+        return Terminated(_RECEIVED[-1])
+    return None
+
+
 def exit_status(exc: BaseException) -> int:
     """The exit status of a command stopped by ``exc``: 128 + the signal's number, as a shell
     reports it (SIGTERM 143, SIGHUP 129, Ctrl-C's SIGINT 130)."""
-    return 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+    cause = _cause(exc)
+    return 128 + (cause.signum if cause is not None else signal.SIGINT)
 
 
 def interrupted(exc: BaseException) -> str:
     """How a stopped command's message starts: ``interrupted`` or ``interrupted by SIGTERM``."""
-    return f"interrupted by {exc.name}" if isinstance(exc, Terminated) else "interrupted"
+    cause = _cause(exc)
+    return f"interrupted by {cause.name}" if cause is not None else "interrupted"
 
 
 def _raise(signum, frame) -> None:
+    _RECEIVED.append(signum)
     raise Terminated(signum)
 
 
