@@ -27,11 +27,16 @@ def mallows(*args: str, env: dict | None = None, cwd: Path = REPO, timeout: floa
 
 def test_a_forfeited_take4_squad_is_not_called_a_win(tmp_path):
     record = tmp_path / "m.json"
-    # seat 0 forfeits at once; the random policy then plays its seat and completes Food first
-    out = mallows("play", "take4", "--bot", f"{ILLEGAL}:at=1", "--bot", "random", "--bot",
-                  "random", "--seed", "2", "--sandbox", "off", "--record", record)
-    assert out.returncode == 0, out.stderr
-    result = json.loads(record.read_text())["result"]
+    # seat 0 forfeits at once; the random policy then plays its seat and completes a squad
+    # first. `play --seed S` is keyed with this user's secret key (a fresh one per test
+    # session), so the seed that deals this case is searched for: about one in three does.
+    for seed in range(1, 61):
+        out = mallows("play", "take4", "--bot", f"{ILLEGAL}:at=1", "--bot", "random", "--bot",
+                      "random", "--seed", str(seed), "--sandbox", "off", "--record", record)
+        assert out.returncode == 0, out.stderr
+        result = json.loads(record.read_text())["result"]
+        if result["winners"] == [0]:
+            break
     assert result["winners"] == [0] and result["forfeits"][0]  # the case this test is about
     assert result["ranks"] == [2, 0, 0]
     assert not re.search(r"seat 0 \([^)]*\) wins", out.stdout), out.stdout
