@@ -164,7 +164,9 @@ def walk(pg, start_url: str, db: Path, prefix: str) -> None:
     shot(pg, f"{prefix}-leaderboard")
     go(pg, board[0]["bot"])
     assert pg.locator("h1").inner_text() == board[0]["bot"]
-    assert pg.get_by_text("By seat").count() == 1 and pg.get_by_text("By opponent").count() == 1
+    # the two headings (other text on the page may say "by seat" too, e.g. a hint)
+    assert pg.get_by_role("heading", name="By seat", exact=True).count() == 1
+    assert pg.get_by_role("heading", name="By opponent", exact=True).count() == 1
     shot(pg, f"{prefix}-bot")
     pg.go_back()
     pg.locator("details").first.evaluate("d => { d.open = true; }")
