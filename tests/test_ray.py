@@ -159,15 +159,17 @@ def test_joining_says_connecting_at_once(setup, tmp_path):
                                 stderr=subprocess.PIPE, start_new_session=True)
         try:
             t0 = time.monotonic()
-            first = ""  # the line that says so (a seed warning may come before it)
-            while "connecting" not in first and time.monotonic() - t0 < 30:
-                ready = select.select([proc.stderr], [], [], 30)[0]
-                if not ready:
+            said = b""  # what it wrote so far, read from the pipe unbuffered (a seed warning
+            fd = proc.stderr.fileno()  # and the key's commitment may come first)
+            while b"connecting" not in said and time.monotonic() - t0 < 30:
+                if not select.select([fd], [], [], 30 - (time.monotonic() - t0))[0]:
                     break
-                line = proc.stderr.readline().decode()
-                if not line:
+                chunk = os.read(fd, 65536)
+                if not chunk:
                     break
-                first = line
+                said += chunk
+            text = said.decode(errors="replace")
+            first = next((ln for ln in text.splitlines() if "connecting" in ln), text)
             took = time.monotonic() - t0
         finally:
             os.killpg(proc.pid, signal.SIGKILL)  # by its own id: nothing else is touched
