@@ -55,9 +55,8 @@ import random
 import time
 
 from mallows.agents.kit import number_param
-from mallows.games.arschmallows.botkit import (ACTION_SET, TUNED_IMPROVE, TUNED_RISK,
-                                               expected_unknown, heuristic_decide,
-                                               sample_world, unseen)
+from mallows.games.arschmallows.botkit import (TUNED_IMPROVE, TUNED_RISK, candidate_actions,
+                                               heuristic_decide, sample_world, unseen)
 
 
 #: A rollout plays at most this many more turns (a round of cautious players can run long).
@@ -158,72 +157,3 @@ class Bot:
                 if score > best_score:
                     best, best_score = i, score
         return candidates[best]
-
-
-def candidate_actions(obs: dict) -> list[dict]:
-    """The actions worth comparing (see the module docstring); always legal."""
-    legal = obs["legal_actions"]
-    phase = obs["phase"]
-    if phase == "peek":
-        return [{"type": "peek", "slots": [0, 1]}]
-    if phase in ("take", "end"):
-        return list(legal)
-    seat = obs["seat"]
-    row = obs["rows"][seat]
-    held = obs["held"]
-    v = held["value"]
-    down = [i for i, s in enumerate(row) if not s["face_up"]]
-    known = [i for i in down if row[i]["value"] is not None]
-    unknown = [i for i in down if row[i]["value"] is None]
-    reps = known + unknown[:1]
-    out: list[dict] = [{"type": "swap", "slot": i} for i in reps]
-    out += [{"type": "refuse", "slot": i} for i in reps]
-    if held["source"] == "draw" and v in ACTION_SET:
-        kinds = {a["type"] for a in legal}
-        if "spy" in kinds:
-            if unknown:
-                out.append({"type": "spy", "player": seat, "slot": unknown[0]})
-            for p, other in enumerate(obs["rows"]):
-                if p == seat:
-                    continue
-                j = next((j for j, s in enumerate(other)
-                          if not s["face_up"] and s["value"] is None), None)
-                if j is not None:
-                    out.append({"type": "spy", "player": p, "slot": j})
-                    break
-        if "play_twice" in kinds:
-            out.append({"type": "play_twice"})
-        if "exchange" in kinds:
-            out += _exchanges(obs, row, known, unknown)
-    groups: dict[int, list[int]] = {}
-    for i in known:
-        groups.setdefault(row[i]["value"], []).append(i)
-    for value, slots in groups.items():
-        if len(slots) >= (2 if value in ACTION_SET else 3):
-            out.append({"type": "get_rid", "slots": slots})
-    return out
-
-
-def _exchanges(obs: dict, row: list[dict], known: list[int], unknown: list[int]) -> list[dict]:
-    """Give the highest known card (and one unknown card) for each opponent's lowest known
-    card and for one unknown card of each opponent."""
-    seat = obs["seat"]
-    mine = []
-    if known:
-        mine.append(max(known, key=lambda i: row[i]["value"]))
-    if unknown:
-        mine.append(unknown[0])
-    e = expected_unknown(obs)
-    targets: list[tuple[int, int]] = []
-    for p, other in enumerate(obs["rows"]):
-        if p == seat:
-            continue
-        down = [(j, s["value"]) for j, s in enumerate(other) if not s["face_up"]]
-        known_low = [(v, j) for j, v in down if v is not None and v < e]
-        if known_low:
-            targets.append((p, min(known_low)[1]))
-        hidden = next((j for j, v in down if v is None), None)
-        if hidden is not None:
-            targets.append((p, hidden))
-    return [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
-            for i in mine for p, j in targets]

@@ -1,0 +1,80 @@
+"""The candidate actions a determinized search compares at an Arschmallows decision
+(``candidate_actions``), pruned by what cannot differ in the seat's information set: the take
+decision (draw or take the discard), call or pass, and at the use decision the swaps and
+refusals into every known face-down slot plus one unknown slot (all unknown own slots are
+alike to it), spying one own unknown card or one opponent's, the best exchanges, play twice,
+and every get_rid of known equal cards. Shared by ``ismcts`` and ``belief``.
+"""
+
+from __future__ import annotations
+
+from mallows.games.arschmallows.botkit.counting import ACTION_SET, expected_unknown
+
+
+def candidate_actions(obs: dict) -> list[dict]:
+    """The actions worth comparing (see the module docstring); always legal."""
+    legal = obs["legal_actions"]
+    phase = obs["phase"]
+    if phase == "peek":
+        return [{"type": "peek", "slots": [0, 1]}]
+    if phase in ("take", "end"):
+        return list(legal)
+    seat = obs["seat"]
+    row = obs["rows"][seat]
+    held = obs["held"]
+    v = held["value"]
+    down = [i for i, s in enumerate(row) if not s["face_up"]]
+    known = [i for i in down if row[i]["value"] is not None]
+    unknown = [i for i in down if row[i]["value"] is None]
+    reps = known + unknown[:1]
+    out: list[dict] = [{"type": "swap", "slot": i} for i in reps]
+    out += [{"type": "refuse", "slot": i} for i in reps]
+    if held["source"] == "draw" and v in ACTION_SET:
+        kinds = {a["type"] for a in legal}
+        if "spy" in kinds:
+            if unknown:
+                out.append({"type": "spy", "player": seat, "slot": unknown[0]})
+            for p, other in enumerate(obs["rows"]):
+                if p == seat:
+                    continue
+                j = next((j for j, s in enumerate(other)
+                          if not s["face_up"] and s["value"] is None), None)
+                if j is not None:
+                    out.append({"type": "spy", "player": p, "slot": j})
+                    break
+        if "play_twice" in kinds:
+            out.append({"type": "play_twice"})
+        if "exchange" in kinds:
+            out += _exchanges(obs, row, known, unknown)
+    groups: dict[int, list[int]] = {}
+    for i in known:
+        groups.setdefault(row[i]["value"], []).append(i)
+    for value, slots in groups.items():
+        if len(slots) >= (2 if value in ACTION_SET else 3):
+            out.append({"type": "get_rid", "slots": slots})
+    return out
+
+
+def _exchanges(obs: dict, row: list[dict], known: list[int], unknown: list[int]) -> list[dict]:
+    """Give the highest known card (and one unknown card) for each opponent's lowest known
+    card and for one unknown card of each opponent."""
+    seat = obs["seat"]
+    mine = []
+    if known:
+        mine.append(max(known, key=lambda i: row[i]["value"]))
+    if unknown:
+        mine.append(unknown[0])
+    e = expected_unknown(obs)
+    targets: list[tuple[int, int]] = []
+    for p, other in enumerate(obs["rows"]):
+        if p == seat:
+            continue
+        down = [(j, s["value"]) for j, s in enumerate(other) if not s["face_up"]]
+        known_low = [(v, j) for j, v in down if v is not None and v < e]
+        if known_low:
+            targets.append((p, min(known_low)[1]))
+        hidden = next((j for j, v in down if v is None), None)
+        if hidden is not None:
+            targets.append((p, hidden))
+    return [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
+            for i in mine for p, j in targets]
