@@ -117,14 +117,16 @@ def build_observation(state: "ArschmallowsState", seat: int) -> dict:
     return obs
 
 
-def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2) -> list:
+def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2,
+                    keep: "set[int] | frozenset[int]" = frozenset()) -> list:
     """Copies of ``state`` that differ only in what ``seat`` may not know: the values of the
     cards it has not seen, shuffled among those cards (other seats' knowledge follows the
-    cards). ``mallows.testing.games`` checks that each gives ``seat`` the same observation."""
+    cards); the cards in ``keep`` keep their values. ``mallows.testing.games`` checks that each
+    gives ``seat`` the same observation."""
     import pickle
 
     view = state.knowledge.views[seat]
-    unknown = [card for card, value in enumerate(view) if value is None]
+    unknown = [card for card, value in enumerate(view) if value is None and card not in keep]
     variants = []
     for _ in range(count if len(unknown) > 1 else 0):
         other = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
