@@ -38,7 +38,7 @@ import time
 
 from mallows.agents.kit import number_param
 from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, TUNED_RISK, Belief,
-                                               belief_decide, belief_world, candidate_actions)
+                                               BeliefWorlds, belief_decide, candidate_actions)
 
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
@@ -68,21 +68,22 @@ class Bot:
         self.last_iterations = 0
 
     def match_start(self, info: dict) -> None:
+        if info.get("game", "arschmallows") != "arschmallows":
+            raise ValueError(f"belief plays arschmallows only, not {info.get('game')!r}")
         self.rng = random.Random(info["seed"] if self.fixed_seed is None else self.fixed_seed)
         self.belief = Belief(seat=info["seat"], players=info["players"],
                              table_cards=int(info["options"].get("table_cards", 6) or 6))
+        # the observation keys protocol 2 sends once, in the start info
+        self.static = {k: info[k] for k in ("game", "options", "seat", "players", "rules")
+                       if k in info}
 
-    def see(self, events: list[dict]) -> None:
-        """Fold this seat's new events (the tracker's reading) into the belief."""
-        assert self.belief is not None
-        self.belief.feed_all(events)
-
-    def act(self, obs: dict) -> dict:
-        if obs.get("game") != "arschmallows":
-            raise ValueError(f"belief plays arschmallows only, not {obs.get('game')!r}")
+    def act(self, observation: dict, events: list[dict]) -> dict:
+        """Protocol 2: this seat's events since its last decision, then the decision."""
         start = time.perf_counter()
         belief = self.belief
-        assert belief is not None
+        assert belief is not None, "match_start comes first"
+        belief.feed_all(events)
+        obs = {**self.static, **observation}
         belief.sync(obs)
         phase = obs["phase"]
         if phase == "peek":
@@ -106,8 +107,9 @@ class Bot:
         diff = [0.0] * k
         diff2 = [0.0] * k
         count = 0
+        worlds = BeliefWorlds(obs, belief)
         while True:
-            world = belief_world(obs, belief, rng)
+            world = worlds.sample(rng)
             seed = rng.getrandbits(48)
             utils = []
             for action in candidates:

@@ -44,13 +44,14 @@ from mallows.games.arschmallows.botkit.heuristic import (IMPROVE, RISK, TUNED_IM
 from mallows.games.arschmallows.botkit.sim import Sim, sample_world
 from mallows.games.arschmallows.botkit.search import candidate_actions
 from mallows.games.arschmallows.botkit.belief import Belief, BeliefError, Card
-from mallows.games.arschmallows.botkit.history import (BELIEF_IMPROVE, belief_decide,
-                                                       belief_world, p_lowest_belief)
+from mallows.games.arschmallows.botkit.history import (BELIEF_IMPROVE, BeliefWorlds,
+                                                       belief_decide, belief_world,
+                                                       p_lowest_belief)
 
 __all__ = [
     "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
     "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
     "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
     "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_IMPROVE", "belief_decide",
-    "belief_world", "p_lowest_belief",
+    "belief_world", "BeliefWorlds", "p_lowest_belief",
 ]

@@ -26,8 +26,9 @@ Beside the hard knowledge, soft knowledge about what each opponent did with a ca
   than take the discard top ``t`` has no known card much above ``t + 2.5``. These assume a
   sensible opponent, so they only weigh values (``weight``), never exclude one.
 
-``Belief.feed(event)`` takes one event as this module reads it (``EVENT_FIELDS``; the v2
-wire events are translated by ``botkit.events``), ``Belief.sync(obs)`` checks the tracker
+``Belief.feed(event)`` takes one protocol-2 match event as a seat receives it (its public
+keys, and ``private`` where the seat saw more: bots/README.md lists them; ``EVENT_FIELDS`` the
+keys read here), ``Belief.sync(obs)`` checks the tracker
 against an observation and adopts anything the observation shows that it missed. Queries:
 ``expected(p, i)`` (the mean a slot's card is believed to have), ``row_mean(p)``,
 ``sample_values(rng)`` (one assignment of values to every hidden card, consistent with the
@@ -37,6 +38,7 @@ groups, weighted by the soft knowledge). Pure: no I/O, no clock, randomness only
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import Counter
@@ -44,23 +46,24 @@ from dataclasses import dataclass, field
 
 from mallows.games.arschmallows.cards import COUNTS, EXCHANGE, PLAY_TWICE, SPY
 
-#: The events ``Belief.feed`` reads, and the fields each carries (``value``/``values`` only in
-#: this seat's own events: a draw or a peek or a spy of its own).
+#: The protocol-2 events ``Belief.feed`` reads and the keys it reads of each (``private``:
+#: this seat's own peek, draw or spy).
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "deal": ("round", "discard"),              # a new round: the discard pile's first card
-    "peek": ("seat", "slots", "values"),
-    "draw": ("seat", "value"),
+    "peek": ("seat", "slots", "private.values"),
+    "draw": ("seat", "private.value"),
     "take_discard": ("seat",),
     "swap": ("seat", "slot", "discarded"),     # discarded: the card that left the slot
-    "refuse": ("seat", "slot", "discarded", "revealed"),
-    "spy": ("seat", "player", "slot", "value"),
+    "refuse": ("seat", "slot", "discarded", "face_up"),
+    "spy": ("seat", "player", "slot", "private.value"),
     "exchange": ("seat", "slot", "player", "their_slot"),
     "play_twice": ("seat",),
     "get_rid": ("seat", "slots", "revealed"),  # revealed: the values turned up, in order
     "call": ("seat",),
     "pass": ("seat",),
-    "reshuffle": ("top",),                     # the new discard pile's one card
+    "reshuffle": ("discard",),                 # the new discard pile's one card
     "round_end": (),
+    "forfeit": (),                             # the runner's: changes no card
 }
 
 #: How soft a ceiling is (points): a card ``TAU`` above its ceiling weighs 1/(1+e) as much.
@@ -69,6 +72,18 @@ TAU = 1.0
 FLOOR = 0.05
 #: The margin a seat is assumed to want before it takes the discard top instead of drawing.
 TAKE_MARGIN = 2.5
+
+
+def _private(ev: dict) -> dict:
+    private = ev.get("private")
+    return private if isinstance(private, dict) else {}
+
+
+@functools.lru_cache(maxsize=4096)
+def _weights(ceiling: float) -> dict[int, float]:
+    """Value -> the weight of that value under ``ceiling``: a soft step down past it."""
+    return {v: FLOOR + (1.0 - FLOOR) / (1.0 + math.exp(min(50.0, (v - ceiling) / TAU)))
+            for v in COUNTS}
 
 
 class BeliefError(ValueError):
@@ -144,7 +159,7 @@ class Belief:
 
     def _on_peek(self, ev: dict) -> None:
         s = int(ev["seat"])
-        values = ev.get("values")
+        values = _private(ev).get("values")
         for k, i in enumerate(ev["slots"]):
             card = self.rows[s][int(i)]
             card.known_by |= 1 << s
@@ -157,8 +172,9 @@ class Belief:
             raise BeliefError("a draw from an empty draw pile")
         card = Card(None, group=self.draw_group, known_by=1 << s)
         self.draw -= 1
-        if s == self.seat and ev.get("value") is not None:
-            self._learn(card, int(ev["value"]))
+        value = _private(ev).get("value")
+        if s == self.seat and value is not None:
+            self._learn(card, int(value))
         elif self.discard:
             # it drew rather than take the shown top card: no known card far above that one
             self._cap_known(s, self.discard[-1] + TAKE_MARGIN, None)
@@ -195,7 +211,7 @@ class Belief:
         self._show(held, value)
         self.discard.append(value)
         card = self.rows[s][k]
-        self._show(card, int(ev["revealed"]))
+        self._show(card, int(ev["face_up"]))
         card.up = True
         # nothing it knows was worth replacing by that card
         self._cap_known(s, value + 0.5, None)
@@ -205,8 +221,9 @@ class Belief:
         self._action_card(s, SPY)
         card = self.rows[p][j]
         card.known_by |= 1 << s
-        if s == self.seat and ev.get("value") is not None:
-            self._learn(card, int(ev["value"]))
+        value = _private(ev).get("value")
+        if s == self.seat and value is not None:
+            self._learn(card, int(value))
 
     def _on_exchange(self, ev: dict) -> None:
         s, i = int(ev["seat"]), int(ev["slot"])
@@ -232,8 +249,11 @@ class Belief:
         held = self._take_held(s)
         held.known_by |= 1 << s
         first = revealed[0]
-        success = (len(revealed) == len(slots) and all(v == first for v in revealed)
-                   and len(slots) >= (2 if first in (SPY, EXCHANGE, PLAY_TWICE) else 3))
+        if "success" in ev:
+            success = bool(ev["success"])
+        else:
+            success = (len(revealed) == len(slots) and all(v == first for v in revealed)
+                       and len(slots) >= (2 if first in (SPY, EXCHANGE, PLAY_TWICE) else 3))
         if success:
             self.discard.extend(revealed)
             gone = set(slots[1:])
@@ -249,7 +269,7 @@ class Belief:
         pass
 
     def _on_reshuffle(self, ev: dict) -> None:
-        top = int(ev["top"])
+        top = int(ev["discard"])
         pile = Counter(self.discard)
         if pile[top] <= 0:
             raise BeliefError(f"a reshuffle turned up {top}, which is not in the discard pile")
@@ -262,6 +282,9 @@ class Belief:
 
     def _on_round_end(self, ev: dict) -> None:
         self.held, self.held_by = None, None
+
+    def _on_forfeit(self, ev: dict) -> None:
+        pass  # the runner plays on for the seat: its moves come as events of their own
 
     # ------------------------------------------------------------------ helpers
     def _learn(self, card: Card, value: int) -> None:
@@ -346,8 +369,7 @@ class Belief:
         """How much the soft knowledge favours ``value`` for ``card`` (1 = no opinion)."""
         if card.ceiling is None:
             return 1.0
-        x = (value - card.ceiling) / TAU
-        return FLOOR + (1.0 - FLOOR) / (1.0 + math.exp(min(50.0, x)))
+        return _weights(card.ceiling)[value]
 
     def distribution(self, card: Card) -> dict[int, float]:
         """Value -> probability for one hidden card (its group, weighted by ``weight``; the
@@ -404,9 +426,7 @@ class Belief:
         pile top last, the held card's value or None). Each group's values are dealt to its
         cards without replacement; cards with a ceiling pick first, weighted by ``weight``,
         the rest uniformly. Known cards keep their values."""
-        pools = {g: list(c.elements()) for g, c in self.groups.items()}
-        for pool in pools.values():
-            rng.shuffle(pool)
+        counts = {g: dict(c) for g, c in self.groups.items()}
         rows: list[list[int]] = [[c.value if c.value is not None else 0 for c in row]
                                  for row in self.rows]
         weighted: list[tuple[float, int, int]] = []
@@ -419,18 +439,26 @@ class Belief:
                     else:
                         weighted.append((c.ceiling, p, i))
         weighted.sort()
-        for _, p, i in weighted:
-            card = self.rows[p][i]
-            pool = pools[card.group]  # type: ignore[index]
-            if not pool:
+        for ceiling, p, i in weighted:
+            pool = counts[self.rows[p][i].group]  # type: ignore[index]
+            table = _weights(ceiling)
+            ws = [(v, k * table[v]) for v, k in pool.items() if k > 0]
+            if not ws:
                 continue
-            ws = [self.weight(card, v) for v in pool]
-            x = rng.random() * sum(ws)
-            k = 0
-            while k < len(ws) - 1 and x >= ws[k]:
-                x -= ws[k]
-                k += 1
-            rows[p][i] = pool.pop(k)
+            x = rng.random() * sum(w for _, w in ws)
+            pick = ws[-1][0]
+            for v, w in ws:
+                if x < w:
+                    pick = v
+                    break
+                x -= w
+            pool[pick] -= 1
+            rows[p][i] = pick
+        pools: dict[int, list[int]] = {}
+        for g, pool in counts.items():
+            cards = [v for v, k in pool.items() for _ in range(k)]
+            rng.shuffle(cards)
+            pools[g] = cards
         held: int | None = None
         if self.held is not None:
             if self.held.value is not None:

@@ -169,83 +169,108 @@ def _exchange(obs: dict, belief: Belief, vals: list[float]) -> tuple[float, dict
     return gain, {"type": "exchange", "slot": wi, "player": target[0], "their_slot": target[1]}
 
 
+class BeliefWorlds:
+    """Determinizations of ``obs`` drawn from the tracker (``Belief.sample_values``): the
+    hidden cards only from their groups, weighted by what their owners' play suggests, each
+    opponent knowing exactly the cards it has seen (``Card.known_by``). Everything but the
+    hidden values is built once per decision (``template``); ``sample(rng)`` deals values."""
+
+    def __init__(self, obs: dict, belief: Belief, risk: float = TUNED_RISK,
+                 improve: float = TUNED_IMPROVE) -> None:
+        self.belief = belief
+        n = obs["players"]
+        me = obs["seat"]
+        values: list[int] = []
+        rows: list[list[int]] = []
+        up: list[bool] = []
+        knowers: list[int] = []
+        everyone = (1 << n) - 1
+        self.hidden: list[tuple[int, int, int]] = []  # (card id, seat, slot)
+        for p, row in enumerate(obs["rows"]):
+            ids = []
+            for i, slot in enumerate(row):
+                card = belief.rows[p][i]
+                c = len(values)
+                ids.append(c)
+                values.append(0 if card.value is None else card.value)
+                if card.value is None:
+                    self.hidden.append((c, p, i))
+                face_up = bool(slot["face_up"])
+                up.append(face_up)
+                bits = card.known_by
+                if face_up:
+                    bits = everyone
+                if slot["value"] is not None:
+                    bits |= 1 << me
+                knowers.append(bits)
+            rows.append(ids)
+        discard = []
+        for v in obs["discard"]:
+            discard.append(len(values))
+            values.append(v)
+            up.append(False)
+            knowers.append(everyone)
+        self.draw_ids = []
+        for _ in range(obs["draw_pile"]):
+            self.draw_ids.append(len(values))
+            values.append(0)
+            up.append(False)
+            knowers.append(0)
+        held = obs.get("held")
+        held_id = None
+        if held is not None:
+            held_id = len(values)
+            values.append(held["value"])
+            up.append(False)
+            knowers.append((1 << me) | (everyone if held["source"] == "discard" else 0))
+        know = [bytearray(len(values)) for _ in range(n)]
+        for c, bits in enumerate(knowers):
+            if bits:
+                for p in range(n):
+                    if bits >> p & 1:
+                        know[p][c] = 1
+        opts = obs["options"]
+        current = obs.get("current_seat")
+        t = Sim(values, rows, up, know, self.draw_ids[:], discard, me=me,
+                current=me if current is None else current, phase=obs["phase"], held=held_id,
+                src=held["source"] if held is not None else None,
+                extra=obs.get("extra_turns", 0), caller=obs.get("caller"),
+                turns=obs.get("turn", 0), max_turns=opts.get("max_turns_per_round", 500),
+                final_on=bool(opts.get("final_turns", True)),
+                scoring={"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
+                         "double_negative": bool(opts.get("double_negative", False))},
+                e=belief.row_group_mean(), var=16.0, risk=risk, improve=improve)
+        if obs.get("final_turns"):
+            t.trigger = "call" if t.caller is not None else "all_face_up"
+            trigger_seat = t.caller
+            if trigger_seat is None:
+                for p in range(n):
+                    if all(up[c] for c in rows[p]):
+                        trigger_seat = p
+                        break
+            if trigger_seat is None:
+                trigger_seat = me
+            k = (t.current + 1) % n
+            while k != trigger_seat:
+                t.queue.append(k)
+                k = (k + 1) % n
+        self.template = t
+
+    def sample(self, rng: random.Random) -> Sim:
+        rows_v, draw_v, _held = self.belief.sample_values(rng)
+        t = self.template
+        values = t.values[:]
+        for c, p, i in self.hidden:
+            values[c] = rows_v[p][i]
+        for c, v in zip(self.draw_ids, draw_v):
+            values[c] = v
+        world = t.copy()
+        world.values = values
+        world.rng = rng
+        return world
+
+
 def belief_world(obs: dict, belief: Belief, rng: random.Random, risk: float = TUNED_RISK,
                  improve: float = TUNED_IMPROVE) -> Sim:
-    """One determinization of ``obs`` drawn from the tracker (``Belief.sample_values``): the
-    hidden cards only from their groups, weighted by what their owners' play suggests, and
-    each opponent knowing exactly the cards it has seen (``Card.known_by``), as a ``Sim``."""
-    rows_v, draw_v, _held = belief.sample_values(rng)
-    n = obs["players"]
-    me = obs["seat"]
-    values: list[int] = []
-    rows: list[list[int]] = []
-    up: list[bool] = []
-    knowers: list[int] = []
-    everyone = (1 << n) - 1
-    for p, row in enumerate(obs["rows"]):
-        ids = []
-        for i, slot in enumerate(row):
-            card = belief.rows[p][i]
-            ids.append(len(values))
-            values.append(rows_v[p][i])
-            face_up = bool(slot["face_up"])
-            up.append(face_up)
-            bits = card.known_by
-            if face_up or (card.value is not None and card.known_by == everyone):
-                bits = everyone
-            if slot["value"] is not None:
-                bits |= 1 << me
-            knowers.append(bits)
-        rows.append(ids)
-    discard = []
-    for v in obs["discard"]:
-        discard.append(len(values))
-        values.append(v)
-        up.append(False)
-        knowers.append(everyone)
-    draw = []
-    for v in draw_v:
-        draw.append(len(values))
-        values.append(v)
-        up.append(False)
-        knowers.append(0)
-    held = obs.get("held")
-    held_id = None
-    if held is not None:
-        held_id = len(values)
-        values.append(held["value"])
-        up.append(False)
-        knowers.append((1 << me) | (everyone if held["source"] == "discard" else 0))
-    know = [bytearray(len(values)) for _ in range(n)]
-    for c, bits in enumerate(knowers):
-        if bits:
-            for p in range(n):
-                if bits >> p & 1:
-                    know[p][c] = 1
-    opts = obs["options"]
-    pool_mean = belief.row_group_mean()
-    current = obs.get("current_seat")
-    s = Sim(values, rows, up, know, draw, discard, me=me,
-            current=me if current is None else current, phase=obs["phase"], held=held_id,
-            src=held["source"] if held is not None else None,
-            extra=obs.get("extra_turns", 0), caller=obs.get("caller"),
-            turns=obs.get("turn", 0), max_turns=opts.get("max_turns_per_round", 500),
-            final_on=bool(opts.get("final_turns", True)),
-            scoring={"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
-                     "double_negative": bool(opts.get("double_negative", False))},
-            e=pool_mean, var=16.0, risk=risk, improve=improve, rng=rng)
-    if obs.get("final_turns"):
-        s.trigger = "call" if s.caller is not None else "all_face_up"
-        trigger_seat = s.caller
-        if trigger_seat is None:
-            for p in range(n):
-                if all(up[c] for c in rows[p]):
-                    trigger_seat = p
-                    break
-        if trigger_seat is None:
-            trigger_seat = me
-        k = (s.current + 1) % n
-        while k != trigger_seat:
-            s.queue.append(k)
-            k = (k + 1) % n
-    return s
+    """One determinization of ``obs`` from the tracker (see ``BeliefWorlds``)."""
+    return BeliefWorlds(obs, belief, risk, improve).sample(rng)
