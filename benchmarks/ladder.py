@@ -17,13 +17,15 @@ table, each adjacent pair (in the expected order) gets a *paired* comparison ove
 deals: the mean difference in place (and score) with its 95% CI, and whether it excludes 0
 ("separated at 95%"). The expected orders are
 
-- Arschmallows (4 players, rule set standard): random < greedy < heuristic < ismcts;
+- Arschmallows (5 players, rule set standard): random < greedy < heuristic < ismcts < belief
+  (``belief``: the search over the events' belief tracker, protocol 2);
 - Take4 (3 players): random < greedy < denial.
 
-The ismcts bot plays with a reduced budget (``--ismcts-budget``, default 0.02 s a decision) so
-the full run fits in well under 10 minutes on 2 cores (150 Arschmallows deals = 600 matches,
-2000 Take4 deals = 6000 matches: about 6 minutes); the order holds at that budget. ``--quick``
-plays 15 and 300 deals (about a minute): enough to see the order, not to certify it.
+The two search bots play with the same reduced budget (``--ismcts-budget``, default 0.02 s a
+decision; ``belief`` gets the same). A full run is 150 Arschmallows deals = 750 matches (each
+with two searching seats: about an hour on one core) and 2000 Take4 deals = 6000 matches
+(minutes); ``--quick`` plays 15 and 300 deals: enough to see the order, not to certify it
+(``mallows compare`` certifies one pair with a sequential test).
 
     python benchmarks/ladder.py [--quick] [--game arschmallows|take4|both]
                                 [--deals-arschmallows N] [--deals-take4 N]
@@ -166,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ladder: seed {args.seed}, {args.workers} worker(s)", flush=True)
     if args.game in ("arschmallows", "both"):
         ismcts = f"ismcts:budget={args.ismcts_budget:g}"
-        res = run_game("arschmallows", ["random", "greedy", "heuristic", ismcts], deals_a,
-                       args.seed, args.workers, rules="standard")
+        belief = f"belief:budget={args.ismcts_budget:g}"
+        res = run_game("arschmallows", ["random", "greedy", "heuristic", ismcts, belief],
+                       deals_a, args.seed, args.workers, rules="standard")
         print("\n".join(report(res, "mean total (lower better)", True)), flush=True)
         print()
     if args.game in ("take4", "both"):

@@ -37,11 +37,27 @@ import random
 import time
 
 from mallows.agents.kit import number_param
-from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, TUNED_RISK, Belief,
+from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, BELIEF_RISK, Belief,
                                                BeliefWorlds, belief_decide, candidate_actions)
 
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
+#: The spread (points) of a seat's total over the rest of the match, per remaining round's
+#: square root: how far a lead in points is from a sure better place.
+PLACE_SPREAD = 10.0
+
+
+def place_utility(totals: list[int], scores: list[int], me: int, spread: float) -> float:
+    """Minus the expected number of opponents that end the match below this seat, each lead
+    smoothed by the spread of the rounds still to come: what ``mallows compare`` and the
+    ladder measure (places), not the round's points."""
+    mine = totals[me] + scores[me]
+    out = 0.0
+    for p, score in enumerate(scores):
+        if p != me:
+            lead = (totals[p] + score - mine) / spread
+            out -= 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, lead))))
+    return out
 
 _number = functools.partial(number_param, "belief")
 
@@ -54,13 +70,18 @@ class Bot:
 
     def __init__(self, budget: float | str = 0.2, iterations: int | str = 0,
                  seed: int | str | None = None, z: float | str = 1.5,
-                 z_play: float | str = 2.5, risk: float | str = TUNED_RISK,
-                 improve: float | str = BELIEF_IMPROVE):
+                 z_play: float | str = 2.5, risk: float | str = BELIEF_RISK,
+                 improve: float | str = BELIEF_IMPROVE, utility: str = "place"):
         self.budget = _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
         self.risk = _number("risk", risk, 0.0, 1.0)
         self.improve = _number("improve", improve, -50.0, 50.0)
+        if utility not in ("place", "points"):
+            raise ValueError(f"belief: parameter utility={utility!r} must be place (the "
+                             f"expected place in the match) or points (the round's points "
+                             f"against the opponents' mean, as ismcts)")
+        self.place = utility == "place"
         self.iterations = _number("iterations", iterations, 0, 10**9, int)
         self.fixed_seed = None if seed is None else _number("seed", seed, 0, 2**63, int)
         self.rng = random.Random(self.fixed_seed or 0)
@@ -108,6 +129,9 @@ class Bot:
         diff2 = [0.0] * k
         count = 0
         worlds = BeliefWorlds(obs, belief)
+        totals = obs.get("scores") or [0] * obs["players"]
+        rounds_left = max(0, int(obs["options"].get("rounds", 6)) - int(obs.get("round", 0)) - 1)
+        spread = PLACE_SPREAD * math.sqrt(1 + rounds_left)
         while True:
             world = worlds.sample(rng)
             seed = rng.getrandbits(48)
@@ -116,7 +140,8 @@ class Bot:
                 w = world.copy()
                 w.apply(action)
                 scores = w.rollout(random.Random(seed), ROLLOUT_TURNS)
-                utils.append((sum(scores) - scores[me]) / (len(scores) - 1) - scores[me])
+                utils.append(place_utility(totals, scores, me, spread) if self.place else
+                             (sum(scores) - scores[me]) / (len(scores) - 1) - scores[me])
                 if time.perf_counter() >= deadline and not self.iterations:
                     break
             if len(utils) < k:

@@ -54,7 +54,9 @@ BOT_API = {
     "mallows.games.arschmallows.botkit": [
         "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
-        "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide"],
+        "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
+        "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_RISK", "BELIEF_IMPROVE",
+        "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief"],
 }
 
 

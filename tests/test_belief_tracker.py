@@ -79,7 +79,8 @@ def test_the_tracker_never_excludes_the_true_card_and_conserves_the_cards(cfg):
             assert belief.consistent()
             sizes = belief.group_sizes()
             in_hand = 1 if belief.held is not None and belief.held.value is not None else 0
-            assert known + sum(sizes.values()) + len(belief.discard) + in_hand == sum(COUNTS.values())
+            assert known + sum(sizes.values()) + len(belief.discard) + in_hand == \
+                sum(COUNTS.values())
             assert belief.discard == [state.values[c] for c in state.discard]
     assert steps > 0
 

@@ -33,6 +33,14 @@ Arschmallows
   heuristic's risk model).
 - ``heuristic_decide(obs, risk, improve)``: the rules of the shipped ``heuristic`` bot (see
   ``bots/heuristic.py``), here so that the search bot can use them as its prior.
+- ``candidate_actions(obs)``: the actions a search compares (``search``).
+- ``Belief``: the belief tracker (``belief``), fed protocol-2 events: which hidden cards can be
+  where (groups that hold exactly their values), what each seat has seen, what each opponent
+  kept; ``belief_decide``, ``BeliefWorlds`` (``history``): the heuristic on its numbers, and
+  determinizations drawn from it for a search (the ``belief`` bot).
+
+Modules (continued): ``search`` (candidate actions), ``belief`` (the tracker), ``history``
+(decisions and determinizations from the tracker).
 """
 
 from mallows.games.arschmallows.botkit.counting import (ACTION_SET, DECK_MEAN, expected_unknown,
@@ -44,14 +52,14 @@ from mallows.games.arschmallows.botkit.heuristic import (IMPROVE, RISK, TUNED_IM
 from mallows.games.arschmallows.botkit.sim import Sim, sample_world
 from mallows.games.arschmallows.botkit.search import candidate_actions
 from mallows.games.arschmallows.botkit.belief import Belief, BeliefError, Card
-from mallows.games.arschmallows.botkit.history import (BELIEF_IMPROVE, BeliefWorlds,
-                                                       belief_decide, belief_world,
-                                                       p_lowest_belief)
+from mallows.games.arschmallows.botkit.history import (BELIEF_IMPROVE, BELIEF_RISK,
+                                                       BeliefWorlds, belief_decide,
+                                                       belief_world, p_lowest_belief)
 
 __all__ = [
     "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
     "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
     "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
-    "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_IMPROVE", "belief_decide",
-    "belief_world", "BeliefWorlds", "p_lowest_belief",
+    "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_RISK", "BELIEF_IMPROVE",
+    "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief",
 ]

@@ -408,9 +408,10 @@ class Belief:
     def row_group_mean(self) -> float:
         """The mean of a hidden row card without soft knowledge (this seat's own unknown
         cards): the values of the groups less the draw pile's share."""
-        pool: Counter = Counter()
-        for g, c in self.groups.items():
-            pool.update(c)
+        pool: dict[int, float] = {}
+        for c in self.groups.values():
+            for v, k in c.items():
+                pool[v] = pool.get(v, 0.0) + k
         if self.draw:
             draw_pool = self.groups[self.draw_group]
             frac = self.draw / max(1, sum(draw_pool.values()))

@@ -20,9 +20,11 @@ from mallows.games.arschmallows.botkit.counting import ACTION_SET, _phi
 from mallows.games.arschmallows.botkit.heuristic import TUNED_IMPROVE, TUNED_RISK
 from mallows.games.arschmallows.botkit.sim import Sim
 
-#: The call rule's allowance for opponents' future play (points), on top of the beliefs: they
-#: keep playing until the round ends, so their rows fall a little more.
-BELIEF_IMPROVE = 3.0
+#: The call rule on the beliefs: call when P(strictly lowest) >= BELIEF_RISK, each opponent's
+#: believed total lowered by BELIEF_IMPROVE points for the play still to come (it keeps
+#: playing until the round ends). Tuned on paired matches against the tuned heuristic.
+BELIEF_RISK = 0.9
+BELIEF_IMPROVE = 6.0
 #: Take the discard pile's top card when it lowers the row by this much.
 TAKE_GAIN = 2.5
 
@@ -70,7 +72,7 @@ def p_lowest_belief(obs: dict, belief: Belief, improve: float) -> tuple[float, f
     return prob, mine
 
 
-def belief_decide(obs: dict, belief: Belief, risk: float = TUNED_RISK,
+def belief_decide(obs: dict, belief: Belief, risk: float = BELIEF_RISK,
                   improve: float = BELIEF_IMPROVE) -> dict:
     """The heuristic's choice with the tracker's beliefs (see the module docstring)."""
     legal = obs["legal_actions"]

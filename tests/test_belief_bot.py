@@ -1,0 +1,52 @@
+"""The shipped ``belief`` bot (bots/belief.py): a protocol-2 bot that plays legal, complete
+Arschmallows matches through the real runner and, with an iteration cap, the same match twice.
+Its strength against ``heuristic`` and ``ismcts`` is a benchmark figure (``mallows compare``,
+``benchmarks/ladder.py``), not a test."""
+
+from __future__ import annotations
+
+import pytest
+
+from mallows.agents.protocol import Limits
+from mallows.agents.registry import SHIPPED, load_bot
+from mallows.errors import BotError
+from mallows.games import get_game
+from mallows.tournaments.match import play_match
+
+LIMITS = Limits(decision_seconds=10.0, match_seconds=600.0)  # a loaded CI box must not forfeit
+
+
+def _play(names: list[str], seed: int) -> dict:
+    opts = get_game("arschmallows").make_options(None, {"rounds": 1})
+    return play_match("arschmallows", opts, seed, [load_bot(n).handle(LIMITS) for n in names],
+                      names)
+
+
+def _actions(record: dict) -> list:
+    return [(e["seat"], e["action"]) for e in record["events"] if e["type"] == "action"]
+
+
+def test_belief_is_a_shipped_protocol_2_bot():
+    spec = load_bot("belief")
+    assert spec.base in SHIPPED and spec.trusted and not spec.isolated
+    assert spec.cls.protocol == 2
+
+
+@pytest.mark.parametrize("players, seed", [(3, 11), (4, 12)])
+def test_belief_plays_legal_reproducible_matches(players, seed):
+    # an iteration cap (and a budget it never reaches) makes the search reproducible; the
+    # other seats are deterministic too, so the whole match repeats
+    names = ["belief:iterations=3,budget=5"] + ["heuristic", "greedy", "heuristic"][:players - 1]
+    first = _play(names, seed)
+    assert first["result"]["forfeits"] == [None] * players  # every answer was legal
+    assert [e["type"] for e in first["events"]].count("round_end") == 1
+    assert len([a for a in _actions(first) if a[0] == 0]) > 5
+    assert _actions(_play(names, seed)) == _actions(first)
+
+
+@pytest.mark.parametrize("name, words", [("belief:budget=0", ["budget", "out of range"]),
+                                         ("belief:utility=fun", ["utility", "place"])])
+def test_belief_parameters_are_checked(name, words):
+    with pytest.raises(BotError) as info:
+        load_bot(name).handle()
+    assert all(w in str(info.value) for w in ["belief"] + words), str(info.value)
