@@ -44,8 +44,23 @@ def test_belief_plays_legal_reproducible_matches(players, seed):
     assert _actions(_play(names, seed)) == _actions(first)
 
 
+def test_without_search_the_belief_bot_plays_its_prior():
+    """``search=none``: no decision runs a rollout (the prior, ``botkit.belief_decide``)."""
+    names = ["belief:search=none", "heuristic", "greedy"]
+    handles = [load_bot(n).handle(LIMITS) for n in names]
+    bot = handles[0].bot
+    searched = []
+    original = bot.search
+    bot.search = lambda *a, **k: searched.append(1) or original(*a, **k)
+    opts = get_game("arschmallows").make_options(None, {"rounds": 1})
+    record = play_match("arschmallows", opts, 5, handles, names)
+    assert record["result"]["forfeits"] == [None] * 3
+    assert bot.phases == set() and searched == []
+
+
 @pytest.mark.parametrize("name, words", [("belief:budget=0", ["budget", "out of range"]),
-                                         ("belief:utility=fun", ["utility", "place"])])
+                                         ("belief:utility=fun", ["utility", "place"]),
+                                         ("belief:search=peek", ["search", "none"])])
 def test_belief_parameters_are_checked(name, words):
     with pytest.raises(BotError) as info:
         load_bot(name).handle()
