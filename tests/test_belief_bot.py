@@ -65,3 +65,27 @@ def test_belief_parameters_are_checked(name, words):
     with pytest.raises(BotError) as info:
         load_bot(name).handle()
     assert all(w in str(info.value) for w in ["belief"] + words), str(info.value)
+
+
+def test_events_that_disagree_with_the_observation_fall_back_to_the_heuristic():
+    """A belief that the observation contradicts (here: no events at all) is not searched: the
+    bot answers with the tuned heuristic on the observation, still a legal action."""
+    import copy
+    import random
+
+    from belief_helpers import play as play_tracked
+
+    bot = load_bot("belief:iterations=2,budget=5").handle().bot
+    for state, _ in play_tracked(3, 4, lambda obs, rng: random.Random(0).choice(
+            [a for a in obs["legal_actions"] if a["type"] != "get_rid"])):
+        if state.phase in ("take", "use"):
+            (seat,) = state.to_move()
+            obs = state.observation(seat)
+            bot.match_start({"game": "arschmallows", "seat": seat, "players": 3, "seed": 1,
+                             "options": obs["options"]})
+            slim = {k: v for k, v in obs.items()
+                    if k not in ("protocol", "game", "options", "seat", "players")}
+            answer = bot.act(slim, [])
+            copy.deepcopy(state).apply(seat, answer)  # legal
+            assert bot.last_iterations == 0
+            break
