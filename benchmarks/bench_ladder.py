@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--certainty", type=float, default=0.95)
     args = ap.parse_args(argv)
     if args.part in ("questions", "all"):
-        questions_part(args.seeds or (3 if args.quick else 12), args.certainty, args.quick,
+        questions_part(args.seeds or (3 if args.quick else 8), args.certainty, args.quick,
                        [16] if args.quick else [16, 32])
     if args.part in ("agreement", "all"):
         agreement_part(args.seeds or (10 if args.quick else 40))
