@@ -1,5 +1,6 @@
-"""``mallows report``: every page exists, the leaderboard is ``mallows ratings``', every replay
-page holds every event of its record, and the replay frames follow the record."""
+"""``mallows report``: every page exists, the leaderboard is ``mallows ratings``', the replay
+data files hold every match with a frame per event of its record (and ``--replay-pages`` a page
+per match, as before), and the replay frames follow the record."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import subprocess
 import pytest
 
 from conftest import MALLOWS, REPO
-from report_helpers import cli_json, make_db, page_frames
+from report_helpers import cli_json, data_matches, make_db, page_frames
 from mallows.report.data import short_bot, slug
 from mallows.report.frames import ReplayMismatch, frames, seen
 
@@ -41,11 +42,13 @@ def test_every_page_exists(site):
             assert bot_page.is_file(), row["bot"]
             assert f"b/{slug(row['bot'])}.html" in index
         total = {"arsch-small": 6, "take4-small": 12}[name]
-        for i in range(total):
-            assert (out / "m" / slug(name) / f"{i}.html").is_file()
-        assert not (out / "m" / slug(name) / f"{total}.html").exists()
+        # one replay page per tournament, its matches in data files; no page per match
+        assert (out / "m" / f"{slug(name)}.html").is_file()
+        assert sorted(data_matches(out, name)) == list(range(total))
+        assert not (out / "m" / slug(name)).exists()
     for g in ("arschmallows", "take4"):
         assert (out / "g" / f"{g}.html").is_file()
+    assert (out / "404.html").is_file()  # sends an older report's replay links to the new page
     for f in ("style.css", "sort.js", "replay.js"):
         assert (out / "static" / f).is_file()
     # offline: no page loads anything from the network
@@ -83,13 +86,44 @@ def test_game_leaderboard_matches_ratings_json(site):
 
 
 @pytest.mark.parametrize("name,count", [("arsch-small", 6), ("take4-small", 12)])
-def test_every_replay_page_holds_every_event(site, name, count):
+def test_the_replay_data_holds_every_event_of_every_match(site, name, count):
+    """Each match in the data files: the engine's frames, one per event of the stored record
+    (less the keys the page does not draw), its players and its result table."""
+    from mallows.games import get_game
+    from mallows.report.replay_data import UNDRAWN
+
     db, out = site
+    shown = data_matches(out, name)
+    assert len(shown) == count
     for i in range(count):
         record = cli_json("replay", f"{name}/{i}", "--db", str(db), "--json")
-        got = page_frames((out / "m" / slug(name) / f"{i}.html").read_text())
+        record = dict(record, players=[short_bot(p) for p in record["players"]])
+        got = shown[i]
+        assert got["id"] == f"{name}/{i}" and got["players"] == record["players"]
+        assert got["seed"] == record["seed"] and got["error"] is None
+        want = [{k: v for k, v in f.items() if k not in UNDRAWN} for f in frames(record)]
+        assert len(got["frames"]) == len(record["events"]) and got["frames"] == want
+        assert all(f["text"] for f in got["frames"])
+        headers, rows, _ = get_game(record["game"]).summary(record)
+        assert got["headers"] == list(headers) and got["rows"] == [list(r) for r in rows]
+
+
+def test_replay_pages_option_writes_a_page_per_match(site, tmp_path):
+    """``--replay-pages``: a replay page of its own per match (as ``serve`` has them), each
+    holding every event of its record; no data files."""
+    db, _ = site
+    out = tmp_path / "pages"
+    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), "--tournament",
+                    "arsch-small", "--replay-pages"], check=True, capture_output=True)
+    for i in range(6):
+        record = cli_json("replay", f"arsch-small/{i}", "--db", str(db), "--json")
+        got = page_frames((out / "m" / slug("arsch-small") / f"{i}.html").read_text())
         assert [f["event"] for f in got] == record["events"]
         assert all(f["text"] for f in got)
+    assert not (out / "m" / slug("arsch-small") / "6.html").exists()
+    board = (out / "t" / f"{slug('arsch-small')}.html").read_text()
+    assert f'href="../m/{slug("arsch-small")}/0.html"' in board
+    assert not (out / "d").exists() and not (out / "m" / f"{slug('arsch-small')}.html").exists()
 
 
 def test_arschmallows_frames_follow_the_record(site):
@@ -157,7 +191,9 @@ def test_report_one_tournament_and_bad_arguments(site, tmp_path):
                     "take4-small"], check=True, capture_output=True)
     assert (out / "t" / f"{slug('take4-small')}.html").is_file()
     assert not (out / "t" / f"{slug('arsch-small')}.html").exists()
-    assert not (out / "m" / slug("arsch-small")).exists()
+    assert not (out / "m" / f"{slug('arsch-small')}.html").exists()
+    assert not (out / "d" / slug("arsch-small")).exists()
+    assert (out / "d" / slug("take4-small")).is_dir()
     for args, words in ((["--tournament", "nope"], "no tournament 'nope'"),
                         (["--game", "chess"], "no 'chess' tournaments")):
         proc = subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), *args],
@@ -195,6 +231,15 @@ def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
     out = tmp_path / "site"
     proc = subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out),
                            "--tournament", "arsch-small"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    shown = data_matches(out, "arsch-small")
+    assert "does not replay" in shown[1]["error"] or "cut short" in shown[1]["error"]
+    assert shown[1]["frames"] == [] and len(shown[1]["lines"]) >= len(record["events"])
+    assert any("does not match its digest" in n for n in shown[1]["notes"])
+    assert shown[0]["error"] is None and shown[0]["frames"]  # the others replay
+    proc = subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out),
+                           "--tournament", "arsch-small", "--replay-pages"],
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     page = (out / "m" / slug("arsch-small") / "1.html").read_text()
     assert "No card table for this match" in page and 'id="frames"' not in page

@@ -17,19 +17,12 @@ from pathlib import Path
 
 import pytest
 
+import chromium
 from conftest import MALLOWS, REPO
 from report_helpers import cli_json, make_db
 
-CHROMIUM = os.environ.get("MALLOWS_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+chromium.require()
 ARTIFACTS = Path(os.environ.get("MALLOWS_TEST_ARTIFACTS", REPO / "test-artifacts"))
-
-playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
-                f"chromium) or point MALLOWS_CHROMIUM at one", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -37,27 +30,10 @@ def db(tmp_path_factory):
     return make_db(tmp_path_factory.mktemp("browser"))
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 860})
-    pg = context.new_page()
-    pg.set_default_timeout(15000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    pg.on("console", lambda msg: errors.append(f"console {msg.type}: {msg.text}")
-          if msg.type == "error" else None)
-    pg.errors = errors
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with chromium.page(browser, height=860, timeout=15000) as pg:
+        yield pg
 
 
 def shot(pg, name: str) -> None:
