@@ -44,6 +44,17 @@ def shot(pg, name: str) -> None:
 def go(pg, link_text: str) -> None:
     pg.get_by_role("link", name=link_text, exact=True).first.click()
     pg.wait_for_load_state("load")
+    drawn(pg)
+
+
+def drawn(pg, match_id: str | None = None) -> None:
+    """Wait until a tournament's replay page has drawn its match (``match_id``: that one;
+    a match's own page draws at once)."""
+    pg.wait_for_function("id => { const r = document.getElementById('replay');"
+                         " return !r || (!r.hidden && (id === null || r.dataset.match === id))"
+                         " || !document.getElementById('problem').hidden; }", arg=match_id)
+    problem = pg.locator("#problem")
+    assert not problem.count() or problem.is_hidden(), problem.inner_text()
 
 
 def step_to(pg, target: int) -> None:
@@ -140,9 +151,12 @@ def walk(pg, start_url: str, db: Path, prefix: str) -> None:
     shot(pg, f"{prefix}-leaderboard")
     go(pg, board[0]["bot"])
     assert pg.locator("h1").inner_text() == board[0]["bot"]
-    # the two headings (other text on the page may say "by seat" too, e.g. a hint)
-    assert pg.get_by_role("heading", name="By seat", exact=True).count() == 1
-    assert pg.get_by_role("heading", name="By opponent", exact=True).count() == 1
+    # the two headings of each leaderboard the bot is on (the top bot of arsch-small may also
+    # play take4-small, by the deal); other text on the page may say "by seat" too, e.g. a hint
+    boards = pg.locator("section .two").count()
+    assert boards >= 1
+    assert pg.get_by_role("heading", name="By seat", exact=True).count() == boards
+    assert pg.get_by_role("heading", name="By opponent", exact=True).count() == boards
     shot(pg, f"{prefix}-bot")
     pg.go_back()
     pg.locator("details").first.evaluate("d => { d.open = true; }")
@@ -201,13 +215,111 @@ def test_replay_result_cells_as_the_game_describes_them(site, db, page, match_id
     from mallows.report.data import slug
 
     name, idx = match_id.split("/")
-    page.goto((site / "m" / slug(name) / f"{idx}.html").as_uri())
+    page.goto((site / "m" / f"{slug(name)}.html").as_uri() + f"#{idx}")
+    drawn(page, match_id)
     table = page.locator("table").first
     assert table.locator("thead th").all_inner_texts() == headers
     cells = [r.locator("td").all_inner_texts() for r in table.locator("tbody tr").all()]
     assert cells == [[str(c) for c in r] for r in rows]
     if record["game"] == "take4":
         assert any("/4" in c for r in cells for c in r)  # a best squad as "Food 4/4"
+
+
+@pytest.mark.slow
+def test_a_replay_from_the_data_file(site, db, page):
+    """The static report's one replay page of a tournament (opened from the file system)
+    draws the match named in its address from the tournament's compressed data file: the
+    moves shown are the record's; "next match" draws the next one without a page load; a
+    match that is not there is said so."""
+    from mallows.report.data import short_bot, slug
+
+    url = (site / "m" / f"{slug('take4-small')}.html").as_uri()
+    assert not (site / "m" / slug("take4-small")).exists()  # no page per match
+    page.goto(f"{url}#2")
+    drawn(page, "take4-small/2")
+    assert page.locator("h1").inner_text().startswith("Match take4-small/2")
+    record = cli_json("replay", "take4-small/2", "--db", str(db), "--json")
+    check_take4(page, record, "data")
+    # every round's picks in words, in order: the log is the record's moves
+    log = page.locator("#log li").all_inner_texts()
+    assert len(log) == len(record["events"])
+    picks = [(i, e) for i, e in enumerate(record["events"]) if e["type"] == "picks"]
+    assert picks
+    names = [short_bot(p) for p in record["players"]]
+    for i, e in picks:  # seat by seat: "NAME picks CARD (SQUAD, position P...)"
+        said = log[i].split(". Nobody picks", 1)[0]
+        assert said.startswith(f"round {e['round'] + 1}: ")
+        parts = said.split(": ", 1)[1].split("; ")
+        assert len(parts) == len(e["picks"])
+        for seat, (part, position) in enumerate(zip(parts, e["picks"])):
+            assert part.startswith(f"{names[seat]} picks ") and f"position {position}" in part
+    page.evaluate("() => { window.stayed = true; }")
+    page.get_by_role("link", name="next match ›").click()
+    drawn(page, "take4-small/3")
+    assert page.evaluate("() => window.stayed === true")  # the same page, another match
+    nxt = cli_json("replay", "take4-small/3", "--db", str(db), "--json")
+    shown = page.locator(".position .card").evaluate_all("cs => cs.map(c => c.dataset.value)")
+    assert shown == nxt["events"][0]["deck"][:4]
+    assert page.locator("#log li").count() == len(nxt["events"])
+    page.goto(f"{url}#99")
+    page.wait_for_selector("#problem", state="visible")
+    assert page.locator("#replay").is_hidden()
+    assert page.locator("#problem").inner_text() == "no match take4-small/99 in this report"
+    page.goto((site / "m" / f"{slug('arsch-small')}.html").as_uri() + "#1")
+    drawn(page, "arsch-small/1")
+    arsch = cli_json("replay", "arsch-small/1", "--db", str(db), "--json")
+    check_arschmallows(page, arsch, "data")
+
+
+class _StaticHost:
+    """The written site on a loopback web server that answers a missing address with the
+    site's 404.html, as static hosts do."""
+
+    def __init__(self, folder: Path):
+        import functools
+        import http.server
+        import threading
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def send_error(self, code, message=None, explain=None):
+                if code != 404:
+                    return super().send_error(code, message, explain)
+                body = (folder / "404.html").read_bytes()
+                self.send_response(404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+@pytest.mark.slow
+def test_the_report_on_a_web_server_and_an_older_reports_links(site, db, page):
+    """The same site put on a web server: the replay loads its data there too, and an older
+    report's address of a match (a page per match, m/<slug>/<index>.html) lands on that
+    match's replay."""
+    from mallows.report.data import slug
+
+    host = _StaticHost(site)
+    try:
+        page.goto(f"{host.base}/m/{slug('take4-small')}/2.html")
+        drawn(page, "take4-small/2")
+        assert page.url.endswith(f"/m/{slug('take4-small')}.html#2")
+        check_take4(page, cli_json("replay", "take4-small/2", "--db", str(db), "--json"),
+                    "http")
+        # the old address itself answers 404 (the browser says so on its console): only that
+        assert [e for e in page.errors if "status of 404" in e] == page.errors[:1]
+        del page.errors[:1]
+    finally:
+        host.server.shutdown()
+        host.server.server_close()
 
 
 @pytest.fixture(scope="module")
