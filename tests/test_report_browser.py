@@ -9,6 +9,7 @@ Without Chromium these tests skip, saying how to install it; ``.ci/run`` install
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -269,6 +270,40 @@ def test_a_replay_from_the_data_file(site, db, page):
     drawn(page, "arsch-small/1")
     arsch = cli_json("replay", "arsch-small/1", "--db", str(db), "--json")
     check_arschmallows(page, arsch, "data")
+
+
+@pytest.mark.slow
+def test_a_record_that_does_not_replay_shows_its_events_in_words(db, page, tmp_path):
+    """A damaged record in the data file: the replay page says why it draws no table and
+    lists the events in words; the next match draws its table again."""
+    import shutil
+    import sqlite3
+
+    from mallows.report.data import slug
+    from mallows.results.store import Store
+
+    copy = tmp_path / "damaged.db"
+    shutil.copy(db, copy)
+    with Store(copy, readonly=True) as store:
+        record = json.loads(store.record("arsch-small/1"))
+    record["events"] = record["events"][:-5]  # cut short
+    con = sqlite3.connect(copy)
+    with con:  # stored back as plain text (codec NULL), a form the store still reads
+        con.execute("UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
+                    "WHERE id = 'arsch-small/1'", [json.dumps(record)])
+    con.close()
+    out = tmp_path / "site"
+    subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out), "--tournament",
+                    "arsch-small"], check=True, capture_output=True, cwd=REPO)
+    page.goto((out / "m" / f"{slug('arsch-small')}.html").as_uri() + "#1")
+    drawn(page, "arsch-small/1")
+    assert page.locator("#error").inner_text().startswith("No card table for this match: ")
+    assert page.locator("#drawn").is_hidden()
+    assert page.locator("#lines li").count() >= len(record["events"])
+    assert "does not match its digest" in page.locator("#notes").inner_text()
+    page.get_by_role("link", name="next match ›").click()
+    drawn(page, "arsch-small/2")
+    assert page.locator("#no-table").is_hidden() and page.locator("#table .seat").count() == 3
 
 
 class _StaticHost:

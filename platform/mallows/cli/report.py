@@ -73,11 +73,13 @@ def report(
     replay_pages: bool = typer.Option(False, "--replay-pages", help="A replay page of its own "
                                       "per match (m/TOURNAMENT/INDEX.html, as mallows serve "
                                       "has them) instead of one replay page per tournament "
-                                      "reading compressed data files: about ten times bigger."),
+                                      "reading compressed data files: over ten times bigger."),
 ) -> None:
     """Write a static HTML report: leaderboards, head-to-head, rating progression, a page per
-    bot and a replay of every match (one replay page per tournament, the matches in a few
-    compressed data files beside it). It opens from the file system and works offline."""
+    bot and a replay per match. It opens from the file system and works offline.
+
+    Replays: one page per tournament, reading its matches from a few compressed data files
+    beside it (--replay-pages: a page per match instead)."""
     from mallows.report.site import Site
 
     t0 = time.perf_counter()

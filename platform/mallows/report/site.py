@@ -5,7 +5,11 @@ Paths (all links relative, so the written folder opens from the file system):
 ``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html`` (with the bot's
 submitted versions, each linked to its own page);
 ``t/<tournament slug>/<n>.html`` (page n >= 1 of its match list, ``MATCHES_PER_PAGE`` a page);
-``m/<tournament slug>/<index>.html`` (a match replay); ``static/<file>`` (CSS, JS).
+``m/<tournament slug>.html#<index>`` (the tournament's one replay page: it draws the match
+named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``; what
+``report`` writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
+``serve``, and ``report --replay-pages``); ``404.html`` (report: sends an older report's
+per-match address to the tournament's replay page); ``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
 ``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
