@@ -260,3 +260,33 @@ def test_templates_and_static_files_are_package_data():
     assert files
     for f in files:
         assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f"{f} would not be installed"
+
+
+def test_replay_data_chunks_cut_by_count_and_by_size(monkeypatch):
+    """A data file holds at most CHUNK_MATCHES matches and CHUNK_BYTES of lines (one match
+    bigger than that still gets a file of its own); the index lists each file's first and last
+    match; the same matches write the same bytes (no time in the gzip header)."""
+    import base64
+    import gzip
+
+    from mallows.report import replay_data
+
+    def cut(views):
+        chunks = replay_data.Chunks("s")
+        files = [f for idx, v in views for f in chunks.add(idx, v)] + list(chunks.close())
+        return chunks.index, files
+
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 3)
+    views = [(i, {"frames": [{"text": f"match {i}"}]}) for i in (0, 1, 2, 3, 5, 6, 7)]
+    index, files = cut(views)
+    assert index == [[0, 2], [3, 6], [7, 7]]
+    assert [p for p, _ in files] == ["d/s/0.js", "d/s/1.js", "d/s/2.js"]
+    assert cut(views)[1] == files
+    packed = files[1][1].decode().split('"')[-2]
+    lines = gzip.decompress(base64.b64decode(packed)).decode().split("\n")
+    assert [json.loads(line)["idx"] for line in lines] == [3, 5, 6]
+    assert all(line.endswith(f',"idx":{i}}}') for line, i in zip(lines, (3, 5, 6)))
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 500)
+    monkeypatch.setattr(replay_data, "CHUNK_BYTES", 100)
+    big = [(0, {"t": "x" * 30}), (1, {"t": "x" * 30}), (2, {"t": "x" * 300}), (3, {"t": "y"})]
+    assert cut(big)[0] == [[0, 1], [2, 2], [3, 3]]

@@ -273,6 +273,37 @@ def test_a_replay_from_the_data_file(site, db, page):
 
 
 @pytest.mark.slow
+def test_a_replay_in_a_later_data_file(db, page, tmp_path, monkeypatch):
+    """A tournament in several data files (5 matches each here): the page loads only the file
+    that holds the match asked for, and each match shown is its record's deal."""
+    from mallows.report import replay_data
+    from mallows.report.data import slug
+    from mallows.report.site import Site
+    from mallows.results.store import Store
+
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 5)
+    out = tmp_path / "site"
+    with Store(db, readonly=True) as store:
+        Site(store, tournament="take4-small", replay_data=True).write(out)
+    assert len(list((out / "d" / slug("take4-small")).glob("*.js"))) == 3  # 12 matches
+    url = (out / "m" / f"{slug('take4-small')}.html").as_uri()
+    loaded = "() => [...document.scripts].map(s => s.src).filter(s => s.includes('/d/'))" \
+             ".map(s => s.split('/').pop())"
+    for idx, files in ((11, ["2.js"]), (4, ["2.js", "0.js"]), (7, ["2.js", "0.js", "1.js"])):
+        page.goto(f"{url}#{idx}")
+        drawn(page, f"take4-small/{idx}")
+        record = cli_json("replay", f"take4-small/{idx}", "--db", str(db), "--json")
+        shown = page.locator(".position .card").evaluate_all(
+            "cs => cs.map(c => c.dataset.value)")
+        assert shown == record["events"][0]["deck"][:4]
+        assert page.evaluate(loaded) == files
+    assert page.locator("#next-match").is_visible()
+    page.goto(f"{url}#11")
+    drawn(page, "take4-small/11")
+    assert page.locator("#next-match").is_hidden()  # the last match
+
+
+@pytest.mark.slow
 def test_a_record_that_does_not_replay_shows_its_events_in_words(db, page, tmp_path):
     """A damaged record in the data file: the replay page says why it draws no table and
     lists the events in words; the next match draws its table again."""
