@@ -86,3 +86,11 @@ def data_matches(site: Path, name: str) -> dict[int, dict]:
             assert match["idx"] not in out
             out[match["idx"]] = dict(match, frames=expand(match["frames"]))
     return out
+
+
+def stored_record(db: Path, match_id: str) -> dict:
+    """A match's record as stored (what ``mallows replay ID --json`` prints), read in process."""
+    from mallows.results.store import Store
+
+    with Store(db, readonly=True) as store:
+        return json.loads(store.record(match_id))

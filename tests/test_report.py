@@ -9,9 +9,11 @@ import re
 import subprocess
 
 import pytest
+from typer.testing import CliRunner
 
 from conftest import MALLOWS, REPO
-from report_helpers import cli_json, data_matches, make_db, page_frames
+from report_helpers import cli_json, data_matches, make_db, page_frames, stored_record
+from mallows.cli import app
 from mallows.report.data import short_bot, slug
 from mallows.report.frames import ReplayMismatch, frames, seen
 
@@ -96,7 +98,7 @@ def test_the_replay_data_holds_every_event_of_every_match(site, name, count):
     shown = data_matches(out, name)
     assert len(shown) == count
     for i in range(count):
-        record = cli_json("replay", f"{name}/{i}", "--db", str(db), "--json")
+        record = stored_record(db, f"{name}/{i}")
         record = dict(record, players=[short_bot(p) for p in record["players"]])
         got = shown[i]
         assert got["id"] == f"{name}/{i}" and got["players"] == record["players"]
@@ -113,10 +115,11 @@ def test_replay_pages_option_writes_a_page_per_match(site, tmp_path):
     holding every event of its record; no data files."""
     db, _ = site
     out = tmp_path / "pages"
-    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), "--tournament",
-                    "arsch-small", "--replay-pages"], check=True, capture_output=True)
+    result = CliRunner().invoke(app, ["report", "--db", str(db), "-o", str(out),
+                                      "--tournament", "arsch-small", "--replay-pages"])
+    assert result.exit_code == 0, result.output
     for i in range(6):
-        record = cli_json("replay", f"arsch-small/{i}", "--db", str(db), "--json")
+        record = stored_record(db, f"arsch-small/{i}")
         got = page_frames((out / "m" / slug("arsch-small") / f"{i}.html").read_text())
         assert [f["event"] for f in got] == record["events"]
         assert all(f["text"] for f in got)
@@ -237,10 +240,9 @@ def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
     assert shown[1]["frames"] == [] and len(shown[1]["lines"]) >= len(record["events"])
     assert any("does not match its digest" in n for n in shown[1]["notes"])
     assert shown[0]["error"] is None and shown[0]["frames"]  # the others replay
-    proc = subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out),
-                           "--tournament", "arsch-small", "--replay-pages"],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    result = CliRunner().invoke(app, ["report", "--db", str(copy), "-o", str(out),
+                                      "--tournament", "arsch-small", "--replay-pages"])
+    assert result.exit_code == 0, result.output
     page = (out / "m" / slug("arsch-small") / "1.html").read_text()
     assert "No card table for this match" in page and 'id="frames"' not in page
     assert "does not match its digest" in page  # the stored digest finds the damage

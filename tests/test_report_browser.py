@@ -20,7 +20,7 @@ import pytest
 
 import chromium
 from conftest import MALLOWS, REPO
-from report_helpers import cli_json, make_db
+from report_helpers import cli_json, make_db, stored_record
 
 chromium.require()
 ARTIFACTS = Path(os.environ.get("MALLOWS_TEST_ARTIFACTS", REPO / "test-artifacts"))
@@ -292,7 +292,7 @@ def test_a_replay_in_a_later_data_file(db, page, tmp_path, monkeypatch):
     for idx, files in ((11, ["2.js"]), (4, ["2.js", "0.js"]), (7, ["2.js", "0.js", "1.js"])):
         page.goto(f"{url}#{idx}")
         drawn(page, f"take4-small/{idx}")
-        record = cli_json("replay", f"take4-small/{idx}", "--db", str(db), "--json")
+        record = stored_record(db, f"take4-small/{idx}")
         shown = page.locator(".position .card").evaluate_all(
             "cs => cs.map(c => c.dataset.value)")
         assert shown == record["events"][0]["deck"][:4]
