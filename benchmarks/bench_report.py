@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,9 +57,9 @@ def play(folder: Path, take4: int, arsch: int) -> Path:
     to whole deals)."""
     db = folder / "bench.db"
     mallows = str(Path(sys.executable).with_name("mallows"))
-    # 5 bots, 2 seats: 20 seatings a deal; 4 bots, 3 seats: 24
+    # matches a deal: 5 bots 2 seats, every pair both ways (20); 4 bots 3 seats (12)
     for name, text, matches, per_deal in (("take4", TAKE4, take4, 20),
-                                          ("arsch", ARSCH, arsch, 24)):
+                                          ("arsch", ARSCH, arsch, 12)):
         if matches <= 0:
             continue
         spec = folder / f"{name}.toml"
@@ -92,8 +93,20 @@ def main() -> None:
                     help="an existing database (default: play one of real matches)")
     ap.add_argument("--take4", type=int, default=2000, help="Take4 matches to play")
     ap.add_argument("--arsch", type=int, default=300, help="Arschmallows matches to play")
+    ap.add_argument("--keep", action="store_true", help="keep the sites (and the played "
+                    "database) and print where")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="mallows-bench-report-"))
+    try:
+        run(args, work)
+    finally:
+        if args.keep:
+            print(f"sites in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
     db = args.db or play(work, args.take4, args.arsch)
     store = Store(db, readonly=True)
     for t in store.tournaments():
@@ -114,7 +127,7 @@ def main() -> None:
                   f"{projected / 1e6:6.1f} MB for {PROJECTED:,} matches")
         print(f"  after / before: {rows[True] / rows[False]:.3f} of the size")
     print(f"\nmachine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} "
-          f"(the report runs in one process); sites in {work}")
+          f"(the report runs in one process)")
 
 
 if __name__ == "__main__":
