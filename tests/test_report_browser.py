@@ -239,7 +239,7 @@ def test_a_replay_from_the_data_file(site, db, page):
     page.goto(f"{url}#2")
     drawn(page, "take4-small/2")
     assert page.locator("h1").inner_text().startswith("Match take4-small/2")
-    record = cli_json("replay", "take4-small/2", "--db", str(db), "--json")
+    record = stored_record(db, "take4-small/2")
     check_take4(page, record, "data")
     # every round's picks in words, in order: the log is the record's moves
     log = page.locator("#log li").all_inner_texts()
@@ -258,7 +258,7 @@ def test_a_replay_from_the_data_file(site, db, page):
     page.get_by_role("link", name="next match ›").click()
     drawn(page, "take4-small/3")
     assert page.evaluate("() => window.stayed === true")  # the same page, another match
-    nxt = cli_json("replay", "take4-small/3", "--db", str(db), "--json")
+    nxt = stored_record(db, "take4-small/3")
     shown = page.locator(".position .card").evaluate_all("cs => cs.map(c => c.dataset.value)")
     assert shown == nxt["events"][0]["deck"][:4]
     assert page.locator("#log li").count() == len(nxt["events"])
@@ -268,7 +268,7 @@ def test_a_replay_from_the_data_file(site, db, page):
     assert page.locator("#problem").inner_text() == "no match take4-small/99 in this report"
     page.goto((site / "m" / f"{slug('arsch-small')}.html").as_uri() + "#1")
     drawn(page, "arsch-small/1")
-    arsch = cli_json("replay", "arsch-small/1", "--db", str(db), "--json")
+    arsch = stored_record(db, "arsch-small/1")
     check_arschmallows(page, arsch, "data")
 
 
@@ -378,7 +378,7 @@ def test_the_report_on_a_web_server_and_an_older_reports_links(site, db, page):
         page.goto(f"{host.base}/m/{slug('take4-small')}/2.html")
         drawn(page, "take4-small/2")
         assert page.url.endswith(f"/m/{slug('take4-small')}.html#2")
-        check_take4(page, cli_json("replay", "take4-small/2", "--db", str(db), "--json"),
+        check_take4(page, stored_record(db, "take4-small/2"),
                     "http")
         # the old address itself answers 404 (the browser says so on its console): only that
         assert [e for e in page.errors if "status of 404" in e] == page.errors[:1]
