@@ -396,6 +396,11 @@ class Site:
             if parts[0] == "b":
                 bot = next((b for b in self.bots() if data.slug(b) == key), None)
                 return None if bot is None else (lambda: self.bot_page(bot))
+            if parts[0] == "m" and not self.replay_data \
+                    and any(data.slug(n) == key for n in self.names):
+                # a report's replay address (m/<slug>.html#<index>) where each match has a
+                # page of its own (serve): sent on to that page
+                return lambda: self._page("to_replay.html", 1, title="replay", slug=key)
         if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
                 and parts[2][:-5].isdigit():
             listed = next((n for n in self.names if data.slug(n) == parts[1]), None)
