@@ -8,7 +8,8 @@ submitted versions, each linked to its own page);
 ``m/<tournament slug>.html#<index>`` (the tournament's one replay page: it draws the match
 named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``; what
 ``report`` writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
-``serve``, and ``report --replay-pages``); ``404.html`` (report: sends an older report's
+``serve``, where ``m/<tournament slug>.html#<index>`` leads to it, and ``report
+--replay-pages``); ``404.html`` (report: sends an older report's
 per-match address to the tournament's replay page); ``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
