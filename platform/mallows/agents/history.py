@@ -5,8 +5,8 @@ Owns: the negotiation's vocabulary (``VERSIONS``, the history modes, ``check_cho
 protocol-2 start info (``start_info``: the protocol-1 info plus ``history`` and the game's keys
 fixed for the match), and ``Story``, one match's events as the runner hands them out: for each
 decision of a protocol-2 seat, the seat's events since its last message (``"delta"``) or all of
-them (``"full"``) with its protocol-2 observation (``deliver``); at the end, the remaining
-events and the final reveal (``ending``).
+them (``"full"``: ``events``) with its protocol-2 observation (``observe``); at the end, the
+remaining events and the final reveal (``ending``).
 
 The events themselves are the game's (``mallows.games.<id>.events``, an
 ``mallows.games.events.EventLog``); a game without an event view gives no events, and its
@@ -66,10 +66,23 @@ class Story:
                  modes: list[str | None]):
         events = _events_of(game)
         self.log = events.match_events(players, options) if events is not None else None
-        self.dropped = tuple(MATCH_KEYS) + tuple(getattr(events, "STATIC_KEYS", ())) + \
-            tuple(getattr(events, "HISTORY_KEYS", ()))
+        self.dropped = frozenset(MATCH_KEYS) | frozenset(getattr(events, "STATIC_KEYS", ())) \
+            | frozenset(getattr(events, "HISTORY_KEYS", ()))
         self.modes = modes
         self.sent = [0] * players
+        self._observe = getattr(events, "observation", None) if events is not None else None
+        self._cache: dict = {}
+
+    def observe(self, seat: int, state: Any) -> dict:
+        """``seat``'s protocol-2 observation (built directly where the game can, else the
+        protocol-1 one without the start info's keys)."""
+        if self._observe is not None:
+            return self._observe(state, seat, self._cache)
+        return slim(state.observation(seat), self.dropped)
+
+    def events(self, seat: int, state: Any) -> list[dict]:
+        """``seat``'s events for its next message: since its last one, or all (``full``)."""
+        return self._events(seat, state)
 
     def _events(self, seat: int, state: Any) -> list[dict]:
         if self.log is None:
@@ -79,10 +92,6 @@ class Story:
         out = self.log.for_seat(seat, start)
         self.sent[seat] = len(self.log.public)
         return out
-
-    def deliver(self, seat: int, state: Any, observation: Mapping[str, Any]) -> tuple[dict, list]:
-        """``(protocol-2 observation, events)`` for a decision of ``seat``."""
-        return slim(observation, self.dropped), self._events(seat, state)
 
     def ending(self, seat: int, state: Any) -> dict:
         """``{"events", "reveal"}`` for ``seat``'s match-end message."""

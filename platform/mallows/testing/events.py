@@ -15,6 +15,8 @@ What it checks, for every rule set, every player count and each seed given, over
   ``recall_variants``, else ``hidden_variants``) must give the seat the very same events from
   the start, translated afresh; an event that carries another seat's private value or the
   deck's order is caught;
+- the protocol-2 observation a game builds itself (``events.observation``, optional) is its
+  observation without the keys fixed for the match (and ``HISTORY_KEYS``);
 - the final reveal is JSON data.
 
 ``check_registry()`` runs it over every registered game that has an event view.
@@ -104,6 +106,10 @@ def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
     cursors = [0] * n
     skip = set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | \
         set(getattr(ev, "STEP_KEYS", ())) | {"legal_actions"}
+    direct = getattr(ev, "observation", None)
+    cache: dict = {}
+    dropped = set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | \
+        set(getattr(ev, "HISTORY_KEYS", ()))
     decisions = 0
     while not state.is_terminal():
         seats = list(state.to_move())
@@ -118,6 +124,11 @@ def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
             cursors[seat] += len(batch)
             recalls[seat].add(batch)
             obs = step[seat]
+            if direct is not None:  # the game builds protocol 2's observation itself
+                v2 = _json(direct(state, seat, cache), here)
+                if v2 != _json({k: v for k, v in obs.items() if k not in dropped}, here):
+                    _fail(here, "the game's protocol-2 observation (events.observation) is not "
+                                "its observation without the keys fixed for the match")
             expected = {k: v for k, v in obs.items() if k not in skip}
             folded = recalls[seat].observation()
             if _json(folded, here) != _json(expected, here):

@@ -99,14 +99,21 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         decisions = [0] * n
         while not state.is_terminal():
             seats = state.to_move()
-            observations = [state.observation(s) for s in seats]
+            batches: dict[int, list] = {}  # protocol-2 seats: their events, taken step-wise
+            if story is None:
+                observations = [state.observation(s) for s in seats]
+            else:
+                live = [modes[s] is not None and forfeits[s] is None for s in seats]
+                observations = [story.observe(s, state) if v2 else state.observation(s)
+                                for s, v2 in zip(seats, live)]
+                batches = {s: story.events(s, state) for s, v2 in zip(seats, live) if v2}
             for seat, obs in zip(seats, observations):
                 decisions[seat] += 1
                 if forfeits[seat] is None:
                     answer: Any = None
                     try:
-                        if story is not None and modes[seat]:
-                            answer = bots[seat].act(*story.deliver(seat, state, obs))
+                        if seat in batches:  # protocol 2: the observation and its events
+                            answer = bots[seat].act(obs, batches[seat])
                         else:
                             answer = bots[seat].act(obs)
                         state.apply(seat, answer)

@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from mallows.games.arschmallows.cards import ACTION_VALUES
-from mallows.games.events import EventLog
+from mallows.games.arschmallows.observation import build_observation
+from mallows.games.events import MATCH_KEYS, EventLog
 
 #: the protocol-1 observation's keys a protocol-2 observation leaves out (besides
 #: ``mallows.games.events.MATCH_KEYS``): fixed for the match, in the start info.
@@ -70,18 +71,14 @@ class ArschmallowsEvents(EventLog):
     def begin_batch(self, batch: Sequence[dict], state: Any) -> None:
         # The deal being played (the batch's last) reads its values from the state itself, so
         # that a copy of the state with other hidden values (mallows.testing) is followed too.
-        self._current_deal = max((k for k, e in enumerate(batch) if e.get("type") == "deal"),
-                                 default=-1)
-        self._batch_index = 0
+        self._live_deal = next((e for e in reversed(batch) if e.get("type") == "deal"), None)
 
     def translate(self, event: dict, state: Any) -> None:
         kind = event.get("type")
-        index = self._batch_index
-        self._batch_index += 1
         if kind == "action":
             self._action(event["seat"], event["action"])
         elif kind == "deal":
-            live = index == self._current_deal and getattr(state, "round", None) == event["round"] \
+            live = event is self._live_deal and getattr(state, "round", None) == event["round"] \
                 and not state.is_terminal()
             self._deal(event, state.values if live else event["deck"], state)
         elif kind == "reshuffle":
@@ -214,6 +211,19 @@ def recall_variants(state: Any, seat: int, rng: Any, count: int = 2) -> list:
     view = ArschmallowsEvents(state.players, state.options)
     view.feed(state)
     return hidden_variants(state, seat, rng, count, keep=view.recycled)
+
+
+_DROP = frozenset(MATCH_KEYS) | frozenset(STATIC_KEYS) | frozenset(HISTORY_KEYS)
+
+
+def observation(state: Any, seat: int, cache: dict) -> dict:
+    """The protocol-2 observation of ``seat``, built directly (the protocol-1 one without the
+    keys fixed for the match). ``cache``: the caller's, one per match."""
+    full = state.round_base[seat]
+    kept = cache.get(seat)
+    if kept is None or kept[0] is not full:
+        kept = cache[seat] = (full, {k: v for k, v in full.items() if k not in _DROP})
+    return build_observation(state, seat, kept[1])
 
 
 def static(options: Mapping[str, Any]) -> dict:

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from mallows.games.events import EventLog
+import marshal
+
+from mallows.games.events import MATCH_KEYS, EventLog
+from mallows.games.take4 import observation as _observation
 from mallows.games.take4.cards import DECK, SQUADS
 
 STATIC_KEYS = ("squads",)
@@ -26,6 +29,25 @@ STATIC_KEYS = ("squads",)
 HISTORY_KEYS = ("history",)
 STEP_KEYS = ("phase",)
 REVEAL_EVENTS: tuple[str, ...] = ()
+
+
+_DROP = frozenset(MATCH_KEYS) | frozenset(STATIC_KEYS) | frozenset(HISTORY_KEYS)
+
+
+def observation(state: Any, seat: int, cache: dict) -> dict:
+    """The protocol-2 observation of ``seat``, built directly: the round's public part without
+    the keys fixed for the match and the history, serialised once per round (as
+    ``observation.snapshot``) and copied per seat. ``cache``: the caller's, one per match."""
+    kept = cache.get("round")
+    if kept is None or kept[0] != (state.round, state.is_terminal()):
+        public = _observation.public(state)
+        kept = cache["round"] = ((state.round, state.is_terminal()),
+                                 marshal.dumps({k: v for k, v in public.items()
+                                                if k not in _DROP}))
+    obs = marshal.loads(kept[1])
+    if seat not in state.to_move():
+        obs["legal_actions"] = []
+    return obs
 
 
 def static(options: Mapping[str, Any]) -> dict:
