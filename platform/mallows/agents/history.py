@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from mallows import PROTOCOL_VERSIONS
 from mallows.games import get_game
 from mallows.games.events import MATCH_KEYS, slim
 
 __all__ = ["VERSIONS", "HISTORY_MODES", "check_choice", "start_info", "Story"]
 
 #: the protocol versions this platform speaks, in the order it offers them
-VERSIONS = (1, 2)
+VERSIONS = PROTOCOL_VERSIONS
 #: protocol 2's history modes: "delta" (default: the events since the seat's last message)
 #: or "full" (every event of the match in each message, for a bot that keeps no state)
 HISTORY_MODES = ("delta", "full")

@@ -18,6 +18,11 @@ platform sends                                          bot replies
 ``{"type":"quit"}``                                     nothing: the bot exits (status 0)
 ======================================================  ===============================================
 
+Protocol 2 (offered when ``protocols`` holds 2, as the registry's handles do; the hello then
+carries ``"protocols": [1, 2]``): a bot whose hello says ``"protocol": 2`` (with ``history``)
+gets ``{"type":"act","events":[...],"observation":{...}}`` and ``{"type":"end","info":{...},
+"events":[...],"reveal":{...}}`` (``mallows.agents.history``); a bot answering 1 is protocol 1.
+
 Any request may be answered by ``{"type":"error","message":"..."}``: the bot reports its own
 failure, and the message becomes the forfeit reason. Exactly one reply line per request.
 

@@ -34,6 +34,9 @@ from mallows.games.arschmallows.cards import ACTION_VALUES
 from mallows.games.arschmallows.observation import build_observation
 from mallows.games.events import MATCH_KEYS, EventLog
 
+__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "REVEAL_EVENTS", "ArschmallowsEvents",
+           "SeatRecall", "match_events", "observation", "recall_variants", "static"]
+
 #: the protocol-1 observation's keys a protocol-2 observation leaves out (besides
 #: ``mallows.games.events.MATCH_KEYS``): fixed for the match, in the start info.
 STATIC_KEYS = ("rules",)
