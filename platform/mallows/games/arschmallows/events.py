@@ -74,7 +74,11 @@ class ArschmallowsEvents(EventLog):
     def begin_batch(self, batch: Sequence[dict], state: Any) -> None:
         # The deal being played (the batch's last) reads its values from the state itself, so
         # that a copy of the state with other hidden values (mallows.testing) is followed too.
-        self._live_deal = next((e for e in reversed(batch) if e.get("type") == "deal"), None)
+        live = None
+        for event in batch:
+            if event.get("type") == "deal":
+                live = event
+        self._live_deal = live
 
     def translate(self, event: dict, state: Any) -> None:
         kind = event.get("type")
