@@ -196,3 +196,61 @@ def test_a_v1_bot_and_a_v2_bot_in_one_tournament(tmp_path):
         record = json.loads(row["record"])
         assert record["result"]["forfeits"] == [None, None], record["result"]["forfeits"]
         assert sorted(record["players"]) == ["random", "recall"]
+
+
+# -- a hostile or confused choice is refused with the reason --------------------------------
+
+RAW = HERE / "misbehaving_bots" / "raw_replies.py"
+
+
+@pytest.mark.parametrize("hello, words", [
+    ('{"type":"hello","protocol":2,"name":"x","version":"1","history":"sometimes"}',
+     'whose "history" is neither "delta"'),
+    ('{"type":"hello","protocol":2,"name":"x","version":"1","history":null}',
+     'whose "history" is neither "delta"'),
+    ('{"type":"hello","protocol":3,"name":"x","version":"1"}',
+     "the bot speaks protocol 3, but this platform speaks protocols 1, 2"),
+    ('{"type":"hello","protocol":"2","name":"x","version":"1"}',
+     'must say "protocol": 1 or 2 (the integer)'),
+])
+def test_a_bad_protocol_choice_is_a_clear_protocol_failure(hello, words):
+    from mallows.agents.process import SubprocessBot
+    from mallows.agents.protocol import BotFailure
+
+    handle = SubprocessBot("raw", [sys.executable, str(RAW), json.dumps({"hello": hello + "\n"})],
+                           limits=PLAIN, protocols=(1, 2))
+    try:
+        with pytest.raises(BotFailure) as err:
+            handle.start({"seed": 1, "game": "take4", "options": {}})
+        assert err.value.kind == "protocol" and words in str(err.value), str(err.value)
+    finally:
+        handle.close()
+
+
+def test_an_in_process_bot_with_an_unknown_protocol_forfeits_before_the_first_deal():
+    class Three:
+        protocol = 3
+
+        def act(self, observation):
+            return observation["legal_actions"][0]
+
+    record = _play("take4", [InProcessBot(Three(), "three"), load_bot("random").handle()])
+    reason = record["result"]["forfeits"][0]
+    assert reason.startswith("before the first deal") and "protocol 3 is not one of 1, 2" in \
+        reason, reason
+
+
+def test_an_in_process_v2_bot_cannot_change_what_the_other_seats_get():
+    class Vandal:
+        protocol = 2
+
+        def act(self, observation, events):
+            for event in events:
+                event["type"] = "vandalised"
+                event.pop("n", None)
+            return observation["legal_actions"][0]
+
+    recall.Bot.LOG = []
+    record = _play("arschmallows", [InProcessBot(Vandal(), "vandal"),
+                                    InProcessBot(recall.Bot(), "recall")])
+    assert record["result"]["forfeits"] == [None, None], record["result"]["forfeits"]

@@ -11,7 +11,8 @@ shown only once every seat has picked, so no event has a private part:
   winner, the others go under the deck;
 - ``game_end``: ``reason``, ``winners``.
 
-The final reveal (protocol 2's ``end``) is the deck's order: ``{"deck": [...]}``, top first.
+The final reveal (protocol 2's ``end``) is empty: the rules never show the deck's order, and
+showing it at the end would tell a bot the cards of the same deal's other seatings.
 """
 
 from __future__ import annotations
@@ -108,9 +109,6 @@ class Take4Events(EventLog):
         self.round = r
         self.remaining -= sum(1 for card in positions if card is not None)
         self.emit("round", {"round": r, "positions": list(positions), "deck": self.remaining})
-
-    def reveal(self, state: Any) -> dict:
-        return {"deck": list(state.deck)}
 
 
 def match_events(players: int, options: Mapping[str, Any]) -> Take4Events:
