@@ -17,10 +17,11 @@ from mallows.agents.protocol import InProcessBot, Limits
 from mallows.agents.registry import load_bot
 from mallows.errors import ConformanceError
 from mallows.games import GAMES, get_game
+from mallows.games.base import SeededChance
 from mallows.testing.events import check_events, check_registry
 from mallows.tournaments.match import play_match
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS
 
 sys.path.insert(0, str(Path(__file__).parent / "v2_bots"))
 import recall  # noqa: E402
@@ -92,8 +93,7 @@ def test_arschmallows_events_say_what_opponents_did_and_only_the_drawer_sees_its
 
 def test_private_parts_go_to_their_seat_alone():
     module = get_game("arschmallows")
-    state = module.new_state(module.make_options(), 3, __import__(
-        "mallows.games.base", fromlist=["SeededChance"]).SeededChance(4))
+    state = module.new_state(module.make_options(), 3, SeededChance(4))
     view = module.events.match_events(3, state.options)
     rng = random.Random(4)
     for _ in range(60):

@@ -103,5 +103,5 @@ class SeatRecall:
 events = ModuleType("toy_recall.events")
 events.match_events = Events
 events.SeatRecall = SeatRecall
-events.STATIC_KEYS = events.HISTORY_KEYS = events.STEP_KEYS = events.REVEAL_EVENTS = ()
+events.STATIC_KEYS = events.HISTORY_KEYS = events.STEP_KEYS = ()
 sys.modules[events.__name__] = events

@@ -34,7 +34,7 @@ from mallows.games.arschmallows.cards import ACTION_VALUES
 from mallows.games.arschmallows.observation import build_observation
 from mallows.games.events import MATCH_KEYS, EventLog
 
-__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "REVEAL_EVENTS", "ArschmallowsEvents",
+__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
            "SeatRecall", "match_events", "observation", "recall_variants", "static"]
 
 #: the protocol-1 observation's keys a protocol-2 observation leaves out (besides
@@ -45,8 +45,6 @@ HISTORY_KEYS: tuple[str, ...] = ()
 #: the observation's keys a fold does not rebuild: they say whose step it is and what is
 #: decided, and every decision's observation carries them
 STEP_KEYS = ("phase", "current_seat", "turn", "extra_turns")
-#: event types that show every seat cards it did not know, by the rules (scoring)
-REVEAL_EVENTS = ("round_end",)
 
 _USE = ("swap", "refuse", "spy", "exchange", "play_twice", "get_rid")
 

@@ -25,14 +25,13 @@ from mallows.games.events import MATCH_KEYS, EventLog
 from mallows.games.take4 import observation as _observation
 from mallows.games.take4.cards import DECK, SQUADS
 
-__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "REVEAL_EVENTS", "Take4Events",
+__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
            "SeatRecall", "match_events", "observation", "static"]
 
 STATIC_KEYS = ("squads",)
 #: the protocol-1 observation's ``history`` is what the events tell: protocol 2 leaves it out
 HISTORY_KEYS = ("history",)
 STEP_KEYS = ("phase",)
-REVEAL_EVENTS: tuple[str, ...] = ()
 
 
 _DROP = frozenset(MATCH_KEYS) | frozenset(STATIC_KEYS) | frozenset(HISTORY_KEYS)
