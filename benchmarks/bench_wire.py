@@ -11,8 +11,8 @@ so that its events cover every other seat's turn too.
 Per decision of the measured seats it prints the bytes the platform sent (the ``act`` line)
 and the bot answered, and the time: the handle's round trip (encode, pipe, the bot, decode)
 plus the platform's work to make what is sent (the observation, in protocol 2 with the
-seat's events: ``Story.observe`` and ``Story.events``, the time of ``state.observation`` in
-protocol 1), so the figure is all the platform spends on a decision. The median is the figure
+seat's events, ``Story.deliver``; ``state.observation`` in protocol 1: one timed call a
+decision in both), so the figure is all the platform spends on a decision. The median is the figure
 to read on a shared machine (the mean carries every other process's interruptions). Beside
 them: the physical floor, a raw one-byte pipe round trip between two processes.
 
@@ -65,7 +65,7 @@ class Meter:
 
 class Preparing:
     """Times what the platform does to make a decision's message, for the measured seats:
-    ``state.observation`` (protocol 1) or ``Story.observe`` + ``Story.events`` (2)."""
+    ``state.observation`` (protocol 1) or ``Story.deliver`` (2)."""
 
     def __init__(self, measured: set[int]):
         self.measured, self.spent = measured, 0.0
@@ -103,8 +103,7 @@ def play(game: str, mode: str, seed: int, players: int, limits: Limits, table: s
         prep.wrap(type(module.new_state(module.make_options(), players, SeededChance(0))),
                   "observation", 1)
     else:
-        prep.wrap(history_module.Story, "observe", 1)
-        prep.wrap(history_module.Story, "events", 1)
+        prep.wrap(history_module.Story, "deliver", 1)
     try:
         others = [load_bot("random").handle() for _ in range(players - isolated)]
         record = play_match(game, module.make_options(), seed, [*handles, *others])

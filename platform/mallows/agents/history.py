@@ -5,8 +5,8 @@ Owns: the negotiation's vocabulary (``VERSIONS``, the history modes, ``check_cho
 protocol-2 start info (``start_info``: the protocol-1 info plus ``history`` and the game's keys
 fixed for the match), and ``Story``, one match's events as the runner hands them out: for each
 decision of a protocol-2 seat, the seat's events since its last message (``"delta"``) or all of
-them (``"full"``: ``events``) with its protocol-2 observation (``observe``); at the end, the
-remaining events and the final reveal (``ending``).
+them (``"full"``: ``events``) with its protocol-2 observation (``observe``; both:
+``deliver``); at the end, the remaining events and the final reveal (``ending``).
 
 The events themselves are the game's (``mallows.games.<id>.events``, an
 ``mallows.games.events.EventLog``); a game without an event view gives no events, and its
@@ -84,6 +84,10 @@ class Story:
     def events(self, seat: int, state: Any) -> list[dict]:
         """``seat``'s events for its next message: since its last one, or all (``full``)."""
         return self._events(seat, state)
+
+    def deliver(self, seat: int, state: Any) -> tuple[dict, list[dict]]:
+        """``(observation, events)``: what a decision of ``seat`` is sent."""
+        return self.observe(seat, state), self._events(seat, state)
 
     def _events(self, seat: int, state: Any) -> list[dict]:
         if self.log is None:

@@ -103,10 +103,13 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
             if story is None:
                 observations = [state.observation(s) for s in seats]
             else:
-                live = [modes[s] is not None and forfeits[s] is None for s in seats]
-                observations = [story.observe(s, state) if v2 else state.observation(s)
-                                for s, v2 in zip(seats, live)]
-                batches = {s: story.events(s, state) for s, v2 in zip(seats, live) if v2}
+                observations = []
+                for s in seats:
+                    if modes[s] is not None and forfeits[s] is None:
+                        obs, batches[s] = story.deliver(s, state)
+                    else:
+                        obs = state.observation(s)
+                    observations.append(obs)
             for seat, obs in zip(seats, observations):
                 decisions[seat] += 1
                 if forfeits[seat] is None:
