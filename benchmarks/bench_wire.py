@@ -69,6 +69,7 @@ class Preparing:
 
     def __init__(self, measured: set[int]):
         self.measured, self.spent = measured, 0.0
+        self.each: list[float] = []
         self.saved: list = []
 
     def wrap(self, owner, name: str, seat_at: int) -> None:
@@ -81,7 +82,9 @@ class Preparing:
                 return original(*args)
             finally:
                 if args[seat_at] in self.measured:
-                    self.spent += time.perf_counter() - t0
+                    took = time.perf_counter() - t0
+                    self.spent += took
+                    self.each.append(took)
 
         setattr(owner, name, timed)
 
@@ -114,6 +117,7 @@ def play(game: str, mode: str, seed: int, players: int, limits: Limits, table: s
     times = [t for h in handles for t in h.times]
     return {"decisions": sum(m.decisions for m in meters), "sent": sum(m.sent for m in meters),
             "back": sum(m.received for m in meters), "times": times, "prep": prep.spent,
+            "preps": prep.each,
             "events": record["events"]}
 
 
@@ -150,11 +154,12 @@ def main() -> None:
             prep = sum(r["prep"] for r in rs) / decisions
             sent = sum(r["sent"] for r in rs) / decisions
             back = sum(r["back"] for r in rs) / decisions
-            p50 = statistics.median(times) + prep
+            prep_p50 = statistics.median([t for r in rs for t in r["preps"]])
+            p50 = statistics.median(times) + prep_p50
             mean = sum(times) / decisions + prep
             figures[m] = (sent, p50)
             print(f"{game:<13} {m:<9} {decisions:>9} {sent:>11.0f} {back:>11.0f} "
-                  f"{p50 * 1e6:>11.1f} {mean * 1e6:>12.1f} {prep * 1e6:>11.1f}")
+                  f"{p50 * 1e6:>11.1f} {mean * 1e6:>12.1f} {prep_p50 * 1e6:>11.1f}")
         v1, v2 = figures["v1"], figures["v2 delta"]
         below = v2[0] < v1[0] and v2[1] < v1[1]
         summary.append(f"{game}: v2 delta / v1 = {v2[0] / v1[0]:.2f} in bytes sent per decision, "
