@@ -174,3 +174,20 @@ def test_recovers_a_known_order_at_least_as_well_as_online_trueskill():
     assert sum(fit_tau) / 6 > 0.85
     assert sum(fit_tau) >= sum(played_tau) - 1e-9
     assert sum(fit_tau) >= sum(shuffled_tau) - 1e-9
+
+
+def test_mixed_table_sizes_and_a_bot_in_two_seats():
+    # two- to four-seat matches in one fit, and self-play (a bot in two seats of one match)
+    res = [(["a", "b"], [0, 1]), (["a", "b", "c"], [1, 0, 2]), (["c", "d", "a", "b"], [0, 1, 2, 3]),
+           (["a", "a", "d"], [0, 2, 1]), (["b", "d"], [0, 0])] * 5
+    fit = fit_history(res, draws=500)
+    rows = {r.bot: r for r in fit.rows()}
+    assert rows["a"].matches == 20 and rows["d"].matches == 15
+    assert all(math.isfinite(r.rating) for r in rows.values())
+    theta = dict(zip(fit.bots, fit.theta))
+    best = naive_log_posterior(theta, res)
+    for b in fit.bots:  # the mode of the written-out posterior, table sizes mixed
+        for h in (1e-3, -1e-3):
+            assert naive_log_posterior(dict(theta, **{b: theta[b] + h}), res) < best
+    reordered = list(reversed(res))
+    assert np.array_equal(fit_history(reordered, draws=500).theta, fit.theta)
