@@ -191,3 +191,27 @@ def test_mixed_table_sizes_and_a_bot_in_two_seats():
             assert naive_log_posterior(dict(theta, **{b: theta[b] + h}), res) < best
     reordered = list(reversed(res))
     assert np.array_equal(fit_history(reordered, draws=500).theta, fit.theta)
+
+
+def test_the_intervals_are_the_curvature_of_the_written_out_posterior():
+    # the Laplace covariance (centred on the field's mean) against a numeric Hessian of the
+    # seat-by-seat posterior at the mode, ties, mixed table sizes and self-play included
+    res = [(["a", "b", "c"], [0, 0, 2]), (["c", "d"], [0, 1]), (["a", "d", "b", "c"], [3, 0, 1, 2]),
+           (["b", "b", "d"], [0, 1, 1])] * 4
+    fit = fit_history(res, draws=0)
+    theta = dict(zip(fit.bots, fit.theta))
+    n, e = len(fit.bots), 1e-4
+    def at(a, b, da, db):
+        t = dict(theta)
+        t[a] += da
+        t[b] += db
+        return naive_log_posterior(t, res)
+
+    hess = np.zeros((n, n))
+    for i, a in enumerate(fit.bots):
+        for j, b in enumerate(fit.bots):
+            hess[i, j] = (at(a, b, e, e) - at(a, b, e, -e) - at(a, b, -e, e)
+                          + at(a, b, -e, -e)) / (4 * e * e)
+    centre = np.eye(n) - 1.0 / n
+    expected = centre @ np.linalg.inv(-hess) @ centre
+    assert np.allclose(fit.cov, expected, atol=1e-5)

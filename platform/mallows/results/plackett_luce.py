@@ -197,7 +197,13 @@ class _Patterns:
     end: np.ndarray      # (U, S) last sorted position of the seat's tie group
     valid: np.ndarray    # (U, S) bool: a real seat
     count: np.ndarray    # (U,) how many matches have this pattern
-    pairs: np.ndarray    # (U, S, S) flat index b_j * (n + 1) + b_k
+    pairs: np.ndarray    # (U, P) flat index b_j * (n + 1) + b_k of the seat pairs j < k
+    first: np.ndarray    # (P,) j of each pair
+    second: np.ndarray   # (P,) k of each pair
+    lower: np.ndarray    # (U, P) flat index into a (U, S) array: row, end of the j-k pair's
+                         # better tie group (the last seat that can pick both)
+    start_at: np.ndarray  # (U, S) flat index of each seat's ``start`` in a (U, S) array
+    end_at: np.ndarray    # (U, S) flat index of each seat's ``end``
 
 
 PAD_RANK = np.iinfo(np.int32).max  # the place of a padding seat: behind every real one
@@ -246,8 +252,9 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
     m, width = b.shape
     if not m:
         empty = np.zeros((0, width), dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
         return _Patterns(empty, empty, empty, empty.astype(bool), np.zeros(0),
-                         np.zeros((0, width, width), dtype=np.int64))
+                         empty[:, :0], none, none, empty[:, :0], empty, empty)
     # canonical seat order: by place, then bot (the likelihood is symmetric within a tie)
     order = np.argsort(r * (n + 1) + b, axis=1, kind="stable")
     b = np.take_along_axis(b, order, axis=1)
@@ -279,8 +286,12 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
         eq = dense == dense[:, j:j + 1]
         start[:, j] = np.where(eq, pos, width).min(axis=1)
         end[:, j] = np.where(eq, pos, -1).max(axis=1)
-    pairs = b[:, :, None] * (n + 1) + b[:, None, :]
-    return _Patterns(b, start, end, b < n, count.astype(np.float64), pairs)
+    first, second = np.triu_indices(width, k=1)
+    pairs = b[:, first] * (n + 1) + b[:, second]
+    row = (np.arange(len(b)) * width)[:, None]
+    lower = row + np.minimum(end[:, first], end[:, second])
+    return _Patterns(b, start, end, b < n, count.astype(np.float64), pairs, first, second,
+                     lower, row + start, row + end)
 
 
 def _log_likelihood(theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
@@ -294,26 +305,28 @@ def _log_likelihood(theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
     shift = np.max(np.where(pat.valid, th, -np.inf), axis=1, keepdims=True)
     ex = np.where(pat.valid, np.exp(th - shift), 0.0)
     rev = np.cumsum(ex[:, ::-1], axis=1)[:, ::-1]          # sum of ex over positions >= j
-    denom = np.take_along_axis(rev, pat.start, axis=1)     # the seat's risk set
+    denom = rev.ravel()[pat.start_at]                      # the seat's risk set
     denom = np.where(pat.valid, denom, 1.0)
     c = pat.count[:, None]
     logp = np.where(pat.valid, th - shift - np.log(denom), 0.0)
     value = float(np.sum(c * logp))
     inv = np.where(pat.valid, 1.0 / denom, 0.0)
     cum = np.cumsum(inv, axis=1)
-    q = ex * np.take_along_axis(cum, pat.end, axis=1)      # expected picks of each seat
+    q = ex * cum.ravel()[pat.end_at]                       # expected picks of each seat
     w = c * (pat.valid - q)
     grad = np.bincount(pat.bots.ravel(), weights=w.ravel(), minlength=n + 1)[:n].astype(float)
     if not hessian:
         return value, grad, None
+    # the Hessian: -sum over picks of (diag(p) - p p^T); the p p^T part of seats j and k sums
+    # ex_j ex_k / denom_i^2 over the picks i that can take both (cumulative sums of 1/denom^2)
     cum2 = np.cumsum(inv * inv, axis=1)
-    lower = np.minimum(pat.end[:, :, None], pat.end[:, None, :])
-    d = np.take_along_axis(cum2, lower.reshape(len(cum2), -1), axis=1).reshape(lower.shape)
-    outer = (c[:, :, None] * ex[:, :, None] * ex[:, None, :]) * d
-    flat = np.bincount(pat.pairs.ravel(), weights=outer.ravel(), minlength=(n + 1) ** 2)
-    h = flat.astype(float).reshape(n + 1, n + 1)[:n, :n]
-    diag = np.bincount(pat.bots.ravel(), weights=(c * q).ravel(), minlength=n + 1)[:n]
-    h[np.diag_indices(n)] -= diag
+    self_ = c * ex * ex * cum2.ravel()[pat.end_at]         # the pairs j = k
+    cross = c * ex[:, pat.first] * ex[:, pat.second] * cum2.ravel()[pat.lower]
+    flat = np.bincount(pat.pairs.ravel(), weights=cross.ravel(), minlength=(n + 1) ** 2)
+    upper = flat.astype(float).reshape(n + 1, n + 1)[:n, :n]
+    h = upper + upper.T                                    # j < k and k < j alike
+    diag = np.bincount(pat.bots.ravel(), weights=(self_ - c * q).ravel(), minlength=n + 1)
+    h[np.diag_indices(n)] += diag[:n]
     return value, grad, h
 
 
