@@ -94,6 +94,10 @@ class TournamentError(MallowsError):
     """A tournament file that cannot be run as written; the message names the key and the fix."""
 
 
+class LadderError(MallowsError):
+    """A ladder file, a ladder command or a ladder's state refused (``mallows ladder``)."""
+
+
 class PinError(MallowsError):
     """A rerun whose bots would run other code than its first run, or a withdrawn bot."""
 
