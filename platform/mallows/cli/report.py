@@ -40,6 +40,13 @@ def _store(db: Path):
     return Store(db, readonly=True)
 
 
+def _ladder_view():
+    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    not read a ladder's state itself)."""
+    from mallows.tournaments.ladder_status import ladder_view
+    return ladder_view
+
+
 def check_out_folder(out: Path) -> None:
     """Refuse an ``-o`` the site cannot be written to, before any page is rendered: a path
     under a file, a place where no folder can be made or written (a read-only or system file
@@ -76,7 +83,7 @@ def report(
     from mallows.report.site import Site
 
     t0 = time.perf_counter()
-    site = Site(_store(db), tournament=tournament, game=game)
+    site = Site(_store(db), tournament=tournament, game=game, ladders=_ladder_view())
     check_out_folder(out)
     try:
         count = site.write(out)
@@ -118,7 +125,8 @@ def serve(
     boards = LiveBoards(lambda: _store(db))
 
     def open_site() -> None:
-        local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards)
+        local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards,
+                          ladders=_ladder_view())
 
     renderer = ThreadPoolExecutor(max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages",
                                   initializer=open_site)

@@ -5,7 +5,11 @@ Paths (all links relative, so the written folder opens from the file system):
 ``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html`` (with the bot's
 submitted versions, each linked to its own page);
 ``t/<tournament slug>/<n>.html`` (page n >= 1 of its match list, ``MATCHES_PER_PAGE`` a page);
-``m/<tournament slug>/<index>.html`` (a match replay); ``static/<file>`` (CSS, JS).
+``m/<tournament slug>/<index>.html`` (a match replay); ``l/<ladder slug>.html`` (a standing
+ladder: standings with intervals, questions, newcomers, recent matches; its view is computed by
+the ``ladders`` function the command line hands in, since a ladder's state is the
+tournaments' business) and ``l/<ladder slug>.json`` (the same view as JSON);
+``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
 ``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
@@ -89,8 +93,9 @@ class Site:
 
     def __init__(self, store: ResultStore, tournament: str | None = None,
                  game: str | None = None, live: bool = False, refresh: int = 5,
-                 boards=None):
+                 boards=None, ladders: Callable[[ResultStore, str], dict] | None = None):
         self.store, self.live, self.refresh = store, live, refresh
+        self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
         self.env = _env()
         self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
@@ -119,6 +124,27 @@ class Site:
 
     def games(self) -> list[str]:
         return [] if self.only else sorted({t["game"] for t in self.tournaments()})
+
+    def ladders(self) -> list[str]:
+        """The shown tournaments that are standing ladders (with a view to show them)."""
+        if self.ladder_view is None:
+            return []
+        out = []
+        for name in self.names:
+            row = self.store.tournament(name)
+            if row is not None and json.loads(row["definition"]).get("kind") == "ladder":
+                out.append(name)
+        return out
+
+    def ladder_page(self, name: str) -> str:
+        assert self.ladder_view is not None
+        view = self.ladder_view(self.store, name)
+        return self._page("ladder.html", 1, title=f"ladder {name}", v=view,
+                          running=not view["finished"])
+
+    def ladder_json(self, name: str) -> bytes:
+        assert self.ladder_view is not None
+        return json.dumps(self.ladder_view(self.store, name), indent=1).encode()
 
     def board(self, scope: str, name: str) -> data.Board:
         return self._board_and_charts(scope, name)[0]
@@ -163,7 +189,8 @@ class Site:
             tours.append(dict(t, leader=leader))
             running |= t["done"] < t["total"]
         return self._page("index.html", 0, title="results", tournaments=tours,
-                          games=self.games(), bots=self.bots(), running=running)
+                          games=self.games(), bots=self.bots(), running=running,
+                          ladders=self.ladders())
 
     def board_page(self, scope: str, name: str) -> str:
         b, charts = self._board_and_charts(scope, name)
@@ -307,6 +334,9 @@ class Site:
             yield f"t/{data.slug(name)}.html"
         for g in self.games():
             yield f"g/{g}.html"
+        for name in self.ladders():
+            yield f"l/{data.slug(name)}.html"
+            yield f"l/{data.slug(name)}.json"
         for bot in self.bots():
             yield f"b/{data.slug(bot)}.html"
         for name in self.names:
@@ -334,11 +364,17 @@ class Site:
                     return None
                 found: str = name
                 return lambda: self.board_page("tournament", found)
+            if parts[0] == "l":
+                ladder = next((n for n in self.ladders() if data.slug(n) == key), None)
+                return None if ladder is None else (lambda: self.ladder_page(ladder))
             if parts[0] == "g" and key in self.games():
                 return lambda: self.board_page("game", key)
             if parts[0] == "b":
                 bot = next((b for b in self.bots() if data.slug(b) == key), None)
                 return None if bot is None else (lambda: self.bot_page(bot))
+        if len(parts) == 2 and parts[0] == "l" and parts[1].endswith(".json"):
+            ladder = next((n for n in self.ladders() if data.slug(n) == parts[1][:-5]), None)
+            return None if ladder is None else (lambda: self.ladder_json(ladder))
         if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
                 and parts[2][:-5].isdigit():
             listed = next((n for n in self.names if data.slug(n) == parts[1]), None)

@@ -172,10 +172,12 @@ def _questions(data: Any, src: str) -> tuple[dict, ...]:
     """The ``[[questions]]`` tables, each checked by the questions' own parser
     (``mallows.ladder.questions.parse_question``), plus this file's ``type = "newcomers"``: the
     place of every bot that joins after the start (each becomes a ``Place`` question)."""
-    from mallows.ladder.questions import parse_question
     if not isinstance(data, list) or not all(isinstance(q, dict) for q in data):
         raise LadderError(f"{_where(src)}`questions` must be tables: write [[questions]] "
                           f"followed by type = \"top\", k = 3, certainty = 0.95")
+    if not data:
+        return ()
+    from mallows.ladder.questions import parse_question
     out = []
     for n, q in enumerate(data, 1):
         if q.get("type") == "newcomers":
