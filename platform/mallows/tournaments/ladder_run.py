@@ -286,11 +286,18 @@ def _fit(store: Any, name: str, bots: list[str]) -> Any:
 
 def questions_for(ladder: Ladder, state: LadderState) -> list:
     """The ladder's questions over the shown names: the file's, with ``newcomers`` made one
-    ``Place`` question for each bot that joined after the start and is still active."""
+    ``Place`` question for each bot that joined after the start and is still active. Without
+    a ``newcomers`` question, each such bot still has the implicit one
+    (``mallows.ladder.policy.place_question``): a ladder does not end before it knows where a
+    newcomer belongs. In finals there are no newcomers (entries are frozen)."""
+    from mallows.ladder.policy import place_question
     from mallows.ladder.questions import parse_question
     shown = {e.written: e.shown or e.written for e in state.entrants.values()}
     active = {e.shown or e.written for e in state.active()}
     out = []
+    if not any(q.get("type") == "newcomers" for q in ladder.questions):
+        out += [place_question(e.shown, policy_of(ladder)) for e in state.active()
+                if e.joined > 0 and e.shown]
     for q in ladder.questions:
         if q.get("type") == "newcomers":
             for e in state.entrants.values():
@@ -307,15 +314,40 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
     return out
 
 
+def policy_of(ladder: Ladder) -> Any:
+    from mallows.ladder.policy import Policy
+    return Policy(boost=float(ladder.boost))
+
+
 def answers_for(ladder: Ladder, state: LadderState, fit: Any) -> list:
     from mallows.ladder.questions import answer
     return [answer(q, fit) for q in questions_for(ladder, state)]
 
 
-def _field_fit(store: Any, state: LadderState) -> Any:
-    """The fit over every stored match, restricted in its questions to the active field."""
+def restrict(fit: Any, bots: list[str]) -> Any:
+    """``fit`` seen over ``bots`` only: the same ratings and covariance (every match, a
+    withdrawn bot's included, informs them), each sampled draw's ranks taken among ``bots``.
+    The questions are about the field that still plays: a withdrawn bot stays in the
+    standings but no longer holds a question open."""
+    import numpy as np
+
+    from mallows.results.plackett_luce import HistoryFit
+    keep = [i for i, b in enumerate(fit.bots) if b in set(bots)]
+    draws = fit.rank_draws[:, keep]
+    ranks = (np.argsort(np.argsort(draws, axis=1, kind="stable"), axis=1, kind="stable") + 1
+             if len(draws) else draws)
+    return HistoryFit(tuple(fit.bots[i] for i in keep), fit.theta[keep],
+                      fit.cov[np.ix_(keep, keep)], ranks.astype(fit.rank_draws.dtype),
+                      fit.played[keep], fit.mean_place[keep], fit.matches, fit.iterations,
+                      fit.level)
+
+
+def fits(store: Any, state: LadderState) -> tuple[Any, Any]:
+    """The fit over every stored match (the standings) and that fit over the active field
+    (the questions, the newcomers' rates, the extra tables)."""
     field_names = [e.shown for e in state.active() if e.shown]
-    return _fit(store, state.ladder.name, field_names)
+    whole = _fit(store, state.ladder.name, field_names)
+    return whole, restrict(whole, field_names)
 
 
 def _finals_cut(ladder: Ladder, state: LadderState, fit: Any) -> None:
@@ -339,7 +371,7 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
               ) -> tuple[list[Table] | None, str, list]:
     """Apply the new events, check and pin who joined, fit, answer, and plan and store the next
     epoch. Returns (its tables, "" ) or (None, why the ladder ends, the answers)."""
-    from mallows.ladder.policy import Policy, all_answered, entry_rate, extra_tables
+    from mallows.ladder.policy import all_answered, entry_rate, extra_tables
     ladder = state.ladder
     _auto_events(store, ladder, state)
     new_events = store.ladders.events(ladder.name, state.events_upto)
@@ -356,10 +388,10 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
             store.ladders.add_event(ladder.name, "refuse", e.written, str(exc)[:500])
             upto = store.ladders.events(ladder.name)[-1]["seq"]
     _pin(store, state, resolver)
-    fit = _field_fit(store, state)
+    _, fit = fits(store, state)
     answers = answers_for(ladder, state, fit)
     active = [e.shown for e in state.active() if e.shown]
-    k, policy = ladder.players, Policy(boost=float(ladder.boost))
+    k, policy = ladder.players, policy_of(ladder)
     if state.mode.startswith("finals"):
         if ladder.finals is None:
             raise LadderError(f"ladder {ladder.name!r} has no [finals] in its file")

@@ -15,31 +15,30 @@ from __future__ import annotations
 from typing import Any
 
 from mallows.safetext import escape
-from mallows.tournaments.ladder_run import answers_for, read_state, stored_ladder
+from mallows.tournaments.ladder_run import (answers_for, fits, policy_of, read_state,
+                                            stored_ladder)
 
 RECENT = 12
 
 
 def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
     """The view of ladder ``name`` in ``store`` (plain values, JSON-able)."""
-    from mallows.ladder.policy import Policy, entry_rate
+    from mallows.ladder.policy import entry_rate
     from mallows.ladder.questions import label
-    from mallows.results.plackett_luce import fit_history
 
     ladder = stored_ladder(store, name)
     state = read_state(store, ladder)
     row = store.tournament(name) or {}
     by_shown = {e.shown: e for e in state.entrants.values() if e.shown}
-    fit = fit_history(store.results(tournament=name),
-                      bots=tuple(e.shown for e in state.active() if e.shown))
-    answers = answers_for(ladder, state, fit)
-    policy = Policy(boost=float(ladder.boost))
+    fit, field_fit = fits(store, state)
+    answers = answers_for(ladder, state, field_fit)
+    policy = policy_of(ladder)
     standings = []
     for r in fit.rows():
         e = by_shown.get(r.bot)
         status = e.status if e is not None else "active"
         newcomer = e is not None and e.joined > 0 and status == "active"
-        rate = entry_rate(r.bot, fit, policy) if newcomer else 1.0
+        rate = entry_rate(r.bot, field_fit, policy) if newcomer else 1.0
         standings.append({
             "rank": r.rank, "bot": r.bot, "rating": r.rating, "low": r.low, "high": r.high,
             "rank_low": r.rank_low, "rank_high": r.rank_high,
@@ -56,7 +55,7 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
         "name": name, "game": ladder.game, "players": ladder.players, "style": ladder.style,
         "mode": state.mode, "epochs": len(state.epochs), "stored": stored,
         "planned": state.planned, "max_matches": ladder.max_matches,
-        "finished": bool(row.get("finished")), "running": stored < state.planned,
+        "finished": bool(row.get("finished")) and not pending, "running": stored < state.planned,
         "reasons": store.ladders.reasons(name),
         "questions": [{"question": label(a.question), "answered": a.answered,
                        "probability": a.probability, "explanation": a.explanation}
@@ -69,9 +68,7 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
         "pending": pending,
         "finals": (None if ladder.finals is None else
                    {"cutoffs": list(ladder.finals.cutoffs), "epochs": ladder.finals.epochs}),
-        "final_order_certainty": (fit.p_order([s["bot"] for s in standings
-                                               if s["status"] not in ("eliminated", "withdrawn",
-                                                                      "retired", "refused")])
+        "final_order_certainty": (field_fit.p_order(field_fit.order())
                                   if state.mode.startswith("finals") or state.mode == "done"
                                   else None),
     }
