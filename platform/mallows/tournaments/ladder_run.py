@@ -159,6 +159,9 @@ def read_state(store: Any, ladder: Ladder) -> LadderState:
         at = next((ep for seq, ep in epoch_of_event if event["seq"] <= seq), 0)
         _apply(state, event, at)
     state.events_upto = upto
+    for pin in store.pins(ladder.name):
+        if pin["bot"] in state.entrants:
+            state.entrants[pin["bot"]].shown = pin["display"]
     if state.epochs:
         last = state.epochs[-1]
         state.mode = last["mode"]
@@ -167,9 +170,6 @@ def read_state(store: Any, ladder: Ladder) -> LadderState:
         for e in state.entrants.values():  # the field an epoch was planned with is the truth
             if e.status == "active" and e.shown and e.shown not in active:
                 e.status = "eliminated" if last["mode"].startswith("finals") else e.status
-    for pin in store.pins(ladder.name):
-        if pin["bot"] in state.entrants:
-            state.entrants[pin["bot"]].shown = pin["display"]
     return state
 
 
@@ -533,6 +533,9 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
             if state.planned > store.count_matches(ladder.name):
                 tables: list[Table] | None = state.tables  # the stored epoch is not done: finish it
             else:
+                if max_epochs is not None and runs >= max_epochs:
+                    result.why = f"{max_epochs} epoch(s) run"
+                    break
                 tables, why, result.answers = plan_next(store, state, resolver, sandbox)
                 if tables is None:
                     result.why = why
@@ -544,9 +547,6 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
                     break
                 if on_epoch:
                     on_epoch(state, tables)
-            if max_epochs is not None and runs >= max_epochs:
-                result.why = f"{max_epochs} epoch(s) run"
-                break
             runs += 1
             plan = _plan(store, ladder, state, resolver)
             snapshots = plan.roster.snapshots()
