@@ -5,6 +5,7 @@ questions stop it at their certainty; stop, finals and a gauntlet; bad input exi
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -222,6 +223,18 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
                                                           "random:call=0.9"}
     status = invoke("ladder", "status", "lad", "--db", db)
     assert status.exit_code == 0 and "recent matches:" in status.output
+    as_json = invoke("ladder", "status", "lad", "--db", db, "--json")
+    view = json.loads(as_json.output)
+    assert view["style"] == "gauntlet" and view["questions"][0]["answered"]
+    # the static report includes the ladder: its page and its view as JSON
+    site = tmp_path / "site"
+    assert invoke("report", "-o", site, "--db", db).exit_code == 0
+    from mallows.report.data import slug
+    page = (site / "l" / f"{slug('lad')}.html").read_text()
+    assert 'id="ladder-standings"' in page and "place of denial" in page
+    assert 'href="l/' in (site / "index.html").read_text()
+    assert json.loads((site / "l" / f"{slug('lad')}.json").read_text())["stored"] == \
+        view["stored"]
 
 
 def test_stop_ends_a_running_ladder_and_run_resumes_it(tmp_path):

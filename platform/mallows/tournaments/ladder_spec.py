@@ -265,7 +265,7 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
                           f"submissions join: submitted = \"newest\")")
     questions = _questions(data.get("questions", []), src)
     if style == "gauntlet" and not questions:  # a gauntlet asks where each challenger stands
-        questions = tuple({"type": "place", "bot": c, "certainty": 0.95, "within": 1}
+        questions = tuple({"type": "place", "bot": c, "certainty": 0.95, "within": 0}
                           for c in challengers)
     finals = None
     if "finals" in data:
