@@ -366,15 +366,21 @@ class Site:
                 return lambda: self.board_page("tournament", found)
             if parts[0] == "l":
                 ladder = next((n for n in self.ladders() if data.slug(n) == key), None)
-                return None if ladder is None else (lambda: self.ladder_page(ladder))
+                if ladder is None:
+                    return None
+                shown: str = ladder
+                return lambda: self.ladder_page(shown)
             if parts[0] == "g" and key in self.games():
                 return lambda: self.board_page("game", key)
             if parts[0] == "b":
                 bot = next((b for b in self.bots() if data.slug(b) == key), None)
                 return None if bot is None else (lambda: self.bot_page(bot))
         if len(parts) == 2 and parts[0] == "l" and parts[1].endswith(".json"):
-            ladder = next((n for n in self.ladders() if data.slug(n) == parts[1][:-5]), None)
-            return None if ladder is None else (lambda: self.ladder_json(ladder))
+            as_json = next((n for n in self.ladders() if data.slug(n) == parts[1][:-5]), None)
+            if as_json is None:
+                return None
+            viewed: str = as_json
+            return lambda: self.ladder_json(viewed)
         if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
                 and parts[2][:-5].isdigit():
             listed = next((n for n in self.names if data.slug(n) == parts[1]), None)

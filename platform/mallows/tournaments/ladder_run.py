@@ -294,7 +294,7 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
     from mallows.ladder.questions import parse_question
     shown = {e.written: e.shown or e.written for e in state.entrants.values()}
     active = {e.shown or e.written for e in state.active()}
-    out = []
+    out: list[Any] = []
     if not any(q.get("type") == "newcomers" for q in ladder.questions):
         out += [place_question(e.shown, policy_of(ladder)) for e in state.active()
                 if e.joined > 0 and e.shown]

@@ -43,7 +43,8 @@ class Ladders:
 
     def tables(self, ladder: str, epoch: int | None = None) -> list[dict]:
         """The planned tables (of one epoch, or all) in schedule order; ``bots`` decoded."""
-        sql, args = "SELECT * FROM ladder_tables WHERE ladder = ?", [ladder]
+        sql = "SELECT * FROM ladder_tables WHERE ladder = ?"
+        args: list[object] = [ladder]
         if epoch is not None:
             sql, args = sql + " AND epoch = ?", args + [epoch]
         rows = list(self.db.query(sql + " ORDER BY first", args))
