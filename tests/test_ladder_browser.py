@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -43,7 +44,8 @@ def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
     path = tmp_path / "live.toml"
     path.write_text('name = "live"\ngame = "take4"\nplayers = 3\nseed = 2\n'
                     'max_matches = 100000\nbots = ["random", "greedy", "denial", '
-                    '"random:call=0.9"]\n[[questions]]\ntype = "order"\ncertainty = 0.999\n')
+                    '"random:call=0.9"]\n[limits]\nsandbox = "off"\n'
+                    '[[questions]]\ntype = "order"\ncertainty = 0.999\n')
     db = tmp_path / "live.db"
     run = subprocess.Popen([MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers",
                             "1", "--quiet"], cwd=REPO, stdout=subprocess.DEVNULL,
@@ -85,6 +87,23 @@ def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
                 except playwright_api.Error:
                     continue  # caught between two loads
             assert later > first, "the ladder page did not refresh while the ladder ran"
+            # a version submitted while it runs joins at the next epoch and shows as a newcomer
+            bot = tmp_path / "newbie"
+            shutil.copytree(REPO / "bots" / "example_python", bot)
+            entered = invoke("bots", "submit", bot, "--name", "newbie", "--games", "1",
+                             "--sandbox", "off", "--db", db, "--ladder", "live")
+            assert entered.exit_code == 0, entered.output
+            seen = ""
+            deadline = time.monotonic() + 40
+            while "newbie@1" not in seen and time.monotonic() < deadline:
+                time.sleep(0.5)
+                try:
+                    seen = page.locator("#ladder-newcomers").inner_text(timeout=2000)
+                except playwright_api.Error:
+                    continue
+            assert "newbie@1" in seen and "joined at epoch" in seen
+            row = page.locator('#ladder-standings tr[data-bot="newbie@1"]')
+            assert row.count() == 1
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "ladder-live.png"))
             browser.close()
