@@ -85,8 +85,10 @@ def run(
     def executor_for(snapshots: list[str]):
         return make_executor(workers, address, snapshots=snapshots)
 
+    from mallows.tournaments.lock import run_lock
     say(f"ladder {ladder.name} · {ladder.game} · {ladder.players} seats · in {db}")
-    with termination_as_interrupt():
+    # one runner per ladder (a second one is refused, naming the holder), as for a tournament
+    with run_lock(db, ladder.name), termination_as_interrupt():
         try:
             result = run_ladder(ladder, store, executor_for, resolver, mode, on_epoch=on_epoch,
                                 follow=follow)

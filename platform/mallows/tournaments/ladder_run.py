@@ -545,8 +545,9 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
                         continue
                     result.finished = "waiting" not in why
                     break
+                state = read_state(store, ladder)  # what was stored is what is played
                 if on_epoch:
-                    on_epoch(state, tables)
+                    on_epoch(state, state.tables[-len(tables):])
             runs += 1
             plan = _plan(store, ladder, state, resolver)
             snapshots = plan.roster.snapshots()

@@ -45,7 +45,8 @@ from mallows.errors import LadderError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import DEFAULT_PARAMS
 from mallows.seeding import MAX_SEED
-from mallows.tournaments.spec import (NAME_RE, _canonical_bots, _check_limits, _suggest)
+from mallows.tournaments.schedule import SCHEDULE_VERSION
+from mallows.tournaments.spec import NAME_RE, _canonical_bots, _check_limits, _suggest
 
 KIND = "ladder"
 KINDS = ("ladder", "gauntlet")
@@ -104,6 +105,7 @@ class Ladder:
             "options": dict(sorted(self.options.items())),
             "limits": dict(sorted(self.limits.items())), "ratings": dict(DEFAULT_PARAMS),
             "chance": seeding.KEYED, **({"drawn_seed": True} if self.seed_drawn else {}),
+            "schedule": SCHEDULE_VERSION,  # the balanced cyclic orders of the round robin
         }
 
     def digest(self) -> str:
