@@ -157,6 +157,14 @@ def test_with_newest_versions_a_new_version_joins_and_the_old_one_retires(tmp_pa
     assert second["newcomers"] == ["nv@2"]
     statuses = {s["bot"]: s["status"] for s in ladder_view(store, "lad")["standings"]}
     assert statuses["nv@1"] == "retired"
+    # a submission withdrawn with `bots withdraw` leaves the ladder at the next epoch
+    assert invoke("bots", "withdraw", "nv@2", "--db", store.path).exit_code == 0
+    from mallows.tournaments.ladder_run import plan_next
+    tables, why, _ = plan_next(store, read_state(store, ladder), resolver, None)
+    assert tables and why == ""
+    third = store.ladders.epochs("lad")[2]
+    assert "nv@2" not in third["field"] and "nv@1" not in third["field"]
+    assert all("nv@2" not in t.bots for t in tables)
 
 
 def test_the_questions_stop_the_ladder_at_their_certainty(tmp_path):

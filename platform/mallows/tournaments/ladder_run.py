@@ -448,9 +448,11 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
 
 
 def _pin(store: Any, state: LadderState, resolver: Resolver) -> Any:
-    """Pin every entrant not refused (the new ones now; the others checked as on a rerun)."""
+    """Pin the active entrants (the new ones now; the others checked as on a rerun). One no
+    longer scheduled keeps its pin and its shown name but is not checked: a withdrawn file may
+    change without stopping the ladder."""
     from mallows.tournaments.pinning import pin_bots
-    names = [e.written for e in state.entrants.values() if e.status != "refused"]
+    names = [e.written for e in state.active()]
     pins = pin_bots(store, state.ladder.name, names, store.count_matches(state.ladder.name) + 1,
                     resolver, kind="ladder", extend=True)
     for written, shown in zip(names, pins.shown):
@@ -487,9 +489,10 @@ class LadderStop:
 def _plan(store: Any, ladder: Ladder, state: LadderState, resolver: Resolver) -> Plan:
     pins = _pin(store, state, resolver)
     shown = {e.written: e.shown for e in state.entrants.values() if e.shown}
+    everyone = tuple(pins.shown) + tuple(s for s in shown.values() if s not in pins.shown)
     return Plan(run=ladder, kind=KIND, name=ladder.name, game=ladder.game,
                 options=ladder.effective_options, limits=Limits.from_dict(ladder.limits),
-                bots=tuple(pins.shown), shown=shown,
+                bots=everyone, shown=shown,
                 schedule=LadderSchedule(state.tables, ladder.players, ladder.deals, ladder.seed,
                                         ladder.chance),
                 roster=pins.roster, resolver=resolver.with_roster(pins.roster),
