@@ -42,9 +42,29 @@ def _store(db: Path):
 
 def _ladder_view():
     """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
-    not read a ladder's state itself)."""
+    not read a ladder's state itself). Served pages reload every few seconds: a view is
+    computed again only when the ladder stored a match, planned an epoch or recorded an event
+    since (the whole-history fit is the costly part)."""
     from mallows.tournaments.ladder_status import ladder_view
-    return ladder_view
+
+    cache: dict = {}
+    lock = threading.Lock()
+
+    def view(store, name: str) -> dict:
+        events = store.ladders.events(name)
+        key = (str(store.path), name, store.count_matches(name),
+               len(store.ladders.epochs(name)), events[-1]["seq"] if events else 0)
+        with lock:
+            if key in cache:
+                return cache[key]
+        made = ladder_view(store, name)
+        with lock:
+            if len(cache) > 16:
+                cache.clear()
+            cache[key] = made
+        return made
+
+    return view
 
 
 def check_out_folder(out: Path) -> None:
@@ -123,10 +143,11 @@ def serve(
     # (``report.live``).
     local = threading.local()
     boards = LiveBoards(lambda: _store(db))
+    ladders = _ladder_view()  # one cache of ladder views, shared by the page threads
 
     def open_site() -> None:
         local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards,
-                          ladders=_ladder_view())
+                          ladders=ladders)
 
     renderer = ThreadPoolExecutor(max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages",
                                   initializer=open_site)
