@@ -25,7 +25,7 @@ def simulated(n_bots=8, matches=240, seed=0, spread=1.0, luck=2.0, tie=0.5, seat
     return field, out[:matches]
 
 
-def naive_log_posterior(theta: dict[str, float], results, prior_sd=PRIOR_SD) -> float:
+def naive_log_likelihood(theta: dict[str, float], results) -> float:
     """Plackett-Luce with Breslow ties, written out seat by seat: each seat is picked from
     every seat placed no better than it (its own tie group included)."""
     total = 0.0
@@ -33,7 +33,19 @@ def naive_log_posterior(theta: dict[str, float], results, prior_sd=PRIOR_SD) -> 
         for p, r in zip(players, ranks):
             risk = [q for q, s in zip(players, ranks) if s >= r]
             total += theta[p] - math.log(sum(math.exp(theta[q]) for q in risk))
-    return total - sum(t * t for t in theta.values()) / (2 * prior_sd ** 2)
+    return total
+
+
+def naive_log_posterior(theta: dict[str, float], results, both_ways=True,
+                        prior_sd=PRIOR_SD) -> float:
+    """Read down the places (the winner picked first by strength) and, ``both_ways``, up them
+    (the last picked first by weakness: strengths exp(-theta), places reversed), averaged."""
+    value = naive_log_likelihood(theta, results)
+    if both_ways:
+        up = naive_log_likelihood({b: -t for b, t in theta.items()},
+                                  [(p, [-r for r in ranks]) for p, ranks in results])
+        value = (value + up) / 2
+    return value - sum(t * t for t in theta.values()) / (2 * prior_sd ** 2)
 
 
 def test_the_fit_is_bit_identical_for_any_order_of_matches_and_seats():
@@ -63,23 +75,28 @@ def test_online_trueskill_does_depend_on_the_order():
     assert [r.mu for r in leaderboard(res)] != [r.mu for r in leaderboard(shuffled)]
 
 
-def test_the_mode_maximises_plackett_luce_with_breslow_ties():
+@pytest.mark.parametrize("both_ways", [True, False])
+def test_the_mode_maximises_plackett_luce_with_breslow_ties(both_ways):
     _, res = simulated(n_bots=5, matches=60, seed=2, tie=1.0)
     assert any(len(set(r)) < len(r) for _, r in res), "the sample must hold ties"
-    fit = fit_history(res, draws=0)
+    fit = fit_history(res, draws=0, both_ways=both_ways)
     theta = dict(zip(fit.bots, fit.theta))
-    best = naive_log_posterior(theta, res)
+    best = naive_log_posterior(theta, res, both_ways)
     rng = random.Random(1)
     for _ in range(20):
         moved = {b: t + rng.gauss(0, 0.05) for b, t in theta.items()}
-        assert naive_log_posterior(moved, res) < best
+        assert naive_log_posterior(moved, res, both_ways) < best
     # and the gradient of the written-out posterior vanishes there
     for b in fit.bots:
         h = 1e-5
         up = dict(theta, **{b: theta[b] + h})
         down = dict(theta, **{b: theta[b] - h})
-        slope = (naive_log_posterior(up, res) - naive_log_posterior(down, res)) / (2 * h)
+        slope = (naive_log_posterior(up, res, both_ways)
+                 - naive_log_posterior(down, res, both_ways)) / (2 * h)
         assert abs(slope) < 1e-4, (b, slope)
+    # the two readings are different objectives: each one's mode is not the other's
+    other = dict(zip(fit.bots, fit_history(res, draws=0, both_ways=not both_ways).theta))
+    assert naive_log_posterior(other, res, both_ways) < best - 1e-6
 
 
 def test_tied_bots_are_rated_alike_and_a_tie_is_not_a_win():

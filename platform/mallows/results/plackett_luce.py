@@ -19,6 +19,17 @@ an approximation of an approximation, iterated to convergence over all matches w
 convexity guarantee, and far slower in Python. Drift is the point of TTT and bots are fixed
 programs (``ratings`` uses tau = 0 for the same reason), so the simpler exact-mode model wins.
 
+**Read both ways.** Plackett-Luce read down the places (the winner picked first) is the model
+of a race won by the best luck (Gumbel noise): it learns most from who won and least from who
+came last. A card game's last place says as much as its first (an Arschmallows total is a sum
+of cards), so by default (``both_ways``) the fit maximises the mean of that log-likelihood and
+the one read up the places (the last place picked first, by weakness ``exp(-theta)``): a
+composite likelihood, concave as each half is, symmetric in first and last. On a simulated
+Thurstone field (Gaussian luck, TrueSkill's own model) reading down only recovers the true
+order worse than online TrueSkill, both ways as well as it; on a Gumbel field reading down
+only is best and both ways still matches TrueSkill (``benchmarks/bench_ladder.py`` prints
+the figures). ``both_ways=False`` gives the plain model.
+
 **Ties** (shared places, which both games produce) use Breslow's rule from survival analysis:
 each bot of a tied group is picked from the same remaining set, so a match with ranks
 ``[0, 0, 2]`` contributes ``w_a w_b / (w_a + w_b + w_c)^2 * w_c / w_c``. It keeps the
@@ -41,6 +52,7 @@ from a ``numpy`` generator seeded with ``seed`` (deterministic, never global ran
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -188,50 +200,78 @@ class _Patterns:
     pairs: np.ndarray    # (U, S, S) flat index b_j * (n + 1) + b_k
 
 
-def _patterns(results: Iterable[Result], index: dict[str, int], n: int
-              ) -> tuple[_Patterns, int, np.ndarray, np.ndarray]:
-    rows_b: list[list[int]] = []
-    rows_r: list[list[int]] = []
-    width = 0
+PAD_RANK = np.iinfo(np.int32).max  # the place of a padding seat: behind every real one
+
+
+def _arrays(results: list[Result], index: dict[str, int], n: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(bots, ranks) as (M, S) arrays, shorter matches padded with bot ``n`` at ``PAD_RANK``;
+    matches of one seat (they say nothing about strength) left out."""
     for players, ranks in results:
         if len(players) != len(ranks):
             raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
-        if len(players) < 2:
-            continue  # a match of one seat says nothing about strength
-        rows_b.append([index[p] for p in players])
-        rows_r.append([int(r) for r in ranks])
-        width = max(width, len(players))
-    played = np.zeros(n, dtype=np.int64)
-    seated = np.zeros(n, dtype=np.int64)
-    places = np.zeros(n, dtype=np.int64)
-    m = len(rows_b)
-    if not m:
-        empty = np.zeros((0, 2), dtype=np.int64)
-        return (_Patterns(empty, empty, empty, empty.astype(bool), np.zeros(0),
-                          np.zeros((0, 2, 2), dtype=np.int64)), 0, played, places * 0.0)
-    b = np.full((m, width), n, dtype=np.int64)
-    r = np.full((m, width), np.iinfo(np.int32).max, dtype=np.int64)
-    for i, (bb, rr) in enumerate(zip(rows_b, rows_r)):
-        b[i, :len(bb)] = bb
-        r[i, :len(rr)] = rr
+    widths = {len(players) for players, _ in results} - {0, 1}
+    if not widths:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros((0, 2), dtype=np.int64)
+    width = max(widths)
+    parts_b, parts_r = [], []
+    for w in sorted(widths):  # one flat pass per table size (usually one)
+        some = [res for res in results if len(res[0]) == w] if len(widths) > 1 else results
+        b = np.full((len(some), width), n, dtype=np.int64)
+        r = np.full((len(some), width), PAD_RANK, dtype=np.int64)
+        seats = chain.from_iterable([players for players, _ in some])
+        b[:, :w] = np.fromiter(map(index.__getitem__, seats), dtype=np.int64,
+                               count=len(some) * w).reshape(-1, w)
+        places = chain.from_iterable([ranks for _, ranks in some])
+        r[:, :w] = np.fromiter(places, dtype=np.int64, count=len(some) * w).reshape(-1, w)
+        parts_b.append(b)
+        parts_r.append(r)
+    return np.concatenate(parts_b), np.concatenate(parts_r)
+
+
+def _counts(b: np.ndarray, r: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Matches played per bot (a bot seated twice, in self-play, played one match) and its
+    mean 1-based place over its seats (0.0 without a match)."""
     valid = b < n
-    np.add.at(seated, b[valid], 1)
-    np.add.at(places, b[valid], r[valid] + 1)
-    for bb in rows_b:  # a bot seated twice (self-play) played one match
-        played[list(set(bb))] += 1
+    seated = np.bincount(b[valid], minlength=n + 1)[:n]
+    places = np.bincount(b[valid], weights=(r[valid] + 1).astype(float), minlength=n + 1)[:n]
+    sb = np.sort(b, axis=1)
+    first = np.concatenate([np.ones((len(sb), 1), dtype=bool), sb[:, 1:] != sb[:, :-1]], axis=1)
+    played = np.bincount(sb[first & (sb < n)], minlength=n + 1)[:n]
+    return played.astype(np.int64), places / np.maximum(seated, 1)
+
+
+def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
+    """The distinct matches in canonical form (see ``_Patterns``), each with its count."""
+    m, width = b.shape
+    if not m:
+        empty = np.zeros((0, width), dtype=np.int64)
+        return _Patterns(empty, empty, empty, empty.astype(bool), np.zeros(0),
+                         np.zeros((0, width, width), dtype=np.int64))
     # canonical seat order: by place, then bot (the likelihood is symmetric within a tie)
-    key = r * (n + 1) + b
-    order = np.argsort(key, axis=1, kind="stable")
+    order = np.argsort(r * (n + 1) + b, axis=1, kind="stable")
     b = np.take_along_axis(b, order, axis=1)
     r = np.take_along_axis(r, order, axis=1)
     # only the relative order of places matters: renumber them densely per match
     same = np.concatenate([np.zeros((m, 1), dtype=bool), r[:, 1:] == r[:, :-1]], axis=1)
     dense = np.cumsum(~same, axis=1) - 1
-    # merge identical matches (np.unique sorts: the canonical match order)
-    both = np.concatenate([b, dense], axis=1)
-    uniq, count = np.unique(both, axis=0, return_counts=True)
-    b, dense = uniq[:, :width], uniq[:, width:]
-    valid = b < n
+    # merge identical matches (np.unique sorts: the canonical match order), through one
+    # integer key per match when the seats' (bot, place) pairs fit 63 bits
+    radix = (n + 1) * width
+    if width * np.log2(radix) < 63:
+        key = np.zeros(m, dtype=np.int64)
+        for j in range(width):
+            key = key * radix + (b[:, j] * width + dense[:, j])
+        uniq_key, count = np.unique(key, return_counts=True)
+        digits = np.empty((len(uniq_key), width), dtype=np.int64)
+        rest = uniq_key.copy()
+        for j in range(width - 1, -1, -1):
+            digits[:, j] = rest % radix
+            rest //= radix
+        b, dense = digits // width, digits % width
+    else:
+        uniq, count = np.unique(np.concatenate([b, dense], axis=1), axis=0, return_counts=True)
+        b, dense = uniq[:, :width], uniq[:, width:]
     pos = np.arange(width)
     start = np.empty_like(dense)
     end = np.empty_like(dense)
@@ -240,14 +280,15 @@ def _patterns(results: Iterable[Result], index: dict[str, int], n: int
         start[:, j] = np.where(eq, pos, width).min(axis=1)
         end[:, j] = np.where(eq, pos, -1).max(axis=1)
     pairs = b[:, :, None] * (n + 1) + b[:, None, :]
-    mean_place = places / np.maximum(seated, 1)
-    return (_Patterns(b, start, end, valid, count.astype(np.float64), pairs), m, played,
-            mean_place)
+    return _Patterns(b, start, end, b < n, count.astype(np.float64), pairs)
 
 
-def _evaluate(theta: np.ndarray, pat: _Patterns, n: int, prior_var: float, hessian: bool
-              ) -> tuple[float, np.ndarray, np.ndarray | None]:
-    """Log-posterior, its gradient and (if asked) its Hessian at ``theta``."""
+def _log_likelihood(theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
+                    ) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """Plackett-Luce (Breslow ties) log-likelihood of ``pat``, its gradient and (if asked)
+    its Hessian at ``theta``."""
+    if not len(pat.count):
+        return 0.0, np.zeros(n), (np.zeros((n, n)) if hessian else None)
     ext = np.append(theta, -np.inf)
     th = ext[pat.bots]
     shift = np.max(np.where(pat.valid, th, -np.inf), axis=1, keepdims=True)
@@ -257,13 +298,12 @@ def _evaluate(theta: np.ndarray, pat: _Patterns, n: int, prior_var: float, hessi
     denom = np.where(pat.valid, denom, 1.0)
     c = pat.count[:, None]
     logp = np.where(pat.valid, th - shift - np.log(denom), 0.0)
-    value = float(np.sum(c * logp)) - float(theta @ theta) / (2 * prior_var)
+    value = float(np.sum(c * logp))
     inv = np.where(pat.valid, 1.0 / denom, 0.0)
     cum = np.cumsum(inv, axis=1)
     q = ex * np.take_along_axis(cum, pat.end, axis=1)      # expected picks of each seat
     w = c * (pat.valid - q)
     grad = np.bincount(pat.bots.ravel(), weights=w.ravel(), minlength=n + 1)[:n].astype(float)
-    grad = grad - theta / prior_var
     if not hessian:
         return value, grad, None
     cum2 = np.cumsum(inv * inv, axis=1)
@@ -274,19 +314,36 @@ def _evaluate(theta: np.ndarray, pat: _Patterns, n: int, prior_var: float, hessi
     h = flat.astype(float).reshape(n + 1, n + 1)[:n, :n]
     diag = np.bincount(pat.bots.ravel(), weights=(c * q).ravel(), minlength=n + 1)[:n]
     h[np.diag_indices(n)] -= diag
+    return value, grad, h
+
+
+def _objective(theta: np.ndarray, down: _Patterns, up: _Patterns | None, n: int,
+               prior_var: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """The log-posterior: the Plackett-Luce log-likelihood read down the places (``down``)
+    or, with ``up``, the mean of it and the one read up them, plus the Gaussian prior."""
+    value, grad, h = _log_likelihood(theta, down, n, True)
+    assert h is not None
+    if up is not None:
+        v2, g2, h2 = _log_likelihood(-theta, up, n, True)
+        assert h2 is not None
+        value, grad, h = (value + v2) / 2, (grad - g2) / 2, (h + h2) / 2
+    value -= float(theta @ theta) / (2 * prior_var)
+    grad = grad - theta / prior_var
+    h = h.copy()
     h[np.diag_indices(n)] -= 1.0 / prior_var
     return value, grad, h
 
 
 def fit_history(results: Iterable[Result], bots: Iterable[str] = (), *,
                 prior_sd: float = PRIOR_SD, draws: int = DRAWS, seed: int = 0,
-                level: float = LEVEL) -> HistoryFit:
+                level: float = LEVEL, both_ways: bool = True) -> HistoryFit:
     """Fit Plackett-Luce (Breslow ties, Gaussian prior) to every result at once.
 
     ``results`` are ``(players by seat, 0-based competition ranks)`` in any order; ``bots``
     adds bots without a result. The fit is bit-identical for any order of the results and of
     the seats within each. ``draws`` Laplace samples (seeded with ``seed``) give the rank
-    intervals and P(rank <= k)."""
+    intervals and P(rank <= k). ``both_ways`` (the default) reads each order from the top
+    and from the bottom (see the module docstring); False: from the top only."""
     if not prior_sd > 0:
         raise ValueError(f"prior_sd must be above 0, got {prior_sd!r}")
     if not 0 < level < 1:
@@ -298,22 +355,25 @@ def fit_history(results: Iterable[Result], bots: Iterable[str] = (), *,
     ordered = tuple(sorted(names))
     n = len(ordered)
     index = {name: i for i, name in enumerate(ordered)}
-    pat, m, played, mean_place = _patterns(results, index, n)
+    b, r = _arrays(results, index, n)
+    m = len(b)
+    played, mean_place = _counts(b, r, n)
+    down = _patterns(b, r, n)
+    up = _patterns(b, np.where(b < n, -r, PAD_RANK), n) if both_ways else None
     prior_var = prior_sd ** 2
     theta = np.zeros(n)
     iterations = 0
     if n and not m:
         cov = np.eye(n) * prior_var  # no match: the prior alone
     elif n:
-        value, grad, h = _evaluate(theta, pat, n, prior_var, True)
+        value, grad, h = _objective(theta, down, up, n, prior_var)
         while iterations < MAX_ITERATIONS:
             iterations += 1
-            assert h is not None
             step = np.linalg.solve(-h, grad)
             scale = 1.0
-            while True:
+            while True:  # Newton's step, halved until the posterior rises (it is concave)
                 trial = theta + scale * step
-                new_value, new_grad, new_h = _evaluate(trial, pat, n, prior_var, True)
+                new_value, new_grad, new_h = _objective(trial, down, up, n, prior_var)
                 if new_value >= value - 1e-12 * abs(value) or scale < 1e-6:
                     break
                 scale /= 2
@@ -321,7 +381,6 @@ def fit_history(results: Iterable[Result], bots: Iterable[str] = (), *,
             theta, value, grad, h = trial, new_value, new_grad, new_h
             if moved < TOLERANCE:
                 break
-        assert h is not None
         cov = np.linalg.inv(-h)
         cov = (cov + cov.T) / 2
     if not n:
