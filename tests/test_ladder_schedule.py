@@ -135,3 +135,35 @@ def test_a_schema_4_file_gains_the_ladder_tables_and_keeps_its_rows(tmp_path, mo
         assert new.ladders.epochs("t") == [] and new.ladders.events("t") == []
         seq = new.ladders.add_event("t", "join", "x")
         assert [e["bot"] for e in new.ladders.events("t")] == ["x"] and seq >= 1
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 10 ** 7), st.floats(allow_nan=True),
+                   st.text(max_size=8), st.lists(st.text(max_size=6), max_size=3),
+                   st.dictionaries(st.sampled_from(["type", "k", "certainty", "cutoffs",
+                                                    "epochs", "x"]),
+                                   st.one_of(st.integers(-1, 9), st.text(max_size=4),
+                                             st.floats(0, 1)), max_size=3),
+                   st.lists(st.dictionaries(st.sampled_from(["type", "k", "certainty", "bot"]),
+                                            st.one_of(st.integers(0, 5),
+                                                      st.sampled_from(["top", "order", "place",
+                                                                       "newcomers", "x"]),
+                                                      st.floats(0.4, 1)), max_size=3),
+                            max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(["kind", "players", "seed", "deals", "passes", "boost",
+                                        "max_matches", "bots", "challengers", "submitted",
+                                        "options", "limits", "questions", "finals", "rules"]),
+                       VALUES, max_size=4))
+def test_any_ladder_file_is_read_or_refused_with_a_ladder_error(change):
+    """Fuzzed values in every key: a ``Ladder`` or a ``LadderError``, never another
+    exception (the CLI turns a LadderError into a message and exit 2)."""
+    try:
+        ladder = parse_ladder({**BASE, **change}, "fuzz.toml")
+    except LadderError:
+        return
+    assert from_definition(ladder.definition()).digest() == ladder.digest()
