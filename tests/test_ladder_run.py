@@ -59,7 +59,7 @@ def test_a_ladder_resumed_after_kill_9_is_the_ladder_never_stopped(tmp_path):
     assert ran.exit_code == 0, ran.output
     reference = state_of(whole)
     total = len(reference["matches"])
-    assert total >= 60 and len(reference["epochs"]) >= 3
+    assert total >= 60 and len(reference["epochs"]) >= 2
     cut = keyed_db(tmp_path / "cut.db")
     proc = subprocess.Popen([MALLOWS, "ladder", "run", str(path), "--db", str(cut),
                              "--workers", "1", "--quiet"], cwd=REPO, stdout=subprocess.DEVNULL,
@@ -126,11 +126,15 @@ def test_a_submitted_version_joins_at_its_boosted_rate_and_a_withdrawn_one_stops
     assert "newbie@1" in second["field"]
     tables = store.ladders.tables("lad", epoch=1)
     boosted = [t for t in tables if t["reason"] == "newcomer:newbie@1"]
-    assert len(boosted) == ladder.boost - 1 and all("newbie@1" in t["bots"] for t in boosted)
     base = [t for t in tables if t["reason"] == "base"]
+    passes = len(base) // 2  # six bots at three seats: two tables a pass
+    assert passes >= 1 and len(base) == 2 * passes
+    assert len(boosted) == (ladder.boost - 1) * passes
+    assert all("newbie@1" in t["bots"] for t in boosted)
     sits = {b: sum(b in t["bots"] for t in base + boosted) for b in second["field"]}
     others = [v for b, v in sits.items() if b != "newbie@1"]
-    assert sits["newbie@1"] == ladder.boost > sum(others) / len(others)  # its boosted rate
+    assert sits["newbie@1"] == ladder.boost * passes  # its boosted rate: boost x a field bot's
+    assert sits["newbie@1"] > 1.5 * sum(others) / len(others)
     view = ladder_view(store, "lad")
     row = next(s for s in view["standings"] if s["bot"] == "newbie@1")
     assert row["matches"] > 0 and row["joined"] == 1
@@ -244,7 +248,8 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
     assert status.exit_code == 0 and "recent matches:" in status.output
     as_json = invoke("ladder", "status", "lad", "--db", db, "--json")
     view = json.loads(as_json.output)
-    assert view["style"] == "gauntlet" and view["questions"][0]["answered"]
+    assert view["style"] == "gauntlet"
+    assert [q["question"] for q in view["questions"]] == ["place of denial (+-0) at 95%"]
     # the static report includes the ladder: its page and its view as JSON
     site = tmp_path / "site"
     assert invoke("report", "-o", site, "--db", db).exit_code == 0

@@ -48,16 +48,16 @@ def test_neighbour_order_is_balanced_over_a_tables_deals():
 
 
 def test_epochs_are_deterministic_and_differ_from_each_other():
-    a = plan_epoch(7, 3, 100, 10, FIELD, 4, 1, boosted=[("b6", 3)])
-    b = plan_epoch(7, 3, 100, 10, FIELD, 4, 1, boosted=[("b6", 3)])
+    a = plan_epoch(7, 3, 100, 10, FIELD, 4, 1, boosted=[("b6", 2)])
+    b = plan_epoch(7, 3, 100, 10, FIELD, 4, 1, boosted=[("b6", 2)])
     assert a == b
-    assert a != plan_epoch(7, 4, 100, 10, FIELD, 4, 1, boosted=[("b6", 3)])
+    assert a != plan_epoch(7, 4, 100, 10, FIELD, 4, 1, boosted=[("b6", 2)])
     assert a[0].first == 100 and a[0].tbl == 10
     assert [t.first for t in a] == [100 + 4 * n for n in range(len(a))]
 
 
 def test_a_newcomer_gets_its_boosted_tables_and_extra_tables_carry_their_question():
-    tables = plan_epoch(1, 0, 0, 0, FIELD, 3, 1, boosted=[("b6", 3)],
+    tables = plan_epoch(1, 0, 0, 0, FIELD, 3, 1, boosted=[("b6", 2)],
                         extra=[(("b0", "b1", "b2"), "extra:top 3 at 95%"),
                                (("b0", "b0", "b1"), "extra:bad")])
     newcomer = [t for t in tables if t.reason == "newcomer:b6"]
@@ -74,6 +74,14 @@ def test_a_gauntlet_seats_a_challenger_at_every_table_and_meets_the_whole_field(
     assert all("b0" in t.bots for t in tables)
     assert {b for t in tables for b in t.bots} == set(FIELD)
     assert len(tables) == 3  # 6 field bots, two a table
+
+
+def test_epochs_grow_with_the_ladder():
+    from mallows.tournaments.ladder_run import EPOCH_SHARE, MIN_EPOCH_MATCHES, epoch_passes
+    ladder = parse_ladder(BASE)  # 3 bots, 3 seats: one table, 3 matches a pass
+    assert epoch_passes(ladder, 0, 1) * 3 >= MIN_EPOCH_MATCHES
+    assert epoch_passes(ladder, 60_000, 1) * 3 >= 60_000 // EPOCH_SHARE
+    assert epoch_passes(parse_ladder({**BASE, "passes": 50}), 0, 1) == 50
 
 
 def test_match_seeds_are_keyed_with_the_ladders_key():

@@ -82,13 +82,18 @@ def run(
             f"({', '.join(f'{k} {n}' for k, n in sorted(reasons.items()))}), "
             f"{sum(t.count for t in tables)} matches; field {len(state.active())}")
 
+    reinstall = [lambda: None]
+
     def executor_for(snapshots: list[str]):
-        return make_executor(workers, address, snapshots=snapshots)
+        made = make_executor(workers, address, snapshots=snapshots)
+        reinstall[0]()  # Ray sets its own SIGTERM handler: SIGTERM stops the ladder as Ctrl-C
+        return made
 
     from mallows.tournaments.lock import run_lock
     say(f"ladder {ladder.name} · {ladder.game} · {ladder.players} seats · in {db}")
     # one runner per ladder (a second one is refused, naming the holder), as for a tournament
-    with run_lock(db, ladder.name), termination_as_interrupt():
+    with run_lock(db, ladder.name), termination_as_interrupt() as again:
+        reinstall[0] = again
         try:
             result = run_ladder(ladder, store, executor_for, resolver, mode, on_epoch=on_epoch,
                                 follow=follow)

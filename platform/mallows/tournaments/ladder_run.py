@@ -55,6 +55,9 @@ from mallows.tournaments.spec import diff_definitions
 SOURCE = "mallows ladder"
 STOP_POLL_SECONDS = 0.5   # how often a running epoch looks for a `stop`
 FOLLOW_POLL_SECONDS = 2.0  # how often an answered ladder run with --follow looks for joins
+MIN_EPOCH_MATCHES = 6      # an epoch's base tables hold at least this many matches ...
+EPOCH_SHARE = 20           # ... and at least 1/20 of the matches planned before it
+MAX_PASSES = 10_000
 
 
 @dataclass
@@ -414,24 +417,25 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
     if ladder.style == "gauntlet":
         shown = {e.written: e.shown for e in state.entrants.values()}
         challengers = [shown[c] for c in ladder.challengers if shown.get(c) in active]
+    field_names = [b for b in active if b not in challengers] if challengers else active
+    per_pass = (-(-len(field_names) // k) if not challengers else
+                len(challengers) * -(-len(field_names) // (k - 1)))
+    passes = epoch_passes(ladder, state.planned, per_pass)
     if state.mode == "ladder":
         for e in state.active():
             if e.joined > 0 and e.shown:
                 rate = entry_rate(e.shown, fit, policy)
-                if rate > 1:
-                    boosted.append((e.shown, int(round(rate))))
-        base_count = len(active) // k + (len(active) % k > 0) if not challengers else \
-            len(challengers) * -(-(len(active) - 1) // (k - 1))
-        count = policy.extra_count(base_count * ladder.passes, answers)
+                if rate > 1:  # its tables beyond the base: (rate - 1) a pass
+                    boosted.append((e.shown, int(round((rate - 1) * passes))))
+        count = policy.extra_count(per_pass * passes, answers)
         if count:
             for t in extra_tables(answers, fit, k, count,
                                   seed=seeding.child_seed(ladder.seed, 1_000_000 + epoch)):
                 bots = [b for b in t.bots if b in active]
                 fill = [b for b in fit.order() if b in active and b not in bots]
                 extra.append((tuple((bots + fill)[:k]), f"extra:{t.question}"))
-    field_names = [b for b in active if b not in challengers] if challengers else active
     tables = plan_epoch(ladder.seed, epoch, state.planned, len(state.tables), field_names, k,
-                        ladder.deals, challengers=challengers, passes=ladder.passes,
+                        ladder.deals, challengers=challengers, passes=passes,
                         boosted=boosted, extra=extra)
     if state.mode.startswith("finals"):
         stage = state.mode.split(":")[1]
@@ -445,6 +449,18 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
     state.events_upto = upto
     state.stage_epochs += 1
     return tables, "", answers
+
+
+def epoch_passes(ladder: Ladder, planned: int, per_pass: int) -> int:
+    """Base passes of the next epoch: the file's ``passes``, more when an epoch would be small
+    beside the ladder: at least ``MIN_EPOCH_MATCHES`` base matches, and at least
+    1/``EPOCH_SHARE`` of what is planned so far. Each epoch fits and rates every stored match
+    once, so epochs that grow with the ladder keep that work in proportion to the matches
+    (a newcomer waits for the epoch being played: at most about 1/``EPOCH_SHARE`` of the
+    ladder)."""
+    per_pass_matches = max(1, per_pass * ladder.players * ladder.deals)
+    want = max(MIN_EPOCH_MATCHES, planned // EPOCH_SHARE)
+    return min(MAX_PASSES, max(ladder.passes, -(-want // per_pass_matches)))
 
 
 def _pin(store: Any, state: LadderState, resolver: Resolver) -> Any:

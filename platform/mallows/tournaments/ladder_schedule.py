@@ -15,8 +15,8 @@ account for the design):
   filled with bots drawn from the rest, so everyone plays at least once), ``passes`` times; a
   gauntlet's base seats each challenger with ``players - 1`` of the field, cycling through a
   shuffled field so that each challenger meets every field bot once an epoch;
-- **newcomer** (``newcomer:NAME``): ``rate - 1`` more tables for a newcomer whose place is not
-  known yet (its boosted rate), the others drawn from the field;
+- **newcomer** (``newcomer:NAME``): more tables for a newcomer whose place is not known yet
+  (``rate - 1`` a pass: its boosted rate), the others drawn from the field;
 - **extra** (``extra:QUESTION``): the tables the open questions ask for (``mallows.ladder.
   policy.extra_tables``), seated here.
 
@@ -118,7 +118,7 @@ def plan_epoch(seed: int, epoch: int, first: int, first_table: int, field: Seque
                extra: Sequence[tuple[Sequence[str], str]] = ()) -> list[Table]:
     """The tables of epoch ``epoch`` (matches from index ``first``, tables numbered from
     ``first_table``): the base over ``field`` (a gauntlet: ``challengers`` against it), then
-    ``rate - 1`` more tables for each ``(newcomer, rate)`` of ``boosted``, then the ``extra``
+    ``count`` more tables for each ``(newcomer, count)`` of ``boosted``, then the ``extra``
     tables (bots, reason) the open questions ask for, in their order."""
     rng = epoch_rng(seed, epoch)
     planned: list[tuple[tuple[str, ...], str]] = []
@@ -126,9 +126,9 @@ def plan_epoch(seed: int, epoch: int, first: int, first_table: int, field: Seque
         planned += [(t, "base") for t in gauntlet_tables(rng, challengers, field, k, passes)]
     else:
         planned += [(t, "base") for t in base_tables(rng, field, k, passes)]
-    for bot, rate in boosted:
+    for bot, count in boosted:
         planned += [(t, f"newcomer:{bot}")
-                    for t in newcomer_tables(rng, bot, field, k, max(0, int(rate) - 1))]
+                    for t in newcomer_tables(rng, bot, field, k, max(0, int(count)))]
     for bots, reason in extra:
         table = list(bots)[:k]
         if len(table) < k or len(set(table)) < k:

@@ -9,7 +9,7 @@ Keys::
     players = 4               # seats per match
     seed = 2026               # optional (a fresh one from the OS otherwise, kept in the database)
     deals = 1                 # deals per table; each deal is played in every seat rotation
-    passes = 1                # base passes an epoch: each seats every active entrant at least once
+    passes = 1                # base passes an epoch (at least: ``ladder_run.epoch_passes``)
     boost = 3                 # a newcomer plays this many tables an epoch until its place is known
     max_matches = 20000       # the ladder stops here whatever its questions say
     bots = ["greedy", "random", "mybot@2", "./bots/x.py"]   # the entrants as written
