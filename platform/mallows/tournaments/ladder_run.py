@@ -56,7 +56,7 @@ SOURCE = "mallows ladder"
 STOP_POLL_SECONDS = 0.5   # how often a running epoch looks for a `stop`
 FOLLOW_POLL_SECONDS = 2.0  # how often an answered ladder run with --follow looks for joins
 MIN_EPOCH_MATCHES = 6      # an epoch's base tables hold at least this many matches ...
-EPOCH_SHARE = 20           # ... and at least 1/20 of the matches planned before it
+EPOCH_SHARE = 10           # ... and at least 1/10 of the matches planned before it
 MAX_PASSES = 10_000
 
 
@@ -370,8 +370,8 @@ def _finals_cut(ladder: Ladder, state: LadderState, fit: Any) -> None:
         state.mode = "done"
 
 
-def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str | None
-              ) -> tuple[list[Table] | None, str, list]:
+def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str | None,
+              memo: dict | None = None) -> tuple[list[Table] | None, str, list]:
     """Apply the new events, check and pin who joined, fit, answer, and plan and store the next
     epoch. Returns (its tables, "" ) or (None, why the ladder ends, the answers)."""
     from mallows.ladder.policy import all_answered, entry_rate, extra_tables
@@ -390,7 +390,7 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
             e.status, e.note = "refused", str(exc)
             store.ladders.add_event(ladder.name, "refuse", e.written, str(exc)[:500])
             upto = store.ladders.events(ladder.name)[-1]["seq"]
-    _pin(store, state, resolver)
+    _pin(store, state, resolver, memo)
     _, fit = fits(store, state)
     answers = answers_for(ladder, state, fit)
     active = [e.shown for e in state.active() if e.shown]
@@ -463,14 +463,21 @@ def epoch_passes(ladder: Ladder, planned: int, per_pass: int) -> int:
     return min(MAX_PASSES, max(ladder.passes, -(-want // per_pass_matches)))
 
 
-def _pin(store: Any, state: LadderState, resolver: Resolver) -> Any:
-    """Pin the active entrants (the new ones now; the others checked as on a rerun). One no
-    longer scheduled keeps its pin and its shown name but is not checked: a withdrawn file may
-    change without stopping the ladder."""
+def _pin(store: Any, state: LadderState, resolver: Resolver, memo: dict | None = None) -> Any:
+    """Pin the active entrants (the new ones now; the others checked as on a rerun: once a
+    run, ``memo`` keeping what was checked). One no longer scheduled keeps its pin and its
+    shown name but is not checked: a withdrawn file may change without stopping the ladder."""
     from mallows.tournaments.pinning import pin_bots
     names = [e.written for e in state.active()]
-    pins = pin_bots(store, state.ladder.name, names, store.count_matches(state.ladder.name) + 1,
-                    resolver, kind="ladder", extend=True)
+    key = tuple(names)
+    if memo is not None and key in memo:
+        pins = memo[key]
+    else:
+        pins = pin_bots(store, state.ladder.name, names,
+                        store.count_matches(state.ladder.name) + 1, resolver, kind="ladder",
+                        extend=True)
+        if memo is not None:
+            memo[key] = pins
     for written, shown in zip(names, pins.shown):
         state.entrants[written].shown = shown
     return pins
@@ -502,8 +509,9 @@ class LadderStop:
         return None
 
 
-def _plan(store: Any, ladder: Ladder, state: LadderState, resolver: Resolver) -> Plan:
-    pins = _pin(store, state, resolver)
+def _plan(store: Any, ladder: Ladder, state: LadderState, resolver: Resolver,
+          memo: dict | None = None) -> Plan:
+    pins = _pin(store, state, resolver, memo)
     shown = {e.written: e.shown for e in state.entrants.values() if e.shown}
     everyone = tuple(pins.shown) + tuple(s for s in shown.values() if s not in pins.shown)
     return Plan(run=ladder, kind=KIND, name=ladder.name, game=ladder.game,
@@ -546,6 +554,7 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
     stop = LadderStop(store, ladder.name, started_after)
     executor, shipped = None, None
     runs = 0
+    memo: dict = {}  # the pins checked by this run, by the entrants they cover
     try:
         while True:
             state = read_state(store, ladder)
@@ -555,7 +564,7 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
                 if max_epochs is not None and runs >= max_epochs:
                     result.why = f"{max_epochs} epoch(s) run"
                     break
-                tables, why, result.answers = plan_next(store, state, resolver, sandbox)
+                tables, why, result.answers = plan_next(store, state, resolver, sandbox, memo)
                 if tables is None:
                     result.why = why
                     if follow and not stop.decided and "max_matches" not in why \
@@ -568,7 +577,7 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
                 if on_epoch:
                     on_epoch(state, state.tables[-len(tables):])
             runs += 1
-            plan = _plan(store, ladder, state, resolver)
+            plan = _plan(store, ladder, state, resolver, memo)
             snapshots = plan.roster.snapshots()
             if executor is None or snapshots != shipped:
                 if executor is not None:
@@ -576,7 +585,7 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
                 executor = make_executor(snapshots)
                 executor.__enter__()
                 shipped = snapshots
-            summary = execute(plan, store, executor, stop, on_outcome=on_outcome)
+            summary = execute(plan, store, executor, stop, on_outcome=on_outcome, rate=False)
             result.played += summary.played
             if summary.stopped or stop.decided:
                 result.stopped, result.why = True, "stopped (mallows ladder stop)"
@@ -586,6 +595,9 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
             executor.__exit__(None, None, None)
         result.stored = store.count_matches(ladder.name)
         result.epochs = len(store.ladders.epochs(ladder.name))
+        if runs:  # the TrueSkill board beside the fit, once a run (not once an epoch)
+            from mallows.tournaments.run import refresh_ratings
+            refresh_ratings(store, ladder.name)
         store.update_tournament(ladder.name, total=max(result.stored, _planned(store, ladder)),
                                 finished=result.finished)
     return result
