@@ -308,11 +308,18 @@ def test_bad_ladder_commands_exit_2_naming_the_problem(tmp_path, args, words):
     assert out.exit_code == 2 and "a table needs 3" in out.output
 
 
-def test_a_changed_file_under_the_same_name_is_refused(tmp_path):
+def test_a_changed_file_under_the_same_name_is_refused_but_a_new_cap_continues(tmp_path):
     path = ladder_file(tmp_path, f"max_matches = 6\nbots = {FIELD!r}\n".replace("'", '"'))
     db = tmp_path / "c.db"
     assert invoke("ladder", "run", path, "--db", db, "--workers", "1", "-q").exit_code == 0
-    path.write_text(path.read_text().replace("max_matches = 6", "max_matches = 9"))
+    with Store(db, readonly=True) as store:
+        first = store.count_matches("lad")
+    path.write_text(path.read_text().replace("max_matches = 6", "max_matches = 20"))
     out = invoke("ladder", "run", path, "--db", db, "--workers", "1", "-q")
-    assert out.exit_code == 2 and "max_matches: 6 -> 9" in out.output
-    assert load_ladder(path).max_matches == 9
+    assert out.exit_code == 0 and "max_matches (20) reached" in out.output
+    with Store(db, readonly=True) as store:
+        assert first < 20 <= store.count_matches("lad")
+    path.write_text(path.read_text().replace("players = 3", "players = 4"))
+    out = invoke("ladder", "run", path, "--db", db, "--workers", "1", "-q")
+    assert out.exit_code == 2 and "players: 3 -> 4" in out.output
+    assert load_ladder(path).players == 4

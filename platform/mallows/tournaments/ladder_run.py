@@ -53,6 +53,9 @@ from mallows.tournaments.plan import Plan
 from mallows.tournaments.spec import diff_definitions
 
 SOURCE = "mallows ladder"
+#: Keys of the definition a resumed ladder may change: its cap (the stored digest stays that
+#: of the first run; the definition is the newest)
+MUTABLE = ("max_matches",)
 STOP_POLL_SECONDS = 0.5   # how often a running epoch looks for a `stop`
 FOLLOW_POLL_SECONDS = 2.0  # how often an answered ladder run with --follow looks for joins
 MIN_EPOCH_MATCHES = 6      # an epoch's base tables hold at least this many matches ...
@@ -119,6 +122,12 @@ def register(store: Any, ladder: Ladder) -> bool:
         raise LadderError(f"{ladder.name!r} in {store.path} is a {old.get('kind', 'tournament')}, "
                           f"not a ladder: give the ladder file another `name`")
     if row["digest"] != ladder.digest():
+        same = {k: v for k, v in old.items() if k not in MUTABLE} == \
+            {k: v for k, v in definition.items() if k not in MUTABLE}
+        if same:  # a higher (or lower) cap: the same ladder, run longer (or shorter)
+            store.update_tournament(ladder.name, definition=json.dumps(definition,
+                                                                       sort_keys=True))
+            return False
         changes = diff_definitions(old, definition)
         raise StorageError(
             f"ladder {ladder.name!r} is already in {store.path} with a different definition; "
