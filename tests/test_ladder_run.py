@@ -323,3 +323,11 @@ def test_a_changed_file_under_the_same_name_is_refused_but_a_new_cap_continues(t
     out = invoke("ladder", "run", path, "--db", db, "--workers", "1", "-q")
     assert out.exit_code == 2 and "players: 3 -> 4" in out.output
     assert load_ladder(path).players == 4
+
+
+def test_before_its_first_epoch_a_ladders_questions_are_open(tmp_path):
+    store, resolver, ladder = start(tmp_path, {**BASE, "questions": [{"type": "top", "k": 1}]})
+    view = ladder_view(store, "lad")
+    assert [s["bot"] for s in view["standings"]] == sorted(FIELD[:3])
+    assert [q["answered"] for q in view["questions"]] == [False]
+    assert view["stored"] == view["planned"] == 0 and not view["finished"]

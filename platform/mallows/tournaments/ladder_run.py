@@ -357,7 +357,7 @@ def restrict(fit: Any, bots: list[str]) -> Any:
 def fits(store: Any, state: LadderState) -> tuple[Any, Any]:
     """The fit over every stored match (the standings) and that fit over the active field
     (the questions, the newcomers' rates, the extra tables)."""
-    field_names = [e.shown for e in state.active() if e.shown]
+    field_names = [e.shown or e.written for e in state.active()]  # (unpinned: as written)
     whole = _fit(store, state.ladder.name, field_names)
     return whole, restrict(whole, field_names)
 
