@@ -184,3 +184,19 @@ def test_a_simulated_ladder_stops_at_the_stated_certainty():
     assert a.probability >= 0.95
     assert set(fit.order()[:3]) == set(field.truth()[:3])
     assert not answered(q, fit_history(res[: len(res) // 4], bots=field.skills))
+
+
+def test_only_the_doubt_that_breaks_the_claim_counts():
+    # new and d are equally strong, every other gap is wide: new's place to +-1 is known
+    # however new and d fall, its exact place is not, and then d is all the doubt there is
+    field = Field({"a": 12.0, "b": 8.0, "c": 4.0, "d": 0.0, "new": 0.0, "e": -4.0,
+                   "f": -8.0, "g": -12.0}, luck=1.5)
+    fit = fit_history(round_robin(field, 30, seed=2))
+    assert 0.1 < fit.p_ahead("new", "d") < 0.9
+    assert answered(Place("new", 0.95, within=1), fit)
+    exact = answer(Place("new", 0.95, within=0), fit)
+    assert not exact.answered and exact.focus[:2] == ("new", "d")
+    assert all(w < 0.2 * exact.weights[1] for w in exact.weights[2:])
+    # the same for a cutoff: between the tied pair the top 4 is open, the top 3 is not
+    assert answered(TopK(3, 0.95), fit) and not answered(TopK(4, 0.95), fit)
+    assert set(answer(TopK(4, 0.95), fit).focus) == {"d", "new"}
