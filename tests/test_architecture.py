@@ -54,6 +54,12 @@ BOT_API = {
                                             "Steps"],
     "mallows.interop.openspiel": ["NAMES", "resample_from_infostate",
                                   "take4_state_from_observation", "ismcts_bot", "load"],
+    "mallows.games.arschmallows.events": [
+        "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
+        "SeatRecall", "match_events", "observation", "recall_variants", "static"],
+    "mallows.games.take4.events": [
+        "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
+        "SeatRecall", "match_events", "observation", "static"],
     "mallows.games.arschmallows.botkit": [
         "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",

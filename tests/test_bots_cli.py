@@ -65,9 +65,9 @@ def test_an_illegal_answer_fails_showing_observation_answer_and_legal_actions():
 
 
 def test_a_failure_before_the_first_decision_has_no_observation():
-    result = invoke("bots", "check", str(BOTS / "protocol2"), "--game", "take4", "--games", "1")
+    result = invoke("bots", "check", str(BOTS / "protocol3"), "--game", "take4", "--games", "1")
     assert result.exit_code == 1, result.output
-    assert "before the first deal: the bot speaks protocol 2" in result.output
+    assert "before the first deal: the bot speaks protocol 3" in result.output
     assert "no observation" in result.output
 
 

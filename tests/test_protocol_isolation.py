@@ -198,9 +198,9 @@ def test_a_bot_that_fails_to_load_forfeits_before_the_first_deal():
 
 
 def test_a_protocol_mismatch_is_a_clear_forfeit():
-    record, handle = play(str(BOTS / "protocol2"))
-    assert_forfeit(record, 1, "the bot speaks protocol 2",
-                   f"this platform speaks protocol {PROTOCOL_VERSION}", before_first_deal=True,
+    record, handle = play(str(BOTS / "protocol3"))
+    assert_forfeit(record, 1, "the bot speaks protocol 3",
+                   "this platform speaks protocols 1, 2", before_first_deal=True,
                    kind="protocol")
     assert_reaped(handle)
 

@@ -94,7 +94,7 @@ def test_an_unknown_bot_says_where_it_looked():
 @pytest.mark.parametrize("target, fragments", [
     ("syntax_error.py", ["does not parse", "SyntaxError at line 5"]),
     ("no_bot_class.py", ["defines no class Bot"]),
-    ("protocol2_manifest", ["protocol = 2", "speaks protocol 1"]),
+    ("protocol3_manifest", ["protocol = 3", "speaks protocols 1, 2"]),
     ("bad_manifest", ["bot.toml needs command"]),
     ("missing_command", ["'mallows-no-such-program'", "not on PATH"]),
 ])
@@ -117,8 +117,8 @@ def test_a_broken_in_process_bot_says_what_failed():
 def test_describe_asks_an_isolated_bot_by_handshake():
     spec = load_bot(str(BOTS / "raiser.py"))
     assert spec.describe()["name"] == "raiser"
-    with pytest.raises(BotError, match="failed its handshake.*speaks protocol 2"):
-        load_bot(str(BOTS / "protocol2")).describe()
+    with pytest.raises(BotError, match="failed its handshake.*speaks protocol 3"):
+        load_bot(str(BOTS / "protocol3")).describe()
 
 
 def test_list_shows_every_bot_in_bots_dir(tmp_path, monkeypatch):

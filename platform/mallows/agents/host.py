@@ -1,4 +1,6 @@
-"""Host one untrusted Python bot in its own process, speaking the protocol v1 wire format.
+"""Host one untrusted Python bot in its own process, speaking the wire format (protocol 1, or
+2 for a bot whose class says ``protocol = 2``: then ``act(observation, events)`` and
+``match_end(info)`` with ``events`` and ``reveal`` in ``info``, as in-process).
 
 Run as ``python -m mallows.agents.host TARGET [key=value ...]``. ``TARGET`` is a ``.py`` file, a
 package folder (with ``__init__.py``), or an importable ``module`` / ``module:attribute`` (what
@@ -136,6 +138,7 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
     act: Any = None
     load_error = None
     played = False  # a match was started in this process: the next one gets a fresh Bot
+    v2 = False  # the bot chose protocol 2 (its class says ``protocol = 2``)
     try:
         cls = load_target(target)
     except Exception as exc:
@@ -151,7 +154,8 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
         if kind == "act" and act is not None:  # the hot path first
             what = "act()"
             try:
-                action = act(message["observation"])
+                action = (act(message["observation"], message.get("events") or []) if v2
+                          else act(message["observation"]))
                 try:
                     data = dumps({"type": "action", "action": action}) + b"\n"
                 except (TypeError, ValueError) as exc:
@@ -178,7 +182,13 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                 bot = cls(**params)
                 act = bot.act
                 games = getattr(bot, "games", None)
-                write({"type": "hello", "protocol": PROTOCOL_VERSION,
+                wants = getattr(bot, "protocol", PROTOCOL_VERSION)
+                # A protocol-2 bot says so even to a platform that offers only 1 (which then
+                # refuses it, saying why): it expects events that protocol 1 never sends.
+                v2 = wants == 2
+                extra = {"history": getattr(bot, "history", "delta")} if v2 else {}
+                write({"type": "hello", "protocol": wants if type(wants) is int else repr(wants),
+                       **extra,
                        "name": str(getattr(bot, "name", os.path.splitext(
                            os.path.basename(target.rstrip(os.sep)))[0])),
                        "version": str(getattr(bot, "version", "0")),
@@ -200,8 +210,12 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                         what = f"the {hook} hook"
                     played = True
                 fn = getattr(bot, hook, None)
+                info = message.get("info")
+                if v2 and kind == "end" and isinstance(info, dict):  # as in-process: in info
+                    info = dict(info, events=message.get("events") or [],
+                                reveal=message.get("reveal") or {})
                 if fn is not None:
-                    fn(message.get("info"))
+                    fn(info)
                 write({"type": "ok"})
             else:
                 write({"type": "error", "message": f"bothost got the message {kind!r} out of "

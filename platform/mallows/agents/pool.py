@@ -95,8 +95,8 @@ class _Lease:
         self.bot.start(info)
         BotPool._place(self.bot, affinity.current())  # to the match's CPU, once it has started
 
-    def act(self, observation: dict) -> Any:
-        return self.bot.act(observation)
+    def act(self, observation: dict, *events: Any) -> Any:  # protocol 2: (observation, events)
+        return self.bot.act(observation, *events)
 
     def end(self, info: dict) -> None:
         self.bot.end(info)

@@ -18,6 +18,11 @@ platform sends                                          bot replies
 ``{"type":"quit"}``                                     nothing: the bot exits (status 0)
 ======================================================  ===============================================
 
+Protocol 2 (offered when ``protocols`` holds 2, as the registry's handles do; the hello then
+carries ``"protocols": [1, 2]``): a bot whose hello says ``"protocol": 2`` (with ``history``)
+gets ``{"type":"act","events":[...],"observation":{...}}`` and ``{"type":"end","info":{...},
+"events":[...],"reveal":{...}}`` (``mallows.agents.history``); a bot answering 1 is protocol 1.
+
 Any request may be answered by ``{"type":"error","message":"..."}``: the bot reports its own
 failure, and the message becomes the forfeit reason. Exactly one reply line per request.
 
@@ -82,8 +87,13 @@ class SubprocessBot:
     def __init__(self, name: str, command: Sequence[str], cwd: str | None = None,
                  params: dict | None = None, limits: Limits = Limits(),
                  env: dict | None = None, bot_paths: Sequence[str] | None = None,
-                 python: bool = False, reuse: bool = False):
+                 python: bool = False, reuse: bool = False, protocols: Sequence[int] = (1,)):
         self.name = name
+        #: the protocol versions offered in hello (the registry's handles offer 1 and 2); the
+        #: bot's hello picks one: ``protocol``, and for 2 its ``history`` mode
+        self.protocols = tuple(protocols)
+        self.protocol = 1
+        self.history: str | None = None
         self.command = list(command)
         if bot_paths is None:  # its folder and the files its command names
             bot_paths = [cwd] if cwd else []
@@ -167,7 +177,7 @@ class SubprocessBot:
         self.matches += 1
         if self.proc is not None and self.hello is not None:  # a reused process: next match
             try:
-                reply = self._request({"type": "start", "info": dict(info, params=self.params)},
+                reply = self._request({"type": "start", "info": self._start_info(info)},
                                       deadline, "the match-start message", "start_seconds")
                 self._expect_ok(reply, "the match-start message")
                 return
@@ -179,9 +189,15 @@ class SubprocessBot:
                 self._discard_process()
                 deadline = time.monotonic() + self.limits.start_seconds
         self.handshake(deadline)
-        reply = self._request({"type": "start", "info": dict(info, params=self.params)},
+        reply = self._request({"type": "start", "info": self._start_info(info)},
                               deadline, "the match-start message", "start_seconds")
         self._expect_ok(reply, "the match-start message")
+
+    def _start_info(self, info: dict) -> dict:
+        if self.protocol == 2:
+            from mallows.agents.history import start_info
+            info = start_info(info, self.history or "delta")
+        return dict(info, params=self.params)
 
     def handshake(self, deadline: float) -> dict:
         """Start the process if it is not running, send ``hello`` (with ``self.params``) and
@@ -189,13 +205,14 @@ class SubprocessBot:
         against ``start_seconds``). Returns the bot's hello, also kept as ``self.hello``;
         ``BotFailure`` (the bot stopped) when the bot fails it."""
         self.spawn()
-        hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION,
-                               "params": self.params},
-                              deadline, "the handshake (hello)", "start_seconds")
+        message: dict = {"type": "hello", "protocol": PROTOCOL_VERSION, "params": self.params}
+        if len(self.protocols) > 1:  # protocol 1's hello as it was, and the versions offered
+            message["protocols"] = list(self.protocols)
+        hello = self._request(message, deadline, "the handshake (hello)", "start_seconds")
         self._check_hello(hello)
         return hello
 
-    def act(self, observation: dict) -> Any:
+    def act(self, observation: dict, events: list | None = None) -> Any:
         if self._stopped or self.proc is None:
             raise BotFailure(f"the bot was already stopped: {self._stopped}" if self._stopped
                              else "the bot was asked to decide before it was started",
@@ -204,7 +221,11 @@ class SubprocessBot:
         left = self.limits.match_seconds - self.used
         budget = left < limit
         t0 = time.monotonic()
-        data = b'{"type":"act","observation":' + dumps(observation) + b'}\n'
+        if self.protocol == 2:
+            data = (b'{"type":"act","events":' + dumps(events or []) + b',"observation":'
+                    + dumps(observation) + b'}\n')
+        else:
+            data = b'{"type":"act","observation":' + dumps(observation) + b'}\n'
         try:
             line = self._exchange(data, t0 + (left if budget else limit), "a decision",
                                   "match_seconds" if budget else "decision_seconds",
@@ -226,7 +247,12 @@ class SubprocessBot:
         if self._stopped or self.proc is None:
             return
         deadline = time.monotonic() + self.limits.start_seconds
-        reply = self._request({"type": "end", "info": info}, deadline,
+        message: dict = {"type": "end", "info": info}
+        if self.protocol == 2:  # the remaining events and the reveal beside the info
+            info = dict(info)
+            message = {"type": "end", "info": info, "events": info.pop("events", []),
+                       "reveal": info.pop("reveal", {})}
+        reply = self._request(message, deadline,
                               "the match-end message", "start_seconds")
         self._expect_ok(reply, "the match-end message")
 
@@ -287,20 +313,32 @@ class SubprocessBot:
                 f'hello must be {{"type":"hello","protocol":{PROTOCOL_VERSION},"name":...,'
                 f'"version":...}}', kind="garbage")
         proto = hello.get("protocol")
+        offered = self.protocols
+        said_versions = " or ".join(map(str, offered))
         if "protocol" not in hello:
             self._stop("its handshake named no protocol")
             raise BotFailure(
                 f"answered the handshake with {_shown(dumps(hello))}, which has no "
-                f"\"protocol\": its hello reply must say \"protocol\": {PROTOCOL_VERSION} (an "
+                f"\"protocol\": its hello reply must say \"protocol\": {said_versions} (an "
                 f"integer)", kind="protocol")
-        if type(proto) is not int or proto != PROTOCOL_VERSION:  # true == 1 in Python: not here
+        if type(proto) is not int or proto not in offered:  # true == 1 in Python: not here
             self._stop("it speaks another protocol version")
             said = dumps(proto).decode(errors="replace")[:40]
+            speaks = (f"protocol {PROTOCOL_VERSION}" if len(offered) == 1 else
+                      f"protocols {', '.join(map(str, offered))}")
             raise BotFailure(
                 (f"the bot speaks protocol {proto}" if type(proto) is int else
                  f"the bot's hello says \"protocol\": {said}, which is not a protocol version")
-                + f", but this platform speaks protocol {PROTOCOL_VERSION}: its hello reply must "
-                f"say \"protocol\": {PROTOCOL_VERSION} (the integer)", kind="protocol")
+                + f", but this platform speaks {speaks}: its hello reply must "
+                f"say \"protocol\": {said_versions} (the integer)", kind="protocol")
+        history = hello.get("history", "delta") if proto == 2 else None
+        if proto == 2 and history not in ("delta", "full"):
+            self._stop("its handshake chose no history mode")
+            raise BotFailure(
+                f"answered the handshake with {_shown(dumps(hello))}, whose \"history\" is "
+                f"neither \"delta\" (the events since the last message, the default) nor "
+                f"\"full\" (every event of the match in each message)", kind="protocol")
+        self.protocol, self.history = proto, history
         self.hello = hello
 
     def _expect_ok(self, reply: dict, what: str) -> None:

@@ -8,6 +8,11 @@ Ray worker) the runner drives it through a ``BotHandle``:
 - ``act(observation) -> action``: one decision.
 - ``end(info)``: the match-end hook, ``info`` = ``{"seat", "result"}``. A failure here is
   reported but is not a forfeit.
+
+Protocol 2 (``mallows.agents.history``): a handle whose ``protocol`` attribute is 2 once
+``start`` returned (the bot chose it) is called ``act(observation, events)`` with the
+protocol-2 observation and the seat's events, and ``end`` gets ``events`` and ``reveal`` in its
+info; ``history`` is its mode. A handle without the attribute speaks protocol 1.
 - ``close()``: release everything (a subprocess is always reaped).
 
 A handle raises ``BotFailure(reason)`` when the bot raises, crashes, exits, hangs, answers
@@ -129,21 +134,29 @@ def describe_exception(exc: BaseException, skip: str | None = None) -> str:
 
 class InProcessBot:
     """A trusted Python bot object called directly. It cannot be pre-empted, so its time is
-    measured after each call and a decision over the limit is a forfeit all the same."""
+    measured after each call and a decision over the limit is a forfeit all the same.
+
+    A bot with the class attribute ``protocol = 2`` speaks protocol 2 (bots/README.md): its
+    ``history`` attribute (``"delta"``, the default, or ``"full"``) says which events it gets,
+    ``act(observation, events)`` is called with the protocol-2 observation and its events, and
+    ``match_end(info)`` gets ``events`` and ``reveal`` in ``info``; the start info is the
+    protocol-2 one. The events it gets are its own copies, as they would be over a pipe."""
 
     def __init__(self, bot: Any, name: str, limits: Limits = Limits()):
         self.bot = bot
         self.name = name
         self.limits = limits
         self.used = 0.0
+        self.protocol = 1
+        self.history: str | None = None
 
-    def _call(self, hook: str, arg: Any, limit: float, what: str) -> Any:
+    def _call(self, hook: str, args: tuple, limit: float, what: str) -> Any:
         fn = getattr(self.bot, hook, None)
         if fn is None:
             return None, 0.0
         t0 = time.perf_counter()
         try:
-            answer = fn(arg)
+            answer = fn(*args)
         except Exception as exc:  # the bot's own bug: reported, never propagated
             raise BotFailure(f"{what} raised {describe_exception(exc)}") from None
         spent = time.perf_counter() - t0
@@ -153,10 +166,27 @@ class InProcessBot:
         return answer, spent
 
     def start(self, info: dict) -> None:
-        self._call("match_start", info, self.limits.start_seconds, "the match-start hook")
+        from mallows.agents.history import check_choice, start_info
 
-    def act(self, observation: dict) -> Any:
-        answer, spent = self._call("act", observation, self.limits.decision_seconds, "act()")
+        protocol = getattr(self.bot, "protocol", 1)
+        history = getattr(self.bot, "history", "delta") if protocol == 2 else None
+        problem = check_choice(protocol, history)
+        if problem:
+            raise BotFailure(f"the bot's {problem}: a Python bot says protocol = 1 or 2 (and, "
+                             f"for 2, history = \"delta\" or \"full\") as class attributes",
+                             kind="protocol")
+        self.protocol, self.history = protocol, history
+        if protocol == 2:
+            info = start_info(info, str(history))
+        self._call("match_start", (info,), self.limits.start_seconds, "the match-start hook")
+
+    def act(self, observation: dict, events: list | None = None) -> Any:
+        if self.protocol == 2:
+            import marshal  # the bot's own copies: a trusted bot may still change what it got
+            args: tuple = (observation, marshal.loads(marshal.dumps(events or [])))
+        else:
+            args = (observation,)
+        answer, spent = self._call("act", args, self.limits.decision_seconds, "act()")
         self.used += spent
         if self.used > self.limits.match_seconds:
             raise BotFailure(
@@ -165,7 +195,7 @@ class InProcessBot:
         return answer
 
     def end(self, info: dict) -> None:
-        self._call("match_end", info, self.limits.start_seconds, "the match-end hook")
+        self._call("match_end", (info,), self.limits.start_seconds, "the match-end hook")
 
     def close(self) -> None:
         close = getattr(self.bot, "close", None)

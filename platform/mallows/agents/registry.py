@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mallows import PROTOCOL_VERSION
+from mallows.agents.history import VERSIONS
 from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
 from mallows.agents.roster import Roster
 from mallows.botname import BotName, is_path
@@ -208,7 +209,8 @@ class BotSpec:
         from mallows.agents.process import SubprocessBot
         return SubprocessBot(self.name, self.bot_command(), cwd=self.cwd, params=self.params,
                              limits=limits, bot_paths=self.bot_paths,
-                             python=self.kind == "python", reuse=self.reuse)
+                             python=self.kind == "python", reuse=self.reuse,
+                             protocols=VERSIONS)
 
     def prepare(self, timeout: float = 10.0, sandbox: str = "on") -> None:
         """Start the process the next ``describe`` (same ``timeout`` and ``sandbox``) will
@@ -401,9 +403,10 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
         raise BotError(f"bot {name!r}: in {path}, reuse must be true or false (true: one "
                        f"process may play many matches, each begun by a start message)")
     protocol = data.get("protocol", PROTOCOL_VERSION)
-    if protocol != PROTOCOL_VERSION:
+    if type(protocol) is not int or protocol not in VERSIONS:  # the hello picks; 1 or 2 here
         raise BotError(f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "
-                       f"speaks protocol {PROTOCOL_VERSION}")
+                       f"speaks protocols {', '.join(map(str, VERSIONS))} (the bot's hello "
+                       f"chooses)")
     program = command[0]
     if program in ("python", "python3"):
         resolved = sys.executable  # the platform's own interpreter

@@ -97,13 +97,21 @@ def report(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
     game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
+    replay_pages: bool = typer.Option(False, "--replay-pages", help="A replay page of its own "
+                                      "per match (m/TOURNAMENT/INDEX.html, as mallows serve "
+                                      "has them) instead of one replay page per tournament "
+                                      "reading compressed data files: over ten times bigger."),
 ) -> None:
     """Write a static HTML report: leaderboards, head-to-head, rating progression, a page per
-    bot and a replay per match. It opens from the file system and works offline."""
+    bot and a replay per match. It opens from the file system and works offline.
+
+    Replays: one page per tournament, reading its matches from a few compressed data files
+    beside it (--replay-pages: a page per match instead)."""
     from mallows.report.site import Site
 
     t0 = time.perf_counter()
-    site = Site(_store(db), tournament=tournament, game=game, ladders=_ladder_view())
+    site = Site(_store(db), tournament=tournament, game=game, replay_data=not replay_pages,
+                ladders=_ladder_view())
     check_out_folder(out)
     try:
         count = site.write(out)

@@ -48,12 +48,20 @@ class Watch:
     def start(self, info: dict) -> None:
         self.inner.start(info)
 
-    def act(self, observation: dict) -> Any:
+    @property
+    def protocol(self) -> int:  # the inner handle's choice, once started (protocol 2: events)
+        return getattr(self.inner, "protocol", 1)
+
+    @property
+    def history(self) -> str | None:
+        return getattr(self.inner, "history", None)
+
+    def act(self, observation: dict, *events: Any) -> Any:
         self.last_obs, self.last_answer = observation, NO_ANSWER
         self.decisions += 1
         t0 = perf_counter()
         try:
-            answer = self.inner.act(observation)
+            answer = self.inner.act(observation, *events)
         finally:
             self.times.append(perf_counter() - t0)
         self.last_answer = answer

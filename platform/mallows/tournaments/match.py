@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from mallows import PROTOCOL_VERSION, seeding
 from mallows.safetext import REASON_BYTES, cap
+from mallows.agents.history import Story
 from mallows.agents.protocol import BotFailure, BotHandle, hidden_names
 from mallows.errors import IllegalAction
 from mallows.games import get_game
@@ -90,17 +91,34 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
             except BotFailure as exc:
                 forfeit(seat, f"before the first deal: {exc}", exc.kind, opening)
         state.events[0:0] = opening
+        # Protocol 2 (the seats whose bot chose it): their events and observations
+        modes = [getattr(bot, "history", None) if getattr(bot, "protocol", 1) == 2 else None
+                 for bot in bots]
+        story = Story(game, n, state.options, modes) if any(modes) else None
 
         decisions = [0] * n
         while not state.is_terminal():
             seats = state.to_move()
-            observations = [state.observation(s) for s in seats]
+            batches: dict[int, list] = {}  # protocol-2 seats: their events, taken step-wise
+            if story is None:
+                observations = [state.observation(s) for s in seats]
+            else:
+                observations = []
+                for s in seats:
+                    if modes[s] is not None and forfeits[s] is None:
+                        obs, batches[s] = story.deliver(s, state)
+                    else:
+                        obs = state.observation(s)
+                    observations.append(obs)
             for seat, obs in zip(seats, observations):
                 decisions[seat] += 1
                 if forfeits[seat] is None:
                     answer: Any = None
                     try:
-                        answer = bots[seat].act(obs)
+                        if seat in batches:  # protocol 2: the observation and its events
+                            answer = bots[seat].act(obs, batches[seat])
+                        else:
+                            answer = bots[seat].act(obs)
                         state.apply(seat, answer)
                         continue
                     except BotFailure as exc:
@@ -126,7 +144,10 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         frozen = marshal.dumps(result)  # plain JSON data: each bot gets its own copy
         for seat, bot in enumerate(bots):
             try:
-                bot.end({"seat": seat, "result": marshal.loads(frozen)})
+                end = {"seat": seat, "result": marshal.loads(frozen)}
+                if story is not None and modes[seat]:
+                    end.update(story.ending(seat, state))
+                bot.end(end)
             except BotFailure:
                 pass  # an end hook's failure is not a forfeit
         return record

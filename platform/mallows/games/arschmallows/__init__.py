@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 from mallows.games.arschmallows.describe import describe_event, describe_result, summary
 from mallows.games.arschmallows.options import (DEFAULT_RULES, MAX_PLAYERS, MIN_PLAYERS,
                                                 RULE_SETS, check_players, make_options)
+from mallows.games.arschmallows import events
+from mallows.games.arschmallows.events import recall_variants
 from mallows.games.arschmallows.observation import hidden_variants
 from mallows.games.arschmallows.policy import random_action
 from mallows.games.base import Chance, replay_actions
@@ -33,7 +35,8 @@ CHANCE_EVENTS = {"deal": "deck", "reshuffle": "deck"}
 
 __all__ = ["NAME", "MIN_PLAYERS", "MAX_PLAYERS", "SIMULTANEOUS", "RULE_SETS", "DEFAULT_RULES",
            "CHANCE_EVENTS", "make_options", "new_state", "replay", "summary", "describe_event",
-           "describe_result", "random_action", "hidden_variants", "ArschmallowsState"]
+           "describe_result", "random_action", "hidden_variants", "recall_variants", "events",
+           "ArschmallowsState"]
 
 
 def new_state(options: Mapping[str, Any], players: int, chance: Chance) -> ArschmallowsState:

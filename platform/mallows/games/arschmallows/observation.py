@@ -96,9 +96,11 @@ def round_base(state: "ArschmallowsState", seat: int) -> dict:
     }
 
 
-def build_observation(state: "ArschmallowsState", seat: int) -> dict:
-    """The observation for ``seat``: the public state plus exactly what ``seat`` knows."""
-    obs = state.round_base[seat].copy()
+def build_observation(state: "ArschmallowsState", seat: int, base: dict | None = None) -> dict:
+    """The observation for ``seat``: the public state plus exactly what ``seat`` knows.
+    ``base``: the keys fixed for the round to start from (default ``state.round_base[seat]``;
+    protocol 2 passes it without the keys fixed for the match, ``events.observation``)."""
+    obs = (state.round_base[seat] if base is None else base).copy()
     obs["phase"] = state.phase
     obs["legal_actions"] = state.legal_actions(seat)
     obs["rows"] = state.knowledge.rows(seat, state.rows, state.up)
@@ -117,14 +119,16 @@ def build_observation(state: "ArschmallowsState", seat: int) -> dict:
     return obs
 
 
-def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2) -> list:
+def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2,
+                    keep: "set[int] | frozenset[int]" = frozenset()) -> list:
     """Copies of ``state`` that differ only in what ``seat`` may not know: the values of the
     cards it has not seen, shuffled among those cards (other seats' knowledge follows the
-    cards). ``mallows.testing.games`` checks that each gives ``seat`` the same observation."""
+    cards); the cards in ``keep`` keep their values. ``mallows.testing.games`` checks that each
+    gives ``seat`` the same observation."""
     import pickle
 
     view = state.knowledge.views[seat]
-    unknown = [card for card, value in enumerate(view) if value is None]
+    unknown = [card for card, value in enumerate(view) if value is None and card not in keep]
     variants = []
     for _ in range(count if len(unknown) > 1 else 0):
         other = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))

@@ -1,6 +1,0 @@
-"""Speaks protocol 2: its hello says so."""
-import os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import wire  # noqa: E402
-
-wire.serve(hello={"type": "hello", "protocol": 2, "name": "protocol2", "version": "2.0"})
