@@ -109,13 +109,18 @@ def _outcome(run: Run) -> str:
     return "right" if run.right else "WRONG" if run.answered else "unanswered"
 
 
-def questions_part(seeds: int, certainty: float, quick: bool, sizes: list[int]) -> None:
+def questions_part(seeds: int | None, certainty: float, quick: bool, sizes: list[int]) -> None:
+    """``seeds`` per field (default: 24 for 16 bots, where a run is cheap and the stopping
+    times vary several-fold from seed to seed, 8 for 32 bots)."""
     policy = Policy()
     limit = 40_000 if quick else 200_000
     print(f"== 1. questions answered at {certainty:g}: ladder (balanced rounds + "
           f"{policy.extra_per_base:g} extra tables per base table while open) vs round robin "
-          f"(balanced rounds); luck 3 against a skill spread of 3, ties, 4 seats; {seeds} seeds")
+          f"(balanced rounds); luck 3 against a skill spread of 3, ties, 4 seats")
+    asked = seeds
     for n in sizes:
+        seeds = asked or (3 if quick else 24 if n <= 16 else 8)
+        print(f"   {n} bots, {seeds} seeds", flush=True)
         # the top 3 (luck 3: the issue's luck 6 makes the top 3 at 95% a matter of many
         # thousand round-robin matches, too long to repeat over seeds here)
         field = even_field(n, spread=3.0, luck=3.0, tie=0.5)
@@ -251,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--certainty", type=float, default=0.95)
     args = ap.parse_args(argv)
     if args.part in ("questions", "all"):
-        questions_part(args.seeds or (3 if args.quick else 8), args.certainty, args.quick,
+        questions_part(args.seeds, args.certainty, args.quick,
                        [16] if args.quick else [16, 32])
     if args.part in ("agreement", "all"):
         agreement_part(args.seeds or (10 if args.quick else 40))
