@@ -10,7 +10,11 @@ named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_d
 ``report`` writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
 ``serve``, where ``m/<tournament slug>.html#<index>`` leads to it, and ``report
 --replay-pages``); ``404.html`` (report: sends an older report's
-per-match address to the tournament's replay page); ``static/<file>`` (CSS, JS).
+per-match address to the tournament's replay page); ``l/<ladder slug>.html`` (a standing
+ladder: standings with intervals, questions, newcomers, recent matches; its view is computed by
+the ``ladders`` function the command line hands in, since a ladder's state is the
+tournaments' business) and ``l/<ladder slug>.json`` (the same view as JSON);
+``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
 ``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
@@ -94,8 +98,10 @@ class Site:
 
     def __init__(self, store: ResultStore, tournament: str | None = None,
                  game: str | None = None, live: bool = False, refresh: int = 5,
-                 boards=None, replay_data: bool = False):
+                 boards=None, replay_data: bool = False,
+                 ladders: Callable[[ResultStore, str], dict] | None = None):
         self.store, self.live, self.refresh = store, live, refresh
+        self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
         # replays: a tournament's data files and one page (report), or a page per match
         self.replay_data = replay_data
@@ -133,6 +139,27 @@ class Site:
 
     def games(self) -> list[str]:
         return [] if self.only else sorted({t["game"] for t in self.tournaments()})
+
+    def ladders(self) -> list[str]:
+        """The shown tournaments that are standing ladders (with a view to show them)."""
+        if self.ladder_view is None:
+            return []
+        out = []
+        for name in self.names:
+            row = self.store.tournament(name)
+            if row is not None and json.loads(row["definition"]).get("kind") == "ladder":
+                out.append(name)
+        return out
+
+    def ladder_page(self, name: str) -> str:
+        assert self.ladder_view is not None
+        view = self.ladder_view(self.store, name)
+        return self._page("ladder.html", 1, title=f"ladder {name}", v=view,
+                          running=not view["finished"])
+
+    def ladder_json(self, name: str) -> bytes:
+        assert self.ladder_view is not None
+        return json.dumps(self.ladder_view(self.store, name), indent=1).encode()
 
     def board(self, scope: str, name: str) -> data.Board:
         return self._board_and_charts(scope, name)[0]
@@ -177,7 +204,8 @@ class Site:
             tours.append(dict(t, leader=leader))
             running |= t["done"] < t["total"]
         return self._page("index.html", 0, title="results", tournaments=tours,
-                          games=self.games(), bots=self.bots(), running=running)
+                          games=self.games(), bots=self.bots(), running=running,
+                          ladders=self.ladders())
 
     def board_page(self, scope: str, name: str) -> str:
         b, charts = self._board_and_charts(scope, name)
@@ -364,6 +392,9 @@ class Site:
             yield f"t/{data.slug(name)}.html"
         for g in self.games():
             yield f"g/{g}.html"
+        for name in self.ladders():
+            yield f"l/{data.slug(name)}.html"
+            yield f"l/{data.slug(name)}.json"
         for bot in self.bots():
             yield f"b/{data.slug(bot)}.html"
         for name in self.names:
@@ -392,6 +423,12 @@ class Site:
                     return None
                 found: str = name
                 return lambda: self.board_page("tournament", found)
+            if parts[0] == "l":
+                ladder = next((n for n in self.ladders() if data.slug(n) == key), None)
+                if ladder is None:
+                    return None
+                shown: str = ladder
+                return lambda: self.ladder_page(shown)
             if parts[0] == "g" and key in self.games():
                 return lambda: self.board_page("game", key)
             if parts[0] == "b":
@@ -402,6 +439,12 @@ class Site:
                 # a report's replay address (m/<slug>.html#<index>) where each match has a
                 # page of its own (serve): sent on to that page
                 return lambda: self._page("to_replay.html", 1, title="replay", slug=key)
+        if len(parts) == 2 and parts[0] == "l" and parts[1].endswith(".json"):
+            as_json = next((n for n in self.ladders() if data.slug(n) == parts[1][:-5]), None)
+            if as_json is None:
+                return None
+            viewed: str = as_json
+            return lambda: self.ladder_json(viewed)
         if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
                 and parts[2][:-5].isdigit():
             listed = next((n for n in self.names if data.slug(n) == parts[1]), None)
