@@ -77,7 +77,7 @@ def test_check_question_against_the_field():
 def test_labels():
     assert label(TopK(3)) == "top 3 at 95%"
     assert label(TopK(2, 0.9, True)) == "top 2 in order at 90%"
-    assert label(Place("new", within=0)) == "place of new (+-0) at 95%"
+    assert label(Place("new", within=0)) == "exact place of new at 95%"
     assert label(FullOrder(0.99)) == "order at 99%"
 
 
@@ -125,7 +125,7 @@ def test_extra_tables_only_for_open_questions_and_seat_the_doubtful():
     assert not any(a.answered for a in answers)
     tables = extra_tables(answers, fit, seats=4, count=10, seed=1)
     assert len(tables) == 10
-    assert {t.question for t in tables} == {"top 3 at 95%", "place of e (+-0) at 95%"}
+    assert {t.question for t in tables} == {"top 3 at 95%", "exact place of e at 95%"}
     for t in tables:
         assert len(t.bots) == 4 and len(set(t.bots)) == 4 and "open at P" in t.reason
         if t.question.startswith("place"):

@@ -249,7 +249,7 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
     as_json = invoke("ladder", "status", "lad", "--db", db, "--json")
     view = json.loads(as_json.output)
     assert view["style"] == "gauntlet"
-    assert [q["question"] for q in view["questions"]] == ["place of denial (+-0) at 95%"]
+    assert [q["question"] for q in view["questions"]] == ["exact place of denial at 95%"]
     # the static report includes the ladder: its page and its view as JSON
     site = tmp_path / "site"
     assert invoke("report", "-o", site, "--db", db).exit_code == 0

@@ -74,13 +74,16 @@ class Answer:
 
 
 def label(q: Question) -> str:
-    """A short name for a question: 'order at 95%', 'top 3 at 95%', 'place of x (+-1) at 95%'."""
+    """A short name for a question: 'order at 95%', 'top 3 at 95%', 'exact place of x at 95%',
+    'place of x to within 1 at 95%'."""
     pct = f"{q.certainty * 100:g}%"
     if isinstance(q, FullOrder):
         return f"order at {pct}"
     if isinstance(q, TopK):
         return f"top {q.k}{' in order' if q.ordered else ''} at {pct}"
-    return f"place of {q.bot} (+-{q.within}) at {pct}"
+    if q.within == 0:
+        return f"exact place of {q.bot} at {pct}"
+    return f"place of {q.bot} to within {q.within} at {pct}"
 
 
 _KEYS = {"order": {"type", "certainty"}, "top": {"type", "k", "certainty", "ordered"},
