@@ -56,10 +56,11 @@ BOT_API = {
                                   "take4_state_from_observation", "ismcts_bot", "load"],
     "mallows.games.arschmallows.events": [
         "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
-        "SeatRecall", "match_events", "observation", "recall_variants", "static"],
+        "SeatRecall", "match_events", "observation", "recall_variants", "static",
+        "step_observation"],
     "mallows.games.take4.events": [
         "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
-        "SeatRecall", "match_events", "observation", "static"],
+        "SeatRecall", "match_events", "observation", "static", "step_observation"],
     "mallows.games.arschmallows.botkit": [
         "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",

@@ -102,7 +102,8 @@ class Game(Protocol):
     # ``match_events(players, options)`` giving a ``mallows.games.events.EventLog``, a
     # ``SeatRecall(start_info)`` folding a seat's events, ``STATIC_KEYS``/``HISTORY_KEYS``/
     # ``STEP_KEYS``, and optionally ``static(options)`` (start-info keys) and
-    # ``observation(state, seat, cache)`` (the protocol-2 observation, built directly);
+    # ``observation(state, seat, cache)`` (the protocol-2 observation, built directly) and
+    # ``step_observation(state, seat)`` (the ``"step"`` one: ``legal_actions`` and STEP_KEYS);
     # ``recall_variants(state, seat, rng)`` (default ``hidden_variants``): copies differing in
     # what the seat has never known. ``mallows.testing.events.check_events`` checks them all
     # (perfect recall, secrecy); the platform's protocol 2 uses them (``mallows.agents.history``).

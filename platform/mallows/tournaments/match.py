@@ -94,7 +94,9 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         # Protocol 2 (the seats whose bot chose it): their events and observations
         modes = [getattr(bot, "history", None) if getattr(bot, "protocol", 1) == 2 else None
                  for bot in bots]
-        story = Story(game, n, state.options, modes) if any(modes) else None
+        views = [getattr(bot, "observation_mode", None) if mode else None
+                 for bot, mode in zip(bots, modes)]
+        story = Story(game, n, state.options, modes, views) if any(modes) else None
 
         decisions = [0] * n
         while not state.is_terminal():

@@ -35,7 +35,8 @@ from mallows.games.arschmallows.observation import build_observation
 from mallows.games.events import MATCH_KEYS, EventLog
 
 __all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
-           "SeatRecall", "match_events", "observation", "recall_variants", "static"]
+           "SeatRecall", "match_events", "observation", "recall_variants", "static",
+           "step_observation"]
 
 #: the protocol-1 observation's keys a protocol-2 observation leaves out (besides
 #: ``mallows.games.events.MATCH_KEYS``): fixed for the match, in the start info.
@@ -231,6 +232,15 @@ def observation(state: Any, seat: int, cache: dict) -> dict:
     return build_observation(state, seat, kept[1])
 
 
+def step_observation(state: Any, seat: int) -> dict:
+    """The protocol-2 ``"step"`` observation of ``seat``: ``legal_actions`` and ``STEP_KEYS``
+    only, as in its full observation (the rest is its events' fold, ``SeatRecall``)."""
+    mine = seat == state.current
+    return {"phase": state.phase, "legal_actions": state.legal_actions(seat),
+            "extra_turns": state.extra if mine else 0, "current_seat": state.current,
+            "turn": state.turns}
+
+
 def static(options: Mapping[str, Any]) -> dict:
     """The start info's game-specific keys (the observation's fixed ``rules``)."""
     return {"rules": options["rules"]}
@@ -242,7 +252,8 @@ def _slot(face_up: bool, value: int | None) -> dict:
 
 class SeatRecall:
     """One seat's knowledge, folded from its events (perfect recall): ``add(events)``, then
-    ``observation()``. ``info`` is the start info (``seat``, ``players``, ``options``)."""
+    ``observation()`` (or ``full_observation(step)`` for a bot sent the ``"step"``
+    observation). ``info`` is the start info (``seat``, ``players``, ``options``)."""
 
     def __init__(self, info: Mapping[str, Any]):
         self.seat = int(info["seat"])
@@ -362,3 +373,11 @@ class SeatRecall:
             "caller": self.caller,
             "final_turns": self.final,
         }
+
+    def full_observation(self, step: Mapping[str, Any]) -> dict:
+        """The seat's whole protocol-2 observation, from its fold and the ``"step"``
+        observation it was just sent (``legal_actions`` and ``STEP_KEYS``): what
+        ``observation: "full"`` would have sent."""
+        out = self.observation()
+        out.update(step)
+        return out

@@ -26,7 +26,7 @@ from mallows.games.take4 import observation as _observation
 from mallows.games.take4.cards import DECK, SQUADS
 
 __all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
-           "SeatRecall", "match_events", "observation", "static"]
+           "SeatRecall", "match_events", "observation", "static", "step_observation"]
 
 STATIC_KEYS = ("squads",)
 #: the protocol-1 observation's ``history`` is what the events tell: protocol 2 leaves it out
@@ -51,6 +51,14 @@ def observation(state: Any, seat: int, cache: dict) -> dict:
     if seat not in state.to_move():
         obs["legal_actions"] = []
     return obs
+
+
+def step_observation(state: Any, seat: int) -> dict:
+    """The protocol-2 ``"step"`` observation of ``seat``: ``legal_actions`` and ``STEP_KEYS``
+    only, as in its full observation (the rest is its events' fold, ``SeatRecall``)."""
+    legal = ([{"type": "pick", "position": p} for p in state.legal_positions()]
+             if seat in state.to_move() else [])
+    return {"phase": _observation.PHASE, "legal_actions": legal}
 
 
 def static(options: Mapping[str, Any]) -> dict:
@@ -116,7 +124,8 @@ def match_events(players: int, options: Mapping[str, Any]) -> Take4Events:
 
 
 class SeatRecall:
-    """One seat's knowledge folded from its events: ``add(events)``, ``observation()``."""
+    """One seat's knowledge folded from its events: ``add(events)``, ``observation()`` (or
+    ``full_observation(step)`` for a bot sent the ``"step"`` observation)."""
 
     def __init__(self, info: Mapping[str, Any]):
         self.players = int(info["players"])
@@ -161,3 +170,12 @@ class SeatRecall:
         return {"round": self.round, "positions": list(self.positions),
                 "collections": [list(c) for c in self.collections], "deck": self.deck,
                 "history": [dict(h) for h in self.history]}
+
+    def full_observation(self, step: Mapping[str, Any]) -> dict:
+        """The seat's whole protocol-2 observation, from its fold and the ``"step"``
+        observation it was just sent (``phase``, ``legal_actions``): what ``observation:
+        "full"`` would have sent (protocol 2 leaves ``history`` to the events)."""
+        out = {"round": self.round, "positions": list(self.positions),
+               "collections": [list(c) for c in self.collections], "deck": self.deck}
+        out.update(step)
+        return out
