@@ -2,8 +2,12 @@
 
 Every seat of whole matches of each game is an isolated bot (a subprocess hosted by
 ``mallows.agents.host``, in its sandbox where this machine can make one); the same bot code
-(``wire_bot.py``: the random policy) speaks protocol 1, protocol 2 with ``history = "delta"``
-and protocol 2 with ``"full"``, on the same seeds, interleaved seed by seed so that the modes
+(``wire_bot.py``: the random policy) speaks protocol 1, protocol 2 with ``history = "delta"``,
+protocol 2 with ``"full"``, protocol 2 (delta) with ``observation = "step"`` (the act carries
+the events, ``legal_actions`` and whose step it is: "v2 step"), and the same with the bot
+folding its events into the whole observation at every decision ("v2 step+fold": what a bot
+that wants the whole observation pays, and what a host that folded for it would), on the same
+seeds, interleaved seed by seed so that the modes
 share the machine's noise, and so the same decisions cross the wire. ``--table one`` measures
 the worst case for protocol 2 instead: one isolated bot (seat 0) among in-process random bots,
 so that its events cover every other seat's turn too.
@@ -41,7 +45,9 @@ from bench_isolation import pipe_floor  # noqa: E402  (the same floor as bench_i
 
 BOT = str(Path(__file__).with_name("wire_bot.py"))
 MODES = {"v1": "protocol=1", "v2 delta": "protocol=2:history=delta",
-         "v2 full": "protocol=2:history=full"}
+         "v2 full": "protocol=2:history=full",
+         "v2 step": "protocol=2:history=delta:observation=step",
+         "v2 step+fold": "protocol=2:history=delta:observation=step:fold=1"}
 
 
 class Meter:
@@ -114,6 +120,8 @@ def play(game: str, mode: str, seed: int, players: int, limits: Limits, table: s
         prep.restore()
     assert not any(record["result"]["forfeits"]), record["result"]["forfeits"]
     assert all(h.protocol == (1 if mode == "v1" else 2) for h in handles)
+    assert all(h.observation_mode == ("step" if "step" in mode else "full" if "v2" in mode
+                                      else None) for h in handles)
     times = [t for h in handles for t in h.times]
     return {"decisions": sum(m.decisions for m in meters), "sent": sum(m.sent for m in meters),
             "back": sum(m.received for m in meters), "times": times, "prep": prep.spent,
@@ -136,7 +144,7 @@ def main() -> None:
     who = "every seat" if args.table == "all" else "seat 0 (the others in-process)"
     print(f"isolated bots: subprocess, sandbox {mode}, in {who}; {args.matches} matches per "
           f"game and protocol, {args.players} seats")
-    print(f"{'game':<13} {'protocol':<9} {'decisions':>9} {'B sent/dec':>11} "
+    print(f"{'game':<13} {'protocol':<12} {'decisions':>9} {'B sent/dec':>11} "
           f"{'B back/dec':>11} {'µs/dec p50':>11} {'µs/dec mean':>12} {'of it prep':>11}")
     summary = []
     for game in ("arschmallows", "take4"):
@@ -158,13 +166,15 @@ def main() -> None:
             p50 = statistics.median(times) + prep_p50
             mean = sum(times) / decisions + prep
             figures[m] = (sent, p50)
-            print(f"{game:<13} {m:<9} {decisions:>9} {sent:>11.0f} {back:>11.0f} "
+            print(f"{game:<13} {m:<12} {decisions:>9} {sent:>11.0f} {back:>11.0f} "
                   f"{p50 * 1e6:>11.1f} {mean * 1e6:>12.1f} {prep_p50 * 1e6:>11.1f}")
-        v1, v2 = figures["v1"], figures["v2 delta"]
-        below = v2[0] < v1[0] and v2[1] < v1[1]
-        summary.append(f"{game}: v2 delta / v1 = {v2[0] / v1[0]:.2f} in bytes sent per decision, "
-                       f"{v2[1] / v1[1]:.2f} in time per decision (median) "
-                       f"({'below' if below else 'NOT below'} v1 in both)")
+        v1 = figures["v1"]
+        for m in ("v2 delta", "v2 step", "v2 step+fold"):
+            v2 = figures[m]
+            below = v2[0] < v1[0] and v2[1] < v1[1]
+            summary.append(f"{game}: {m} / v1 = {v2[0] / v1[0]:.2f} in bytes sent per "
+                           f"decision, {v2[1] / v1[1]:.2f} in time per decision (median) "
+                           f"({'below' if below else 'NOT below'} v1 in both)")
     for line in summary:
         print(line)
     print(f"physical floor: a raw one-byte pipe round trip takes {pipe_floor() * 1e6:.1f} µs; "
