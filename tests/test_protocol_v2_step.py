@@ -26,7 +26,6 @@ HERE = Path(__file__).parent
 STEP = str(HERE / "v2_bots" / "step.py")
 RAW = HERE / "misbehaving_bots" / "raw_replies.py"
 PLAIN = Limits(sandbox="off", decision_seconds=5.0, start_seconds=20.0)
-GREEDY = str(HERE.parent / "bots" / "greedy.py")
 
 
 def _match(game, seed, handles):
@@ -51,18 +50,18 @@ def test_a_step_bot_that_folds_its_events_plays_the_same_matches_as_a_full_one(g
         assert seat == slim_seat and folded == whole
     assert json.dumps(slim["events"]) == json.dumps(full["events"])
     assert json.dumps(slim_full_history["events"]) == json.dumps(full["events"])
-    # ... and greedy itself, speaking protocol 1, plays that match too
-    v1 = _match(game, seed, [load_bot(GREEDY).handle() for _ in range(3)])
+    # ... and the same bot speaking protocol 1, sent protocol 1's observations, plays it too
+    v1 = _match(game, seed, [InProcessBot(step.Bot(protocol="1"), f"v{s}") for s in range(3)])
     assert json.dumps(v1["events"]) == json.dumps(full["events"])
 
 
 @pytest.mark.parametrize("game", ["arschmallows", "take4"])
 def test_a_hosted_step_bot_gets_the_slim_observation_and_plays_the_same_match(game):
     handle = load_bot(f"{STEP}:observation=step").handle(PLAIN)
-    record = _match(game, 4, [handle, load_bot(GREEDY).handle()])
+    record = _match(game, 4, [handle, InProcessBot(step.Bot(protocol="1"), "v1")])
     assert record["result"]["forfeits"] == [None, None], record["result"]["forfeits"]
     assert handle.protocol == 2 and handle.observation_mode == "step"
-    v1 = _match(game, 4, [load_bot(GREEDY).handle(), load_bot(GREEDY).handle()])
+    v1 = _match(game, 4, [InProcessBot(step.Bot(protocol="1"), f"v{s}") for s in range(2)])
     assert json.dumps(record["events"]) == json.dumps(v1["events"])
 
 
