@@ -70,6 +70,15 @@ def chance_key_home(tmp_path_factory):
         os.environ["XDG_STATE_HOME"] = saved
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a test module's pages (tests/chromium.py: which, and how a
+    module without it is skipped)."""
+    import chromium
+    with chromium.launch() as b:
+        yield b
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run from the project root, so ``./bots`` and ``tournaments/`` are the project's."""

@@ -65,3 +65,32 @@ def page_frames(html: str) -> list[dict]:
     m = re.search(r'<script type="application/json" id="frames">(.*?)</script>', html, re.S)
     assert m, "no frames in the replay page"
     return expand(json.loads(m.group(1).replace("<\\/", "</")))
+
+
+def data_matches(site: Path, name: str) -> dict[int, dict]:
+    """Every match in a written report's replay data files of tournament ``name`` (what
+    static/replay.js reads), by index; each match's ``frames`` expanded."""
+    import base64
+    import gzip
+
+    from mallows.report.data import slug
+
+    out: dict[int, dict] = {}
+    files = sorted((site / "d" / slug(name)).glob("*.js"), key=lambda p: int(p.stem))
+    for k, path in enumerate(files):
+        m = re.fullmatch(r'mallowsReplayChunk\("([^"]+)",(\d+),"([A-Za-z0-9+/=]*)"\);\n',
+                         path.read_text())
+        assert m and m.group(1) == slug(name) and int(m.group(2)) == k == int(path.stem), path
+        for line in gzip.decompress(base64.b64decode(m.group(3))).decode().split("\n"):
+            match = json.loads(line)
+            assert match["idx"] not in out
+            out[match["idx"]] = dict(match, frames=expand(match["frames"]))
+    return out
+
+
+def stored_record(db: Path, match_id: str) -> dict:
+    """A match's record as stored (what ``mallows replay ID --json`` prints), read in process."""
+    from mallows.results.store import Store
+
+    with Store(db, readonly=True) as store:
+        return json.loads(store.record(match_id))

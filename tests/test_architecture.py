@@ -15,7 +15,7 @@ from conftest import REPO
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = ("games", "agents", "tournaments", "results", "compare", "testing", "report",
-               "interop", "cli")
+               "interop", "cli", "ladder")
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
@@ -28,6 +28,9 @@ FORBIDDEN = {
     "report": {"agents", "tournaments", "cli", "testing", "interop"},
     # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
     "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
+    # a ladder's questions and policy are pure decisions over the results' fit
+    "ladder": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop",
+               "report"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
@@ -51,6 +54,13 @@ BOT_API = {
                                             "Steps"],
     "mallows.interop.openspiel": ["NAMES", "resample_from_infostate",
                                   "take4_state_from_observation", "ismcts_bot", "load"],
+    "mallows.games.arschmallows.events": [
+        "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
+        "SeatRecall", "match_events", "observation", "recall_variants", "static",
+        "step_observation"],
+    "mallows.games.take4.events": [
+        "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
+        "SeatRecall", "match_events", "observation", "static", "step_observation"],
     "mallows.games.arschmallows.botkit": [
         "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",

@@ -18,17 +18,10 @@ import urllib.request
 
 import pytest
 
+import chromium
 from conftest import MALLOWS, REPO
 
-CHROMIUM = os.environ.get("MALLOWS_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'")
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
-                f"chromium) or point MALLOWS_CHROMIUM at one", allow_module_level=True)
+chromium.require()
 
 
 @pytest.fixture(scope="module")
@@ -52,26 +45,10 @@ def served(tmp_path_factory):
         proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(20000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    pg.on("console", lambda msg: errors.append(f"console {msg.type}: {msg.text}")
-          if msg.type == "error" else None)
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with chromium.page(browser, height=900, timeout=20000) as pg:
+        yield pg
 
 
 def start(pg, base: str, game: str, opponents: str, seat: int, seed: int,

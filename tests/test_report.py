@@ -1,5 +1,6 @@
-"""``mallows report``: every page exists, the leaderboard is ``mallows ratings``', every replay
-page holds every event of its record, and the replay frames follow the record."""
+"""``mallows report``: every page exists, the leaderboard is ``mallows ratings``', the replay
+data files hold every match with a frame per event of its record (and ``--replay-pages`` a page
+per match, as before), and the replay frames follow the record."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import re
 import subprocess
 
 import pytest
+from typer.testing import CliRunner
 
 from conftest import MALLOWS, REPO
-from report_helpers import cli_json, make_db, page_frames
+from report_helpers import cli_json, data_matches, make_db, page_frames, stored_record
+from mallows.cli import app
 from mallows.report.data import short_bot, slug
 from mallows.report.frames import ReplayMismatch, frames, seen
 
@@ -41,11 +44,13 @@ def test_every_page_exists(site):
             assert bot_page.is_file(), row["bot"]
             assert f"b/{slug(row['bot'])}.html" in index
         total = {"arsch-small": 6, "take4-small": 12}[name]
-        for i in range(total):
-            assert (out / "m" / slug(name) / f"{i}.html").is_file()
-        assert not (out / "m" / slug(name) / f"{total}.html").exists()
+        # one replay page per tournament, its matches in data files; no page per match
+        assert (out / "m" / f"{slug(name)}.html").is_file()
+        assert sorted(data_matches(out, name)) == list(range(total))
+        assert not (out / "m" / slug(name)).exists()
     for g in ("arschmallows", "take4"):
         assert (out / "g" / f"{g}.html").is_file()
+    assert (out / "404.html").is_file()  # sends an older report's replay links to the new page
     for f in ("style.css", "sort.js", "replay.js"):
         assert (out / "static" / f).is_file()
     # offline: no page loads anything from the network
@@ -83,13 +88,45 @@ def test_game_leaderboard_matches_ratings_json(site):
 
 
 @pytest.mark.parametrize("name,count", [("arsch-small", 6), ("take4-small", 12)])
-def test_every_replay_page_holds_every_event(site, name, count):
+def test_the_replay_data_holds_every_event_of_every_match(site, name, count):
+    """Each match in the data files: the engine's frames, one per event of the stored record
+    (less the keys the page does not draw), its players and its result table."""
+    from mallows.games import get_game
+    from mallows.report.replay_data import UNDRAWN
+
     db, out = site
+    shown = data_matches(out, name)
+    assert len(shown) == count
     for i in range(count):
-        record = cli_json("replay", f"{name}/{i}", "--db", str(db), "--json")
-        got = page_frames((out / "m" / slug(name) / f"{i}.html").read_text())
+        record = stored_record(db, f"{name}/{i}")
+        record = dict(record, players=[short_bot(p) for p in record["players"]])
+        got = shown[i]
+        assert got["id"] == f"{name}/{i}" and got["players"] == record["players"]
+        assert got["seed"] == record["seed"] and got["error"] is None
+        want = [{k: v for k, v in f.items() if k not in UNDRAWN} for f in frames(record)]
+        assert len(got["frames"]) == len(record["events"]) and got["frames"] == want
+        assert all(f["text"] for f in got["frames"])
+        headers, rows, _ = get_game(record["game"]).summary(record)
+        assert got["headers"] == list(headers) and got["rows"] == [list(r) for r in rows]
+
+
+def test_replay_pages_option_writes_a_page_per_match(site, tmp_path):
+    """``--replay-pages``: a replay page of its own per match (as ``serve`` has them), each
+    holding every event of its record; no data files."""
+    db, _ = site
+    out = tmp_path / "pages"
+    result = CliRunner().invoke(app, ["report", "--db", str(db), "-o", str(out),
+                                      "--tournament", "arsch-small", "--replay-pages"])
+    assert result.exit_code == 0, result.output
+    for i in range(6):
+        record = stored_record(db, f"arsch-small/{i}")
+        got = page_frames((out / "m" / slug("arsch-small") / f"{i}.html").read_text())
         assert [f["event"] for f in got] == record["events"]
         assert all(f["text"] for f in got)
+    assert not (out / "m" / slug("arsch-small") / "6.html").exists()
+    board = (out / "t" / f"{slug('arsch-small')}.html").read_text()
+    assert f'href="../m/{slug("arsch-small")}/0.html"' in board
+    assert not (out / "d").exists() and not (out / "m" / f"{slug('arsch-small')}.html").exists()
 
 
 def test_arschmallows_frames_follow_the_record(site):
@@ -157,7 +194,9 @@ def test_report_one_tournament_and_bad_arguments(site, tmp_path):
                     "take4-small"], check=True, capture_output=True)
     assert (out / "t" / f"{slug('take4-small')}.html").is_file()
     assert not (out / "t" / f"{slug('arsch-small')}.html").exists()
-    assert not (out / "m" / slug("arsch-small")).exists()
+    assert not (out / "m" / f"{slug('arsch-small')}.html").exists()
+    assert not (out / "d" / slug("arsch-small")).exists()
+    assert (out / "d" / slug("take4-small")).is_dir()
     for args, words in ((["--tournament", "nope"], "no tournament 'nope'"),
                         (["--game", "chess"], "no 'chess' tournaments")):
         proc = subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), *args],
@@ -196,6 +235,14 @@ def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
     proc = subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out),
                            "--tournament", "arsch-small"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+    shown = data_matches(out, "arsch-small")
+    assert "does not replay" in shown[1]["error"] or "cut short" in shown[1]["error"]
+    assert shown[1]["frames"] == [] and len(shown[1]["lines"]) >= len(record["events"])
+    assert any("does not match its digest" in n for n in shown[1]["notes"])
+    assert shown[0]["error"] is None and shown[0]["frames"]  # the others replay
+    result = CliRunner().invoke(app, ["report", "--db", str(copy), "-o", str(out),
+                                      "--tournament", "arsch-small", "--replay-pages"])
+    assert result.exit_code == 0, result.output
     page = (out / "m" / slug("arsch-small") / "1.html").read_text()
     assert "No card table for this match" in page and 'id="frames"' not in page
     assert "does not match its digest" in page  # the stored digest finds the damage
@@ -215,3 +262,33 @@ def test_templates_and_static_files_are_package_data():
     assert files
     for f in files:
         assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f"{f} would not be installed"
+
+
+def test_replay_data_chunks_cut_by_count_and_by_size(monkeypatch):
+    """A data file holds at most CHUNK_MATCHES matches and CHUNK_BYTES of lines (one match
+    bigger than that still gets a file of its own); the index lists each file's first and last
+    match; the same matches write the same bytes (no time in the gzip header)."""
+    import base64
+    import gzip
+
+    from mallows.report import replay_data
+
+    def cut(views):
+        chunks = replay_data.Chunks("s")
+        files = [f for idx, v in views for f in chunks.add(idx, v)] + list(chunks.close())
+        return chunks.index, files
+
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 3)
+    views = [(i, {"frames": [{"text": f"match {i}"}]}) for i in (0, 1, 2, 3, 5, 6, 7)]
+    index, files = cut(views)
+    assert index == [[0, 2], [3, 6], [7, 7]]
+    assert [p for p, _ in files] == ["d/s/0.js", "d/s/1.js", "d/s/2.js"]
+    assert cut(views)[1] == files
+    packed = files[1][1].decode().split('"')[-2]
+    lines = gzip.decompress(base64.b64decode(packed)).decode().split("\n")
+    assert [json.loads(line)["idx"] for line in lines] == [3, 5, 6]
+    assert all(line.endswith(f',"idx":{i}}}') for line, i in zip(lines, (3, 5, 6)))
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 500)
+    monkeypatch.setattr(replay_data, "CHUNK_BYTES", 100)
+    big = [(0, {"t": "x" * 30}), (1, {"t": "x" * 30}), (2, {"t": "x" * 300}), (3, {"t": "y"})]
+    assert cut(big)[0] == [[0, 1], [2, 2], [3, 3]]

@@ -9,6 +9,7 @@ Without Chromium these tests skip, saying how to install it; ``.ci/run`` install
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -17,19 +18,12 @@ from pathlib import Path
 
 import pytest
 
+import chromium
 from conftest import MALLOWS, REPO
-from report_helpers import cli_json, make_db
+from report_helpers import cli_json, make_db, stored_record
 
-CHROMIUM = os.environ.get("MALLOWS_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+chromium.require()
 ARTIFACTS = Path(os.environ.get("MALLOWS_TEST_ARTIFACTS", REPO / "test-artifacts"))
-
-playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
-                f"chromium) or point MALLOWS_CHROMIUM at one", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -37,27 +31,10 @@ def db(tmp_path_factory):
     return make_db(tmp_path_factory.mktemp("browser"))
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 860})
-    pg = context.new_page()
-    pg.set_default_timeout(15000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    pg.on("console", lambda msg: errors.append(f"console {msg.type}: {msg.text}")
-          if msg.type == "error" else None)
-    pg.errors = errors
-    yield pg
-    context.close()
-    assert errors == [], errors
+    with chromium.page(browser, height=860, timeout=15000) as pg:
+        yield pg
 
 
 def shot(pg, name: str) -> None:
@@ -68,6 +45,17 @@ def shot(pg, name: str) -> None:
 def go(pg, link_text: str) -> None:
     pg.get_by_role("link", name=link_text, exact=True).first.click()
     pg.wait_for_load_state("load")
+    drawn(pg)
+
+
+def drawn(pg, match_id: str | None = None) -> None:
+    """Wait until a tournament's replay page has drawn its match (``match_id``: that one;
+    a match's own page draws at once)."""
+    pg.wait_for_function("id => { const r = document.getElementById('replay');"
+                         " return !r || (!r.hidden && (id === null || r.dataset.match === id))"
+                         " || !document.getElementById('problem').hidden; }", arg=match_id)
+    problem = pg.locator("#problem")
+    assert not problem.count() or problem.is_hidden(), problem.inner_text()
 
 
 def step_to(pg, target: int) -> None:
@@ -164,9 +152,12 @@ def walk(pg, start_url: str, db: Path, prefix: str) -> None:
     shot(pg, f"{prefix}-leaderboard")
     go(pg, board[0]["bot"])
     assert pg.locator("h1").inner_text() == board[0]["bot"]
-    # the two headings (other text on the page may say "by seat" too, e.g. a hint)
-    assert pg.get_by_role("heading", name="By seat", exact=True).count() == 1
-    assert pg.get_by_role("heading", name="By opponent", exact=True).count() == 1
+    # the two headings of each leaderboard the bot is on (the top bot of arsch-small may also
+    # play take4-small, by the deal); other text on the page may say "by seat" too, e.g. a hint
+    boards = pg.locator("section .two").count()
+    assert boards >= 1
+    assert pg.get_by_role("heading", name="By seat", exact=True).count() == boards
+    assert pg.get_by_role("heading", name="By opponent", exact=True).count() == boards
     shot(pg, f"{prefix}-bot")
     pg.go_back()
     pg.locator("details").first.evaluate("d => { d.open = true; }")
@@ -197,6 +188,13 @@ def test_serve_in_chromium(db, page):
         url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
         assert url, line
         walk(page, url.group(0), db, "serve")
+        # a written report's replay address lands on the match's own page here
+        from mallows.report.data import slug
+        base = url.group(0).rsplit("/", 1)[0]
+        page.goto(f"{base}/m/{slug('take4-small')}.html#2")
+        page.wait_for_url(f"{base}/m/{slug('take4-small')}/2.html")
+        drawn(page)
+        check_take4(page, stored_record(db, "take4-small/2"), "serve-address")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
@@ -225,13 +223,176 @@ def test_replay_result_cells_as_the_game_describes_them(site, db, page, match_id
     from mallows.report.data import slug
 
     name, idx = match_id.split("/")
-    page.goto((site / "m" / slug(name) / f"{idx}.html").as_uri())
+    page.goto((site / "m" / f"{slug(name)}.html").as_uri() + f"#{idx}")
+    drawn(page, match_id)
     table = page.locator("table").first
     assert table.locator("thead th").all_inner_texts() == headers
     cells = [r.locator("td").all_inner_texts() for r in table.locator("tbody tr").all()]
     assert cells == [[str(c) for c in r] for r in rows]
     if record["game"] == "take4":
         assert any("/4" in c for r in cells for c in r)  # a best squad as "Food 4/4"
+
+
+@pytest.mark.slow
+def test_a_replay_from_the_data_file(site, db, page):
+    """The static report's one replay page of a tournament (opened from the file system)
+    draws the match named in its address from the tournament's compressed data file: the
+    moves shown are the record's; "next match" draws the next one without a page load; a
+    match that is not there is said so."""
+    from mallows.report.data import short_bot, slug
+
+    url = (site / "m" / f"{slug('take4-small')}.html").as_uri()
+    assert not (site / "m" / slug("take4-small")).exists()  # no page per match
+    page.goto(f"{url}#2")
+    drawn(page, "take4-small/2")
+    assert page.locator("h1").inner_text().startswith("Match take4-small/2")
+    record = stored_record(db, "take4-small/2")
+    check_take4(page, record, "data")
+    # every round's picks in words, in order: the log is the record's moves
+    log = page.locator("#log li").all_inner_texts()
+    assert len(log) == len(record["events"])
+    picks = [(i, e) for i, e in enumerate(record["events"]) if e["type"] == "picks"]
+    assert picks
+    names = [short_bot(p) for p in record["players"]]
+    for i, e in picks:  # seat by seat: "NAME picks CARD (SQUAD, position P...)"
+        said = log[i].split(". Nobody picks", 1)[0]
+        assert said.startswith(f"round {e['round'] + 1}: ")
+        parts = said.split(": ", 1)[1].split("; ")
+        assert len(parts) == len(e["picks"])
+        for seat, (part, position) in enumerate(zip(parts, e["picks"])):
+            assert part.startswith(f"{names[seat]} picks ") and f"position {position}" in part
+    page.evaluate("() => { window.stayed = true; }")
+    page.get_by_role("link", name="next match ›").click()
+    drawn(page, "take4-small/3")
+    assert page.evaluate("() => window.stayed === true")  # the same page, another match
+    nxt = stored_record(db, "take4-small/3")
+    shown = page.locator(".position .card").evaluate_all("cs => cs.map(c => c.dataset.value)")
+    assert shown == nxt["events"][0]["deck"][:4]
+    assert page.locator("#log li").count() == len(nxt["events"])
+    page.goto(f"{url}#99")
+    page.wait_for_selector("#problem", state="visible")
+    assert page.locator("#replay").is_hidden()
+    assert page.locator("#problem").inner_text() == "no match take4-small/99 in this report"
+    page.goto((site / "m" / f"{slug('arsch-small')}.html").as_uri() + "#1")
+    drawn(page, "arsch-small/1")
+    arsch = stored_record(db, "arsch-small/1")
+    check_arschmallows(page, arsch, "data")
+
+
+@pytest.mark.slow
+def test_a_replay_in_a_later_data_file(db, page, tmp_path, monkeypatch):
+    """A tournament in several data files (5 matches each here): the page loads only the file
+    that holds the match asked for, and each match shown is its record's deal."""
+    from mallows.report import replay_data
+    from mallows.report.data import slug
+    from mallows.report.site import Site
+    from mallows.results.store import Store
+
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 5)
+    out = tmp_path / "site"
+    with Store(db, readonly=True) as store:
+        Site(store, tournament="take4-small", replay_data=True).write(out)
+    assert len(list((out / "d" / slug("take4-small")).glob("*.js"))) == 3  # 12 matches
+    url = (out / "m" / f"{slug('take4-small')}.html").as_uri()
+    loaded = "() => [...document.scripts].map(s => s.src).filter(s => s.includes('/d/'))" \
+             ".map(s => s.split('/').pop())"
+    for idx, files in ((11, ["2.js"]), (4, ["2.js", "0.js"]), (7, ["2.js", "0.js", "1.js"])):
+        page.goto(f"{url}#{idx}")
+        drawn(page, f"take4-small/{idx}")
+        record = stored_record(db, f"take4-small/{idx}")
+        shown = page.locator(".position .card").evaluate_all(
+            "cs => cs.map(c => c.dataset.value)")
+        assert shown == record["events"][0]["deck"][:4]
+        assert page.evaluate(loaded) == files
+    assert page.locator("#next-match").is_visible()
+    page.goto(f"{url}#11")
+    drawn(page, "take4-small/11")
+    assert page.locator("#next-match").is_hidden()  # the last match
+
+
+@pytest.mark.slow
+def test_a_record_that_does_not_replay_shows_its_events_in_words(db, page, tmp_path):
+    """A damaged record in the data file: the replay page says why it draws no table and
+    lists the events in words; the next match draws its table again."""
+    import shutil
+    import sqlite3
+
+    from mallows.report.data import slug
+    from mallows.results.store import Store
+
+    copy = tmp_path / "damaged.db"
+    shutil.copy(db, copy)
+    with Store(copy, readonly=True) as store:
+        record = json.loads(store.record("arsch-small/1"))
+    record["events"] = record["events"][:-5]  # cut short
+    con = sqlite3.connect(copy)
+    with con:  # stored back as plain text (codec NULL), a form the store still reads
+        con.execute("UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
+                    "WHERE id = 'arsch-small/1'", [json.dumps(record)])
+    con.close()
+    out = tmp_path / "site"
+    subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out), "--tournament",
+                    "arsch-small"], check=True, capture_output=True, cwd=REPO)
+    page.goto((out / "m" / f"{slug('arsch-small')}.html").as_uri() + "#1")
+    drawn(page, "arsch-small/1")
+    assert page.locator("#error").inner_text().startswith("No card table for this match: ")
+    assert page.locator("#drawn").is_hidden()
+    assert page.locator("#lines li").count() >= len(record["events"])
+    assert "does not match its digest" in page.locator("#notes").inner_text()
+    page.get_by_role("link", name="next match ›").click()
+    drawn(page, "arsch-small/2")
+    assert page.locator("#no-table").is_hidden() and page.locator("#table .seat").count() == 3
+
+
+class _StaticHost:
+    """The written site on a loopback web server that answers a missing address with the
+    site's 404.html, as static hosts do."""
+
+    def __init__(self, folder: Path):
+        import functools
+        import http.server
+        import threading
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def send_error(self, code, message=None, explain=None):
+                if code != 404:
+                    return super().send_error(code, message, explain)
+                body = (folder / "404.html").read_bytes()
+                self.send_response(404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+@pytest.mark.slow
+def test_the_report_on_a_web_server_and_an_older_reports_links(site, db, page):
+    """The same site put on a web server: the replay loads its data there too, and an older
+    report's address of a match (a page per match, m/<slug>/<index>.html) lands on that
+    match's replay."""
+    from mallows.report.data import slug
+
+    host = _StaticHost(site)
+    try:
+        page.goto(f"{host.base}/m/{slug('take4-small')}/2.html")
+        drawn(page, "take4-small/2")
+        assert page.url.endswith(f"/m/{slug('take4-small')}.html#2")
+        check_take4(page, stored_record(db, "take4-small/2"),
+                    "http")
+        # the old address itself answers 404 (the browser says so on its console): only that
+        assert [e for e in page.errors if "status of 404" in e] == page.errors[:1]
+        del page.errors[:1]
+    finally:
+        host.server.shutdown()
+        host.server.server_close()
 
 
 @pytest.fixture(scope="module")

@@ -94,7 +94,10 @@ def test_pages_that_no_longer_exist_are_removed(db, tmp_path):
     assert report(mine, out).exit_code == 0
     assert not (out / "t" / f"{slug('arsch-small')}.html").exists()
     assert not (out / "m" / slug("arsch-small")).exists()
+    assert not (out / "m" / f"{slug('arsch-small')}.html").exists()  # its replay page
+    assert not (out / "d" / slug("arsch-small")).exists()  # and its replay data
     assert (out / "t" / f"{slug('take4-small')}.html").exists()
+    assert (out / "d" / slug("take4-small")).is_dir()
 
 
 def test_a_folder_that_is_not_a_report_is_not_replaced(db, tmp_path):

@@ -344,6 +344,32 @@ def test_a_bot_cannot_leave_its_cpuset_and_its_processes_are_frozen_between_requ
     assert len(cpus) >= 4 and all(c == {0} for c in cpus), cpus
 
 
+def test_closing_a_frozen_bot_never_waits_on_it_whatever_its_freezer_noted():
+    """A signal can land between a freezer's write and its note of it; closing the bot must
+    still thaw it (a frozen process cannot die) instead of waiting for it forever. The note is
+    set wrong by hand here: the bot's processes are frozen, its freezer says they run."""
+    import threading
+    import time
+    copy = str(REPO / "bots" / "random.py")
+    handle = load_bot(copy).handle(ON)
+    handle.handshake(time.monotonic() + 20)  # started, answered, frozen again
+    freezer = handle.wrapped.freezer
+    if freezer is None:
+        handle.close()
+        pytest.skip("this sandbox has no freezer")
+    freezer.freeze()
+    freezer.frozen = False  # what an interrupt between the write and the note leaves
+    closer = threading.Thread(target=handle.close, daemon=True)
+    closer.start()
+    closer.join(20)
+    alive = closer.is_alive()
+    if alive:  # unstick it for the rest of the suite, then fail
+        freezer.frozen = True
+        freezer.thaw()
+        closer.join(20)
+    assert not alive, "close() waited on a frozen bot"
+
+
 def test_a_timeout_reason_says_how_much_cpu_the_bot_used():
     limits = Limits(decision_seconds=0.5, match_seconds=60.0, start_seconds=20.0)
     record, _ = play([str(REPO / "tests" / "misbehaving_bots" / "hanger.py"), "random"],

@@ -63,11 +63,18 @@ def session_members(sid: int) -> list[tuple[int, str]]:
     return out
 
 
+def interruptible() -> None:
+    """In the child before exec: Ctrl-C's default, as in a terminal. A shell's background job
+    (``cmd &``) inherits SIGINT ignored, and Python then installs no handler for it: the
+    tests' SIGINTs would be lost whatever mallows did."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(toml: Path, db: Path, workers: int) -> subprocess.Popen:
     return subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
                              "--workers", str(workers), "--quiet"], env=ray_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=interruptible)
 
 
 def wait_for(db: Path, at_least: int, proc: subprocess.Popen, timeout: float = 240,
@@ -228,7 +235,8 @@ def test_signals_at_random_moments_never_hang_a_run(tmp_path):
         before = count(db)
         proc = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
                                  "--workers", "1", "--quiet"], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                preexec_fn=interruptible)
         # a moment inside the run: once it stores matches (a signal while Python is still
         # importing kills by default, a documented limit), then anywhere in the next 1.5 s
         wait_for(db, before + 1, proc, timeout=120)
@@ -261,7 +269,7 @@ def test_sigterm_while_ray_starts_exits_143(tmp_path, long_file, command):
         proc = subprocess.Popen([MALLOWS, "compare", "random", "greedy", "--game", "take4",
                                  "--workers", "2", "--db", str(db), "--quiet"], env=ray_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=interruptible)
     deadline = time.monotonic() + 120
     while not any("raylet" in cmd for _, cmd in session_members(proc.pid)):
         assert proc.poll() is None, proc.communicate()

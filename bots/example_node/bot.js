@@ -1,5 +1,11 @@
-// example_node: a subprocess bot in JavaScript (Node.js) speaking protocol v1, JSON lines on
-// stdin/stdout, logs on stderr. Same strategy as example_python. Seeded: same seed, same play.
+// example_node: a subprocess bot in JavaScript (Node.js) speaking protocol 2 (or 1), JSON lines
+// on stdin/stdout, logs on stderr. Same strategy as example_python. Seeded: same seed, same play.
+// Protocol 2: the platform offers "protocols": [1, 2] in its hello; this bot answers 2 with its
+// history mode (parameter history=delta|full, default delta) unless given protocol=1, and then
+// each act brings the events since its last message (delta) or all of them (full) beside the
+// observation, which leaves out what the start info said once (game, seat, players, options,
+// rules or squads). The bot keeps every event (numbered n = 0, 1, ... without a gap) and
+// counts, per opponent, the drawn cards it kept (a draw, then a swap): what the events add.
 const readline = require("readline");
 
 function mulberry32(a) {  // a small seeded generator (Math.random cannot be seeded)
@@ -41,18 +47,42 @@ function choose(obs) {
   return legal[0];  // peek: the first pair
 }
 
+let protocol = 1, history = "delta", fixed = {}, story = [], kept = {}, drew = {};
+
+function fold(events) {  // add the events not seen yet (full history repeats them)
+  for (const e of events) {
+    if (e.n < story.length) continue;
+    if (e.n !== story.length) throw new Error(`event ${e.n} came, ${story.length} expected`);
+    story.push(e);
+    if (e.type === "draw") drew[e.seat] = true;
+    else if (e.type === "swap" && drew[e.seat]) kept[e.seat] = (kept[e.seat] || 0) + 1;
+    if (e.type !== "draw") drew[e.seat] = false;
+  }
+}
+
 const send = (msg) => process.stdout.write(JSON.stringify(msg) + "\n");
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const msg = JSON.parse(line);
   if (msg.type === "hello") {
-    send({ type: "hello", protocol: 1, name: "example_node", version: "1.0",
-           games: ["arschmallows", "take4"] });
+    const params = msg.params || {};
+    protocol = (msg.protocols || [1]).includes(2) && params.protocol !== "1" ? 2 : 1;
+    history = params.history || "delta";
+    send({ type: "hello", protocol, name: "example_node", version: "1.0",
+           games: ["arschmallows", "take4"], ...(protocol === 2 ? { history } : {}) });
   } else if (msg.type === "start") {
-    rand = mulberry32(msg.info.seed % 4294967296); send({ type: "ok" });
+    rand = mulberry32(msg.info.seed % 4294967296); story = []; kept = {}; drew = {};
+    const { game, seat, players, options, rules, squads } = msg.info;
+    fixed = { game, seat, players, options, rules, squads };  // what v2 observations leave out
+    send({ type: "ok" });
   } else if (msg.type === "act") {
-    send({ type: "action", action: choose(msg.observation) });
+    if (protocol === 2) fold(msg.events);
+    const obs = protocol === 2 ? { ...fixed, ...msg.observation } : msg.observation;
+    send({ type: "action", action: choose(obs) });
   } else if (msg.type === "end") {
-    console.error("result:", JSON.stringify(msg.info.result.ranks)); send({ type: "ok" });
+    if (protocol === 2) fold(msg.events);
+    console.error("result:", JSON.stringify(msg.info.result.ranks), "protocol", protocol,
+                  "events", story.length, "kept drawn cards by seat", JSON.stringify(kept));
+    send({ type: "ok" });
   } else {
     process.exit(0);  // "quit"
   }

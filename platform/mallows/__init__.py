@@ -16,5 +16,9 @@ formatted in one place) are the ground every floor stands on.
 """
 
 __version__ = "0.1.0"
-#: The agent protocol's version (bots/README.md, "Writing a bot"): the one constant.
+#: The agent protocol's version (bots/README.md, "Writing a bot"): the one constant. It stays
+#: 1: protocol 1's messages (the hello that opens every handshake, protocol-1 observations)
+#: carry it, byte for byte as before protocol 2.
 PROTOCOL_VERSION = 1
+#: Every protocol version the platform speaks (offered in hello; the bot's hello picks).
+PROTOCOL_VERSIONS = (1, 2)

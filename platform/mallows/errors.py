@@ -9,6 +9,7 @@ The tree::
     │   ├── BotError              a bot that cannot be found or loaded
     │   ├── SandboxUnavailable    no sandbox can be made here, and a bot needs one
     │   ├── TournamentError       a tournament file that cannot run as written
+    │   ├── LadderError           a ladder file, command or state refused (``mallows ladder``)
     │   ├── PinError              a rerun whose bots would run other code than its first run
     │   ├── TournamentBusy        another live process runs this tournament on this database
     │   ├── CompareError          a comparison that cannot run as asked
@@ -54,7 +55,7 @@ from typing import Sequence
 
 __all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
            "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
-           "GameConfigError", "IllegalAction", "MallowsError", "MatchFailed", "PinError",
+           "GameConfigError", "IllegalAction", "LadderError", "MallowsError", "MatchFailed", "PinError",
            "PlatformError", "RecordError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
            "NeedChance", "SecretKeyError", "BadNameError", "Terminated", "TournamentBusy",
            "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
@@ -92,6 +93,10 @@ class SandboxUnavailable(MallowsError):
 
 class TournamentError(MallowsError):
     """A tournament file that cannot be run as written; the message names the key and the fix."""
+
+
+class LadderError(MallowsError):
+    """A ladder file, a ladder command or a ladder's state refused (``mallows ladder``)."""
 
 
 class PinError(MallowsError):

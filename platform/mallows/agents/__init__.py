@@ -1,7 +1,8 @@
 """The bot side: everything between the runner and a bot's code.
 
-Owns: the protocol v1 handle the runner drives (``protocol``: ``BotHandle``, ``BotFailure``
-with its ``kind``, ``Limits``, ``InProcessBot``), finding a bot by name (``registry``: the ``Resolver`` every command and run passes explicitly;
+Owns: the protocol handle the runner drives (``protocol``: ``BotHandle``, ``BotFailure``
+with its ``kind``, ``Limits``, ``InProcessBot``), protocol 2's negotiation and deliveries
+(``history``: the start info, each seat's events delta or full, the observation), finding a bot by name (``registry``: the ``Resolver`` every command and run passes explicitly;
 ``roster``: a run's pinned shown names, the one value jobs carry), running a
 bot in its own process (``process``: ``SubprocessBot``; ``spawn``: starting its process and
 ending it for sure; ``failures``: why it failed, in words its author can act on;

@@ -1,6 +1,11 @@
 """Host one untrusted Python bot in its own process, speaking the wire format (protocol 1, or
 2 for a bot whose class says ``protocol = 2``: then ``act(observation, events)`` and
-``match_end(info)`` with ``events`` and ``reveal`` in ``info``, as in-process).
+``match_end(info)`` with ``events`` and ``reveal`` in ``info``, as in-process; its
+``history`` and ``observation`` attributes go into its hello as written). With
+``observation = "step"`` the bot gets the step observation as the wire carries it: the host
+does not fold the events into a whole observation (it imports no game, and a fold in Python
+costs about what the smaller message saves: ``benchmarks/bench_wire.py``); a bot that wants
+one folds its events with the game's ``SeatRecall`` itself (bots/README.md).
 
 Run as ``python -m mallows.agents.host TARGET [key=value ...]``. ``TARGET`` is a ``.py`` file, a
 package folder (with ``__init__.py``), or an importable ``module`` / ``module:attribute`` (what
@@ -187,6 +192,9 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                 # refuses it, saying why): it expects events that protocol 1 never sends.
                 v2 = wants == 2
                 extra = {"history": getattr(bot, "history", "delta")} if v2 else {}
+                view = getattr(bot, "observation", None) if v2 else None
+                if view is not None:  # "step" (or "full"), as written: the platform checks it
+                    extra["observation"] = view if isinstance(view, str) else repr(view)
                 write({"type": "hello", "protocol": wants if type(wants) is int else repr(wants),
                        **extra,
                        "name": str(getattr(bot, "name", os.path.splitext(

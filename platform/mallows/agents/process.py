@@ -18,6 +18,12 @@ platform sends                                          bot replies
 ``{"type":"quit"}``                                     nothing: the bot exits (status 0)
 ======================================================  ===============================================
 
+Protocol 2 (offered when ``protocols`` holds 2, as the registry's handles do; the hello then
+carries ``"protocols": [1, 2]``): a bot whose hello says ``"protocol": 2`` (with ``history``,
+and optionally ``"observation": "step"``) gets ``{"type":"act","events":[...],
+"observation":{...}}`` and ``{"type":"end","info":{...},"events":[...],"reveal":{...}}``
+(``mallows.agents.history``); a bot answering 1 is protocol 1.
+
 Any request may be answered by ``{"type":"error","message":"..."}``: the bot reports its own
 failure, and the message becomes the forfeit reason. Exactly one reply line per request.
 
@@ -89,6 +95,8 @@ class SubprocessBot:
         self.protocols = tuple(protocols)
         self.protocol = 1
         self.history: str | None = None
+        #: protocol 2's observation mode: "full" (the default) or "step" (None: protocol 1)
+        self.observation_mode: str | None = None
         self.command = list(command)
         if bot_paths is None:  # its folder and the files its command names
             bot_paths = [cwd] if cwd else []
@@ -191,7 +199,7 @@ class SubprocessBot:
     def _start_info(self, info: dict) -> dict:
         if self.protocol == 2:
             from mallows.agents.history import start_info
-            info = start_info(info, self.history or "delta")
+            info = start_info(info, self.history or "delta", self.observation_mode or "full")
         return dict(info, params=self.params)
 
     def handshake(self, deadline: float) -> dict:
@@ -333,7 +341,15 @@ class SubprocessBot:
                 f"answered the handshake with {_shown(dumps(hello))}, whose \"history\" is "
                 f"neither \"delta\" (the events since the last message, the default) nor "
                 f"\"full\" (every event of the match in each message)", kind="protocol")
-        self.protocol, self.history = proto, history
+        view = hello.get("observation", "full") if proto == 2 else None
+        if proto == 2 and view not in ("full", "step"):  # history.OBSERVATION_MODES
+            from mallows.agents.history import observation_problem
+
+            self._stop("its handshake chose no observation mode")
+            raise BotFailure(
+                f"answered the handshake with {_shown(dumps(hello))}, whose "
+                f"{observation_problem(view)}", kind="protocol")
+        self.protocol, self.history, self.observation_mode = proto, history, view
         self.hello = hello
 
     def _expect_ok(self, reply: dict, what: str) -> None:

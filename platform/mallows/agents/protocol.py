@@ -12,7 +12,8 @@ Ray worker) the runner drives it through a ``BotHandle``:
 Protocol 2 (``mallows.agents.history``): a handle whose ``protocol`` attribute is 2 once
 ``start`` returned (the bot chose it) is called ``act(observation, events)`` with the
 protocol-2 observation and the seat's events, and ``end`` gets ``events`` and ``reveal`` in its
-info; ``history`` is its mode. A handle without the attribute speaks protocol 1.
+info; ``history`` and ``observation_mode`` are its modes. A handle without the attribute
+speaks protocol 1.
 - ``close()``: release everything (a subprocess is always reaped).
 
 A handle raises ``BotFailure(reason)`` when the bot raises, crashes, exits, hangs, answers
@@ -138,6 +139,7 @@ class InProcessBot:
 
     A bot with the class attribute ``protocol = 2`` speaks protocol 2 (bots/README.md): its
     ``history`` attribute (``"delta"``, the default, or ``"full"``) says which events it gets,
+    its ``observation`` attribute (``"full"``, the default, or ``"step"``) which observation,
     ``act(observation, events)`` is called with the protocol-2 observation and its events, and
     ``match_end(info)`` gets ``events`` and ``reveal`` in ``info``; the start info is the
     protocol-2 one. The events it gets are its own copies, as they would be over a pipe."""
@@ -149,6 +151,7 @@ class InProcessBot:
         self.used = 0.0
         self.protocol = 1
         self.history: str | None = None
+        self.observation_mode: str | None = None  # protocol 2: "full" or "step"
 
     def _call(self, hook: str, args: tuple, limit: float, what: str) -> Any:
         fn = getattr(self.bot, hook, None)
@@ -170,14 +173,15 @@ class InProcessBot:
 
         protocol = getattr(self.bot, "protocol", 1)
         history = getattr(self.bot, "history", "delta") if protocol == 2 else None
-        problem = check_choice(protocol, history)
+        view = getattr(self.bot, "observation", "full") if protocol == 2 else None
+        problem = check_choice(protocol, history, observation=view)
         if problem:
             raise BotFailure(f"the bot's {problem}: a Python bot says protocol = 1 or 2 (and, "
-                             f"for 2, history = \"delta\" or \"full\") as class attributes",
-                             kind="protocol")
-        self.protocol, self.history = protocol, history
+                             f"for 2, history = \"delta\" or \"full\", observation = \"full\" "
+                             f"or \"step\") as class attributes", kind="protocol")
+        self.protocol, self.history, self.observation_mode = protocol, history, view
         if protocol == 2:
-            info = start_info(info, str(history))
+            info = start_info(info, str(history), str(view))
         self._call("match_start", (info,), self.limits.start_seconds, "the match-start hook")
 
     def act(self, observation: dict, events: list | None = None) -> Any:

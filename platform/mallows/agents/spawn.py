@@ -52,6 +52,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
     freezer = _FROZEN.pop(proc.pid, None)
     if freezer is not None:  # a frozen process dies only once thawed
         try:
+            freezer.frozen = True  # whatever it noted: thawing a running bot is harmless
             freezer.thaw()
         except OSError:
             pass

@@ -41,8 +41,9 @@ from mallows.cli import report as _report  # noqa: E402
 from mallows.cli import compare as _compare  # noqa: E402
 from mallows.cli import db as _db  # noqa: E402
 from mallows.cli import submit as _submit  # noqa: E402
+from mallows.cli import ladder as _ladder  # noqa: E402
 
-for _module in (_play, _bots, _tournament, _report, _compare, _db, _submit):
+for _module in (_play, _bots, _tournament, _report, _compare, _db, _submit, _ladder):
     _module.register(app)
 
 

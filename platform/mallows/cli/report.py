@@ -40,6 +40,33 @@ def _store(db: Path):
     return Store(db, readonly=True)
 
 
+def _ladder_view():
+    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    not read a ladder's state itself). Served pages reload every few seconds: a view is
+    computed again only when the ladder stored a match, planned an epoch or recorded an event
+    since (the whole-history fit is the costly part)."""
+    from mallows.tournaments.ladder_status import ladder_view
+
+    cache: dict = {}
+    lock = threading.Lock()
+
+    def view(store, name: str) -> dict:
+        events = store.ladders.events(name)
+        key = (str(store.path), name, store.count_matches(name),
+               len(store.ladders.epochs(name)), events[-1]["seq"] if events else 0)
+        with lock:
+            if key in cache:
+                return cache[key]
+        made = ladder_view(store, name)
+        with lock:
+            if len(cache) > 16:
+                cache.clear()
+            cache[key] = made
+        return made
+
+    return view
+
+
 def check_out_folder(out: Path) -> None:
     """Refuse an ``-o`` the site cannot be written to, before any page is rendered: a path
     under a file, a place where no folder can be made or written (a read-only or system file
@@ -70,13 +97,21 @@ def report(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
     game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
+    replay_pages: bool = typer.Option(False, "--replay-pages", help="A replay page of its own "
+                                      "per match (m/TOURNAMENT/INDEX.html, as mallows serve "
+                                      "has them) instead of one replay page per tournament "
+                                      "reading compressed data files: over ten times bigger."),
 ) -> None:
     """Write a static HTML report: leaderboards, head-to-head, rating progression, a page per
-    bot and a replay per match. It opens from the file system and works offline."""
+    bot and a replay per match. It opens from the file system and works offline.
+
+    Replays: one page per tournament, reading its matches from a few compressed data files
+    beside it (--replay-pages: a page per match instead)."""
     from mallows.report.site import Site
 
     t0 = time.perf_counter()
-    site = Site(_store(db), tournament=tournament, game=game)
+    site = Site(_store(db), tournament=tournament, game=game, replay_data=not replay_pages,
+                ladders=_ladder_view())
     check_out_folder(out)
     try:
         count = site.write(out)
@@ -116,9 +151,11 @@ def serve(
     # (``report.live``).
     local = threading.local()
     boards = LiveBoards(lambda: _store(db))
+    ladders = _ladder_view()  # one cache of ladder views, shared by the page threads
 
     def open_site() -> None:
-        local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards)
+        local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards,
+                          ladders=ladders)
 
     renderer = ThreadPoolExecutor(max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages",
                                   initializer=open_site)

@@ -65,6 +65,9 @@ def submit(
                                        "fresh secret seed, so the check cannot be foreseen)."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
+    ladder: Optional[str] = typer.Option(None, "--ladder", help="Then enter NAME@N in this "
+                                         "ladder of --db: it joins at its next epoch, at a "
+                                         "boosted rate until its place is known."),
 ) -> None:
     """Check a bot, then store an immutable snapshot of it as NAME@N (printed)."""
     from mallows.cli.bots import _console, _sandbox_line, print_problem, report_table
@@ -84,10 +87,15 @@ def submit(
                                  submitted=path)
     store = Store(db)
     console = _console()
+    if ladder is not None:  # before the check: a wrong ladder name costs nothing
+        from mallows.tournaments.ladder_run import stored_ladder
+        stored_ladder(store, ladder)
     newest = store.newest_digest(name)
     if newest is not None and newest[1] == snap.digest:
         console.print(Text(f"{name}@{newest[0]} (unchanged: the same content as the newest "
                            f"version, digest {snap.digest[:12]})"))
+        if ladder is not None:
+            _enter(store, ladder, f"{name}@{newest[0]}", console)
         typer.echo(f"{name}@{newest[0]}")
         return
     # check the very bytes that will be stored: run from the snapshot, not from PATH
@@ -119,7 +127,23 @@ def submit(
     version, new = store.add_submission(name, snap.digest, snap.files, row)
     console.print(Text(f"OK: passed {games} match(es) per game with no forfeit; stored "
                        f"{name}@{version} (digest {snap.digest[:12]})", style="bold green"))
+    if ladder is not None:
+        _enter(store, ladder, f"{name}@{version}", console)
     typer.echo(f"{name}@{version}")
+
+
+def _enter(store: Store, ladder: str, bot: str, console) -> None:
+    """``--ladder``: record the join (the ladder checks and pins it at its next epoch)."""
+    from mallows.tournaments.ladder_run import join
+    try:
+        written = join(store, ladder, bot, note="mallows bots submit --ladder")
+    except MallowsError as exc:
+        if "already" not in str(exc):
+            raise
+        console.print(Text(f"{bot} is already in ladder {ladder}"), highlight=False)
+        return
+    console.print(Text(f"entered {written} in ladder {ladder}: it joins at the ladder's next "
+                       f"epoch (mallows ladder status {ladder} shows it)"), highlight=False)
 
 
 def _game_rows(store: Store) -> list[dict]:

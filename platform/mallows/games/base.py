@@ -98,6 +98,15 @@ class Game(Protocol):
     # Optional: ``hidden_variants(state, seat, rng) -> list[State]``, copies of ``state`` that
     # differ only in what ``seat`` may not know; ``mallows.testing.games.check_game`` then
     # checks that each gives the seat the same observation (a generic leak test).
+    # Optional: ``events``, the module of the game's per-seat events (protocol 2): a
+    # ``match_events(players, options)`` giving a ``mallows.games.events.EventLog``, a
+    # ``SeatRecall(start_info)`` folding a seat's events, ``STATIC_KEYS``/``HISTORY_KEYS``/
+    # ``STEP_KEYS``, and optionally ``static(options)`` (start-info keys) and
+    # ``observation(state, seat, cache)`` (the protocol-2 observation, built directly) and
+    # ``step_observation(state, seat)`` (the ``"step"`` one: ``legal_actions`` and STEP_KEYS);
+    # ``recall_variants(state, seat, rng)`` (default ``hidden_variants``): copies differing in
+    # what the seat has never known. ``mallows.testing.events.check_events`` checks them all
+    # (perfect recall, secrecy); the platform's protocol 2 uses them (``mallows.agents.history``).
 
 
 HOOKS = ("make_options", "new_state", "replay", "summary", "describe_event", "describe_result",

@@ -31,7 +31,7 @@ MATCH_KEYS = ("protocol", "game", "options", "seat", "players")
 def slim(observation: Mapping[str, Any], dropped: Iterable[str]) -> dict:
     """The protocol-2 observation: ``observation`` without ``dropped`` keys (a new top-level
     dict; the values inside are the observation's own, shared)."""
-    drop = set(dropped)
+    drop = dropped if isinstance(dropped, frozenset) else frozenset(dropped)
     return {k: v for k, v in observation.items() if k not in drop}
 
 
@@ -56,10 +56,8 @@ class EventLog:
     def emit(self, type_: str, public: dict, private: Mapping[int, dict] | None = None) -> None:
         """Add the next match event: ``public`` keys for every seat, ``private[seat]`` for a
         seat that sees more."""
-        event = {"n": len(self.public), "type": type_}
-        event.update(public)
-        self.public.append(event)
-        self.private.append(dict(private) if private else None)
+        self.public.append({"n": len(self.public), "type": type_, **public})
+        self.private.append(private or None)  # type: ignore[arg-type]  # read-only
 
     def feed(self, state: Any) -> int:
         """Translate the engine events ``state`` recorded since the last feed; returns the
@@ -98,9 +96,9 @@ class EventLog:
     def for_seat(self, seat: int, start: int = 0) -> list[dict]:
         """Seat ``seat``'s events ``start``, ``start + 1``, ... up to the newest."""
         rendered = self._rendered[seat]
-        for k in range(len(rendered), len(self.public)):
-            private = self.private[k]
-            mine = private.get(seat) if private else None
-            rendered.append(dict(self.public[k], private=mine) if mine is not None
-                            else self.public[k])
-        return rendered[start:]
+        public, privates = self.public, self.private
+        for k in range(len(rendered), len(public)):
+            private = privates[k]
+            mine = private.get(seat) if private is not None else None
+            rendered.append(public[k] if mine is None else {**public[k], "private": mine})
+        return rendered[start:] if start else rendered[:]

@@ -69,6 +69,13 @@ def _spaces(table: Table) -> tuple[spaces.Dict, spaces.Discrete]:
     return obs, spaces.Discrete(table.codec.actions)
 
 
+def _seats(table: Table) -> tuple[list[str], dict[str, spaces.Space], dict[str, spaces.Space]]:
+    """The agents of a table (``player_0``...) and their observation and action spaces."""
+    agents = [f"player_{i}" for i in range(table.players)]
+    obs, act = _spaces(table)
+    return agents, {a: obs for a in agents}, {a: act for a in agents}
+
+
 class MallowsAEC(AECEnv):
     """A mallows game as a PettingZoo AEC environment (see the module docstring)."""
 
@@ -83,11 +90,8 @@ class MallowsAEC(AECEnv):
         self.metadata = dict(self.metadata, name=f"mallows_{game}_v0",
                              is_parallelizable=game == "take4")
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self.possible_agents, self.observation_spaces, self.action_spaces = _seats(self.table)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        obs, act = _spaces(self.table)
-        self.observation_spaces = {a: obs for a in self.possible_agents}
-        self.action_spaces = {a: act for a in self.possible_agents}
         self._seeds = _Seeds()
         self.match_seed: int | None = None
 
@@ -161,11 +165,8 @@ class Take4Parallel(ParallelEnv):
                  render_mode: str | None = None):
         self.table = Table("take4", players, None, options)
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self.possible_agents, self.observation_spaces, self.action_spaces = _seats(self.table)
         self.agents: list[str] = []
-        obs, act = _spaces(self.table)
-        self.observation_spaces = {a: obs for a in self.possible_agents}
-        self.action_spaces = {a: act for a in self.possible_agents}
         self._seeds = _Seeds()
         self.match_seed: int | None = None
 

@@ -5,7 +5,16 @@ Paths (all links relative, so the written folder opens from the file system):
 ``g/<game>.html`` (a game over all its tournaments); ``b/<bot slug>.html`` (with the bot's
 submitted versions, each linked to its own page);
 ``t/<tournament slug>/<n>.html`` (page n >= 1 of its match list, ``MATCHES_PER_PAGE`` a page);
-``m/<tournament slug>/<index>.html`` (a match replay); ``static/<file>`` (CSS, JS).
+``m/<tournament slug>.html#<index>`` (the tournament's one replay page: it draws the match
+named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``; what
+``report`` writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
+``serve``, where ``m/<tournament slug>.html#<index>`` leads to it, and ``report
+--replay-pages``); ``404.html`` (report: sends an older report's
+per-match address to the tournament's replay page); ``l/<ladder slug>.html`` (a standing
+ladder: standings with intervals, questions, newcomers, recent matches; its view is computed by
+the ``ladders`` function the command line hands in, since a ladder's state is the
+tournaments' business) and ``l/<ladder slug>.json`` (the same view as JSON);
+``static/<file>`` (CSS, JS).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
 ``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
@@ -89,10 +98,15 @@ class Site:
 
     def __init__(self, store: ResultStore, tournament: str | None = None,
                  game: str | None = None, live: bool = False, refresh: int = 5,
-                 boards=None):
+                 boards=None, replay_data: bool = False,
+                 ladders: Callable[[ResultStore, str], dict] | None = None):
         self.store, self.live, self.refresh = store, live, refresh
+        self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
+        # replays: a tournament's data files and one page (report), or a page per match
+        self.replay_data = replay_data
         self.env = _env()
+        self.env.globals["replay_href"] = self.replay_href
         self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
         self.only, self.game = tournament, game
         tours = store.tournaments()
@@ -104,6 +118,12 @@ class Site:
             games = sorted({t["game"] for t in tours})
             raise MallowsError(f"no {game!r} tournaments in {store.path} (games: "
                                f"{', '.join(games) or 'none'}): check --game")
+
+    def replay_href(self, root: str, tournament: str, idx: int | str) -> str:
+        """The link to a match's replay, in this site's kind of replays."""
+        if self.replay_data:
+            return f"{root}m/{data.slug(tournament)}.html#{idx}"
+        return f"{root}m/{data.slug(tournament)}/{idx}.html"
 
     @property
     def names(self) -> list[str]:
@@ -119,6 +139,27 @@ class Site:
 
     def games(self) -> list[str]:
         return [] if self.only else sorted({t["game"] for t in self.tournaments()})
+
+    def ladders(self) -> list[str]:
+        """The shown tournaments that are standing ladders (with a view to show them)."""
+        if self.ladder_view is None:
+            return []
+        out = []
+        for name in self.names:
+            row = self.store.tournament(name)
+            if row is not None and json.loads(row["definition"]).get("kind") == "ladder":
+                out.append(name)
+        return out
+
+    def ladder_page(self, name: str) -> str:
+        assert self.ladder_view is not None
+        view = self.ladder_view(self.store, name)
+        return self._page("ladder.html", 1, title=f"ladder {name}", v=view,
+                          running=not view["finished"])
+
+    def ladder_json(self, name: str) -> bytes:
+        assert self.ladder_view is not None
+        return json.dumps(self.ladder_view(self.store, name), indent=1).encode()
 
     def board(self, scope: str, name: str) -> data.Board:
         return self._board_and_charts(scope, name)[0]
@@ -163,7 +204,8 @@ class Site:
             tours.append(dict(t, leader=leader))
             running |= t["done"] < t["total"]
         return self._page("index.html", 0, title="results", tournaments=tours,
-                          games=self.games(), bots=self.bots(), running=running)
+                          games=self.games(), bots=self.bots(), running=running,
+                          ladders=self.ladders())
 
     def board_page(self, scope: str, name: str) -> str:
         b, charts = self._board_and_charts(scope, name)
@@ -258,7 +300,12 @@ class Site:
             out.append(dict(r, shown=shown, current=shown == bot, page=shown in pages))
         return out
 
-    def replay_page(self, tournament: str, idx: int) -> str | None:
+    def match_view(self, tournament: str, idx: int) -> dict | None:
+        """What a replay shows of match ``idx`` of ``tournament`` (None: no such match): its
+        ``id``, ``game``, ``rules``, ``seed``, ``players`` (base names), ``rounds``, the result
+        table (``headers``, ``rows``), ``notes``, and either ``frames`` (``compact`` deltas, one
+        frame per event) or, for a record the engine does not replay, ``error`` and ``lines``
+        (the events in words). ``record``: the record as shown."""
         match_id = f"{tournament}/{idx}"
         from mallows.errors import DamagedRecord
 
@@ -279,26 +326,64 @@ class Site:
             headers, rows, notes = [], [], [f"no summary: {exc}"]
         if damage:
             notes = [f"damaged: {damage}"] + list(notes)
-        meta = {"game": record.get("game"), "players": [data.short_bot(p) for p in
-                                                         record.get("players", [])],
-                "rounds": record.get("options", {}).get("rounds")}
-        if record.get("game") == "take4":
-            from mallows.games.take4.cards import SQUAD_OF, SQUADS
-            meta["squads"] = [[s, list(m)] for s, m in SQUADS.items()]
-            meta["squad_of"] = SQUAD_OF
-        error, steps, frames_json, lines = None, 0, "[]", []
+        error, deltas, lines = None, [], []
         try:
-            fs = frames(record)
-            steps = len(fs)
-            frames_json = _script_json(compact(fs))
+            deltas = compact(frames(record))
         except (ReplayMismatch, MallowsError) as exc:  # no table: the events in words
             error = str(exc)
             lines = _event_lines(match_id, record)
-        return self._page("replay.html", 2, title=f"match {match_id}", match_id=match_id,
+        return {"id": match_id, "game": record.get("game"), "rules": record.get("rules"),
+                "seed": record.get("seed"), "players": record["players"],
+                "rounds": (record.get("options") or {}).get("rounds"),
+                "headers": list(headers), "rows": [list(r) for r in rows], "notes": list(notes),
+                "error": error, "lines": lines, "frames": deltas, "record": record}
+
+    @staticmethod
+    def _game_meta(game: str | None) -> dict:
+        """What the replay page needs of a game beyond a match's frames."""
+        if game != "take4":
+            return {}
+        from mallows.games.take4.cards import SQUAD_OF, SQUADS
+        return {"squads": [[s, list(m)] for s, m in SQUADS.items()], "squad_of": SQUAD_OF}
+
+    def replay_page(self, tournament: str, idx: int) -> str | None:
+        """One match's own replay page (``serve``; ``report --replay-pages``)."""
+        view = self.match_view(tournament, idx)
+        if view is None:
+            return None
+        record = view["record"]
+        meta = {"game": view["game"], "players": view["players"], "rounds": view["rounds"],
+                **self._game_meta(view["game"])}
+        return self._page("replay.html", 2, title=f"match {view['id']}", match_id=view["id"],
                           tournament=tournament, idx=idx, record=record,
-                          result_headers=headers, result_rows=rows, notes=notes, error=error,
-                          lines=lines,
-                          steps=steps, frames_json=frames_json, meta_json=_script_json(meta))
+                          result_headers=view["headers"], result_rows=view["rows"],
+                          notes=view["notes"], error=view["error"], lines=view["lines"],
+                          steps=len(view["frames"]), frames_json=_script_json(view["frames"]),
+                          meta_json=_script_json(meta))
+
+    def replay_files(self, tournament: str) -> Iterator[tuple[str, bytes]]:
+        """A tournament's replays as the report writes them by default: its data files
+        (``replay_data``), then the one replay page that draws any of its matches
+        (``m/<slug>.html#<index>``)."""
+        from mallows.report.replay_data import Chunks, drawn
+
+        slug = data.slug(tournament)
+        chunks = Chunks(slug)
+        game = next((t["game"] for t in self.store.tournaments() if t["name"] == tournament),
+                    None)
+        for m in self.store.match_summaries(tournament):
+            view = self.match_view(tournament, m["idx"])
+            if view is None:
+                continue
+            view.pop("record")
+            view["frames"] = drawn(view["frames"])
+            yield from chunks.add(m["idx"], view)
+        yield from chunks.close()
+        index = {"slug": slug, "tournament": tournament, "game": game,
+                 "chunks": chunks.index, **self._game_meta(game)}
+        page = self._page("replays.html", 1, title=f"{tournament}: replays",
+                          tournament=tournament, index_json=_script_json(index))
+        yield f"m/{slug}.html", page.encode()
 
     # -- paths --------------------------------------------------------------------------------
     def paths(self) -> Iterator[str]:
@@ -307,14 +392,18 @@ class Site:
             yield f"t/{data.slug(name)}.html"
         for g in self.games():
             yield f"g/{g}.html"
+        for name in self.ladders():
+            yield f"l/{data.slug(name)}.html"
+            yield f"l/{data.slug(name)}.json"
         for bot in self.bots():
             yield f"b/{data.slug(bot)}.html"
         for name in self.names:
             for page in range(1, -(-self.store.count_matches(name) // MATCHES_PER_PAGE)):
                 yield f"t/{data.slug(name)}/{page}.html"
-        for name in self.names:
-            for m in self.store.match_summaries(name):
-                yield f"m/{data.slug(name)}/{m['idx']}.html"
+        if not self.replay_data:  # else: written by replay_files
+            for name in self.names:
+                for m in self.store.match_summaries(name):
+                    yield f"m/{data.slug(name)}/{m['idx']}.html"
         for f in STATIC:
             yield f"static/{f}"
 
@@ -334,11 +423,28 @@ class Site:
                     return None
                 found: str = name
                 return lambda: self.board_page("tournament", found)
+            if parts[0] == "l":
+                ladder = next((n for n in self.ladders() if data.slug(n) == key), None)
+                if ladder is None:
+                    return None
+                shown: str = ladder
+                return lambda: self.ladder_page(shown)
             if parts[0] == "g" and key in self.games():
                 return lambda: self.board_page("game", key)
             if parts[0] == "b":
                 bot = next((b for b in self.bots() if data.slug(b) == key), None)
                 return None if bot is None else (lambda: self.bot_page(bot))
+            if parts[0] == "m" and not self.replay_data \
+                    and any(data.slug(n) == key for n in self.names):
+                # a report's replay address (m/<slug>.html#<index>) where each match has a
+                # page of its own (serve): sent on to that page
+                return lambda: self._page("to_replay.html", 1, title="replay", slug=key)
+        if len(parts) == 2 and parts[0] == "l" and parts[1].endswith(".json"):
+            as_json = next((n for n in self.ladders() if data.slug(n) == parts[1][:-5]), None)
+            if as_json is None:
+                return None
+            viewed: str = as_json
+            return lambda: self.ladder_json(viewed)
         if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
                 and parts[2][:-5].isdigit():
             listed = next((n for n in self.names if data.slug(n) == parts[1]), None)
@@ -353,6 +459,17 @@ class Site:
                 return lambda: self.replay_page(name, int(idx))
         return None
 
+    def _contents(self) -> Iterator[tuple[str, str | bytes]]:
+        for path in self.paths():
+            page = self.resolve(path)
+            content = page() if page is not None else None
+            if content is not None:
+                yield path, content
+        if self.replay_data:
+            for name in self.names:
+                yield from self.replay_files(name)
+            yield "404.html", self._page("missing.html", 0, title="no such page")
+
     def write(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
         """Write every page into a new folder beside ``out`` and move it into place whole
         (``publish``: a killed report leaves the old site; pages no longer in the database
@@ -362,11 +479,7 @@ class Site:
 
     def _write_pages(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
         count = 0
-        for path in self.paths():
-            page = self.resolve(path)
-            content = page() if page is not None else None
-            if content is None:
-                continue
+        for path, content in self._contents():
             target = out / path
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(target.name + ".tmp")

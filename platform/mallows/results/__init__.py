@@ -5,10 +5,12 @@ a tournament object; ``Store(path, readonly=True)`` never writes; its modules: `
 ``core``, ``reading``, ``submissions``) and the ratings (``ratings``: pure functions from
 results to leaderboards; TrueSkill's parameters, checks and columns), and place statistics
 (``stats``: mean places with their 95% intervals; ``seats``: seat effects, the deal as the
-unit; pure functions), and the one leaderboard every table shows (``leaderboard``: rows of the
+unit; pure functions), the whole-history rating (``plackett_luce``: one Plackett-Luce fit
+over every match at once, independent of their order, with rating and rank intervals; pure
+functions), and the one leaderboard every table shows (``leaderboard``: rows of the
 bots that played, ranked over those rows). Their written interfaces,
 ``ResultStore``, ``MatchRow`` and ``RatingSystem``, are in ``interface``.
 
-May import: ``mallows.errors`` and ``mallows.botname`` only (and the standard library, sqlite-utils, trueskill). Nothing
+May import: ``mallows.errors`` and ``mallows.botname`` only (and the standard library, sqlite-utils, trueskill, numpy). Nothing
 of ``games``, ``agents``, ``tournaments`` or ``cli``.
 """

@@ -47,6 +47,8 @@ class ResultStore(Protocol):
 
     path: Path
     readonly: bool
+    #: a standing ladder's epochs, tables and events (``store.ladders.Ladders``'s methods)
+    ladders: Any
 
     def close(self) -> None: ...
     def schema_version(self) -> int: ...

@@ -56,6 +56,10 @@ class Watch:
     def history(self) -> str | None:
         return getattr(self.inner, "history", None)
 
+    @property
+    def observation_mode(self) -> str | None:
+        return getattr(self.inner, "observation_mode", None)
+
     def act(self, observation: dict, *events: Any) -> Any:
         self.last_obs, self.last_answer = observation, NO_ANSWER
         self.decisions += 1

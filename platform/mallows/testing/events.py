@@ -15,6 +15,10 @@ What it checks, for every rule set, every player count and each seed given, over
   ``recall_variants``, else ``hidden_variants``) must give the seat the very same events from
   the start, translated afresh; an event that carries another seat's private value or the
   deck's order is caught;
+- the protocol-2 observation a game builds itself (``events.observation``, optional) is its
+  observation without the keys fixed for the match (and ``HISTORY_KEYS``), and its ``"step"``
+  observation (``events.step_observation``, optional) is its observation's ``legal_actions``
+  and ``STEP_KEYS``: with the fold, the whole observation again;
 - the final reveal is JSON data.
 
 ``check_registry()`` runs it over every registered game that has an event view.
@@ -104,6 +108,12 @@ def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
     cursors = [0] * n
     skip = set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | \
         set(getattr(ev, "STEP_KEYS", ())) | {"legal_actions"}
+    direct = getattr(ev, "observation", None)
+    step_direct = getattr(ev, "step_observation", None)
+    step_keys = ("legal_actions",) + tuple(getattr(ev, "STEP_KEYS", ()))
+    cache: dict = {}
+    dropped = set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | \
+        set(getattr(ev, "HISTORY_KEYS", ()))
     decisions = 0
     while not state.is_terminal():
         seats = list(state.to_move())
@@ -118,6 +128,16 @@ def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
             cursors[seat] += len(batch)
             recalls[seat].add(batch)
             obs = step[seat]
+            if direct is not None:  # the game builds protocol 2's observation itself
+                v2 = _json(direct(state, seat, cache), here)
+                if v2 != _json({k: v for k, v in obs.items() if k not in dropped}, here):
+                    _fail(here, "the game's protocol-2 observation (events.observation) is not "
+                                "its observation without the keys fixed for the match")
+            if step_direct is not None:
+                step_obs = _json(step_direct(state, seat), here)
+                if step_obs != _json({k: obs[k] for k in step_keys if k in obs}, here):
+                    _fail(here, "the game's step observation (events.step_observation) is not "
+                                "its observation's legal_actions and STEP_KEYS")
             expected = {k: v for k, v in obs.items() if k not in skip}
             folded = recalls[seat].observation()
             if _json(folded, here) != _json(expected, here):

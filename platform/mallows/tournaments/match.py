@@ -94,19 +94,31 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
         # Protocol 2 (the seats whose bot chose it): their events and observations
         modes = [getattr(bot, "history", None) if getattr(bot, "protocol", 1) == 2 else None
                  for bot in bots]
-        story = Story(game, n, state.options, modes) if any(modes) else None
+        views = [getattr(bot, "observation_mode", None) if mode else None
+                 for bot, mode in zip(bots, modes)]
+        story = Story(game, n, state.options, modes, views) if any(modes) else None
 
         decisions = [0] * n
         while not state.is_terminal():
             seats = state.to_move()
-            observations = [state.observation(s) for s in seats]
+            batches: dict[int, list] = {}  # protocol-2 seats: their events, taken step-wise
+            if story is None:
+                observations = [state.observation(s) for s in seats]
+            else:
+                observations = []
+                for s in seats:
+                    if modes[s] is not None and forfeits[s] is None:
+                        obs, batches[s] = story.deliver(s, state)
+                    else:
+                        obs = state.observation(s)
+                    observations.append(obs)
             for seat, obs in zip(seats, observations):
                 decisions[seat] += 1
                 if forfeits[seat] is None:
                     answer: Any = None
                     try:
-                        if story is not None and modes[seat]:
-                            answer = bots[seat].act(*story.deliver(seat, state, obs))
+                        if seat in batches:  # protocol 2: the observation and its events
+                            answer = bots[seat].act(obs, batches[seat])
                         else:
                             answer = bots[seat].act(obs)
                         state.apply(seat, answer)

@@ -64,15 +64,17 @@ def _with_params(shown: str, spec) -> str:
 
 
 def pin_bots(store: ResultStore, name: str, bots, total: int, resolver: Resolver | None = None,
-             kind: str = "tournament") -> Pins:
+             kind: str = "tournament", extend: bool = False) -> Pins:
     """Pin (first run) or check (rerun) the bots of ``name`` (a tournament or comparison
     registered in ``store`` with ``total`` scheduled matches), resolving the names as written
     with ``resolver`` (default: the registry and ``store``'s submissions). A first run refused
-    here leaves no trace of it (the file can be fixed and run again under the same name)."""
+    here leaves no trace of it (the file can be fixed and run again under the same name).
+    ``extend``: a name not pinned yet is pinned now (a ladder's entrant joining), the pinned
+    ones checked as on a rerun."""
     resolver = resolver if resolver is not None else Resolver(store)
     first = not store.pins(name)
     try:
-        return _pin(store, name, tuple(bots), total, resolver, kind)
+        return _pin(store, name, tuple(bots), total, resolver, kind, extend)
     except MallowsError:
         if first and store.count_matches(name) == 0 and not store.pins(name):
             store.delete_tournament(name)
@@ -80,16 +82,17 @@ def pin_bots(store: ResultStore, name: str, bots, total: int, resolver: Resolver
 
 
 def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolver: Resolver,
-         kind: str) -> Pins:
+         kind: str, extend: bool = False) -> Pins:
     stored = {p["bot"]: p for p in store.pins(run)}
     first = not stored
-    pins, snapshots, changed = [], {}, []
+    pins, snapshots, changed, new = [], {}, [], []
     for name in bots:
-        if not first and name not in stored:
+        if not first and name not in stored and not extend:
             raise PinError(f"{kind} {run!r} in {store.path} pinned {', '.join(stored)}, not "
                            f"{name!r}: give it a new name")
         now = _current(resolver, name, stored.get(name))
-        if first:
+        if first or name not in stored:
+            new.append(now)
             submitted = None if now["origin"] == "shipped" else store.submission_of(now["digest"])
             if now["display"] is None and submitted is not None:
                 # the very code of a submitted version: shown (and rated) as that version
@@ -125,9 +128,9 @@ def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolv
         which = [p["bot"] for p in pins if p["display"] in dupes]
         raise PinError(f"`bots` lists {', '.join(map(repr, which))}, which are the same code "
                        f"with the same parameters ({', '.join(sorted(dupes))}): list it once")
-    if first:
+    if new:
         store.add_pins(run, [{k: v for k, v in p.items() if k not in ("files", "spec")}
-                                for p in pins], snapshots)
+                                for p in new], snapshots)
     entries = []
     for p in pins:
         if p["snapshot"]:

@@ -238,8 +238,8 @@ def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=Non
 
 
 def execute(plan: Plan, store, executor, stop: StopRule | None = None,
-            on_start: Callable | None = None, on_outcome: Callable | None = None
-            ) -> RunSummary:
+            on_start: Callable | None = None, on_outcome: Callable | None = None,
+            rate: bool = True) -> RunSummary:
     """Play every scheduled match of ``plan`` not yet in ``store``, until ``stop`` (if any)
     decides. ``on_start(total, already)`` and ``on_outcome(outcome, spec, live)`` (once per
     match, as it arrives) drive a progress display; ``live`` is a ``LiveRatings``:
@@ -252,7 +252,9 @@ def execute(plan: Plan, store, executor, stop: StopRule | None = None,
     Each batch the executor hands back is committed in one transaction before anything else
     happens to it; rating runs in a thread beside it. When ``stop`` decides, the executor's
     stream is left: what is still in flight is abandoned. A match that fails is reported
-    after the run (``MatchFailed``); with a stop rule, the run stops at it."""
+    after the run (``MatchFailed``); with a stop rule, the run stops at it. ``rate=False``
+    (a ladder's epoch: it refits everything itself and stores its leaderboard once, at the
+    end of its run) leaves the stored matches unread and the stored leaderboard as it is."""
     from mallows.tournaments.live import LiveRatings
 
     t0 = time.perf_counter()
@@ -271,7 +273,7 @@ def execute(plan: Plan, store, executor, stop: StopRule | None = None,
         finally:
             reader.close()
 
-    live = LiveRatings(rater, stored if summary.already else None)
+    live = LiveRatings(rater, stored if summary.already and rate else None)
     if on_start:
         on_start(summary.total, summary.already)
     in_flight: dict = {}  # index -> spec, for jobs handed to the executor
@@ -316,8 +318,9 @@ def execute(plan: Plan, store, executor, stop: StopRule | None = None,
     finally:
         rater = live.finish()
         r0 = time.perf_counter()
-        covered = rater.rated == store.count_matches(plan.name)
-        refresh_ratings(store, plan.name, rater.rows() if covered else None)
+        if rate:
+            covered = rater.rated == store.count_matches(plan.name)
+            refresh_ratings(store, plan.name, rater.rows() if covered else None)
         summary.ratings_seconds += live.seconds + time.perf_counter() - r0
         summary.wall = time.perf_counter() - t0
     if failure is not None:

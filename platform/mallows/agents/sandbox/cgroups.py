@@ -279,8 +279,10 @@ class BotCgroup:
         """Stop every process of the bot (the kernel finishes it at once, asynchronously)."""
         fd = self._state_fd
         if fd is not None and not self.frozen:
-            os.pwrite(fd, b"FROZEN" if not self._v2_freezer() else b"1", 0)
+            # noted first: an interrupt landing between the two leaves ``frozen`` True, so a
+            # later thaw (a kill's, say) writes the thaw; never a frozen bot noted as running
             self.frozen = True
+            os.pwrite(fd, b"FROZEN" if not self._v2_freezer() else b"1", 0)
 
     def thaw(self) -> None:
         """Let the bot's processes run again; notes ``cpu_seconds()`` then (``cpu_at_thaw``)."""

@@ -53,6 +53,7 @@ class SignalFreezer:
     def freeze(self) -> None:
         if self.frozen:
             return
+        self.frozen = True  # first, as BotCgroup.freeze does: an interrupt mid-way still thaws
         stopped: set[int] = set()
         for _ in range(64):  # a sweep that stops nothing new ends it
             fresh = [p for p in tree(self.init) if p != self.init and p not in stopped]
@@ -65,7 +66,6 @@ class SignalFreezer:
                     pass
                 stopped.add(p)
         self._stopped = sorted(stopped)
-        self.frozen = True
 
     def thaw(self) -> None:
         if self.frozen:

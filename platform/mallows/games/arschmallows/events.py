@@ -31,7 +31,12 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from mallows.games.arschmallows.cards import ACTION_VALUES
-from mallows.games.events import EventLog
+from mallows.games.arschmallows.observation import build_observation
+from mallows.games.events import MATCH_KEYS, EventLog
+
+__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
+           "SeatRecall", "match_events", "observation", "recall_variants", "static",
+           "step_observation"]
 
 #: the protocol-1 observation's keys a protocol-2 observation leaves out (besides
 #: ``mallows.games.events.MATCH_KEYS``): fixed for the match, in the start info.
@@ -41,8 +46,6 @@ HISTORY_KEYS: tuple[str, ...] = ()
 #: the observation's keys a fold does not rebuild: they say whose step it is and what is
 #: decided, and every decision's observation carries them
 STEP_KEYS = ("phase", "current_seat", "turn", "extra_turns")
-#: event types that show every seat cards it did not know, by the rules (scoring)
-REVEAL_EVENTS = ("round_end",)
 
 _USE = ("swap", "refuse", "spy", "exchange", "play_twice", "get_rid")
 
@@ -70,18 +73,18 @@ class ArschmallowsEvents(EventLog):
     def begin_batch(self, batch: Sequence[dict], state: Any) -> None:
         # The deal being played (the batch's last) reads its values from the state itself, so
         # that a copy of the state with other hidden values (mallows.testing) is followed too.
-        self._current_deal = max((k for k, e in enumerate(batch) if e.get("type") == "deal"),
-                                 default=-1)
-        self._batch_index = 0
+        live = None
+        for event in batch:
+            if event.get("type") == "deal":
+                live = event
+        self._live_deal = live
 
     def translate(self, event: dict, state: Any) -> None:
         kind = event.get("type")
-        index = self._batch_index
-        self._batch_index += 1
         if kind == "action":
             self._action(event["seat"], event["action"])
         elif kind == "deal":
-            live = index == self._current_deal and getattr(state, "round", None) == event["round"] \
+            live = event is self._live_deal and getattr(state, "round", None) == event["round"] \
                 and not state.is_terminal()
             self._deal(event, state.values if live else event["deck"], state)
         elif kind == "reshuffle":
@@ -216,6 +219,28 @@ def recall_variants(state: Any, seat: int, rng: Any, count: int = 2) -> list:
     return hidden_variants(state, seat, rng, count, keep=view.recycled)
 
 
+_DROP = frozenset(MATCH_KEYS) | frozenset(STATIC_KEYS) | frozenset(HISTORY_KEYS)
+
+
+def observation(state: Any, seat: int, cache: dict) -> dict:
+    """The protocol-2 observation of ``seat``, built directly (the protocol-1 one without the
+    keys fixed for the match). ``cache``: the caller's, one per match."""
+    full = state.round_base[seat]
+    kept = cache.get(seat)
+    if kept is None or kept[0] is not full:
+        kept = cache[seat] = (full, {k: v for k, v in full.items() if k not in _DROP})
+    return build_observation(state, seat, kept[1])
+
+
+def step_observation(state: Any, seat: int) -> dict:
+    """The protocol-2 ``"step"`` observation of ``seat``: ``legal_actions`` and ``STEP_KEYS``
+    only, as in its full observation (the rest is its events' fold, ``SeatRecall``)."""
+    mine = seat == state.current
+    return {"phase": state.phase, "legal_actions": state.legal_actions(seat),
+            "extra_turns": state.extra if mine else 0, "current_seat": state.current,
+            "turn": state.turns}
+
+
 def static(options: Mapping[str, Any]) -> dict:
     """The start info's game-specific keys (the observation's fixed ``rules``)."""
     return {"rules": options["rules"]}
@@ -227,7 +252,8 @@ def _slot(face_up: bool, value: int | None) -> dict:
 
 class SeatRecall:
     """One seat's knowledge, folded from its events (perfect recall): ``add(events)``, then
-    ``observation()``. ``info`` is the start info (``seat``, ``players``, ``options``)."""
+    ``observation()`` (or ``full_observation(step)`` for a bot sent the ``"step"``
+    observation). ``info`` is the start info (``seat``, ``players``, ``options``)."""
 
     def __init__(self, info: Mapping[str, Any]):
         self.seat = int(info["seat"])
@@ -347,3 +373,11 @@ class SeatRecall:
             "caller": self.caller,
             "final_turns": self.final,
         }
+
+    def full_observation(self, step: Mapping[str, Any]) -> dict:
+        """The seat's whole protocol-2 observation, from its fold and the ``"step"``
+        observation it was just sent (``legal_actions`` and ``STEP_KEYS``): what
+        ``observation: "full"`` would have sent."""
+        out = self.observation()
+        out.update(step)
+        return out

@@ -96,9 +96,11 @@ def round_base(state: "ArschmallowsState", seat: int) -> dict:
     }
 
 
-def build_observation(state: "ArschmallowsState", seat: int) -> dict:
-    """The observation for ``seat``: the public state plus exactly what ``seat`` knows."""
-    obs = state.round_base[seat].copy()
+def build_observation(state: "ArschmallowsState", seat: int, base: dict | None = None) -> dict:
+    """The observation for ``seat``: the public state plus exactly what ``seat`` knows.
+    ``base``: the keys fixed for the round to start from (default ``state.round_base[seat]``;
+    protocol 2 passes it without the keys fixed for the match, ``events.observation``)."""
+    obs = (state.round_base[seat] if base is None else base).copy()
     obs["phase"] = state.phase
     obs["legal_actions"] = state.legal_actions(seat)
     obs["rows"] = state.knowledge.rows(seat, state.rows, state.up)

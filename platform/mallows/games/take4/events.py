@@ -11,21 +11,54 @@ shown only once every seat has picked, so no event has a private part:
   winner, the others go under the deck;
 - ``game_end``: ``reason``, ``winners``.
 
-The final reveal (protocol 2's ``end``) is the deck's order: ``{"deck": [...]}``, top first.
+The final reveal (protocol 2's ``end``) is empty: the rules never show the deck's order, and
+showing it at the end would tell a bot the cards of the same deal's other seatings.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from mallows.games.events import EventLog
+import marshal
+
+from mallows.games.events import MATCH_KEYS, EventLog
+from mallows.games.take4 import observation as _observation
 from mallows.games.take4.cards import DECK, SQUADS
+
+__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
+           "SeatRecall", "match_events", "observation", "static", "step_observation"]
 
 STATIC_KEYS = ("squads",)
 #: the protocol-1 observation's ``history`` is what the events tell: protocol 2 leaves it out
 HISTORY_KEYS = ("history",)
 STEP_KEYS = ("phase",)
-REVEAL_EVENTS: tuple[str, ...] = ()
+
+
+_DROP = frozenset(MATCH_KEYS) | frozenset(STATIC_KEYS) | frozenset(HISTORY_KEYS)
+
+
+def observation(state: Any, seat: int, cache: dict) -> dict:
+    """The protocol-2 observation of ``seat``, built directly: the round's public part without
+    the keys fixed for the match and the history, serialised once per round (as
+    ``observation.snapshot``) and copied per seat. ``cache``: the caller's, one per match."""
+    kept = cache.get("round")
+    if kept is None or kept[0] != (state.round, state.is_terminal()):
+        public = _observation.public(state)
+        kept = cache["round"] = ((state.round, state.is_terminal()),
+                                 marshal.dumps({k: v for k, v in public.items()
+                                                if k not in _DROP}))
+    obs = marshal.loads(kept[1])
+    if seat not in state.to_move():
+        obs["legal_actions"] = []
+    return obs
+
+
+def step_observation(state: Any, seat: int) -> dict:
+    """The protocol-2 ``"step"`` observation of ``seat``: ``legal_actions`` and ``STEP_KEYS``
+    only, as in its full observation (the rest is its events' fold, ``SeatRecall``)."""
+    legal = ([{"type": "pick", "position": p} for p in state.legal_positions()]
+             if seat in state.to_move() else [])
+    return {"phase": _observation.PHASE, "legal_actions": legal}
 
 
 def static(options: Mapping[str, Any]) -> dict:
@@ -84,9 +117,6 @@ class Take4Events(EventLog):
         self.remaining -= sum(1 for card in positions if card is not None)
         self.emit("round", {"round": r, "positions": list(positions), "deck": self.remaining})
 
-    def reveal(self, state: Any) -> dict:
-        return {"deck": list(state.deck)}
-
 
 def match_events(players: int, options: Mapping[str, Any]) -> Take4Events:
     """The event view of a new match (fed the state after each transition)."""
@@ -94,7 +124,8 @@ def match_events(players: int, options: Mapping[str, Any]) -> Take4Events:
 
 
 class SeatRecall:
-    """One seat's knowledge folded from its events: ``add(events)``, ``observation()``."""
+    """One seat's knowledge folded from its events: ``add(events)``, ``observation()`` (or
+    ``full_observation(step)`` for a bot sent the ``"step"`` observation)."""
 
     def __init__(self, info: Mapping[str, Any]):
         self.players = int(info["players"])
@@ -139,3 +170,12 @@ class SeatRecall:
         return {"round": self.round, "positions": list(self.positions),
                 "collections": [list(c) for c in self.collections], "deck": self.deck,
                 "history": [dict(h) for h in self.history]}
+
+    def full_observation(self, step: Mapping[str, Any]) -> dict:
+        """The seat's whole protocol-2 observation, from its fold and the ``"step"``
+        observation it was just sent (``phase``, ``legal_actions``): what ``observation:
+        "full"`` would have sent (protocol 2 leaves ``history`` to the events)."""
+        out = {"round": self.round, "positions": list(self.positions),
+               "collections": [list(c) for c in self.collections], "deck": self.deck}
+        out.update(step)
+        return out

@@ -1,29 +1,35 @@
 // The replay page: draws the frames computed in Python (one per record event) as a card
 // table. No game rule lives here: every number comes from the engine's replay of the record.
 // Frames arrive as deltas (a key only when it changed; in "rows", null for an unchanged seat).
+// Two kinds of page: a match's own page (its frames embedded: #frames, #meta), or a
+// tournament's one replay page (#replay-index) that draws the match named after "#" in its
+// address from the tournament's data files (report/replay_data.py): scripts that hand over
+// gzip-compressed, base64-encoded lines, one match a line; scripts, not fetch, so the page
+// works from the file system too.
 (function () {
   "use strict";
-  var meta = JSON.parse(document.getElementById("meta").textContent);
-  var deltas = JSON.parse(document.getElementById("frames").textContent);
-  var frames = [], state = {};
-  deltas.forEach(function (d) {
-    var next = Object.assign({}, state);
-    Object.keys(d).forEach(function (k) {
-      if (k === "rows" && state.rows) {
-        next.rows = d.rows.map(function (r, i) { return r === null ? state.rows[i] : r; });
-      } else {
-        next[k] = d[k];
-      }
-    });
-    frames.push(next);
-    state = next;
-  });
-  var names = meta.players;
+  var meta = {}, names = [], frames = [], current = 0;
   var slider = document.getElementById("slider");
   var viewSelect = document.getElementById("view");
   var table = document.getElementById("table");
   var log = document.getElementById("log");
-  var current = 0;
+
+  function expand(deltas) {
+    var out = [], state = {};
+    deltas.forEach(function (d) {
+      var next = Object.assign({}, state);
+      Object.keys(d).forEach(function (k) {
+        if (k === "rows" && state.rows) {
+          next.rows = d.rows.map(function (r, i) { return r === null ? state.rows[i] : r; });
+        } else {
+          next[k] = d[k];
+        }
+      });
+      out.push(next);
+      state = next;
+    });
+    return out;
+  }
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -32,7 +38,8 @@
     return e;
   }
   function viewer() {
-    return !viewSelect || viewSelect.value === "all" ? null : parseInt(viewSelect.value, 10);
+    return !viewSelect || meta.game !== "arschmallows" || viewSelect.value === "all"
+      ? null : parseInt(viewSelect.value, 10);
   }
   // "[[7|5]]": value 7, seen by seats 0 and 2 (bit mask); others read "?"
   function seen(text, v) {
@@ -209,6 +216,141 @@
   document.getElementById("last").addEventListener("click", function () { show(frames.length - 1); });
   if (viewSelect) viewSelect.addEventListener("change", function () { fillLog(); show(current); viewSelect.blur(); });
   window.mallowsReplay = {frames: frames, show: show, current: function () { return current; }};
-  fillLog();
-  show(0);
+
+  function start(deltas) {
+    frames = expand(deltas);
+    names = meta.players;
+    window.mallowsReplay.frames = frames;
+    slider.max = frames.length - 1;
+    fillLog();
+    show(0);
+  }
+
+  var embedded = document.getElementById("frames");
+  if (embedded) {  // a match's own page
+    meta = JSON.parse(document.getElementById("meta").textContent);
+    start(JSON.parse(embedded.textContent));
+    return;
+  }
+
+  // -- a tournament's replay page: the match from the address, its data from a data file --
+  var index = JSON.parse(document.getElementById("replay-index").textContent);
+  var chunks = {}, waiting = {}, wanted = null;
+  function byId(id) { return document.getElementById(id); }
+  window.mallowsReplayChunk = function (slug, k, packed) {
+    if (slug === index.slug && waiting[k]) { waiting[k].resolve(packed); delete waiting[k]; }
+  };
+  function decode(packed) {
+    if (typeof DecompressionStream === "undefined") {
+      throw new Error("this browser cannot unpack the replay data (it has no " +
+                      "DecompressionStream): open the report in a current browser");
+    }
+    var text = atob(packed), bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(function (lines) {
+      var byIdx = {};  // each line ends with its match's ,"idx":N}: parsed only when shown
+      lines.split("\n").forEach(function (line) {
+        var m = /"idx":(\d+)\}$/.exec(line);
+        if (m) byIdx[m[1]] = line;
+      });
+      return byIdx;
+    });
+  }
+  function loadChunk(k) {
+    if (!chunks[k]) {
+      var src = "../d/" + encodeURIComponent(index.slug) + "/" + k + ".js";
+      chunks[k] = new Promise(function (resolve, reject) {
+        waiting[k] = {resolve: resolve};
+        var s = document.createElement("script");
+        s.src = src;
+        s.onerror = function () { delete waiting[k]; reject(new Error("cannot load the replay data " + src + ": is the report complete?")); };
+        s.onload = function () {
+          if (waiting[k]) { delete waiting[k]; reject(new Error("the replay data " + src + " is damaged: write the report again")); }
+        };
+        document.head.appendChild(s);
+      }).then(decode);
+      chunks[k].catch(function () { delete chunks[k]; });  // a later visit tries again
+    }
+    return chunks[k];
+  }
+  function problem(text) {
+    byId("loading").hidden = true;
+    byId("replay").hidden = true;
+    byId("problem").hidden = false;
+    byId("problem").textContent = text;
+  }
+  function render(m) {
+    meta = {game: m.game, players: m.players, rounds: m.rounds,
+            squads: index.squads, squad_of: index.squad_of};
+    document.title = "match " + m.id + " · mallows";
+    byId("match-id").textContent = m.id;
+    byId("crumb").textContent = "match " + m.idx;
+    byId("match-about").textContent = m.game + (m.rules ? " (" + m.rules + ")" : "") + " · seed " + m.seed;
+    var head = document.querySelector("table.result thead tr");
+    var body = document.querySelector("table.result tbody");
+    head.textContent = "";
+    body.textContent = "";
+    m.headers.forEach(function (h) { head.appendChild(el("th", null, String(h))); });
+    m.rows.forEach(function (r) {
+      var tr = el("tr");
+      r.forEach(function (c) { tr.appendChild(el("td", null, String(c))); });
+      body.appendChild(tr);
+    });
+    var notes = byId("notes");
+    notes.textContent = "";
+    m.notes.forEach(function (n) { notes.appendChild(el("li", null, n)); });
+    notes.hidden = !m.notes.length;
+    byId("no-table").hidden = !m.error;
+    byId("drawn").hidden = !!m.error;
+    byId("loading").hidden = true;
+    byId("problem").hidden = true;
+    byId("replay").hidden = false;
+    table.className = m.game;
+    if (m.error) {
+      byId("error").textContent = "No card table for this match: " + m.error;
+      var lines = byId("lines");
+      lines.textContent = "";
+      m.lines.forEach(function (l) { lines.appendChild(el("li", null, l)); });
+    } else {
+      viewSelect.textContent = "";
+      byId("view-label").hidden = m.game !== "arschmallows";
+      if (m.game === "arschmallows") {
+        var all = el("option", null, "all-seeing");
+        all.value = "all";
+        viewSelect.appendChild(all);
+        m.players.forEach(function (p, s) {
+          var o = el("option", null, "seat " + s + " (" + p + ")");
+          o.value = String(s);
+          viewSelect.appendChild(o);
+        });
+      }
+      start(m.frames);
+    }
+    var first = index.chunks[0][0], last = index.chunks[index.chunks.length - 1][1];
+    byId("prev-match").hidden = m.idx <= first;
+    byId("prev-match").href = "#" + (m.idx - 1);
+    byId("next-match").hidden = m.idx >= last;
+    byId("next-match").href = "#" + (m.idx + 1);
+    byId("replay").dataset.match = m.id;
+  }
+  function route() {
+    if (!index.chunks.length) { problem("this tournament has no matches yet"); return; }
+    var wantedText = location.hash.slice(1);
+    if (!/^\d+$/.test(wantedText)) { location.replace("#" + index.chunks[0][0]); return; }
+    var idx = parseInt(wantedText, 10);
+    wanted = idx;
+    var k = -1;
+    index.chunks.forEach(function (c, i) { if (c[0] <= idx && idx <= c[1]) k = i; });
+    var name = index.tournament + "/" + idx;
+    if (k < 0) { problem("no match " + name + " in this report"); return; }
+    byId("loading").hidden = false;
+    loadChunk(k).then(function (byIdx) {
+      if (wanted !== idx) return;  // another match was asked for meanwhile
+      if (!byIdx[idx]) { problem("no match " + name + " in this report"); return; }
+      render(JSON.parse(byIdx[idx]));
+    }).catch(function (e) { if (wanted === idx) problem(String(e.message || e)); });
+  }
+  window.addEventListener("hashchange", route);
+  route();
 })();

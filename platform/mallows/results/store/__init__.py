@@ -11,6 +11,8 @@ Tables:
   on (tournament, idx)), with its record (JSON) and, for ratings, its players and ranks.
 - ``snapshot_files``, ``submissions``, ``pins``, ``bot_names`` (schema 4): see ``submissions``
   below and ``mallows.agents.submissions``.
+- ``ladder_epochs``, ``ladder_tables``, ``ladder_events`` (schema 5): a standing ladder's
+  planned epochs, its tables with why each was scheduled, and its events (``ladders``).
 - ``ratings``: per tournament (``scope = 'tournament'``) and per game (``scope = 'game'``):
   rank, mu, sigma, mu - 3 sigma, games, wins, mean place.
 
@@ -35,6 +37,7 @@ Modules (``Store`` owns the connection and answers through two objects over it):
 - ``reading``: ``Reading``, reading matches back (results for ratings, records and summaries for reports
   and replays, export, the integrity check) and the ratings tables.
 - ``submissions``: ``Submissions``, bot submissions, snapshots, pins and display names.
+- ``ladders``: ``Ladders`` (``Store.ladders``), standing ladders' epochs, tables and events.
 
 The rest of mallows imports from the package (``from mallows.results.store import Store``).
 """

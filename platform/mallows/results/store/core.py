@@ -28,6 +28,7 @@ from mallows.results.store.schema import (DEFAULT_DB, PAGE_SIZE, StorageError, _
                                           _dictionary_data, _dictionary_for,
                                           _encode_plain_rows, _now)
 from mallows.results.store.submissions import Submissions
+from mallows.results.store.ladders import Ladders
 
 _MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
                   "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at",
@@ -63,6 +64,7 @@ class Store:
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
         self.reading = Reading(self)          # the reading queries, over this connection
         self.submitted = Submissions(self)    # submissions and pins, over this connection
+        self.ladders = Ladders(self)          # standing ladders' epochs, tables, events
         self.path = Path(path)
         self.readonly = readonly
         self.closed = False
@@ -257,6 +259,9 @@ class Store:
             for sql in ("DELETE FROM matches WHERE tournament = ?",
                         "DELETE FROM pins WHERE tournament = ?",
                         "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
+                        "DELETE FROM ladder_epochs WHERE ladder = ?",
+                        "DELETE FROM ladder_tables WHERE ladder = ?",
+                        "DELETE FROM ladder_events WHERE ladder = ?",
                         "DELETE FROM tournaments WHERE name = ?"):
                 self.db.execute(sql, [name])
             self.db.execute("DELETE FROM meta WHERE key IN (?, ?)",

@@ -1,5 +1,5 @@
 """The database file's layout: the tables and the migrations that build them (``MIGRATIONS``:
-``_v1``, ``_v2``, ``_v3``, ``_v4_submissions``; ``MIGRATIONS[i]`` takes a file from schema
+``_v1``, ``_v2``, ``_v3``, ``_v4_submissions``, ``_v5_ladders``; ``MIGRATIONS[i]`` takes a file from schema
 version i to i + 1), the per-game compression dictionaries that the migrations and the store
 share (``_encode_plain_rows``, ``_dictionary_for``, ``_dictionary_data``), and the read-only
 connection (``_connect_readonly``). Also what every module of the store uses: ``StorageError``,
@@ -171,5 +171,25 @@ def _v3(db: sqlite_utils.Database) -> None:
         db.conn.executemany("UPDATE matches SET digest = ? WHERE rowid = ?", out)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4_submissions]
+def _v5_ladders(db: sqlite_utils.Database) -> None:
+    """Standing ladders (``mallows.ladder``): the planned epochs (``ladder_epochs``: who was in
+    the field, the mode, the events applied), every planned table with why it was scheduled
+    (``ladder_tables``: a match's reason is its table's, so a later fit can account for the
+    design) and what happened to the ladder between epochs (``ladder_events``: joins,
+    withdrawals, stop, finals). New tables only: older files keep every row as it was."""
+    db["ladder_epochs"].create(
+        {"ladder": str, "epoch": int, "first": int, "count": int, "mode": str,
+         "field": str, "newcomers": str, "events_upto": int, "created": str},
+        pk=("ladder", "epoch"), if_not_exists=True)
+    db["ladder_tables"].create(
+        {"ladder": str, "tbl": int, "epoch": int, "first": int, "count": int, "bots": str,
+         "reason": str}, pk=("ladder", "tbl"), if_not_exists=True)
+    db["ladder_tables"].create_index(["ladder", "first"], unique=True, if_not_exists=True)
+    db.execute("CREATE TABLE IF NOT EXISTS ladder_events (seq INTEGER PRIMARY KEY "
+               "AUTOINCREMENT, ladder TEXT, kind TEXT, bot TEXT, note TEXT, created TEXT)")
+    db.execute("CREATE INDEX IF NOT EXISTS ladder_events_ladder ON ladder_events (ladder, seq)")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4_submissions,
+                                                             _v5_ladders]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,95 @@
+"""A tournament's replays as a few compressed data files, drawn by one replay page.
+
+One page per match costs about 6 KB a Take4 match (and 4 KB of disk block each), so a report of
+10^5 matches would be over 600 MB in 10^5 files. Instead ``mallows report`` writes, per
+tournament, the replay page ``m/<slug>.html`` (it picks the match from the address:
+``m/<slug>.html#<index>``) and the data files ``d/<slug>/<k>.js`` it reads.
+
+A data file is a chunk of consecutive matches: one JSON object a line (``match_view``: the
+result table, notes, players and the replay frames as ``site.compact`` deltas, without the
+record's events, which the page does not draw), the lines gzip-compressed together (matches
+share most of their words, so a chunk compresses far better than one match alone) and
+base64-encoded into a script that hands them to the page::
+
+    mallowsReplayChunk("<slug>", <k>, "<base64 of gzip>");
+
+A script rather than a binary file fetched: a page opened from the file system may not
+``fetch`` files beside it, but it may load scripts, so the same site works from ``file://``
+and from any web server. The page decodes the base64, gunzips it with the browser's
+``DecompressionStream`` and parses only the line of the match shown. A chunk holds at most
+``CHUNK_MATCHES`` matches and ``CHUNK_BYTES`` of uncompressed lines, so a page never loads
+much more than one match needs; ``index`` (embedded in the replay page) lists each chunk's
+first and last match index. Output is deterministic (no time in the gzip header): the same
+database writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+#: Most matches in one data file (one file is decoded whole to show any of its matches).
+CHUNK_MATCHES = 500
+#: Most uncompressed bytes of lines in one data file (an Arschmallows match is ~25 KB).
+CHUNK_BYTES = 4_000_000
+#: Keys of a frame the replay page does not draw: left out of the data files.
+UNDRAWN = ("event", "index", "actor")
+
+
+def chunk_path(slug: str, k: int) -> str:
+    return f"d/{slug}/{k}.js"
+
+
+def script(slug: str, k: int, lines: list[str]) -> bytes:
+    """The data file holding ``lines`` (one match's JSON each)."""
+    packed = gzip.compress("\n".join(lines).encode(), compresslevel=9, mtime=0)
+    return (f'mallowsReplayChunk({json.dumps(slug)},{k},"'.encode()
+            + base64.b64encode(packed) + b'");\n')
+
+
+def drawn(deltas: list[dict]) -> list[dict]:
+    """Compact frames without the keys the page does not draw."""
+    return [{k: v for k, v in d.items() if k not in UNDRAWN} for d in deltas]
+
+
+@dataclass
+class Chunks:
+    """Matches' lines gathered into data files: ``add`` each match in index order, then
+    ``close``; ``files`` is what was cut, as (path, content), ``index`` each file's
+    [first, last] match index."""
+
+    slug: str
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    index: list[list[int]] = field(default_factory=list)
+    _lines: list[str] = field(default_factory=list)
+    _bytes: int = 0
+    _first: int | None = None
+    _last: int | None = None
+
+    def add(self, idx: int, view: dict) -> Iterator[tuple[str, bytes]]:
+        """Add match ``idx``; yields the data file it closed, if any."""
+        line = json.dumps(dict(view, idx=idx), separators=(",", ":"), ensure_ascii=False)
+        if self._lines and (len(self._lines) >= CHUNK_MATCHES
+                            or self._bytes + len(line) > CHUNK_BYTES):
+            yield self._cut()
+        if self._first is None:
+            self._first = idx
+        self._last = idx
+        self._lines.append(line)
+        self._bytes += len(line)
+
+    def close(self) -> Iterator[tuple[str, bytes]]:
+        if self._lines:
+            yield self._cut()
+
+    def _cut(self) -> tuple[str, bytes]:
+        k = len(self.index)
+        assert self._first is not None and self._last is not None
+        self.index.append([self._first, self._last])
+        out = (chunk_path(self.slug, k), script(self.slug, k, self._lines))
+        self._lines, self._bytes, self._first, self._last = [], 0, None, None
+        return out
+
