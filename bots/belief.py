@@ -25,9 +25,9 @@ Against ``ismcts`` at the same budget (the other seats ``heuristic``) it is not 
 0.1 place: 3 seats +0.052 +- 0.077 over 500 matches, no verdict; 4 seats -0.072 +- 0.125 over
 360 matches, H0 accepted (not better by 0.1). On the ladder (``benchmarks/ladder.py``, 6
 deals) it ties ``ismcts`` on place with the lowest mean total, not separated. Without search, its prior alone (``belief_decide``) beats the
-tuned heuristic ``heuristic:risk=0.85,improve=5`` (the prior of ``ismcts``) by +0.045 +- 0.012
-places a match in 3 seats against the default opponents and +0.118 +- 0.026 against tuned
-heuristics (2000 paired matches each). Speed: its budget per decision (default 0.2 s; it stops
+tuned heuristic ``heuristic:risk=0.85,improve=5`` (the prior of ``ismcts``) by +0.042 +- 0.023
+places a match in 3 seats against the default opponents and +0.113 +- 0.051 against tuned
+heuristics (``benchmarks/bench_belief.py``, 2000 matches each). Speed: its budget per decision (default 0.2 s; it stops
 at 90% of it); about as many rollouts a second as ``ismcts`` (a determinization costs about
 0.1 ms).
 
