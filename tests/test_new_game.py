@@ -89,8 +89,16 @@ def test_play_tournament_ratings_replay_and_bots_check(highcard, tmp_path):
     site = tmp_path / "site"
     code, out = invoke("report", "--db", db, "-o", site)
     assert code == 0, out
-    assert (site / "g" / "highcard.html").is_file()
-    pages = sorted((site / "m").glob("*/*.html"))
+    from report_helpers import data_matches
+
+    from mallows.report.data import slug
+    assert (site / "g" / "highcard.html").is_file() and (site / "m" / f"{slug('hc')}.html").is_file()
+    matches = data_matches(site, "hc")  # the replay data the one replay page reads
+    assert sorted(matches) == list(range(18))
+    assert matches[0]["error"] and any("wins the round" in line for line in matches[0]["lines"])
+    code, out = invoke("report", "--db", db, "-o", tmp_path / "pages", "--replay-pages")
+    assert code == 0, out
+    pages = sorted((tmp_path / "pages" / "m").glob("*/*.html"))
     assert len(pages) == 18
     page = pages[0].read_text()
     assert "No card table for this match" in page and "wins the round" in page
