@@ -60,11 +60,43 @@ def test_without_search_the_belief_bot_plays_its_prior():
 
 @pytest.mark.parametrize("name, words", [("belief:budget=0", ["budget", "out of range"]),
                                          ("belief:utility=fun", ["utility", "place"]),
-                                         ("belief:search=peek", ["search", "none"])])
+                                         ("belief:search=peek", ["search", "none"]),
+                                         ("belief:rollout_risk=2", ["rollout_risk", "range"]),
+                                         ("belief:rollout_improve=x",
+                                          ["rollout_improve", "number"])])
 def test_belief_parameters_are_checked(name, words):
     with pytest.raises(BotError) as info:
         load_bot(name).handle()
     assert all(w in str(info.value) for w in ["belief"] + words), str(info.value)
+
+
+@pytest.mark.parametrize("name, risk, improve", [("belief:iterations=2,budget=5", 0.85, 5.0),
+                                                 ("belief:iterations=2,budget=5,rollout_risk=0.7,"
+                                                  "rollout_improve=3", 0.7, 3.0)])
+def test_the_rollouts_play_the_bots_rollout_call_rule(name, risk, improve):
+    """Every searched world's seats call by ``rollout_risk`` / ``rollout_improve`` (default
+    the tuned heuristic's 0.85 / 5, as in ``ismcts``'s rollouts)."""
+    import sys
+
+    names = [name, "heuristic", "greedy"]
+    handles = [load_bot(n).handle(LIMITS) for n in names]
+    module = sys.modules[type(handles[0].bot).__module__]
+    seen: list[tuple[float, float]] = []
+
+    class Recording(module.BeliefWorlds):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            seen.append((self.template.risk, self.template.improve))
+
+    original = module.BeliefWorlds
+    module.BeliefWorlds = Recording
+    try:
+        opts = get_game("arschmallows").make_options(None, {"rounds": 1})
+        record = play_match("arschmallows", opts, 3, handles, names)
+    finally:
+        module.BeliefWorlds = original
+    assert record["result"]["forfeits"] == [None] * 3
+    assert seen and set(seen) == {(risk, improve)}
 
 
 def test_events_that_disagree_with_the_observation_fall_back_to_the_heuristic():
