@@ -99,6 +99,17 @@ def test_the_rollouts_play_the_bots_rollout_call_rule(name, risk, improve):
     assert seen and set(seen) == {(risk, improve)}
 
 
+@pytest.mark.parametrize("name, players, place", [("belief", 3, True), ("belief", 4, False),
+                                                  ("belief:utility=place", 4, True),
+                                                  ("belief:utility=points", 3, False)])
+def test_the_default_utility_is_the_place_at_three_seats_and_the_points_above(name, players,
+                                                                              place):
+    bot = load_bot(name).handle().bot
+    bot.match_start({"game": "arschmallows", "seat": 0, "players": players, "seed": 1,
+                     "options": {"table_cards": 6}})
+    assert bot.place is place
+
+
 def test_events_that_disagree_with_the_observation_fall_back_to_the_heuristic():
     """A belief that the observation contradicts (here: no events at all) is not searched: the
     bot answers with the tuned heuristic on the observation, still a legal action."""
