@@ -259,7 +259,13 @@ def test_the_platform_watches_only_for_answers_that_come_quickly(tmp_path, delay
     play_one([handle, load_bot("random").handle(OFF)], 5)
     assert handle._spins >= 3 * SPIN_MISSES
     if spinning:  # a quick bot's answers arrive while the platform watches (most of them on
-        # a quiet machine; under load a few may come later, so only "some" is asserted)
+        # a quiet machine; under load a few may come later, so only "some" is asserted, and
+        # when both CPUs are busy elsewhere the bot may get none while the platform watches:
+        # up to three more matches are played before that counts as never)
+        for seed in (6, 7, 8):
+            if handle.caught:
+                break
+            play_one([handle, load_bot("random").handle(OFF)], seed)
         assert handle.caught > 0, (handle._spins, handle._misses)
     else:  # a slow one is never caught watching: after SPIN_MISSES misses in a row it is no
         # longer watched

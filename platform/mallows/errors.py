@@ -29,6 +29,9 @@ The tree::
     │                             the run (it never reaches the command line)
     ├── NeedChance                internal: the OpenSpiel bridge's request for the next chance
     │                             draw (caught in ``mallows.interop.openspiel``, never escapes)
+    ├── ValueError
+    │   └── BeliefError           a bot's belief tracker (``botkit``) met an event it cannot
+    │                             fold (a bot-side error: the bot falls back, never the run)
     ├── AssertionError
     │   └── ConformanceError      a game broke the game contract (``mallows.testing``)
     └── KeyboardInterrupt (a BaseException)
@@ -53,7 +56,7 @@ from __future__ import annotations
 import signal
 from typing import Sequence
 
-__all__ = ["KINDS", "BotError", "BotFailure", "ClusterError", "CompareError",
+__all__ = ["KINDS", "BeliefError", "BotError", "BotFailure", "ClusterError", "CompareError",
            "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
            "GameConfigError", "IllegalAction", "LadderError", "MallowsError", "MatchFailed", "PinError",
            "PlatformError", "RecordError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
@@ -205,6 +208,11 @@ class Terminated(KeyboardInterrupt):
         super().__init__(f"stopped by {signal.Signals(signum).name}")
         self.signum = signum
         self.name = signal.Signals(signum).name
+
+
+class BeliefError(ValueError):
+    """An event the Arschmallows belief tracker cannot fold into what it knows (a malformed or
+    impossible event); raised inside a bot, by ``games.arschmallows.botkit.belief``."""
 
 
 class NeedChance(Exception):

@@ -45,6 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from mallows.games.arschmallows.cards import COUNTS, EXCHANGE, PLAY_TWICE, SPY
+from mallows.errors import BeliefError
 
 #: The protocol-2 events ``Belief.feed`` reads and the keys it reads of each (``private``:
 #: this seat's own peek, draw or spy).
@@ -84,10 +85,6 @@ def _weights(ceiling: float) -> dict[int, float]:
     """Value -> the weight of that value under ``ceiling``: a soft step down past it."""
     return {v: FLOOR + (1.0 - FLOOR) / (1.0 + math.exp(min(50.0, (v - ceiling) / TAU)))
             for v in COUNTS}
-
-
-class BeliefError(ValueError):
-    """An event the tracker cannot fold into what it knows (a malformed or impossible event)."""
 
 
 @dataclass
