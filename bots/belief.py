@@ -60,7 +60,8 @@ import time
 from mallows.agents.kit import number_param
 from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, BELIEF_RISK, TUNED_IMPROVE,
                                                TUNED_RISK, Belief, BeliefWorlds, belief_decide,
-                                               candidate_actions, heuristic_decide)
+                                               PairedComparison, candidate_actions,
+                                               heuristic_decide)
 
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
@@ -172,9 +173,7 @@ class Bot:
         rng = self.rng
         me = obs["seat"]
         k = len(candidates)
-        diff = [0.0] * k
-        diff2 = [0.0] * k
-        count = 0
+        paired = PairedComparison(k)
         worlds = BeliefWorlds(obs, belief, self.rollout_risk, self.rollout_improve)
         totals = obs.get("scores") or [0] * obs["players"]
         rounds_left = max(0, int(obs["options"].get("rounds", 6)) - int(obs.get("round", 0)) - 1)
@@ -193,21 +192,9 @@ class Bot:
                     break
             if len(utils) < k:
                 break
-            base = utils[0]
-            for i in range(1, k):
-                d = utils[i] - base
-                diff[i] += d
-                diff2[i] += d * d
-            count += 1
-            if (self.iterations and count >= self.iterations) or time.perf_counter() >= deadline:
+            paired.add(utils)
+            if (self.iterations and paired.count >= self.iterations) \
+                    or time.perf_counter() >= deadline:
                 break
-        self.last_iterations = count
-        best, best_score = 0, 0.0
-        if count >= 2:
-            for i in range(1, k):
-                mean = diff[i] / count
-                var = max(0.0, diff2[i] / count - mean * mean) * count / (count - 1)
-                score = mean - z * math.sqrt(var / count)
-                if score > best_score:
-                    best, best_score = i, score
-        return candidates[best]
+        self.last_iterations = paired.count
+        return candidates[paired.best(z)]

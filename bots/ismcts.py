@@ -50,13 +50,13 @@ tuned on the ladder; the ``heuristic`` bot's defaults, 0.7 and 2, call too early
 from __future__ import annotations
 
 import functools
-import math
 import random
 import time
 
 from mallows.agents.kit import number_param
-from mallows.games.arschmallows.botkit import (TUNED_IMPROVE, TUNED_RISK, candidate_actions,
-                                               heuristic_decide, sample_world, unseen)
+from mallows.games.arschmallows.botkit import (TUNED_IMPROVE, TUNED_RISK, PairedComparison,
+                                               candidate_actions, heuristic_decide, sample_world,
+                                               unseen)
 
 
 #: A rollout plays at most this many more turns (a round of cautious players can run long).
@@ -122,9 +122,7 @@ class Bot:
         me = obs["seat"]
         pool = unseen(obs)
         k = len(candidates)
-        diff = [0.0] * k
-        diff2 = [0.0] * k
-        count = 0
+        paired = PairedComparison(k)
         while True:
             world = sample_world(obs, rng, pool, risk=self.risk, improve=self.improve,
                                  skew=self.skew)
@@ -139,21 +137,9 @@ class Bot:
                     break
             if len(utils) < k:  # out of time inside an iteration: drop it
                 break
-            base = utils[0]
-            for i in range(1, k):
-                d = utils[i] - base
-                diff[i] += d
-                diff2[i] += d * d
-            count += 1
-            if (self.iterations and count >= self.iterations) or time.perf_counter() >= deadline:
+            paired.add(utils)
+            if (self.iterations and paired.count >= self.iterations) \
+                    or time.perf_counter() >= deadline:
                 break
-        self.last_iterations = count
-        best, best_score = 0, 0.0
-        if count >= 2:
-            for i in range(1, k):
-                mean = diff[i] / count
-                var = max(0.0, diff2[i] / count - mean * mean) * count / (count - 1)
-                score = mean - self.z * math.sqrt(var / count)
-                if score > best_score:
-                    best, best_score = i, score
-        return candidates[best]
+        self.last_iterations = paired.count
+        return candidates[paired.best(self.z)]

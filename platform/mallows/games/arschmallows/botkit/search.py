@@ -3,10 +3,13 @@
 decision (draw or take the discard), call or pass, and at the use decision the swaps and
 refusals into every known face-down slot plus one unknown slot (all unknown own slots are
 alike to it), spying one own unknown card or one opponent's, the best exchanges, play twice,
-and every get_rid of known equal cards. Shared by ``ismcts`` and ``belief``.
+and every get_rid of known equal cards; and ``PairedComparison``, how a search weighs them
+(each candidate against the prior, on the same worlds). Shared by ``ismcts`` and ``belief``.
 """
 
 from __future__ import annotations
+
+import math
 
 from mallows.games.arschmallows.botkit.counting import ACTION_SET, expected_unknown
 
@@ -78,3 +81,35 @@ def _exchanges(obs: dict, row: list[dict], known: list[int], unknown: list[int])
             targets.append((p, hidden))
     return [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
             for i in mine for p, j in targets]
+
+
+class PairedComparison:
+    """Each candidate's utility minus the prior's (candidate 0), summed over shared worlds:
+    ``add`` one world's utilities (all candidates, the prior first); ``best(z)`` is the index of
+    the candidate whose mean difference is highest once ``z`` standard errors are taken off,
+    0 (the prior) unless one stays above 0, or fewer than two worlds were added."""
+
+    def __init__(self, candidates: int) -> None:
+        self.diff = [0.0] * candidates
+        self.diff2 = [0.0] * candidates
+        self.count = 0
+
+    def add(self, utils: list[float]) -> None:
+        base = utils[0]
+        for i in range(1, len(self.diff)):
+            d = utils[i] - base
+            self.diff[i] += d
+            self.diff2[i] += d * d
+        self.count += 1
+
+    def best(self, z: float) -> int:
+        count = self.count
+        best, best_score = 0, 0.0
+        if count >= 2:
+            for i in range(1, len(self.diff)):
+                mean = self.diff[i] / count
+                var = max(0.0, self.diff2[i] / count - mean * mean) * count / (count - 1)
+                score = mean - z * math.sqrt(var / count)
+                if score > best_score:
+                    best, best_score = i, score
+        return best
