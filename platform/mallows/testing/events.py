@@ -34,6 +34,7 @@ from mallows.errors import ConformanceError
 from mallows.games import game_ids, get_game
 from mallows.games.base import SeededChance
 from mallows.games.events import MATCH_KEYS
+from mallows.testing.games import tables
 
 __all__ = ["check_events", "check_registry", "events_module"]
 
@@ -79,14 +80,8 @@ def check_events(game_id: str, seeds: Iterable[int] = (0, 1, 2), *,
     if ev is None:
         _fail(game_id, "the game has no event view (a module `events` with `match_events`)")
     decisions = 0
-    for rule_set in (rules if rules is not None else list(game.RULE_SETS)):
-        options = game.make_options(rule_set, {})
-        for n in (players if players is not None else range(game.MIN_PLAYERS,
-                                                            game.MAX_PLAYERS + 1)):
-            for seed in seeds:
-                where = f"{game_id} ({rule_set}, {n} players, seed {seed})"
-                decisions += _play(where, game, ev, options, n, seed, max_decisions,
-                                   sample_every)
+    for where, options, n, seed in tables(game_id, game, seeds, players, rules):
+        decisions += _play(where, game, ev, options, n, seed, max_decisions, sample_every)
     return decisions
 
 

@@ -26,7 +26,7 @@ import copy
 import json
 import pickle
 import random
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from mallows.errors import ConformanceError, GameConfigError, IllegalAction
 from mallows.games import get_game
@@ -86,16 +86,24 @@ def check_game(game_id: str, seeds: Iterable[int] = (0, 1, 2), *,
         _fail(game_id, f"the module lacks {', '.join(lacking)}")
     _check_module(game_id, game)
     decisions = 0
+    for where, options, n, seed in tables(game_id, game, seeds, players, rules):
+        decisions += _play(where, game, options, n, seed, max_decisions, sample_every,
+                           max_tried)
+        _check_record(where, game_id, game, options, n, seed)
+    return decisions
+
+
+def tables(game_id: str, game: Any, seeds: Iterable[int], players: Sequence[int] | None,
+           rules: Sequence[str] | None) -> Iterator[tuple[str, dict, int, int]]:
+    """``(where, options, players, seed)`` for every rule set (or ``rules``), every player
+    count (or ``players``) and each seed: the matches a check plays, ``where`` naming one."""
+    seeds = list(seeds)
     for rule_set in (rules if rules is not None else list(game.RULE_SETS)):
         options = game.make_options(rule_set, {})
         for n in (players if players is not None else range(game.MIN_PLAYERS,
                                                             game.MAX_PLAYERS + 1)):
             for seed in seeds:
-                where = f"{game_id} ({rule_set}, {n} players, seed {seed})"
-                decisions += _play(where, game, options, n, seed, max_decisions,
-                                   sample_every, max_tried)
-                _check_record(where, game_id, game, options, n, seed)
-    return decisions
+                yield f"{game_id} ({rule_set}, {n} players, seed {seed})", options, n, seed
 
 
 def _check_module(where: str, game: Any) -> None:
