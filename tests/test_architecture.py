@@ -66,7 +66,8 @@ BOT_API = {
         "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
         "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
         "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_RISK", "BELIEF_IMPROVE",
-        "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief", "PairedComparison"],
+        "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief", "PairedComparison",
+        "RacingComparison"],
 }
 
 

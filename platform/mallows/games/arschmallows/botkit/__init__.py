@@ -50,7 +50,8 @@ from mallows.games.arschmallows.botkit.heuristic import (IMPROVE, RISK, TUNED_IM
                                                          cheapest_to_lock, heuristic_decide,
                                                          p_lowest)
 from mallows.games.arschmallows.botkit.sim import Sim, sample_world
-from mallows.games.arschmallows.botkit.search import PairedComparison, candidate_actions
+from mallows.games.arschmallows.botkit.search import (PairedComparison, RacingComparison,
+                                                        candidate_actions)
 from mallows.games.arschmallows.botkit.belief import Belief, BeliefError, Card
 from mallows.games.arschmallows.botkit.history import (BELIEF_IMPROVE, BELIEF_RISK,
                                                        BeliefWorlds, belief_decide,
@@ -62,4 +63,5 @@ __all__ = [
     "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
     "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_RISK", "BELIEF_IMPROVE",
     "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief", "PairedComparison",
+    "RacingComparison",
 ]

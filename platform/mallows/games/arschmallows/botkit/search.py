@@ -113,3 +113,54 @@ class PairedComparison:
                 if score > best_score:
                     best, best_score = i, score
         return best
+
+
+class RacingComparison:
+    """``PairedComparison`` that stops rolling out the candidates already out of the race:
+    ``active`` lists the candidates still compared (the prior, 0, always); ``add`` takes one
+    world's utilities for those alone (the prior first); after ``min_worlds`` shared worlds a
+    candidate whose mean difference to the prior stays below 0 even with ``z_drop`` standard
+    errors added is dropped, so later worlds go to the candidates that can still win.
+    ``best(z)`` is ``PairedComparison.best``'s rule over every candidate's own worlds. When only
+    the prior is left (``decided``), more worlds cannot change the choice."""
+
+    def __init__(self, candidates: int, z_drop: float = 1.5, min_worlds: int = 6) -> None:
+        self.diff = [0.0] * candidates
+        self.diff2 = [0.0] * candidates
+        self.counts = [0] * candidates
+        self.active = list(range(candidates))
+        self.z_drop = z_drop
+        self.min_worlds = min_worlds
+        self.count = 0  # worlds added
+
+    def _score(self, i: int, z: float) -> float:
+        n = self.counts[i]
+        if n < 2:
+            return -math.inf if z >= 0 else math.inf
+        mean = self.diff[i] / n
+        var = max(0.0, self.diff2[i] / n - mean * mean) * n / (n - 1)
+        return mean - z * math.sqrt(var / n)
+
+    def add(self, utils: list[float]) -> None:
+        base = utils[0]
+        for i, u in zip(self.active[1:], utils[1:]):
+            d = u - base
+            self.diff[i] += d
+            self.diff2[i] += d * d
+            self.counts[i] += 1
+        self.count += 1
+        if self.count >= self.min_worlds:
+            self.active = [0] + [i for i in self.active[1:]
+                                 if self._score(i, -self.z_drop) >= 0.0]
+
+    @property
+    def decided(self) -> bool:
+        return len(self.active) == 1
+
+    def best(self, z: float) -> int:
+        best, best_score = 0, 0.0
+        for i in range(1, len(self.diff)):
+            score = self._score(i, z)
+            if score > best_score:
+                best, best_score = i, score
+        return best
