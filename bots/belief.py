@@ -16,7 +16,17 @@ Its prior (kept unless a candidate beats it by ``z`` standard errors of the pair
 difference, as in ``ismcts``) is the heuristic's rules on the tracker's numbers
 (``botkit.belief_decide``): every unknown card valued at its belief, the call rule's estimate of
 each opponent's total the sum of its cards' beliefs. The search compares the same pruned
-candidates as ``ismcts`` on shared determinizations and a shared random stream.
+candidates as ``ismcts`` on shared determinizations and a shared random stream, and spends its
+time where the choice is still open:
+
+- racing (``botkit.RacingComparison``): after six worlds, a candidate whose advantage over the
+  prior stays below 0 even with ``race`` (1.5) standard errors added is rolled out no more, so
+  the worlds go to the candidates that can still win; when none is left the decision is settled;
+- a time bank: a decision settled early keeps the rest of its share of the budget, and an
+  undecided one may draw on what was kept, up to ``bank`` (4) shares in all (and at most
+  0.25 s beyond its own). Over a match it thinks no longer than ``ismcts`` at the same
+  ``budget``, which spends its whole share on every searched decision
+  (``benchmarks/bench_thinking.py`` measures both).
 
 Strength (``mallows compare``, seed 2026, 0.02 s a decision for both search bots, one worker on
 a shared 2-core machine): better than ``heuristic`` with H1 accepted at delta 0.1 in 3 seats
@@ -40,7 +50,9 @@ expected place in the match; ``points``: the round's points against the opponent
 ``ismcts``; ``auto``, the default: place at 3 seats or fewer, points above); ``search`` (the phases searched, joined by ``+``, default ``end+use+take``;
 ``none``: the prior alone); ``rollout_risk`` and ``rollout_improve`` (the call rule every seat
 plays by in the rollouts, on the sim's own card counting; default the tuned heuristic's
-0.85 / 5, as ``ismcts``).
+0.85 / 5, as ``ismcts``); ``race`` (the racing margin in standard errors, default 1.5; 0: every
+candidate on every world, as ``ismcts``); ``bank`` (the most a decision may spend, in shares
+of the budget, default 4; 1: no bank).
 
 Tried and measured worse or no better against ``ismcts`` (same compare, 3 seats): the rollouts
 calling by the prior's 0.9 / 6 (``rollout_risk=0.9,rollout_improve=6``) H0 after 372 matches
@@ -60,8 +72,8 @@ import time
 from mallows.agents.kit import number_param
 from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, BELIEF_RISK, TUNED_IMPROVE,
                                                TUNED_RISK, Belief, BeliefWorlds, belief_decide,
-                                               PairedComparison, candidate_actions,
-                                               heuristic_decide)
+                                               PairedComparison, RacingComparison,
+                                               candidate_actions, heuristic_decide)
 
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
@@ -77,6 +89,15 @@ AUTO_PLACE_SEATS = 3
 #: rollouts measured worse against ``ismcts`` (see the module docstring).
 ROLLOUT_RISK = TUNED_RISK
 ROLLOUT_IMPROVE = TUNED_IMPROVE
+#: Racing: a candidate whose mean advantage over the prior stays below 0 with this many
+#: standard errors added (after a few shared worlds) is rolled out no more; 0 = no racing.
+RACE_Z = 1.5
+#: The time bank: a decision settled early (every rival out of the race) leaves the rest of
+#: its share of the budget in the bank, and an undecided one may draw on it, up to this many
+#: budgets in all (and at most BANK_SECONDS beyond its own share), so the match's thinking time
+#: stays within ``budget`` a searched decision on average.
+BANK_BUDGETS = 4.0
+BANK_SECONDS = 0.25
 
 
 def place_utility(totals: list[int], scores: list[int], me: int, spread: float) -> float:
@@ -105,7 +126,8 @@ class Bot:
                  z_play: float | str = 2.5, risk: float | str = BELIEF_RISK,
                  improve: float | str = BELIEF_IMPROVE, utility: str = "auto",
                  search: str = "end+use+take", rollout_risk: float | str = ROLLOUT_RISK,
-                 rollout_improve: float | str = ROLLOUT_IMPROVE):
+                 rollout_improve: float | str = ROLLOUT_IMPROVE, race: float | str = RACE_Z,
+                 bank: float | str = BANK_BUDGETS):
         self.budget = _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
@@ -123,6 +145,9 @@ class Bot:
         if search != "none" and (not self.phases or not self.phases <= {"end", "use", "take"}):
             raise ValueError(f"belief: parameter search={search!r} must name phases from end, "
                              f"use, take joined by + (for example search=end+use), or none")
+        self.race = _number("race", race, 0.0, 10.0)
+        self.bank_budgets = _number("bank", bank, 1.0, 100.0)
+        self.bank = 0.0
         self.iterations = _number("iterations", iterations, 0, 10**9, int)
         self.fixed_seed = None if seed is None else _number("seed", seed, 0, 2**63, int)
         self.rng = random.Random(self.fixed_seed or 0)
@@ -133,6 +158,7 @@ class Bot:
         if info.get("game", "arschmallows") != "arschmallows":
             raise ValueError(f"belief plays arschmallows only, not {info.get('game')!r}")
         self.rng = random.Random(info["seed"] if self.fixed_seed is None else self.fixed_seed)
+        self.bank = 0.0
         if self.utility == "auto":
             self.place = int(info["players"]) <= AUTO_PLACE_SEATS
         self.belief = Belief(seat=info["seat"], players=info["players"],
@@ -166,14 +192,19 @@ class Bot:
             candidates.remove(prior)
         candidates.insert(0, prior)
         z = self.z_end if phase == "end" else self.z_play
-        return self.search(obs, belief, candidates, start + 0.9 * self.budget, z)
+        share = 0.9 * self.budget
+        extra = min(self.bank, (self.bank_budgets - 1.0) * share, BANK_SECONDS)
+        action = self.search(obs, belief, candidates, start + share + extra, z)
+        self.bank += share - (time.perf_counter() - start)
+        return action
 
     def search(self, obs: dict, belief: Belief, candidates: list[dict], deadline: float,
                z: float) -> dict:
         rng = self.rng
         me = obs["seat"]
         k = len(candidates)
-        paired = PairedComparison(k)
+        paired: PairedComparison | RacingComparison = (
+            RacingComparison(k, self.race) if self.race else PairedComparison(k))
         worlds = BeliefWorlds(obs, belief, self.rollout_risk, self.rollout_improve)
         totals = obs.get("scores") or [0] * obs["players"]
         rounds_left = max(0, int(obs["options"].get("rounds", 6)) - int(obs.get("round", 0)) - 1)
@@ -182,7 +213,8 @@ class Bot:
             world = worlds.sample(rng)
             seed = rng.getrandbits(48)
             utils = []
-            for action in candidates:
+            active = paired.active if isinstance(paired, RacingComparison) else range(k)
+            for action in (candidates[i] for i in active):
                 w = world.copy()
                 w.apply(action)
                 scores = w.rollout(random.Random(seed), ROLLOUT_TURNS)
@@ -190,11 +222,12 @@ class Bot:
                              (sum(scores) - scores[me]) / (len(scores) - 1) - scores[me])
                 if time.perf_counter() >= deadline and not self.iterations:
                     break
-            if len(utils) < k:
+            if len(utils) < len(active):
                 break
             paired.add(utils)
             if (self.iterations and paired.count >= self.iterations) \
-                    or time.perf_counter() >= deadline:
+                    or time.perf_counter() >= deadline \
+                    or (isinstance(paired, RacingComparison) and paired.decided):
                 break
         self.last_iterations = paired.count
         return candidates[paired.best(z)]

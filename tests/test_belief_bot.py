@@ -63,7 +63,9 @@ def test_without_search_the_belief_bot_plays_its_prior():
                                          ("belief:search=peek", ["search", "none"]),
                                          ("belief:rollout_risk=2", ["rollout_risk", "range"]),
                                          ("belief:rollout_improve=x",
-                                          ["rollout_improve", "number"])])
+                                          ["rollout_improve", "number"]),
+                                         ("belief:race=-1", ["race", "range"]),
+                                         ("belief:bank=0.5", ["bank", "range"])])
 def test_belief_parameters_are_checked(name, words):
     with pytest.raises(BotError) as info:
         load_bot(name).handle()
@@ -132,3 +134,59 @@ def test_events_that_disagree_with_the_observation_fall_back_to_the_heuristic():
             copy.deepcopy(state).apply(seat, answer)  # legal
             assert bot.last_iterations == 0
             break
+
+
+def _clocked_decisions(name: str, monkeypatch) -> tuple[list[float], float, object]:
+    """Play three rounds with ``name`` in seat 0 on a fake clock that moves 1 ms each time the
+    bot reads it (so the time a decision takes is the work it does, the same on any machine);
+    the fake time each searched decision took, the bot's share of the budget, the module."""
+    import sys
+    import types
+
+    names = [name, "heuristic", "greedy"]
+    handles = [load_bot(n).handle(LIMITS) for n in names]
+    bot = handles[0].bot
+    module = sys.modules[type(bot).__module__]
+    now = [0.0]
+
+    def perf_counter() -> float:
+        now[0] += 0.001
+        return now[0]
+
+    monkeypatch.setattr(module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    spent: list[float] = []
+    searched: list[int] = []
+    act, search = bot.act, bot.search
+
+    def timed_act(*args, **kwargs):
+        start, before = now[0], len(searched)
+        out = act(*args, **kwargs)
+        if len(searched) > before:  # as the bot counts it: from its own first read of the clock
+            spent.append(now[0] - start - 0.001)
+        return out
+
+    bot.act = timed_act
+    bot.search = lambda *a, **k: searched.append(1) or search(*a, **k)
+    opts = get_game("arschmallows").make_options(None, {"rounds": 3})
+    record = play_match("arschmallows", opts, 8, handles, names)
+    assert record["result"]["forfeits"] == [None] * 3
+    return spent, 0.9 * bot.budget, module
+
+
+def test_the_time_bank_keeps_the_match_within_the_budget_and_spends_it_where_undecided(
+        monkeypatch):
+    """A decision settled early banks the rest of its share; an undecided one draws on it, up
+    to ``BANK_BUDGETS`` shares; the searched decisions' total never passes their shares' sum by
+    more than one world's work (the last one out of time)."""
+    spent, share, module = _clocked_decisions("belief:budget=0.05", monkeypatch)
+    one_world = 0.02  # 1 ms a clock read: a world reads the clock once per candidate, and more
+    assert len(spent) > 10
+    assert sum(spent) <= len(spent) * share + one_world
+    assert min(spent) < share / 2  # some decisions were settled early
+    assert max(spent) > share + 0.005  # and others drew on what they banked
+    assert max(spent) <= module.BANK_BUDGETS * share + one_world
+
+
+def test_without_a_bank_no_decision_passes_its_share(monkeypatch):
+    spent, share, _module = _clocked_decisions("belief:budget=0.05,bank=1", monkeypatch)
+    assert len(spent) > 10 and max(spent) <= share + 0.02
