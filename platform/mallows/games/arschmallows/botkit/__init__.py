@@ -33,7 +33,9 @@ Arschmallows
   heuristic's risk model).
 - ``heuristic_decide(obs, risk, improve)``: the rules of the shipped ``heuristic`` bot (see
   ``bots/heuristic.py``), here so that the search bot can use them as its prior.
-- ``candidate_actions(obs)``: the actions a search compares (``search``).
+- ``candidate_actions(obs)``: the actions a search compares (``search``);
+  ``PairedComparison`` weighs them on shared worlds (``ismcts``), ``RacingComparison``
+  also stops rolling out those that cannot beat the prior (``belief``).
 - ``Belief``: the belief tracker (``belief``), fed protocol-2 events: which hidden cards can be
   where (groups that hold exactly their values), what each seat has seen, what each opponent
   kept; ``belief_decide``, ``BeliefWorlds`` (``history``): the heuristic on its numbers, and

@@ -4,7 +4,8 @@ decision (draw or take the discard), call or pass, and at the use decision the s
 refusals into every known face-down slot plus one unknown slot (all unknown own slots are
 alike to it), spying one own unknown card or one opponent's, the best exchanges, play twice,
 and every get_rid of known equal cards; and ``PairedComparison``, how a search weighs them
-(each candidate against the prior, on the same worlds). Shared by ``ismcts`` and ``belief``.
+(each candidate against the prior, on the same worlds), shared by ``ismcts`` and ``belief``;
+``RacingComparison`` (``belief``) also drops the candidates that cannot beat the prior.
 """
 
 from __future__ import annotations
