@@ -21,9 +21,10 @@ deals: the mean difference in place (and score) with its 95% CI, and whether it 
   (``belief``: the search over the events' belief tracker, protocol 2);
 - Take4 (3 players): random < greedy < denial.
 
-The two search bots play with the same reduced budget (``--ismcts-budget``, default 0.02 s a
-decision; ``belief`` gets the same). A full run is 150 Arschmallows deals = 750 matches (each
-with two searching seats: about an hour on one core) and 2000 Take4 deals = 6000 matches
+The two search bots play with the same reduced budget (``--ismcts-budget``, default 0.05 s a
+decision, the budget at which ``mallows compare`` certifies ``belief`` over ``ismcts``; ``belief``
+gets the same). A full run is 150 Arschmallows deals = 750 matches (each with two searching
+seats: about 75 minutes on one core, 40 with two workers) and 2000 Take4 deals = 6000 matches
 (minutes); ``--quick`` plays 15 and 300 deals: enough to see the order, not to certify it
 (``mallows compare`` certifies one pair with a sequential test).
 
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--game", choices=("arschmallows", "take4", "both"), default="both")
     ap.add_argument("--deals-arschmallows", type=int, default=None)
     ap.add_argument("--deals-take4", type=int, default=None)
-    ap.add_argument("--ismcts-budget", type=float, default=0.02)
+    ap.add_argument("--ismcts-budget", type=float, default=0.05)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)

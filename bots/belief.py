@@ -28,20 +28,32 @@ time where the choice is still open:
   ``budget``, which spends its whole share on every searched decision
   (``benchmarks/bench_thinking.py`` measures both).
 
-Strength (``mallows compare``, seed 2026, 0.02 s a decision for both search bots, one worker on
-a shared 2-core machine): better than ``heuristic`` with H1 accepted at delta 0.1 in 3 seats
-(+0.161 +- 0.112 places a match, 124 matches) and 4 seats (+0.189 +- 0.111, 180 matches).
-Against ``ismcts`` at the same budget (the other seats ``heuristic``) it is not yet better by
-0.1 place: 3 seats +0.052 +- 0.077 over 500 matches, no verdict; 4 seats -0.072 +- 0.125 over
-360 matches, H0 accepted (not better by 0.1). On the ladder (``benchmarks/ladder.py``, 6
-deals) it ties ``ismcts`` on place with the lowest mean total, not separated. Without search, its prior alone (``belief_decide``) beats the
-tuned heuristic ``heuristic:risk=0.85,improve=5`` (the prior of ``ismcts``) by +0.042 +- 0.023
-places a match in 3 seats against the default opponents and +0.113 +- 0.051 against tuned
-heuristics (``benchmarks/bench_belief.py``, 2000 matches each). Speed: its budget per decision (default 0.2 s; it stops
-at 90% of it); about as many rollouts a second as ``ismcts`` (a determinization costs about
-0.1 ms).
+Strength (``mallows compare A B --players N --seed 2026 --workers 1 --decision-seconds 5``, both
+search bots at 0.05 s a decision, against ``ismcts`` with ``--opponents heuristic``; on a 2-core
+machine, two compares side by side): H1 accepted at delta 0.1 against both reference bots, in 3
+and 4 seats:
 
-Parameters (``belief:budget=0.05``): ``budget`` seconds per decision (0 < budget <= 60);
+- against ``ismcts:budget=0.05``: 3 seats +0.180 +- 0.127 places a match (244 matches), 4 seats
+  +0.178 +- 0.125 (460 matches);
+- against ``heuristic`` (default opponents): 3 seats +0.164 +- 0.104 (122 matches), 4 seats
+  +0.131 +- 0.092 (198 matches).
+
+At 0.02 s the same bot is ahead of ``ismcts`` without a verdict (3 seats +0.024 +- 0.106 over
+248 matches, 4 seats +0.121 +- 0.154 over 400): racing and the bank pay once a decision has
+worlds to spare. Before them (every candidate on every world, 0.02 s) it measured 3 seats
++0.052 +- 0.077 (500, no verdict) and 4 seats -0.072 +- 0.125 (360, H0). On the ladder
+(``benchmarks/ladder.py``, 0.05 s) it is on top: the best mean place and the lowest mean total.
+Thinking time (``benchmarks/bench_thinking.py``, 0.05 s, 3 seats): 42.5 ms a searched decision
+on average (at most 185 ms) against ``ismcts``'s 45.1 ms, 5.4 s a match against 5.7 s.
+Without search, its prior alone (``belief_decide``) beats the tuned heuristic
+``heuristic:risk=0.85,improve=5`` (the prior of ``ismcts``) by +0.042 +- 0.023 places a match
+in 3 seats against the default opponents and +0.113 +- 0.051 against tuned heuristics
+(``benchmarks/bench_belief.py``, 2000 matches each). Speed: ``budget`` a searched decision on
+average (default 0.2 s; a decision's share is 90% of it); about as many rollouts a second as
+``ismcts`` (a determinization costs about 0.1-0.2 ms).
+
+Parameters (``belief:budget=0.05``): ``budget`` seconds a searched decision, on average over the
+match (0 < budget <= 60);
 ``iterations`` a cap on determinizations per decision (0 = none); ``seed``; ``z``, ``z_play``
 (the prior's margins at the call decision and at the others); ``risk`` and ``improve`` (the
 prior's call rule: P(strictly lowest) at least ``risk``, each opponent's believed total less
@@ -54,7 +66,8 @@ plays by in the rollouts, on the sim's own card counting; default the tuned heur
 candidate on every world, as ``ismcts``); ``bank`` (the most a decision may spend, in shares
 of the budget, default 4; 1: no bank).
 
-Tried and measured worse or no better against ``ismcts`` (same compare, 3 seats): the rollouts
+Tried and measured worse or no better against ``ismcts`` (same compare, 3 seats, 0.02 s, before
+racing and the bank): the rollouts
 calling by the prior's 0.9 / 6 (``rollout_risk=0.9,rollout_improve=6``) H0 after 372 matches
 (-0.027 +- 0.097); ``utility=points`` -0.013 +- 0.160 over 150; the prior alone
 (``search=none``) H0 after 120 (-0.133 +- 0.151): the search is worth its time. In 4 seats

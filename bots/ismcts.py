@@ -31,8 +31,9 @@ known yet, so any two are alike) is answered at once, spending nothing. Opponent
 their own cards is not shown to us; in each determinization each of their face-down cards is
 known to them with a probability that grows with the turns played.
 
-Strength: the strongest shipped Arschmallows bot, above ``heuristic`` (the ladder,
-``benchmarks/ladder.py``, measures it at a 0.02 s budget). At 0.02 s much of its margin over
+Strength: above ``heuristic``, below ``belief`` (protocol 2) at the same budget (the ladder,
+``benchmarks/ladder.py``, measures them at 0.05 s; ``mallows compare`` figures in
+``bots/belief.py``). At 0.02 s much of its margin over
 the default ``heuristic`` is its better-tuned call rule; at 0.05 s the search also beats the
 tuned heuristic (``heuristic:risk=0.85,improve=5``), and more budget helps further.
 Speed: its budget per decision, default 0.2 s (it stops at 90% of the budget to leave slack for
