@@ -8,6 +8,7 @@ import os
 import pty
 import re
 import select
+import signal
 import time
 
 import pytest
@@ -27,6 +28,9 @@ class Terminal:
     def __init__(self, *args: str):
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the real console script
+            # Ctrl-C's default, as in a terminal: a shell's background job (``cmd &``) inherits
+            # SIGINT ignored, and the Ctrl-C test would then wait for ever
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execv(MALLOWS, [MALLOWS, *args])
         self.out = b""
 
@@ -57,8 +61,22 @@ class Terminal:
     def send(self, text: str) -> None:
         os.write(self.fd, text.encode())
 
-    def wait(self) -> int:
-        _, status = os.waitpid(self.pid, 0)
+    def wait(self, timeout: float = 120.0) -> int:
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                raise AssertionError(f"the console script did not end within {timeout} s; the "
+                                     f"terminal shows:\n{self.text()[-3000:]}")
+            try:  # keep reading, so a chatty child never blocks on a full terminal
+                if select.select([self.fd], [], [], 0.1)[0]:
+                    self.out += os.read(self.fd, 65536)
+            except OSError:
+                time.sleep(0.1)
         try:
             while True:
                 chunk = os.read(self.fd, 65536)
