@@ -173,18 +173,23 @@ def _clocked_decisions(name: str, monkeypatch) -> tuple[list[float], float, obje
     return spent, 0.9 * bot.budget, module
 
 
+@pytest.mark.parametrize("name, shares", [("belief:budget=0.05", None),
+                                          ("belief:budget=0.05,bank=2", 2.0)])
 def test_the_time_bank_keeps_the_match_within_the_budget_and_spends_it_where_undecided(
-        monkeypatch):
+        monkeypatch, name, shares):
     """A decision settled early banks the rest of its share; an undecided one draws on it, up
-    to ``BANK_BUDGETS`` shares; the searched decisions' total never passes their shares' sum by
-    more than one world's work (the last one out of time)."""
-    spent, share, module = _clocked_decisions("belief:budget=0.05", monkeypatch)
+    to ``bank`` shares (default ``BANK_BUDGETS``); the searched decisions' total never passes
+    their shares' sum by more than one world's work (the last one out of time). This match's
+    longest decision takes more than 2 shares with the default bank, so ``bank=2`` holds it
+    at its cap."""
+    spent, share, module = _clocked_decisions(name, monkeypatch)
     one_world = 0.02  # 1 ms a clock read: a world reads the clock once per candidate, and more
+    cap = shares or module.BANK_BUDGETS
     assert len(spent) > 10
     assert sum(spent) <= len(spent) * share + one_world
     assert min(spent) < share / 2  # some decisions were settled early
     assert max(spent) > share + 0.005  # and others drew on what they banked
-    assert max(spent) <= module.BANK_BUDGETS * share + one_world
+    assert max(spent) <= cap * share + one_world
 
 
 def test_without_a_bank_no_decision_passes_its_share(monkeypatch):
