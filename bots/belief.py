@@ -87,8 +87,8 @@ import time
 from mallows.agents.kit import number_param
 from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, BELIEF_RISK, TUNED_IMPROVE,
                                                TUNED_RISK, Belief, BeliefWorlds, belief_decide,
-                                               PairedComparison, RacingComparison,
-                                               candidate_actions, heuristic_decide)
+                                               RacingComparison, candidate_actions,
+                                               heuristic_decide)
 
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
@@ -218,8 +218,7 @@ class Bot:
         rng = self.rng
         me = obs["seat"]
         k = len(candidates)
-        paired: PairedComparison | RacingComparison = (
-            RacingComparison(k, self.race) if self.race else PairedComparison(k))
+        paired = RacingComparison(k, self.race or None)  # race=0: every candidate every world
         worlds = BeliefWorlds(obs, belief, self.rollout_risk, self.rollout_improve)
         totals = obs.get("scores") or [0] * obs["players"]
         rounds_left = max(0, int(obs["options"].get("rounds", 6)) - int(obs.get("round", 0)) - 1)
@@ -228,7 +227,7 @@ class Bot:
             world = worlds.sample(rng)
             seed = rng.getrandbits(48)
             utils = []
-            active = paired.active if isinstance(paired, RacingComparison) else range(k)
+            active = paired.active
             for action in (candidates[i] for i in active):
                 w = world.copy()
                 w.apply(action)
@@ -241,8 +240,7 @@ class Bot:
                 break
             paired.add(utils)
             if (self.iterations and paired.count >= self.iterations) \
-                    or time.perf_counter() >= deadline \
-                    or (isinstance(paired, RacingComparison) and paired.decided):
+                    or time.perf_counter() >= deadline or paired.decided:
                 break
         self.last_iterations = paired.count
         return candidates[paired.best(z)]

@@ -93,7 +93,7 @@ class PairedComparison:
     def __init__(self, candidates: int) -> None:
         self.diff = [0.0] * candidates
         self.diff2 = [0.0] * candidates
-        self.count = 0
+        self.count = 0  # worlds added
 
     def add(self, utils: list[float]) -> None:
         base = utils[0]
@@ -103,44 +103,45 @@ class PairedComparison:
             self.diff2[i] += d * d
         self.count += 1
 
+    def worlds(self, i: int) -> int:
+        """The worlds candidate ``i`` was compared on."""
+        return self.count
+
+    def score(self, i: int, z: float) -> float:
+        """Candidate ``i``'s mean difference to the prior less ``z`` standard errors (plus,
+        for a negative ``z``); at least two worlds."""
+        n = self.worlds(i)
+        mean = self.diff[i] / n
+        var = max(0.0, self.diff2[i] / n - mean * mean) * n / (n - 1)
+        return mean - z * math.sqrt(var / n)
+
     def best(self, z: float) -> int:
-        count = self.count
         best, best_score = 0, 0.0
-        if count >= 2:
-            for i in range(1, len(self.diff)):
-                mean = self.diff[i] / count
-                var = max(0.0, self.diff2[i] / count - mean * mean) * count / (count - 1)
-                score = mean - z * math.sqrt(var / count)
+        for i in range(1, len(self.diff)):
+            if self.worlds(i) >= 2:
+                score = self.score(i, z)
                 if score > best_score:
                     best, best_score = i, score
         return best
 
 
-class RacingComparison:
+class RacingComparison(PairedComparison):
     """``PairedComparison`` that stops rolling out the candidates already out of the race:
     ``active`` lists the candidates still compared (the prior, 0, always); ``add`` takes one
     world's utilities for those alone (the prior first); after ``min_worlds`` shared worlds a
     candidate whose mean difference to the prior stays below 0 even with ``z_drop`` standard
-    errors added is dropped, so later worlds go to the candidates that can still win.
+    errors added is dropped, so later worlds go to the candidates that can still win
+    (``z_drop=None``: none ever is, and it chooses exactly as ``PairedComparison``).
     ``best(z)`` is ``PairedComparison.best``'s rule over every candidate's own worlds. When only
     the prior is left (``decided``), more worlds cannot change the choice."""
 
-    def __init__(self, candidates: int, z_drop: float = 1.5, min_worlds: int = 6) -> None:
-        self.diff = [0.0] * candidates
-        self.diff2 = [0.0] * candidates
+    def __init__(self, candidates: int, z_drop: float | None = 1.5, min_worlds: int = 6
+                 ) -> None:
+        super().__init__(candidates)
         self.counts = [0] * candidates
         self.active = list(range(candidates))
         self.z_drop = z_drop
-        self.min_worlds = min_worlds
-        self.count = 0  # worlds added
-
-    def _score(self, i: int, z: float) -> float:
-        n = self.counts[i]
-        if n < 2:
-            return -math.inf if z >= 0 else math.inf
-        mean = self.diff[i] / n
-        var = max(0.0, self.diff2[i] / n - mean * mean) * n / (n - 1)
-        return mean - z * math.sqrt(var / n)
+        self.min_worlds = max(2, min_worlds)
 
     def add(self, utils: list[float]) -> None:
         base = utils[0]
@@ -150,18 +151,13 @@ class RacingComparison:
             self.diff2[i] += d * d
             self.counts[i] += 1
         self.count += 1
-        if self.count >= self.min_worlds:
+        if self.z_drop is not None and self.count >= self.min_worlds:
             self.active = [0] + [i for i in self.active[1:]
-                                 if self._score(i, -self.z_drop) >= 0.0]
+                                 if self.score(i, -self.z_drop) >= 0.0]
+
+    def worlds(self, i: int) -> int:
+        return self.counts[i]
 
     @property
     def decided(self) -> bool:
         return len(self.active) == 1
-
-    def best(self, z: float) -> int:
-        best, best_score = 0, 0.0
-        for i in range(1, len(self.diff)):
-            score = self._score(i, z)
-            if score > best_score:
-                best, best_score = i, score
-        return best
