@@ -243,19 +243,7 @@ class BeliefWorlds:
                          "double_negative": bool(opts.get("double_negative", False))},
                 e=belief.row_group_mean(), var=16.0, risk=risk, improve=improve)
         if obs.get("final_turns"):
-            t.trigger = "call" if t.caller is not None else "all_face_up"
-            trigger_seat = t.caller
-            if trigger_seat is None:
-                for p in range(n):
-                    if all(up[c] for c in rows[p]):
-                        trigger_seat = p
-                        break
-            if trigger_seat is None:
-                trigger_seat = me
-            k = (t.current + 1) % n
-            while k != trigger_seat:
-                t.queue.append(k)
-                k = (k + 1) % n
+            t.resume_final_turns()
         self.template = t
 
     def sample(self, rng: random.Random) -> Sim:

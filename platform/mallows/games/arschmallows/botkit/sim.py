@@ -240,6 +240,25 @@ class Sim:
         self.queue = [(s + k) % self.n for k in range(1, self.n)]
         return False
 
+    def resume_final_turns(self) -> None:
+        """For a round already in its final turns (an observation's ``final_turns``): its
+        trigger (the caller, else the first seat with no face-down card, else this seat) and
+        the seats still to play their final turn, after the current one up to the trigger
+        seat."""
+        self.trigger = "call" if self.caller is not None else "all_face_up"
+        trigger_seat = self.caller
+        if trigger_seat is None:
+            for p in range(self.n):
+                if all(self.up[c] for c in self.rows[p]):
+                    trigger_seat = p
+                    break
+        if trigger_seat is None:
+            trigger_seat = self.me
+        k = (self.current + 1) % self.n
+        while k != trigger_seat:
+            self.queue.append(k)
+            k = (k + 1) % self.n
+
     def _end_turn(self) -> None:
         self.turns += 1
         if self.trigger is None:
@@ -483,20 +502,7 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
             e=expected_unknown(obs, pool), var=variance_unknown(obs, pool), risk=risk,
             improve=improve, rng=rng)
     if obs.get("final_turns"):
-        s.trigger = "call" if s.caller is not None else "all_face_up"
-        trigger_seat = s.caller
-        if trigger_seat is None:
-            for p in range(n):
-                if all(up[c] for c in rows[p]):
-                    trigger_seat = p
-                    break
-        if trigger_seat is None:
-            trigger_seat = me
-        # Seats still to play their final turn: after the current one, up to the trigger seat.
-        k = (s.current + 1) % n
-        while k != trigger_seat:
-            s.queue.append(k)
-            k = (k + 1) % n
+        s.resume_final_turns()
     else:
         s.trigger = None
     return s
