@@ -64,11 +64,15 @@ def main(argv: list[str] | None = None) -> int:
         diffs.append(tables[1] - tables[0])
     mean = statistics.fmean(diffs)
     half = Z95 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
-    print(f"bench_belief: {args.candidate} vs {args.baseline}, {args.players} seats, opponents "
-          f"{', '.join(pool)}, {args.pairs} pairs = {2 * args.pairs} matches, seed {args.seed}, "
-          f"{time.perf_counter() - t0:.0f} s")
-    print(f"place difference (baseline - candidate; positive = the candidate places better): "
-          f"{mean:+.3f} +- {half:.3f} per match (95%)")
+    print(
+        f"bench_belief: {args.candidate} vs {args.baseline}, {args.players} seats, opponents "
+        f"{', '.join(pool)}, {args.pairs} pairs = {2 * args.pairs} matches, seed {args.seed}, "
+        f"{time.perf_counter() - t0:.0f} s"
+    )
+    print(
+        f"place difference (baseline - candidate; positive = the candidate places better): "
+        f"{mean:+.3f} +- {half:.3f} per match (95%)"
+    )
     return 0
 
 

@@ -68,12 +68,30 @@ def main() -> int:
     toml, db = folder / "big.toml", folder / "big.db"
     toml.write_text(FILE)
     env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
-    print(f"load average {os.getloadavg()[0]:.1f}; {MALLOWS} tournament run (10,000,980 "
-          f"matches) --workers {args.workers}", flush=True)
+    print(
+        f"load average {os.getloadavg()[0]:.1f}; {MALLOWS} tournament run (10,000,980 "
+        f"matches) --workers {args.workers}",
+        flush=True,
+    )
     t0 = time.monotonic()
-    proc = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                             "--workers", str(args.workers), "--quiet"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(toml),
+            "--db",
+            str(db),
+            "--workers",
+            str(args.workers),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = None
     samples: list[tuple[float, float, int]] = []
     try:
@@ -89,8 +107,10 @@ def main() -> int:
             if first is not None:
                 samples.append((now, rss_mb(proc.pid), n))
                 if len(samples) % 10 == 1:
-                    print(f"  {now:6.1f} s: RSS {samples[-1][1]:6.1f} MB, {n:,} matches stored",
-                          flush=True)
+                    print(
+                        f"  {now:6.1f} s: RSS {samples[-1][1]:6.1f} MB, {n:,} matches stored",
+                        flush=True,
+                    )
             time.sleep(1.0 if first is not None else 0.1)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
@@ -101,15 +121,19 @@ def main() -> int:
     late = max(rss[-10:])
     played = samples[-1][2] - samples[0][2]
     span = samples[-1][0] - samples[0][0]
-    print(f"RSS: max {max(rss):.1f} MB; 15-25 s after the first match {early:.1f} MB, last ten seconds "
-          f"{late:.1f} MB; {played:,} matches in {span:.0f} s ({played / span:.0f}/s)")
+    print(
+        f"RSS: max {max(rss):.1f} MB; 15-25 s after the first match {early:.1f} MB, last ten seconds "
+        f"{late:.1f} MB; {played:,} matches in {span:.0f} s ({played / span:.0f}/s)"
+    )
     after = stored(db)
     print(f"after kill -9: {after:,} matches stored, database {db.stat().st_size / 1e6:.1f} MB")
     ok_first = first is not None and first <= 10
     ok_rss = max(rss) < 300
     ok_flat = late <= early * 1.10
-    print(f"targets: first match within 10 s: {'met' if ok_first else 'NOT met'}; RSS under "
-          f"300 MB: {'met' if ok_rss else 'NOT met'}; flat: {'met' if ok_flat else 'NOT met'}")
+    print(
+        f"targets: first match within 10 s: {'met' if ok_first else 'NOT met'}; RSS under "
+        f"300 MB: {'met' if ok_rss else 'NOT met'}; flat: {'met' if ok_flat else 'NOT met'}"
+    )
     return 0 if ok_first and ok_rss and ok_flat else 1
 
 

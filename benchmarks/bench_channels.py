@@ -36,7 +36,7 @@ import time
 
 from mallows.agents import sandbox
 
-AGENT = r'''
+AGENT = r"""
 import fcntl, os, sys, time, ctypes
 role, channel, t0, slot, bits = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 n = len(bits)
@@ -157,7 +157,7 @@ for i in range(n):
             out.append(0.0)
         wait_until(end)
 print(repr((refused, out)), flush=True)
-'''
+"""
 
 
 def entropy(p: float) -> float:
@@ -167,11 +167,22 @@ def entropy(p: float) -> float:
 
 
 def start(role: str, channel: str, t0: float, slot: float, bits: str, cpu: int):
-    w = sandbox.wrap([sys.executable, "-S", "-c", AGENT, role, channel, str(t0), str(slot),
-                      bits], None, python=True, bot_paths=[], env={"PATH": "/usr/bin:/bin"},
-                     cpus=frozenset({cpu}))
-    proc = subprocess.Popen(w.command(), env=w.env, stdout=subprocess.PIPE, text=True,
-                            pass_fds=tuple(w.fds), preexec_fn=w.setup(None))
+    w = sandbox.wrap(
+        [sys.executable, "-S", "-c", AGENT, role, channel, str(t0), str(slot), bits],
+        None,
+        python=True,
+        bot_paths=[],
+        env={"PATH": "/usr/bin:/bin"},
+        cpus=frozenset({cpu}),
+    )
+    proc = subprocess.Popen(
+        w.command(),
+        env=w.env,
+        stdout=subprocess.PIPE,
+        text=True,
+        pass_fds=tuple(w.fds),
+        preexec_fn=w.setup(None),
+    )
     w.close_fds()
     return proc, w
 
@@ -180,8 +191,10 @@ def run(channel: str, slot: float, n: int, rng: random.Random) -> tuple[str, int
     bits = "".join(rng.choice("01") for _ in range(n))
     cpus = sorted(os.sched_getaffinity(0))
     t0 = time.time() + 1.5  # both sandboxes up by then
-    procs = [start("send", channel, t0, slot, bits, cpus[0]),
-             start("recv", channel, t0, slot, bits, cpus[-1])]
+    procs = [
+        start("send", channel, t0, slot, bits, cpus[0]),
+        start("recv", channel, t0, slot, bits, cpus[-1]),
+    ]
     outs = []
     for proc, w in procs:
         text, _ = proc.communicate(timeout=n * slot + 60)
@@ -214,19 +227,33 @@ def main() -> None:
     why = sandbox.problem()
     if why:
         raise SystemExit(f"no sandbox on this machine: {why}")
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; sandbox: "
-          f"{sandbox.status()['host_user']}; {sandbox.cpu_control()}", flush=True)
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; sandbox: "
+        f"{sandbox.status()['host_user']}; {sandbox.cpu_control()}",
+        flush=True,
+    )
     rng = random.Random(19)
     slot = args.slot_ms / 1000
-    for channel in ("lock", "inotify", "atime", "meminfo", "sysinfo", "stat", "loadavg",
-                    "contention"):
+    for channel in (
+        "lock",
+        "inotify",
+        "atime",
+        "meminfo",
+        "sysinfo",
+        "stat",
+        "loadavg",
+        "contention",
+    ):
         refused, right, capacity = run(channel, slot, args.bits, rng)
         if refused:
             print(f"  {channel:10s}: refused ({refused}): 0 bits/s", flush=True)
         else:
             chance = " (no better than guessing)" if capacity == 0 else ""
-            print(f"  {channel:10s}: {right}/{args.bits} bits right at {args.slot_ms:g} ms a "
-                  f"bit: {capacity:.1f} bits/s{chance}", flush=True)
+            print(
+                f"  {channel:10s}: {right}/{args.bits} bits right at {args.slot_ms:g} ms a "
+                f"bit: {capacity:.1f} bits/s{chance}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -55,9 +55,12 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="mallows-cluster-"))
     (folder / "bots").mkdir()
     (folder / "bots" / "sleepy.py").write_text(SLEEPY)
-    os.environ.update(MALLOWS_BOTS_DIR=str(folder / "bots"), MALLOWS_ISOLATE="0",
-                      MALLOWS_SLEEPY_SECONDS=str(args.sleep),
-                      RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+    os.environ.update(
+        MALLOWS_BOTS_DIR=str(folder / "bots"),
+        MALLOWS_ISOLATE="0",
+        MALLOWS_SLEEPY_SECONDS=str(args.sleep),
+        RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0",
+    )
     print(capacity(), flush=True)
 
     from mallows.results.store import Store
@@ -69,26 +72,41 @@ def main() -> int:
 
     bots = [f"sleepy:tag={c}" for c in "abcde"]
     deals = -(-args.matches // 20)  # 5 tables x 4 rotations x deals
-    t = parse_tournament({"name": "cluster", "game": "take4", "players": 4, "deals": deals,
-                          "seed": 2026, "bots": bots})
-    sample = [play_job(j) for j in jobs_for(t, schedule(t)[:args.sample])]
+    t = parse_tournament(
+        {
+            "name": "cluster",
+            "game": "take4",
+            "players": 4,
+            "deals": deals,
+            "seed": 2026,
+            "bots": bots,
+        }
+    )
+    sample = [play_job(j) for j in jobs_for(t, schedule(t)[: args.sample])]
     assert all(o.error is None for o in sample), sample[0].error
     duration = sum(o.seconds for o in sample) / len(sample)
     ideal = args.cpus / duration
-    print(f"one match: {duration:.2f} s alone ({args.sample} played in this process); ideal "
-          f"on {args.cpus} CPUs: {ideal:.1f} matches/s", flush=True)
+    print(
+        f"one match: {duration:.2f} s alone ({args.sample} played in this process); ideal "
+        f"on {args.cpus} CPUs: {ideal:.1f} matches/s",
+        flush=True,
+    )
 
     t0 = time.perf_counter()
     executor = RayExecutor(args.cpus)
     start = time.perf_counter() - t0
-    warm = parse_tournament({"name": "warm-up", "game": "take4", "players": 4, "deals": 1,
-                             "seed": 1, "bots": bots})
+    warm = parse_tournament(
+        {"name": "warm-up", "game": "take4", "players": 4, "deals": 1, "seed": 1, "bots": bots}
+    )
     folder_db = folder / "cluster.db"
     t0 = time.perf_counter()
     list(executor.run(jobs_for(warm, list(schedule(warm)) + list(schedule(warm))[:12])))
     warmup = time.perf_counter() - t0
-    print(f"Ray start {start:.1f} s, warm-up ({args.cpus} matches at once) {warmup:.1f} s: not "
-          f"counted", flush=True)
+    print(
+        f"Ray start {start:.1f} s, warm-up ({args.cpus} matches at once) {warmup:.1f} s: not "
+        f"counted",
+        flush=True,
+    )
     arrivals: list[float] = []
     durations: list[float] = []
 
@@ -109,17 +127,23 @@ def main() -> int:
     while w + 5 <= last:
         windows.append(sum(1 for a in arrivals if w <= a < w + 5) / 5)
         w += 5
-    print(f"played {summary.played} matches in {summary.wall:.1f} s: {rate:.1f} matches/s = "
-          f"{100 * rate / ideal:.0f}% of ideal ({ideal:.1f}/s); load average "
-          f"{os.getloadavg()[0]:.1f}")
+    print(
+        f"played {summary.played} matches in {summary.wall:.1f} s: {rate:.1f} matches/s = "
+        f"{100 * rate / ideal:.0f}% of ideal ({ideal:.1f}/s); load average "
+        f"{os.getloadavg()[0]:.1f}"
+    )
     inside = sum(durations) / len(durations)
-    print(f"a match took {inside:.2f} s on average inside the run ({duration:.2f} s alone: the "
-          f"rest is this machine's contention); against {args.cpus} / {inside:.2f} s = "
-          f"{args.cpus / inside:.1f}/s the run reached {100 * rate * inside / args.cpus:.0f}% "
-          f"(what flow control and the coordinator lose)")
+    print(
+        f"a match took {inside:.2f} s on average inside the run ({duration:.2f} s alone: the "
+        f"rest is this machine's contention); against {args.cpus} / {inside:.2f} s = "
+        f"{args.cpus / inside:.1f}/s the run reached {100 * rate * inside / args.cpus:.0f}% "
+        f"(what flow control and the coordinator lose)"
+    )
     if windows:
-        print(f"per 5 s window (after the first): min {min(windows):.1f}, max "
-              f"{max(windows):.1f} matches/s")
+        print(
+            f"per 5 s window (after the first): min {min(windows):.1f}, max "
+            f"{max(windows):.1f} matches/s"
+        )
     ok = rate >= 0.8 * ideal
     print(f"target: >= 80% of ideal: {'met' if ok else 'NOT met'}")
     return 0 if ok else 1

@@ -45,8 +45,11 @@ LIMITS = {"decision_seconds": 10.0, "match_seconds": 3600.0}  # as benchmarks/la
 
 
 #: the same bot under another name: its default parameter written out
-CLONES = {"random": "random:call=0.05", "greedy": "greedy:margin=6",
-          "heuristic": "heuristic:risk=0.7"}
+CLONES = {
+    "random": "random:call=0.05",
+    "greedy": "greedy:margin=6",
+    "heuristic": "heuristic:risk=0.7",
+}
 
 
 def ladder_of(game: str, budget: float) -> list[str]:
@@ -77,44 +80,67 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     games = ["take4", "arschmallows"] if args.game == "both" else [args.game]
     players = {"arschmallows": 4, "take4": 3}
-    print(f"bench_compare: delta {args.delta}, alpha = beta = 0.05, seed {args.seed}, "
-          f"{args.workers} worker(s); this machine has {os.cpu_count()} CPUs "
-          f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    print(
+        f"bench_compare: delta {args.delta}, alpha = beta = 0.05, seed {args.seed}, "
+        f"{args.workers} worker(s); this machine has {os.cpu_count()} CPUs "
+        f"(load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, \
-            make_executor(args.workers, None, batch_size=BATCH_MATCHES) as executor:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        make_executor(args.workers, None, batch_size=BATCH_MATCHES) as executor,
+    ):
         store = Store(Path(tmp) / "bench.db")
         fields = ["reference", "ladder"] if args.field == "both" else [args.field]
         for game, field in [(g, f) for g in games for f in fields]:
             for a, b in steps(game, args.ismcts_budget):
-                c = make_comparison(a, b, game=game, players=players[game], delta=args.delta,
-                                    max_matches=20_000, seed=args.seed, limits=LIMITS,
-                                    opponents=field_for(game, a, b, field, args.ismcts_budget),
-                                    name=f"{game}-{field}-{len(rows)}")
+                c = make_comparison(
+                    a,
+                    b,
+                    game=game,
+                    players=players[game],
+                    delta=args.delta,
+                    max_matches=20_000,
+                    seed=args.seed,
+                    limits=LIMITS,
+                    opponents=field_for(game, a, b, field, args.ismcts_budget),
+                    name=f"{game}-{field}-{len(rows)}",
+                )
                 t0 = time.perf_counter()
                 res = run_comparison(c, store, executor)
                 wall = time.perf_counter() - t0
                 t = res.test
                 ladder = LADDER_MATCHES[game]
-                sd = t.half_width / 1.959963984540054 * t.n ** 0.5
+                sd = t.half_width / 1.959963984540054 * t.n**0.5
                 fixed = 2 * fixed_sample_size(max(sd, 1e-9), args.delta, 0.05, 0.05)
-                rows.append((game, field, a, b, res.verdict or "none", res.matches, ladder,
-                             fixed, wall))
-                print(f"{game:<12} {a:>18} vs {b:<9} opponents {','.join(c.opponents):<40} "
-                      f"verdict {res.verdict or 'none'}: {res.matches:>5} matches "
-                      f"(diff {t.mean:+.3f} +/- {t.half_width:.3f} places/match, LLR "
-                      f"{t.llr:+.2f}) in {wall:6.1f} s; ladder {ladder} matches: "
-                      f"{ladder / max(1, res.matches):.1f}x as many; fixed-size test "
-                      f"{fixed} matches", flush=True)
+                rows.append(
+                    (game, field, a, b, res.verdict or "none", res.matches, ladder, fixed, wall)
+                )
+                print(
+                    f"{game:<12} {a:>18} vs {b:<9} opponents {','.join(c.opponents):<40} "
+                    f"verdict {res.verdict or 'none'}: {res.matches:>5} matches "
+                    f"(diff {t.mean:+.3f} +/- {t.half_width:.3f} places/match, LLR "
+                    f"{t.llr:+.2f}) in {wall:6.1f} s; ladder {ladder} matches: "
+                    f"{ladder / max(1, res.matches):.1f}x as many; fixed-size test "
+                    f"{fixed} matches",
+                    flush=True,
+                )
         store.close()
     print("\nsummary (matches to a verdict, compare vs the fixed-size ladder):")
-    print(f"{'game':<13}{'field':<10}{'A vs B':<34}{'verdict':>8}{'compare':>9}{'ladder':>8}"
-          f"{'ratio':>7}{'fixed z':>9}{'seconds':>9}")
+    print(
+        f"{'game':<13}{'field':<10}{'A vs B':<34}{'verdict':>8}{'compare':>9}{'ladder':>8}"
+        f"{'ratio':>7}{'fixed z':>9}{'seconds':>9}"
+    )
     for game, field, a, b, verdict, n, ladder, fixed, wall in rows:
-        print(f"{game:<13}{field:<10}{a + ' vs ' + b:<34}{verdict:>8}{n:>9}{ladder:>8}"
-              f"{ladder / max(1, n):>6.1f}x{fixed:>9}{wall:>9.1f}")
-    print("compare, ladder, fixed z: matches; ratio = ladder / compare; fixed z: a fixed-size "
-          "one-sided z-test with the same alpha, beta and delta at the observed spread")
+        print(
+            f"{game:<13}{field:<10}{a + ' vs ' + b:<34}{verdict:>8}{n:>9}{ladder:>8}"
+            f"{ladder / max(1, n):>6.1f}x{fixed:>9}{wall:>9.1f}"
+        )
+    print(
+        "compare, ladder, fixed z: matches; ratio = ladder / compare; fixed z: a fixed-size "
+        "one-sided z-test with the same alpha, beta and delta at the observed spread"
+    )
     return 0
 
 

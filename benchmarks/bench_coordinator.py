@@ -60,8 +60,9 @@ class ReplayExecutor(Executor):
 
 
 def tournament(game: str, deals: int, name: str):
-    return parse_tournament({"name": name, "game": game, "players": 4, "deals": deals,
-                             "seed": 2026, "bots": BOTS})
+    return parse_tournament(
+        {"name": name, "game": game, "players": 4, "deals": deals, "seed": 2026, "bots": BOTS}
+    )
 
 
 def main() -> int:
@@ -77,12 +78,14 @@ def main() -> int:
     print(f"pinned to CPU {cpu}; load average {os.getloadavg()[0]:.1f}", flush=True)
     folder = Path(tempfile.mkdtemp(prefix="mallows-coord-"))
     ok = True
-    print(f"{'game':<14}{'one worker/s':>13}{'coordinator/s':>15}{'store s':>9}{'rate s':>8}"
-          f"{'workers fed':>13}")
+    print(
+        f"{'game':<14}{'one worker/s':>13}{'coordinator/s':>15}{'store s':>9}{'rate s':>8}"
+        f"{'workers fed':>13}"
+    )
     for game in ("arschmallows", "take4"):
         deals = -(-args.matches // 20)
         t = tournament(game, deals, f"coord-{game}")
-        pre = jobs_for(t, schedule(t)[:args.preplay])
+        pre = jobs_for(t, schedule(t)[: args.preplay])
         t0 = time.perf_counter()
         outcomes = [play_job(j) for j in pre]
         worker_rate = len(outcomes) / (time.perf_counter() - t0)
@@ -92,14 +95,21 @@ def main() -> int:
         assert store.count_matches(t.name) == t.match_count() == summary.played
         store.close()
         rate = summary.played / summary.wall
-        print(f"{game:<14}{worker_rate:>13.0f}{rate:>15.0f}{summary.storage_seconds:>9.2f}"
-              f"{summary.ratings_seconds:>8.2f}{rate / worker_rate:>13.1f}", flush=True)
+        print(
+            f"{game:<14}{worker_rate:>13.0f}{rate:>15.0f}{summary.storage_seconds:>9.2f}"
+            f"{summary.ratings_seconds:>8.2f}{rate / worker_rate:>13.1f}",
+            flush=True,
+        )
         ok &= rate >= TARGET or game != "arschmallows"
-    print(f"{args.matches} matches per game in groups of {args.batch}; 'store s' and 'rate s' "
-          f"are the seconds spent storing (compressing, committing) and rating (in the rating "
-          f"thread, on the same core); workers fed = coordinator/s / one worker/s")
-    print(f"target: >= {TARGET} matches/s for 4-seat Arschmallows on one core: "
-          f"{'met' if ok else 'NOT met'}")
+    print(
+        f"{args.matches} matches per game in groups of {args.batch}; 'store s' and 'rate s' "
+        f"are the seconds spent storing (compressing, committing) and rating (in the rating "
+        f"thread, on the same core); workers fed = coordinator/s / one worker/s"
+    )
+    print(
+        f"target: >= {TARGET} matches/s for 4-seat Arschmallows on one core: "
+        f"{'met' if ok else 'NOT met'}"
+    )
     return 0 if ok else 1
 
 

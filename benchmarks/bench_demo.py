@@ -43,23 +43,32 @@ def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, st
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--no-install", action="store_true",
-                    help="skip the venv and the install: time the tournament only")
-    ap.add_argument("--workers", type=int, default=None,
-                    help="--workers for the demo (default: the README's, the CPU count)")
+    ap.add_argument(
+        "--no-install",
+        action="store_true",
+        help="skip the venv and the install: time the tournament only",
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="--workers for the demo (default: the README's, the CPU count)",
+    )
     args = ap.parse_args()
     print(capacity(), flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="mallows-demo-"))
     try:
         work = tmp / "mallows"
-        anywhere = shutil.ignore_patterns("__pycache__", "*.egg-info", ".hypothesis",
-                                          ".pytest_cache")
+        anywhere = shutil.ignore_patterns(
+            "__pycache__", "*.egg-info", ".hypothesis", ".pytest_cache"
+        )
 
         def ignore(folder: str, names: list[str]) -> set[str]:
             left = set(anywhere(folder, names))
             if Path(folder) == ROOT:  # the project's own results, venv and artifacts
-                left |= {n for n in names if n in (".venv", "venv", "results", ".git",
-                                                   "test-artifacts")}
+                left |= {
+                    n for n in names if n in (".venv", "venv", "results", ".git", "test-artifacts")
+                }
             return left
 
         shutil.copytree(ROOT, work, ignore=ignore)
@@ -70,29 +79,42 @@ def main() -> int:
         else:
             venv, _ = timed([sys.executable, "-m", "venv", ".venv"], work, env)
             print(f"python3 -m venv .venv: {venv:.1f} s", flush=True)
-            install, _ = timed([str(work / ".venv" / "bin" / "pip"), "install", "-q", "-e", "."],
-                               work, env)
-            print(f"pip install -q -e . (mallows and its dependencies, Ray the largest; "
-                  f"with this machine's pip cache): {install:.1f} s", flush=True)
+            install, _ = timed(
+                [str(work / ".venv" / "bin" / "pip"), "install", "-q", "-e", "."], work, env
+            )
+            print(
+                f"pip install -q -e . (mallows and its dependencies, Ray the largest; "
+                f"with this machine's pip cache): {install:.1f} s",
+                flush=True,
+            )
             mallows = str(work / ".venv" / "bin" / "mallows")
         start, _ = timed([mallows, "--help"], work, env)
-        print(f"the console script's start (python and mallows imported, --help): "
-              f"{start:.1f} s", flush=True)
+        print(
+            f"the console script's start (python and mallows imported, --help): {start:.1f} s",
+            flush=True,
+        )
         cmd = [mallows, "tournament", "run", "tournaments/demo.toml"]
         if args.workers is not None:
             cmd += ["--workers", str(args.workers)]
         total, text = timed(cmd, work, env)
-        played = re.search(r"played (\d+) matches \(\d+ already stored\) in ([\d.]+) s on "
-                           r"([^:]+): ([\d.]+) matches/s", " ".join(text.split()))
+        played = re.search(
+            r"played (\d+) matches \(\d+ already stored\) in ([\d.]+) s on "
+            r"([^:]+): ([\d.]+) matches/s",
+            " ".join(text.split()),
+        )
         if played is None:
             sys.exit(f"no 'played ...' line in the demo's output:\n{text[-3000:]}")
         matches, wall, executor, rate = played.groups()
         before = total - float(wall)
         ray = "ray" in executor
-        print(f"the demo tournament: {total:.1f} s in all: {matches} matches in {float(wall):.1f} "
-              f"s on {executor} ({rate} matches/s), and {before:.1f} s around them (the "
-              f"console script's start, checking the bots, "
-              + ("starting a local Ray, " if ray else "") + "the table)", flush=True)
+        print(
+            f"the demo tournament: {total:.1f} s in all: {matches} matches in {float(wall):.1f} "
+            f"s on {executor} ({rate} matches/s), and {before:.1f} s around them (the "
+            f"console script's start, checking the bots, "
+            + ("starting a local Ray, " if ray else "")
+            + "the table)",
+            flush=True,
+        )
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

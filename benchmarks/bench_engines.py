@@ -31,7 +31,9 @@ def count_decisions(record: dict) -> int:
     return sum(1 for e in record["events"] if e["type"] == "action")
 
 
-def bench_game(game: str, players: int, seconds: float, rules: str | None = None) -> tuple[float, float, int]:
+def bench_game(
+    game: str, players: int, seconds: float, rules: str | None = None
+) -> tuple[float, float, int]:
     options = get_game(game).make_options(rules, {})
     spec = load_bot("random")
     limits = Limits(decision_seconds=60.0, match_seconds=1e9)
@@ -76,16 +78,24 @@ def main() -> None:
     t4_dps, t4_mps, t4_n = bench_game("take4", min(args.players, 4), args.seconds)
     uno = bench_rlcard_uno(args.seconds)
 
-    print(f"arschmallows standard, {args.players} random bots: {ars_dps:,.0f} decisions/s, "
-          f"{ars_mps:,.2f} matches/s ({ars_n} matches)")
-    print(f"take4, {min(args.players, 4)} random bots: {t4_dps:,.0f} decisions/s, "
-          f"{t4_mps:,.2f} matches/s ({t4_n} matches)")
+    print(
+        f"arschmallows standard, {args.players} random bots: {ars_dps:,.0f} decisions/s, "
+        f"{ars_mps:,.2f} matches/s ({ars_n} matches)"
+    )
+    print(
+        f"take4, {min(args.players, 4)} random bots: {t4_dps:,.0f} decisions/s, "
+        f"{t4_mps:,.2f} matches/s ({t4_n} matches)"
+    )
     if uno is None:
         print("baseline: RLCard is not installed (pip install -e '.[bench]'); no ratio printed")
     else:
-        print(f"baseline RLCard UNO, random agents, env.run: {uno[0]:,.0f} steps/s, "
-              f"{uno[1]:,.1f} games/s")
-        print(f"ratio arschmallows decisions/s / UNO steps/s: {ars_dps / uno[0]:.2f}x (target >= 2x)")
+        print(
+            f"baseline RLCard UNO, random agents, env.run: {uno[0]:,.0f} steps/s, "
+            f"{uno[1]:,.1f} games/s"
+        )
+        print(
+            f"ratio arschmallows decisions/s / UNO steps/s: {ars_dps / uno[0]:.2f}x (target >= 2x)"
+        )
 
 
 if __name__ == "__main__":

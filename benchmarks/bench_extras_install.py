@@ -40,9 +40,11 @@ def main() -> None:
         subprocess.run(pip + PACKAGES, check=True)
         extras = time.perf_counter() - t0
         print(f"numpy alone (baseline): {base:.1f} s")
-        print(f"open_spiel + pettingzoo + gymnasium on top: {extras:.1f} s, "
-              f"{size_mb(venv) - before:.0f} MiB on disk"
-              + (" (no wheel cache)" if args.no_cache else " (pip's wheel cache as it is)"))
+        print(
+            f"open_spiel + pettingzoo + gymnasium on top: {extras:.1f} s, "
+            f"{size_mb(venv) - before:.0f} MiB on disk"
+            + (" (no wheel cache)" if args.no_cache else " (pip's wheel cache as it is)")
+        )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,8 @@ GAMES = {
     "arschmallows": ("standard", ("greedy", "heuristic", "random")),
     "take4": (None, ("greedy", "denial", "random")),
 }
-TARGET = 0.02      # (a): |file-order effect| + its half interval under version 2
-PRECISION = 0.05   # (b): the half interval a bot's mean place should reach
+TARGET = 0.02  # (a): |file-order effect| + its half interval under version 2
+PRECISION = 0.05  # (b): the half interval a bot's mean place should reach
 
 
 def _play(args: tuple) -> list[tuple[int, tuple, list[int]]]:
@@ -79,19 +79,25 @@ def per_deal_places(specs, ranks: dict, bot: str) -> list[float]:
 def run_game(game: str, deals: int, seed: int, workers: int) -> dict:
     rules, (first, second, third) = GAMES[game]
     files = {"A": (first, second, third), "B": (first, third, second)}
-    schedules = {(v, f): list(make_schedule(bots, 3, deals, seed, version=v))
-                 for v in (1, 2) for f, bots in files.items()}
+    schedules = {
+        (v, f): list(make_schedule(bots, 3, deals, seed, version=v))
+        for v in (1, 2)
+        for f, bots in files.items()
+    }
     needed = sorted({(s.seed, s.seats) for specs in schedules.values() for s in specs})
-    chunks = [needed[i::workers * 8] for i in range(workers * 8)]
+    chunks = [needed[i :: workers * 8] for i in range(workers * 8)]
     t0 = time.perf_counter()
     ranks: dict = {}
     with ProcessPoolExecutor(workers) as pool:
         for part in pool.map(_play, [(game, rules, c) for c in chunks if c]):
             ranks.update({(s, seats): r for s, seats, r in part})
     wall = time.perf_counter() - t0
-    print(f"\n== {game}{f' ({rules})' if rules else ''}: {', '.join(files['A'])}; {deals:,} "
-          f"deals, {len(needed):,} distinct matches played in {wall:.0f} s "
-          f"({len(needed) / wall:.0f}/s on {workers} processes)", flush=True)
+    print(
+        f"\n== {game}{f' ({rules})' if rules else ''}: {', '.join(files['A'])}; {deals:,} "
+        f"deals, {len(needed):,} distinct matches played in {wall:.0f} s "
+        f"({len(needed) / wall:.0f}/s on {workers} processes)",
+        flush=True,
+    )
     out: dict = {"game": game, "effects": {}, "variance": {}}
     print("(a) file-order effect: mean place in A minus in B (95% interval over deals)")
     print(f"    {'bot':<10} {'version 1 (file order)':>24} {'version 2 (balanced)':>24}")
@@ -106,16 +112,20 @@ def run_game(game: str, deals: int, seed: int, workers: int) -> dict:
         print(f"    {bot:<10} {row[0]:>24} {row[1]:>24}")
     worst = max(abs(m) + h for (bot, v), (m, h) in out["effects"].items() if v == 2)
     out["within"] = worst <= TARGET
-    print(f"    version 2: largest |effect| + half interval {worst:.4f}: "
-          f"{'within' if worst <= TARGET else 'NOT within'} ±{TARGET}")
+    print(
+        f"    version 2: largest |effect| + half interval {worst:.4f}: "
+        f"{'within' if worst <= TARGET else 'NOT within'} ±{TARGET}"
+    )
     print(f"(b) duplicate against independent deals, version 2, file A (matches for ±{PRECISION})")
-    print(f"    {'bot':<10} {'var/match dup':>14} {'var/match ind':>14} {'ratio':>6} "
-          f"{'matches dup':>12} {'matches ind':>12}")
+    print(
+        f"    {'bot':<10} {'var/match dup':>14} {'var/match ind':>14} {'ratio':>6} "
+        f"{'matches dup':>12} {'matches ind':>12}"
+    )
     specs = schedules[(2, "A")]
     for bot in files["A"]:
         deal_means = per_deal_places(specs, ranks, bot)
         # duplicate: N matches = N/3 deals; var(mean) = var(deal mean) / (N / 3)
-        dup = 3 * statistics.variance(deal_means)             # per match: times 1/N
+        dup = 3 * statistics.variance(deal_means)  # per match: times 1/N
         by_seat: dict[int, list[int]] = {}
         for s in specs:
             seat = s.seats.index(bot)
@@ -124,8 +134,10 @@ def run_game(game: str, deals: int, seed: int, workers: int) -> dict:
         need_dup = math.ceil(dup * (Z95 / PRECISION) ** 2)
         need_ind = math.ceil(ind * (Z95 / PRECISION) ** 2)
         out["variance"][bot] = (dup, ind, need_dup, need_ind)
-        print(f"    {bot:<10} {dup:>14.3f} {ind:>14.3f} {ind / dup:>6.2f} {need_dup:>12,} "
-              f"{need_ind:>12,}")
+        print(
+            f"    {bot:<10} {dup:>14.3f} {ind:>14.3f} {ind / dup:>6.2f} {need_dup:>12,} "
+            f"{need_ind:>12,}"
+        )
     print("    (the variance of the mean over N matches is the per-match figure / N)")
     effect = seat_effects((s.deal, s.seats, ranks[(s.seed, s.seats)]) for s in specs)[3]
     print(f"seat effect, version 2, file A: {effect.text()}")
@@ -134,21 +146,34 @@ def run_game(game: str, deals: int, seed: int, workers: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=10_000,
-                    help="deals a table (even: version 2 is then exactly balanced)")
+    ap.add_argument(
+        "--deals",
+        type=int,
+        default=10_000,
+        help="deals a table (even: version 2 is then exactly balanced)",
+    )
     ap.add_argument("--workers", type=int, default=2, help="processes playing matches")
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--game", choices=sorted(GAMES), action="append",
-                    help="only this game (repeatable; default: both)")
+    ap.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        action="append",
+        help="only this game (repeatable; default: both)",
+    )
     args = ap.parse_args()
-    print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs; {args.deals:,} deals "
-          f"a file, seed {args.seed}", flush=True)
+    print(
+        f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs; {args.deals:,} deals "
+        f"a file, seed {args.seed}",
+        flush=True,
+    )
     t0 = time.perf_counter()
     ok = True
     for game in args.game or list(GAMES):
         ok &= run_game(game, args.deals, args.seed, args.workers)["within"]
-    print(f"\ntotal {time.perf_counter() - t0:.0f} s; target (a) ±{TARGET} under version 2: "
-          f"{'met' if ok else 'NOT met'}")
+    print(
+        f"\ntotal {time.perf_counter() - t0:.0f} s; target (a) ±{TARGET} under version 2: "
+        f"{'met' if ok else 'NOT met'}"
+    )
     return 0 if ok else 1
 
 

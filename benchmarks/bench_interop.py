@@ -95,8 +95,10 @@ def main() -> None:
     for game, players in (("take4", 2), ("arschmallows", 4)):
         base = engine_steps(game, players, s)
         aec = aec_steps(game, players, s)
-        print(f"{game} {players} seats: engine {base:,.0f} decisions/s; PettingZoo AEC "
-              f"{aec:,.0f} steps/s ({aec / base:.2f}x the engine)")
+        print(
+            f"{game} {players} seats: engine {base:,.0f} decisions/s; PettingZoo AEC "
+            f"{aec:,.0f} steps/s ({aec / base:.2f}x the engine)"
+        )
     print(f"take4 2 seats: PettingZoo Parallel {parallel_steps(2, s):,.0f} picks/s")
     try:
         import pyspiel  # noqa: F401
@@ -104,8 +106,10 @@ def main() -> None:
         print("OpenSpiel: not installed (pip install -e '.[openspiel]')")
         return
     for name in ("mallows_take4", "mallows_arschmallows(players=4)"):
-        print(f"OpenSpiel {name}: {openspiel_steps(name, s):,.0f} player steps/s "
-              f"(random playouts, chance sampled)")
+        print(
+            f"OpenSpiel {name}: {openspiel_steps(name, s):,.0f} player steps/s "
+            f"(random playouts, chance sampled)"
+        )
 
 
 if __name__ == "__main__":

@@ -109,13 +109,22 @@ def pipe_floor(n: int = 20000) -> float:
 
 def info_for(game: str) -> dict:
     module = get_game(game)
-    return {"protocol": PROTOCOL_VERSION, "game": game, "options": module.make_options(None, None),
-            "seat": 0, "players": 3, "seed": 1, "names": ["random"] * 3}
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "game": game,
+        "options": module.make_options(None, None),
+        "seat": 0,
+        "players": 3,
+        "seed": 1,
+        "names": ["random"] * 3,
+    }
 
 
 def row(label: str, inproc: float, isolated: float) -> str:
-    return (f"{label:<34} {1 / inproc:>12,.0f} {1 / isolated:>12,.0f} "
-            f"{inproc * 1e6:>9.1f} {isolated * 1e6:>9.1f} {(isolated - inproc) * 1e6:>9.1f}")
+    return (
+        f"{label:<34} {1 / inproc:>12,.0f} {1 / isolated:>12,.0f} "
+        f"{inproc * 1e6:>9.1f} {isolated * 1e6:>9.1f} {(isolated - inproc) * 1e6:>9.1f}"
+    )
 
 
 def main() -> None:
@@ -124,10 +133,14 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=20)
     args = parser.parse_args()
 
-    print(f"{'':<34} {'in-process':>12} {'isolated':>12} {'in-proc':>9} {'isolated':>9} "
-          f"{'overhead':>9}")
-    print(f"{'':<34} {'decisions/s':>12} {'decisions/s':>12} {'µs/dec':>9} {'µs/dec':>9} "
-          f"{'µs/dec':>9}")
+    print(
+        f"{'':<34} {'in-process':>12} {'isolated':>12} {'in-proc':>9} {'isolated':>9} "
+        f"{'overhead':>9}"
+    )
+    print(
+        f"{'':<34} {'decisions/s':>12} {'decisions/s':>12} {'µs/dec':>9} {'µs/dec':>9} "
+        f"{'µs/dec':>9}"
+    )
     worst = 0.0
     for game in ("take4", "arschmallows"):
         obs = observations(game, args.decisions)
@@ -138,8 +151,7 @@ def main() -> None:
         print(row(f"round trip, {game} ({size:.0f} B/obs)", inproc, isolated))
 
     # the game is named (the random policy dispatches on it), the rest is as small as it gets
-    tiny = [{"game": "take4", "phase": "end", "legal_actions": [{"type": "pass"}]}] \
-        * args.decisions
+    tiny = [{"game": "take4", "phase": "end", "legal_actions": [{"type": "pass"}]}] * args.decisions
     inproc = per_decision(load_bot("random").handle(), tiny, info_for("take4"))
     isolated = per_decision(load_bot("random", isolate=True).handle(), tiny, info_for("take4"))
     print(row("round trip, smallest observation", inproc, isolated))
@@ -162,15 +174,21 @@ def main() -> None:
         d0, s0 = totals[False]
         d1, s1 = totals[True]
         assert d0 == d1, "the same seeds must give the same matches"
-        print(f"whole matches, {game}: {args.matches} matches, {d0} decisions of the measured "
-              f"seat; wall time {s0:.2f} s in-process, {s1:.2f} s isolated "
-              f"({(s1 - s0) / args.matches * 1000:.1f} ms a match more, process start-up "
-              f"included; {(s1 - s0) / d0 * 1e6:.0f} µs a decision all in)")
-    print(f"machine floor: a raw pipe round trip takes {pipe_floor() * 1e6:.1f} µs; load average "
-          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+        print(
+            f"whole matches, {game}: {args.matches} matches, {d0} decisions of the measured "
+            f"seat; wall time {s0:.2f} s in-process, {s1:.2f} s isolated "
+            f"({(s1 - s0) / args.matches * 1000:.1f} ms a match more, process start-up "
+            f"included; {(s1 - s0) / d0 * 1e6:.0f} µs a decision all in)"
+        )
+    print(
+        f"machine floor: a raw pipe round trip takes {pipe_floor() * 1e6:.1f} µs; load average "
+        f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
     verdict = "met" if worst <= TARGET_US / 1e6 else "NOT met"
-    print(f"isolation overhead per decision on real observations: {worst * 1e6:.1f} µs at most "
-          f"(target {TARGET_US:.0f} µs: {verdict})")
+    print(
+        f"isolation overhead per decision on real observations: {worst * 1e6:.1f} µs at most "
+        f"(target {TARGET_US:.0f} µs: {verdict})"
+    )
 
 
 if __name__ == "__main__":

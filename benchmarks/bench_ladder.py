@@ -50,7 +50,7 @@ from mallows.results.plackett_luce import fit_history
 from mallows.results.ratings import leaderboard
 
 SEATS = 4
-CHECK_GROWTH = 1.05   # the question is checked every 5% more matches (both ways alike)
+CHECK_GROWTH = 1.05  # the question is checked every 5% more matches (both ways alike)
 
 
 @dataclass
@@ -64,8 +64,17 @@ def _play(field: Field, tables, rng: random.Random) -> list:
     return [(list(t), field.play(list(t), rng)) for t in tables]
 
 
-def run_until_answered(field: Field, question: Question, right, history: list, ladder: bool,
-                       policy: Policy, seed: int, limit: int, bots=None) -> Run:
+def run_until_answered(
+    field: Field,
+    question: Question,
+    right,
+    history: list,
+    ladder: bool,
+    policy: Policy,
+    seed: int,
+    limit: int,
+    bots=None,
+) -> Run:
     """Play balanced rounds (plus, for the ladder, extra tables while ``question`` is open,
     interleaved with the round's base tables) until it is answered; ``right(fit)`` says
     whether the answer is true. The question is checked every 5% more matches, between any
@@ -93,8 +102,9 @@ def run_until_answered(field: Field, question: Question, right, history: list, l
             if slot is None:
                 if a.answered:
                     continue
-                slot = list(extra_tables([a], fit, SEATS, 1, seed=seed * 100003 + step * 997
-                                         + k)[0].bots)
+                slot = list(
+                    extra_tables([a], fit, SEATS, 1, seed=seed * 100003 + step * 997 + k)[0].bots
+                )
             res += _play(field, [slot], rng)
             if len(res) >= next_check:
                 fit = fit_history(res, bots=entrants, draws=2000, seed=seed + len(res))
@@ -114,9 +124,11 @@ def questions_part(seeds: int | None, certainty: float, quick: bool, sizes: list
     times vary several-fold from seed to seed, 8 for 32 bots)."""
     policy = Policy()
     limit = 40_000 if quick else 200_000
-    print(f"== 1. questions answered at {certainty:g}: ladder (balanced rounds + "
-          f"{policy.extra_per_base:g} extra tables per base table while open) vs round robin "
-          f"(balanced rounds); luck 3 against a skill spread of 3, ties, 4 seats")
+    print(
+        f"== 1. questions answered at {certainty:g}: ladder (balanced rounds + "
+        f"{policy.extra_per_base:g} extra tables per base table while open) vs round robin "
+        f"(balanced rounds); luck 3 against a skill spread of 3, ties, 4 seats"
+    )
     asked = seeds
     for n in sizes:
         seeds = asked or (3 if quick else 24 if n <= 16 else 8)
@@ -134,8 +146,11 @@ def questions_part(seeds: int | None, certainty: float, quick: bool, sizes: list
             rr = run_until_answered(field, TopK(3, certainty), top3, [], False, policy, s, limit)
             la = run_until_answered(field, TopK(3, certainty), top3, [], True, policy, s, limit)
             rows.append((rr, la))
-            print(f"   top 3 of {n}, seed {s}: round robin {rr.matches:>6} matches "
-                  f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})", flush=True)
+            print(
+                f"   top 3 of {n}, seed {s}: round robin {rr.matches:>6} matches "
+                f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})",
+                flush=True,
+            )
         _summary(f"top 3 of {n}", rows)
 
         # a newcomer joins a field that has played 40 balanced rounds; its place asked to +-1
@@ -153,15 +168,17 @@ def questions_part(seeds: int | None, certainty: float, quick: bool, sizes: list
             hist_rng = random.Random(10_000 + s)
             history: list = []
             for _ in range(40):
-                history += _play(old, balanced_round(list(old.skills), SEATS, hist_rng),
-                                 hist_rng)
+                history += _play(old, balanced_round(list(old.skills), SEATS, hist_rng), hist_rng)
             q = Place("new", certainty, within=1)
             bots = list(field.skills)
             rr = run_until_answered(field, q, place, history, False, policy, s, limit, bots)
             la = run_until_answered(field, q, place, history, True, policy, s, limit, bots)
             rows.append((rr, la))
-            print(f"   newcomer among {n}, seed {s}: round robin {rr.matches:>6} matches "
-                  f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})", flush=True)
+            print(
+                f"   newcomer among {n}, seed {s}: round robin {rr.matches:>6} matches "
+                f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})",
+                flush=True,
+            )
         _summary(f"newcomer's place (+-1) among {n}, joining after 40 rounds", rows)
 
 
@@ -169,12 +186,15 @@ def _summary(what: str, rows: list[tuple[Run, Run]]) -> None:
     rr = [r.matches for r, _ in rows]
     la = [b.matches for _, b in rows]
     ratios = [a / b for a, b in zip(rr, la) if b]
-    print(f"   -> {what}: round robin median {statistics.median(rr):.0f} matches, ladder "
-          f"median {statistics.median(la):.0f}: {statistics.median(rr) / statistics.median(la):.2f}x"
-          f" fewer (ratio of medians; per seed: median {statistics.median(ratios):.2f}, min "
-          f"{min(ratios):.2f}, max {max(ratios):.2f}); "
-          f"answers right: round robin {sum(r.right for r, _ in rows)}/{len(rows)}, ladder "
-          f"{sum(b.right for _, b in rows)}/{len(rows)}", flush=True)
+    print(
+        f"   -> {what}: round robin median {statistics.median(rr):.0f} matches, ladder "
+        f"median {statistics.median(la):.0f}: {statistics.median(rr) / statistics.median(la):.2f}x"
+        f" fewer (ratio of medians; per seed: median {statistics.median(ratios):.2f}, min "
+        f"{min(ratios):.2f}, max {max(ratios):.2f}); "
+        f"answers right: round robin {sum(r.right for r, _ in rows)}/{len(rows)}, ladder "
+        f"{sum(b.right for _, b in rows)}/{len(rows)}",
+        flush=True,
+    )
 
 
 class GumbelField(Field):
@@ -187,11 +207,17 @@ class GumbelField(Field):
 
 
 def agreement_part(seeds: int) -> None:
-    print("== 2. rank agreement with the truth (Kendall tau): 16 bots, 4 seats, luck 6 against "
-          "a skill spread of 3, 1,600 balanced matches")
+    print(
+        "== 2. rank agreement with the truth (Kendall tau): 16 bots, 4 seats, luck 6 against "
+        "a skill spread of 3, 1,600 balanced matches"
+    )
     for kind in ("Thurstone (Gaussian luck)", "Plackett-Luce (Gumbel luck)"):
-        taus: dict[str, list[float]] = {"fit both ways": [], "fit from the top": [],
-                                        "TrueSkill played": [], "TrueSkill shuffled": []}
+        taus: dict[str, list[float]] = {
+            "fit both ways": [],
+            "fit from the top": [],
+            "TrueSkill played": [],
+            "TrueSkill shuffled": [],
+        }
         for s in range(seeds):
             rng = random.Random(s)
             f0 = even_field(16, 3.0, 6.0, tie=0.5)
@@ -202,15 +228,18 @@ def agreement_part(seeds: int) -> None:
             truth = field.truth()
             taus["fit both ways"].append(kendall_tau(fit_history(res, draws=0).order(), truth))
             taus["fit from the top"].append(
-                kendall_tau(fit_history(res, draws=0, both_ways=False).order(), truth))
-            taus["TrueSkill played"].append(kendall_tau([r.bot for r in leaderboard(res)],
-                                                        truth))
+                kendall_tau(fit_history(res, draws=0, both_ways=False).order(), truth)
+            )
+            taus["TrueSkill played"].append(kendall_tau([r.bot for r in leaderboard(res)], truth))
             shuffled = list(res)
             rng.shuffle(shuffled)
             taus["TrueSkill shuffled"].append(
-                kendall_tau([r.bot for r in leaderboard(shuffled)], truth))
-        print(f"   {kind}, {seeds} fields: " + ", ".join(
-            f"{k} {statistics.mean(v):.4f}" for k, v in taus.items()))
+                kendall_tau([r.bot for r in leaderboard(shuffled)], truth)
+            )
+        print(
+            f"   {kind}, {seeds} fields: "
+            + ", ".join(f"{k} {statistics.mean(v):.4f}" for k, v in taus.items())
+        )
         for fit_name in ("fit both ways", "fit from the top"):
             for ts in ("TrueSkill played", "TrueSkill shuffled"):
                 d = [a - b for a, b in zip(taus[fit_name], taus[ts])]
@@ -222,8 +251,11 @@ def _random_results(n_bots: int, matches: int, seed: int) -> list:
     rng = np.random.default_rng(seed)
     names = [f"bot{i:03d}" for i in range(n_bots)]
     skill = np.linspace(3, -3, n_bots)
-    tables = np.argsort(rng.random((matches, n_bots)), axis=1)[:, :SEATS] if n_bots <= 64 \
+    tables = (
+        np.argsort(rng.random((matches, n_bots)), axis=1)[:, :SEATS]
+        if n_bots <= 64
         else np.stack([rng.choice(n_bots, SEATS, replace=False) for _ in range(matches)])
+    )
     perf = skill[tables] + rng.normal(0, 3, tables.shape)
     perf = np.floor(perf / 0.5)
     ranks = (perf[:, None, :] > perf[:, :, None]).sum(axis=2)
@@ -239,13 +271,19 @@ def timing_part(quick: bool) -> None:
         fit = fit_history(res)
         rows = fit.rows()
         seconds = time.perf_counter() - t0
-        print(f"   {m:>9,} matches, {n_bots:>3} bots: {seconds:6.2f} s "
-              f"({fit.iterations} Newton steps; top: {rows[0].bot})", flush=True)
+        print(
+            f"   {m:>9,} matches, {n_bots:>3} bots: {seconds:6.2f} s "
+            f"({fit.iterations} Newton steps; top: {rows[0].bot})",
+            flush=True,
+        )
         if m == 10**5 and n_bots == 16:
             t0 = time.perf_counter()
             leaderboard(res)
-            print(f"   {m:>9,} matches, {n_bots:>3} bots: {time.perf_counter() - t0:6.2f} s "
-                  f"online TrueSkill (the baseline, same results)", flush=True)
+            print(
+                f"   {m:>9,} matches, {n_bots:>3} bots: {time.perf_counter() - t0:6.2f} s "
+                f"online TrueSkill (the baseline, same results)",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,8 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--certainty", type=float, default=0.95)
     args = ap.parse_args(argv)
     if args.part in ("questions", "all"):
-        questions_part(args.seeds, args.certainty, args.quick,
-                       [16] if args.quick else [16, 32])
+        questions_part(args.seeds, args.certainty, args.quick, [16] if args.quick else [16, 32])
     if args.part in ("agreement", "all"):
         agreement_part(args.seeds or (10 if args.quick else 40))
     if args.part in ("timing", "all"):

@@ -58,15 +58,17 @@ def play(folder: Path, take4: int, arsch: int) -> Path:
     db = folder / "bench.db"
     mallows = str(Path(sys.executable).with_name("mallows"))
     # matches a deal: 5 bots 2 seats, every pair both ways (20); 4 bots 3 seats (12)
-    for name, text, matches, per_deal in (("take4", TAKE4, take4, 20),
-                                          ("arsch", ARSCH, arsch, 12)):
+    for name, text, matches, per_deal in (("take4", TAKE4, take4, 20), ("arsch", ARSCH, arsch, 12)):
         if matches <= 0:
             continue
         spec = folder / f"{name}.toml"
         spec.write_text(text.format(deals=max(1, -(-matches // per_deal))))
         t0 = time.perf_counter()
-        subprocess.run([mallows, "tournament", "run", str(spec), "--db", str(db), "--workers",
-                        "1", "--quiet"], check=True, capture_output=True)
+        subprocess.run(
+            [mallows, "tournament", "run", str(spec), "--db", str(db), "--workers", "1", "--quiet"],
+            check=True,
+            capture_output=True,
+        )
         print(f"played the {name} tournament in {time.perf_counter() - t0:.1f} s")
     return db
 
@@ -89,12 +91,19 @@ def measure(store: Store, name: str, replay_data: bool, out: Path) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--db", type=Path, default=None,
-                    help="an existing database (default: play one of real matches)")
+    ap.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="an existing database (default: play one of real matches)",
+    )
     ap.add_argument("--take4", type=int, default=2000, help="Take4 matches to play")
     ap.add_argument("--arsch", type=int, default=300, help="Arschmallows matches to play")
-    ap.add_argument("--keep", action="store_true", help="keep the sites (and the played "
-                    "database) and print where")
+    ap.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the sites (and the played database) and print where",
+    )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="mallows-bench-report-"))
     try:
@@ -115,19 +124,25 @@ def run(args: argparse.Namespace, work: Path) -> None:
             continue
         print(f"\n{t['name']} ({t['game']}, {n} matches)")
         rows = {}
-        for label, replay_data in (("before (a page per match)", False),
-                                   ("after (compact data files)", True)):
+        for label, replay_data in (
+            ("before (a page per match)", False),
+            ("after (compact data files)", True),
+        ):
             m = measure(store, t["name"], replay_data, work / f"site-{int(replay_data)}")
             per = m["grows"] / n
             projected = (m["bytes"] - m["grows"]) + per * PROJECTED
             rows[replay_data] = projected
-            print(f"  {label:27s} {m['files']:6d} files, {m['bytes'] / 1e6:7.2f} MB "
-                  f"({m['disk'] / 1e6:.2f} MB on disk), {m['wall']:5.1f} s "
-                  f"({n / m['wall']:.0f} matches/s); {per:7.0f} bytes per match -> "
-                  f"{projected / 1e6:6.1f} MB for {PROJECTED:,} matches")
+            print(
+                f"  {label:27s} {m['files']:6d} files, {m['bytes'] / 1e6:7.2f} MB "
+                f"({m['disk'] / 1e6:.2f} MB on disk), {m['wall']:5.1f} s "
+                f"({n / m['wall']:.0f} matches/s); {per:7.0f} bytes per match -> "
+                f"{projected / 1e6:6.1f} MB for {PROJECTED:,} matches"
+            )
         print(f"  after / before: {rows[True] / rows[False]:.3f} of the size")
-    print(f"\nmachine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} "
-          f"(the report runs in one process)")
+    print(
+        f"\nmachine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} "
+        f"(the report runs in one process)"
+    )
 
 
 if __name__ == "__main__":

@@ -70,14 +70,17 @@ class PerMatch(executor.InProcessExecutor):
             yield [worker.play_job(job)]
 
 
-def tournament(folder: Path, game: str, tag: str, isolate: str, ex,
-               sandbox_off: bool = False) -> tuple[int, float]:
+def tournament(
+    folder: Path, game: str, tag: str, isolate: str, ex, sandbox_off: bool = False
+) -> tuple[int, float]:
     bots, seats, deals = GAMES[game]
     path = folder / f"{game}-{tag}.toml"
     names = ", ".join(f'"u{i}"' for i in range(bots))
-    path.write_text(f'name = "{game}-{tag}"\ngame = "{game}"\nplayers = {seats}\n'
-                    f'deals = {deals}\nseed = 7\nbots = [{names}]\n'
-                    + ('[limits]\nsandbox = "off"\n' if sandbox_off else ""))
+    path.write_text(
+        f'name = "{game}-{tag}"\ngame = "{game}"\nplayers = {seats}\n'
+        f"deals = {deals}\nseed = 7\nbots = [{names}]\n"
+        + ('[limits]\nsandbox = "off"\n' if sandbox_off else "")
+    )
     os.environ["MALLOWS_ISOLATE"] = isolate
     worker._SPECS.clear()
     t = load_tournament(path)
@@ -96,15 +99,30 @@ def command(folder: Path, game: str, isolate: str) -> tuple[int, float]:
     bots, seats, deals = GAMES[game]
     path = folder / f"{game}-command.toml"
     names = ", ".join(f'"u{i}"' for i in range(bots))
-    path.write_text(f'name = "{game}"\ngame = "{game}"\nplayers = {seats}\n'
-                    f'deals = {deals}\nseed = 7\nbots = [{names}]\n')
+    path.write_text(
+        f'name = "{game}"\ngame = "{game}"\nplayers = {seats}\n'
+        f"deals = {deals}\nseed = 7\nbots = [{names}]\n"
+    )
     db = folder / f"command-{game}-{isolate or 'sandboxed'}.db"
     db.unlink(missing_ok=True)
     env = dict(os.environ, MALLOWS_ISOLATE=isolate)
     t0 = time.perf_counter()
-    run = subprocess.run([str(MALLOWS), "tournament", "run", str(path), "--db", str(db),
-                          "--workers", "1", "--quiet"], env=env, capture_output=True,
-                         text=True)
+    run = subprocess.run(
+        [
+            str(MALLOWS),
+            "tournament",
+            "run",
+            str(path),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - t0
     if run.returncode != 0:
         raise SystemExit(f"mallows tournament run failed:\n{run.stdout}{run.stderr}")
@@ -135,25 +153,33 @@ def starts(n: int) -> None:
     spawn_ms("on")  # warm up (the probe, the cgroup folder)
     plain, boxed = spawn_ms("off"), spawn_ms("on")
     cost = boxed - plain
-    print(f"start-up of a bot process running `true` (median of {n}): plain {plain:.1f} ms, "
-          f"sandboxed {boxed:.1f} ms: the sandbox costs {cost:.1f} ms a process (target <= "
-          f"{TARGET_MS:g} ms: {'met' if cost <= TARGET_MS else 'NOT met'}); process limit: "
-          f"{sandbox.process_limit()}")
+    print(
+        f"start-up of a bot process running `true` (median of {n}): plain {plain:.1f} ms, "
+        f"sandboxed {boxed:.1f} ms: the sandbox costs {cost:.1f} ms a process (target <= "
+        f"{TARGET_MS:g} ms: {'met' if cost <= TARGET_MS else 'NOT met'}); process limit: "
+        f"{sandbox.process_limit()}"
+    )
 
     bot = str(ROOT / "bots" / "random.py")
     for mode in ("off", "on"):
         times = []
         for _ in range(max(5, n // 3)):
-            h = SubprocessBot("random-copy", [sys.executable, "-P", "-m", "mallows.agents.host",
-                                              bot], limits=Limits(sandbox=mode),
-                              bot_paths=[bot], python=True)
+            h = SubprocessBot(
+                "random-copy",
+                [sys.executable, "-P", "-m", "mallows.agents.host", bot],
+                limits=Limits(sandbox=mode),
+                bot_paths=[bot],
+                python=True,
+            )
             t0 = time.perf_counter()
             h.handshake(time.monotonic() + 30)
             h.close()
             times.append(time.perf_counter() - t0)
         label = "sandboxed" if mode == "on" else "process only"
-        print(f"  a hosted Python bot, spawn + hello + quit ({label}): "
-              f"{statistics.median(times) * 1000:.1f} ms")
+        print(
+            f"  a hosted Python bot, spawn + hello + quit ({label}): "
+            f"{statistics.median(times) * 1000:.1f} ms"
+        )
 
 
 ECHO_BOT = r"""
@@ -205,10 +231,15 @@ def pipe_round_trip(n: int) -> float:
 
 def round_trips(n: int) -> None:
     from mallows.agents import affinity
+
     with affinity.pinned() as cpus:
-        bot = SubprocessBot("echo", [sys.executable, "-S", "-c", ECHO_BOT],
-                            limits=Limits(decision_seconds=5.0, match_seconds=1e9),
-                            bot_paths=[], python=True)
+        bot = SubprocessBot(
+            "echo",
+            [sys.executable, "-S", "-c", ECHO_BOT],
+            limits=Limits(decision_seconds=5.0, match_seconds=1e9),
+            bot_paths=[],
+            python=True,
+        )
         bot.handshake(time.monotonic() + 30)
         bot.spin = len(cpus) != 1
         try:
@@ -229,11 +260,14 @@ def round_trips(n: int) -> None:
             bot.close()
         pipe = pipe_round_trip(n)
     how = type(freezer).__name__ if freezer is not None else "none"
-    print(f"4. a decision's round trip (median of {n}, on CPU(s) {sorted(cpus)}): sandboxed "
-          f"and frozen between requests ({how}) {frozen * 1e6:.0f} us, the same process "
-          f"unfrozen {plain * 1e6:.0f} us (freezing costs {(frozen - plain) * 1e6:.0f} us a "
-          f"decision); the pipe's physical cost (a line there and back between two "
-          f"processes) {pipe * 1e6:.0f} us", flush=True)
+    print(
+        f"4. a decision's round trip (median of {n}, on CPU(s) {sorted(cpus)}): sandboxed "
+        f"and frozen between requests ({how}) {frozen * 1e6:.0f} us, the same process "
+        f"unfrozen {plain * 1e6:.0f} us (freezing costs {(frozen - plain) * 1e6:.0f} us a "
+        f"decision); the pipe's physical cost (a line there and back between two "
+        f"processes) {pipe * 1e6:.0f} us",
+        flush=True,
+    )
 
 
 class _NoFreezing:
@@ -256,8 +290,11 @@ class _NoFreezing:
             def cpu_seconds(self):
                 return -1.0
 
-        self._saved = (cgroups.BotCgroup.can_freeze, cgroups.BotCgroup.set_cpus,
-                       spawn.SignalFreezer)
+        self._saved = (
+            cgroups.BotCgroup.can_freeze,
+            cgroups.BotCgroup.set_cpus,
+            spawn.SignalFreezer,
+        )
         cgroups.BotCgroup.can_freeze = property(lambda self: False)
         cgroups.BotCgroup.set_cpus = lambda self, cpus: False
         spawn.SignalFreezer = Never
@@ -266,24 +303,31 @@ class _NoFreezing:
     def __exit__(self, *exc):
         from mallows.agents import spawn
         from mallows.agents.sandbox import cgroups
-        (cgroups.BotCgroup.can_freeze, cgroups.BotCgroup.set_cpus,
-         spawn.SignalFreezer) = self._saved
+
+        (cgroups.BotCgroup.can_freeze, cgroups.BotCgroup.set_cpus, spawn.SignalFreezer) = (
+            self._saved
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--starts", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command (median)")
-    ap.add_argument("--round-trips", type=int, default=2000,
-                    help="decisions timed in section 4")
-    ap.add_argument("--per-match", action="store_true",
-                    help="also run the sandboxed tournaments with one process per match")
+    ap.add_argument("--round-trips", type=int, default=2000, help="decisions timed in section 4")
+    ap.add_argument(
+        "--per-match",
+        action="store_true",
+        help="also run the sandboxed tournaments with one process per match",
+    )
     args = ap.parse_args()
     why = sandbox.problem()
     if why:
         raise SystemExit(f"no sandbox on this machine: {why}")
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
-          f"(shared machine: figures vary); bwrap: {sandbox.bwrap_binary()}", flush=True)
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
+        f"(shared machine: figures vary); bwrap: {sandbox.bwrap_binary()}",
+        flush=True,
+    )
     print(capacity(), flush=True)
     folder = Path(tempfile.mkdtemp(prefix="mallows-bench-sandbox-"))
     try:
@@ -293,8 +337,10 @@ def main() -> None:
             shutil.copy(ROOT / "bots" / "random.py", bots / f"u{i}.py")
         os.environ["MALLOWS_BOTS_DIR"] = str(bots)
         ok = True
-        print("1. the tournament command (mallows tournament run FILE --workers 1), "
-              f"median of {args.repeat}:")
+        print(
+            "1. the tournament command (mallows tournament run FILE --workers 1), "
+            f"median of {args.repeat}:"
+        )
         for game in GAMES:
             inproc, boxed = [], []
             for _ in range(args.repeat):
@@ -305,32 +351,40 @@ def main() -> None:
                 assert played == played_boxed == 60, (played, played_boxed)
             a, b = statistics.median(inproc), statistics.median(boxed)
             ok = ok and a / b >= TARGET_RATIO
-            print(f"   {game}: in-process {a:.2f} s ({played / a:.1f} matches/s), sandboxed "
-                  f"{b:.2f} s ({played / b:.1f} matches/s): {a / b:.2f}x (target >= "
-                  f"{TARGET_RATIO}x: {'met' if a / b >= TARGET_RATIO else 'NOT met'})",
-                  flush=True)
+            print(
+                f"   {game}: in-process {a:.2f} s ({played / a:.1f} matches/s), sandboxed "
+                f"{b:.2f} s ({played / b:.1f} matches/s): {a / b:.2f}x (target >= "
+                f"{TARGET_RATIO}x: {'met' if a / b >= TARGET_RATIO else 'NOT met'})",
+                flush=True,
+            )
         print("2. the same tournaments inside one process (run_tournament alone):")
         for game in GAMES:
-            played, inproc = tournament(folder, game, "inprocess", "0",
-                                        executor.InProcessExecutor())
+            played, inproc = tournament(
+                folder, game, "inprocess", "0", executor.InProcessExecutor()
+            )
             _, boxed = tournament(folder, game, "sandboxed", "", executor.InProcessExecutor())
             with _NoFreezing():
-                _, unfrozen = tournament(folder, game, "unfrozen", "",
-                                         executor.InProcessExecutor())
+                _, unfrozen = tournament(folder, game, "unfrozen", "", executor.InProcessExecutor())
             cost = 1 - unfrozen / boxed  # the share of the throughput freezing takes
-            line = (f"   {game}: in-process {played / inproc:.1f} matches/s, sandboxed "
-                    f"(reused processes) {played / boxed:.1f} matches/s: {inproc / boxed:.2f}x; "
-                    f"without freezing and CPU placement {played / unfrozen:.1f} matches/s: "
-                    f"they cost {cost:.0%} of the throughput (target <= 20%: "
-                    f"{'met' if cost <= 0.20 else 'NOT met'})")
-            _, plain = tournament(folder, game, "plain", "", executor.InProcessExecutor(),
-                                  sandbox_off=True)
-            line += (f"; the same processes without the sandboxing (sandbox = \"off\") "
-                     f"{played / plain:.1f} matches/s ({inproc / plain:.2f}x)")
+            line = (
+                f"   {game}: in-process {played / inproc:.1f} matches/s, sandboxed "
+                f"(reused processes) {played / boxed:.1f} matches/s: {inproc / boxed:.2f}x; "
+                f"without freezing and CPU placement {played / unfrozen:.1f} matches/s: "
+                f"they cost {cost:.0%} of the throughput (target <= 20%: "
+                f"{'met' if cost <= 0.20 else 'NOT met'})"
+            )
+            _, plain = tournament(
+                folder, game, "plain", "", executor.InProcessExecutor(), sandbox_off=True
+            )
+            line += (
+                f'; the same processes without the sandboxing (sandbox = "off") '
+                f"{played / plain:.1f} matches/s ({inproc / plain:.2f}x)"
+            )
             if args.per_match:
                 _, once = tournament(folder, game, "permatch", "", PerMatch())
-                line += (f"; one process per match {played / once:.1f} matches/s "
-                         f"({inproc / once:.2f}x)")
+                line += (
+                    f"; one process per match {played / once:.1f} matches/s ({inproc / once:.2f}x)"
+                )
             print(line, flush=True)
         print("3. ", end="")
         starts(args.starts)

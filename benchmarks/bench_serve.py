@@ -65,21 +65,31 @@ def main() -> None:
     if db is None or not db.exists():
         db = db or folder / "big.db"
         print(f"building {db}: {args.matches} matches ... {build(db, args.matches):.1f} s")
-    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = proc.stdout.readline()
         base = re.search(r"(http://\S+):(\d+)/", line)
         root = f"{base.group(1)}:{base.group(2)}"
         t = slug("big")
-        pages = {"index": "/index.html", "tournament page": f"/t/{t}.html",
-                 "match list page 100": f"/t/{t}/100.html", "replay": f"/m/{t}/77.html"}
+        pages = {
+            "index": "/index.html",
+            "tournament page": f"/t/{t}.html",
+            "match list page 100": f"/t/{t}/100.html",
+            "replay": f"/m/{t}/77.html",
+        }
         for when in ("cold", "warm (boards computed)"):
             for what, path in pages.items():
                 status, size, wall = fetch(root + path)
-                print(f"{when:>22}  {what:<20} {wall * 1000:7.0f} ms  {size / 1e3:8.1f} KB  "
-                      f"(HTTP {status})")
+                print(
+                    f"{when:>22}  {what:<20} {wall * 1000:7.0f} ms  {size / 1e3:8.1f} KB  "
+                    f"(HTTP {status})"
+                )
             if when == "cold":
                 time.sleep(1)
                 deadline = time.monotonic() + 180
@@ -92,9 +102,12 @@ def main() -> None:
         toml = folder / "writer.toml"
         writer_name = f"writer-{os.getpid()}"
         toml.write_text(RUN.format(name=writer_name))
-        writer = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                                   "--workers", "1", "--quiet"], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, start_new_session=True)
+        writer = subprocess.Popen(
+            [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         time.sleep(2)
         urls = [root + p for p in (list(pages.values()) + [f"/t/{slug(writer_name)}.html"])]
         with ThreadPoolExecutor(8) as pool:
@@ -107,10 +120,12 @@ def main() -> None:
             print("the writer ended early:", writer.stderr.read().decode()[-500:])
         failed = sum(1 for s, _, _ in results if s != 200)
         slowest = max(w for _, _, w in results)
-        print(f"while a run writes{' (it was still writing at the end)' if still_writing else ''}:"
-              f" {args.requests} requests from 8 threads, {failed} failed, slowest "
-              f"{slowest * 1000:.0f} ms, median "
-              f"{sorted(w for _, _, w in results)[len(results) // 2] * 1000:.0f} ms")
+        print(
+            f"while a run writes{' (it was still writing at the end)' if still_writing else ''}:"
+            f" {args.requests} requests from 8 threads, {failed} failed, slowest "
+            f"{slowest * 1000:.0f} ms, median "
+            f"{sorted(w for _, _, w in results)[len(results) // 2] * 1000:.0f} ms"
+        )
         print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -41,23 +41,39 @@ def measure(game: str, deals: int, folder: Path) -> dict:
     path = folder / f"{game}.db"
     sizes = []
     for part in ("first", "second"):
-        t = parse_tournament({"name": f"bytes-{game}-{part}", "game": game, "players": 4,
-                              "deals": deals, "seed": 2026 + len(sizes), "bots": BOTS})
+        t = parse_tournament(
+            {
+                "name": f"bytes-{game}-{part}",
+                "game": game,
+                "players": 4,
+                "deals": deals,
+                "seed": 2026 + len(sizes),
+                "bots": BOTS,
+            }
+        )
         store = Store(path)
         run_tournament(t, store, InProcessExecutor())
         plain = sum(len(row["record"].encode()) for row in store.export(t.name))
         store.close()
         sizes.append(file_size(path))
     con = sqlite3.connect(path)
-    n, blob = con.execute("SELECT COUNT(*), SUM(LENGTH(record_z)) FROM matches WHERE "
-                          "tournament = ?", [t.name]).fetchone()
+    n, blob = con.execute(
+        "SELECT COUNT(*), SUM(LENGTH(record_z)) FROM matches WHERE tournament = ?", [t.name]
+    ).fetchone()
     total = con.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-    dictionary = con.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM dictionaries"
-                             ).fetchone()[0]
+    dictionary = con.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM dictionaries").fetchone()[
+        0
+    ]
     con.close()
-    return {"game": game, "matches": n, "added": (sizes[1] - sizes[0]) / n,
-            "file": sizes[1] / total, "record": blob / n, "plain": plain / n,
-            "dictionary": dictionary}
+    return {
+        "game": game,
+        "matches": n,
+        "added": (sizes[1] - sizes[0]) / n,
+        "file": sizes[1] / total,
+        "record": blob / n,
+        "plain": plain / n,
+        "dictionary": dictionary,
+    }
 
 
 def main() -> int:
@@ -66,18 +82,24 @@ def main() -> int:
     args = ap.parse_args()
     os.chdir(ROOT)
     folder = Path(tempfile.mkdtemp(prefix="mallows-bytes-"))
-    print(f"{'game':<14}{'matches':>8}{'added B/match':>15}{'file B/match':>14}{'record B':>10}"
-          f"{'plain JSON B':>14}{'ratio':>7}{'dict B':>8}")
+    print(
+        f"{'game':<14}{'matches':>8}{'added B/match':>15}{'file B/match':>14}{'record B':>10}"
+        f"{'plain JSON B':>14}{'ratio':>7}{'dict B':>8}"
+    )
     ok = True
     for game in ("arschmallows", "take4"):
         r = measure(game, args.deals, folder)
-        print(f"{r['game']:<14}{r['matches']:>8}{r['added']:>15.0f}{r['file']:>14.0f}"
-              f"{r['record']:>10.0f}"
-              f"{r['plain']:>14.0f}{r['plain'] / r['record']:>6.1f}x{r['dictionary']:>8}",
-              flush=True)
+        print(
+            f"{r['game']:<14}{r['matches']:>8}{r['added']:>15.0f}{r['file']:>14.0f}"
+            f"{r['record']:>10.0f}"
+            f"{r['plain']:>14.0f}{r['plain'] / r['record']:>6.1f}x{r['dictionary']:>8}",
+            flush=True,
+        )
         ok &= r["added"] <= TARGET or game != "arschmallows"
-    print(f"target: <= {TARGET} B added to the file per stored 4-seat Arschmallows random-bot "
-          f"match: {'met' if ok else 'NOT met'}")
+    print(
+        f"target: <= {TARGET} B added to the file per stored 4-seat Arschmallows random-bot "
+        f"match: {'met' if ok else 'NOT met'}"
+    )
     return 0 if ok else 1
 
 

@@ -66,29 +66,35 @@ def main(argv: list[str] | None = None) -> int:
     logs: dict[str, list] = {b: [] for b in SEARCHERS}
     t0 = time.perf_counter()
     for m in range(args.matches):
-        seated = names[m % len(names):] + names[:m % len(names)]  # every bot in every seat
+        seated = names[m % len(names) :] + names[: m % len(names)]  # every bot in every seat
         handles = [load_bot(n).handle(LIMITS) for n in seated]
         for name, handle in zip(seated, handles):
             base = name.split(":")[0]
             if base in logs:
                 _instrument(handle.bot, logs[base])
         play_match("arschmallows", options, seeding.child_seed(args.seed, m), handles, seated)
-    print(f"bench_thinking: {', '.join(names)}; {args.matches} matches, {args.players} seats, "
-          f"budget {args.budget} s a decision (share {0.9 * args.budget * 1000:.1f} ms), "
-          f"seed {args.seed}, {time.perf_counter() - t0:.0f} s")
+    print(
+        f"bench_thinking: {', '.join(names)}; {args.matches} matches, {args.players} seats, "
+        f"budget {args.budget} s a decision (share {0.9 * args.budget * 1000:.1f} ms), "
+        f"seed {args.seed}, {time.perf_counter() - t0:.0f} s"
+    )
     for bot, rows in logs.items():
         secs = [r[3] for r in rows]
-        print(f"{bot:7s} searched decisions {len(rows):5d}  mean {1000 * statistics.fmean(secs):5.1f}"
-              f" ms  max {1000 * max(secs):5.1f} ms  thinking {sum(secs) / args.matches:5.2f} s"
-              f" a match")
+        print(
+            f"{bot:7s} searched decisions {len(rows):5d}  mean {1000 * statistics.fmean(secs):5.1f}"
+            f" ms  max {1000 * max(secs):5.1f} ms  thinking {sum(secs) / args.matches:5.2f} s"
+            f" a match"
+        )
         by_phase = collections.defaultdict(list)
         for r in rows:
             by_phase[r[0]].append(r)
         for phase, rs in sorted(by_phase.items()):
-            print(f"    {phase:5s} n={len(rs):5d} candidates {statistics.fmean(r[1] for r in rs):4.1f}"
-                  f"  worlds {statistics.fmean(r[2] for r in rs):6.1f}"
-                  f"  ms {1000 * statistics.fmean(r[3] for r in rs):5.1f}"
-                  f"  overridden {statistics.fmean(r[4] for r in rs):5.1%}")
+            print(
+                f"    {phase:5s} n={len(rs):5d} candidates {statistics.fmean(r[1] for r in rs):4.1f}"
+                f"  worlds {statistics.fmean(r[2] for r in rs):6.1f}"
+                f"  ms {1000 * statistics.fmean(r[3] for r in rs):5.1f}"
+                f"  overridden {statistics.fmean(r[4] for r in rs):5.1%}"
+            )
     return 0
 
 

@@ -35,19 +35,33 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(t, executor, db: Path) -> dict:
     store = Store(db)
     s = run_tournament(t, store, executor)
-    table = [(r["bot"], round(r["mu"], 9), round(r["sigma"], 9))
-             for r in store.ratings("tournament", t.name)]
+    table = [
+        (r["bot"], round(r["mu"], 9), round(r["sigma"], 9))
+        for r in store.ratings("tournament", t.name)
+    ]
     store.close()
-    return {"executor": s.executor, "matches": s.played, "wall": s.wall,
-            "rate": s.played / s.wall, "storage": s.storage_seconds, "ratings": s.ratings_seconds,
-            "share": (s.storage_seconds + s.ratings_seconds) / s.wall, "table": table}
+    return {
+        "executor": s.executor,
+        "matches": s.played,
+        "wall": s.wall,
+        "rate": s.played / s.wall,
+        "storage": s.storage_seconds,
+        "ratings": s.ratings_seconds,
+        "share": (s.storage_seconds + s.ratings_seconds) / s.wall,
+        "table": table,
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("files", nargs="*", default=[
-        str(ROOT / "tournaments" / "arschmallows-reference.toml"),
-        str(ROOT / "benchmarks" / "random-field.toml")])
+    ap.add_argument(
+        "files",
+        nargs="*",
+        default=[
+            str(ROOT / "tournaments" / "arschmallows-reference.toml"),
+            str(ROOT / "benchmarks" / "random-field.toml"),
+        ],
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=None)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -73,15 +87,20 @@ def main() -> int:
     try:
         for t in tournaments:
             on_ray[t.name] = measure(t, ray_exec, tmp / f"{t.name}-ray.db")
-            print(f"{t.name}: ray x{args.workers} {on_ray[t.name]['rate']:.1f} matches/s",
-                  flush=True)
+            print(
+                f"{t.name}: ray x{args.workers} {on_ray[t.name]['rate']:.1f} matches/s", flush=True
+            )
     finally:
         ray_exec.close()
 
-    print(f"\nRay start {start:.1f} s and warm-up {warmup:.1f} s, not counted below; "
-          f"load average {os.getloadavg()[0]:.1f} at the end")
-    header = (f"{'tournament':<24}{'matches':>8}{'in-process/s':>14}{'ray x' + str(args.workers) + '/s':>11}"
-              f"{'speed-up':>10}{'store+rate share':>18}{'same table':>12}")
+    print(
+        f"\nRay start {start:.1f} s and warm-up {warmup:.1f} s, not counted below; "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    header = (
+        f"{'tournament':<24}{'matches':>8}{'in-process/s':>14}{'ray x' + str(args.workers) + '/s':>11}"
+        f"{'speed-up':>10}{'store+rate share':>18}{'same table':>12}"
+    )
     print(header)
     ok = True
     figures = []
@@ -90,13 +109,24 @@ def main() -> int:
         speedup = b["rate"] / a["rate"]
         same = a["table"] == b["table"]
         ok &= same
-        print(f"{t.name:<24}{a['matches']:>8}{a['rate']:>14.1f}{b['rate']:>11.1f}"
-              f"{speedup:>9.2f}x{100 * a['share']:>8.1f}% /{100 * b['share']:>5.1f}%"
-              f"{str(same):>12}")
-        figures.append({"tournament": t.name, "in_process": a, "ray": b, "speedup": speedup,
-                        "same_table": same})
-    print("store+rate share: time spent on storage and ratings, in-process / on Ray, as a share"
-          " of each run's wall time (on Ray it overlaps with play)")
+        print(
+            f"{t.name:<24}{a['matches']:>8}{a['rate']:>14.1f}{b['rate']:>11.1f}"
+            f"{speedup:>9.2f}x{100 * a['share']:>8.1f}% /{100 * b['share']:>5.1f}%"
+            f"{str(same):>12}"
+        )
+        figures.append(
+            {
+                "tournament": t.name,
+                "in_process": a,
+                "ray": b,
+                "speedup": speedup,
+                "same_table": same,
+            }
+        )
+    print(
+        "store+rate share: time spent on storage and ratings, in-process / on Ray, as a share"
+        " of each run's wall time (on Ray it overlaps with play)"
+    )
     print("target: Ray on 2 workers >= 1.8x in-process for random bots (random-field)")
     if args.json:
         print(json.dumps({"ray_start": start, "warmup": warmup, "runs": figures}, default=str))

@@ -44,10 +44,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_isolation import pipe_floor  # noqa: E402  (the same floor as bench_isolation)
 
 BOT = str(Path(__file__).with_name("wire_bot.py"))
-MODES = {"v1": "protocol=1", "v2 delta": "protocol=2:history=delta",
-         "v2 full": "protocol=2:history=full",
-         "v2 step": "protocol=2:history=delta:observation=step",
-         "v2 step+fold": "protocol=2:history=delta:observation=step:fold=1"}
+MODES = {
+    "v1": "protocol=1",
+    "v2 delta": "protocol=2:history=delta",
+    "v2 full": "protocol=2:history=full",
+    "v2 step": "protocol=2:history=delta:observation=step",
+    "v2 step+fold": "protocol=2:history=delta:observation=step:fold=1",
+}
 
 
 class Meter:
@@ -109,8 +112,11 @@ def play(game: str, mode: str, seed: int, players: int, limits: Limits, table: s
     module = get_game(game)
     prep = Preparing(set(range(isolated)))
     if mode == "v1":
-        prep.wrap(type(module.new_state(module.make_options(), players, SeededChance(0))),
-                  "observation", 1)
+        prep.wrap(
+            type(module.new_state(module.make_options(), players, SeededChance(0))),
+            "observation",
+            1,
+        )
     else:
         prep.wrap(history_module.Story, "deliver", 1)
     try:
@@ -120,13 +126,20 @@ def play(game: str, mode: str, seed: int, players: int, limits: Limits, table: s
         prep.restore()
     assert not any(record["result"]["forfeits"]), record["result"]["forfeits"]
     assert all(h.protocol == (1 if mode == "v1" else 2) for h in handles)
-    assert all(h.observation_mode == ("step" if "step" in mode else "full" if "v2" in mode
-                                      else None) for h in handles)
+    assert all(
+        h.observation_mode == ("step" if "step" in mode else "full" if "v2" in mode else None)
+        for h in handles
+    )
     times = [t for h in handles for t in h.times]
-    return {"decisions": sum(m.decisions for m in meters), "sent": sum(m.sent for m in meters),
-            "back": sum(m.received for m in meters), "times": times, "prep": prep.spent,
-            "preps": prep.each,
-            "events": record["events"]}
+    return {
+        "decisions": sum(m.decisions for m in meters),
+        "sent": sum(m.sent for m in meters),
+        "back": sum(m.received for m in meters),
+        "times": times,
+        "prep": prep.spent,
+        "preps": prep.each,
+        "events": record["events"],
+    }
 
 
 def main() -> None:
@@ -134,18 +147,26 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=8)
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--table", choices=("all", "one"), default="all")
-    parser.add_argument("--sandbox", choices=("on", "off"), default=None,
-                        help="default: on where this machine can make a sandbox")
+    parser.add_argument(
+        "--sandbox",
+        choices=("on", "off"),
+        default=None,
+        help="default: on where this machine can make a sandbox",
+    )
     args = parser.parse_args()
     from mallows.agents import sandbox
 
     mode = args.sandbox or ("on" if sandbox.problem() is None else "off")
     limits = Limits(sandbox=mode, decision_seconds=5.0, start_seconds=30.0)
     who = "every seat" if args.table == "all" else "seat 0 (the others in-process)"
-    print(f"isolated bots: subprocess, sandbox {mode}, in {who}; {args.matches} matches per "
-          f"game and protocol, {args.players} seats")
-    print(f"{'game':<13} {'protocol':<12} {'decisions':>9} {'B sent/dec':>11} "
-          f"{'B back/dec':>11} {'µs/dec p50':>11} {'µs/dec mean':>12} {'of it prep':>11}")
+    print(
+        f"isolated bots: subprocess, sandbox {mode}, in {who}; {args.matches} matches per "
+        f"game and protocol, {args.players} seats"
+    )
+    print(
+        f"{'game':<13} {'protocol':<12} {'decisions':>9} {'B sent/dec':>11} "
+        f"{'B back/dec':>11} {'µs/dec p50':>11} {'µs/dec mean':>12} {'of it prep':>11}"
+    )
     summary = []
     for game in ("arschmallows", "take4"):
         runs: dict[str, list[dict]] = {m: [] for m in MODES}
@@ -166,19 +187,25 @@ def main() -> None:
             p50 = statistics.median(times) + prep_p50
             mean = sum(times) / decisions + prep
             figures[m] = (sent, p50)
-            print(f"{game:<13} {m:<12} {decisions:>9} {sent:>11.0f} {back:>11.0f} "
-                  f"{p50 * 1e6:>11.1f} {mean * 1e6:>12.1f} {prep_p50 * 1e6:>11.1f}")
+            print(
+                f"{game:<13} {m:<12} {decisions:>9} {sent:>11.0f} {back:>11.0f} "
+                f"{p50 * 1e6:>11.1f} {mean * 1e6:>12.1f} {prep_p50 * 1e6:>11.1f}"
+            )
         v1 = figures["v1"]
         for m in ("v2 delta", "v2 step", "v2 step+fold"):
             v2 = figures[m]
             below = v2[0] < v1[0] and v2[1] < v1[1]
-            summary.append(f"{game}: {m} / v1 = {v2[0] / v1[0]:.2f} in bytes sent per "
-                           f"decision, {v2[1] / v1[1]:.2f} in time per decision (median) "
-                           f"({'below' if below else 'NOT below'} v1 in both)")
+            summary.append(
+                f"{game}: {m} / v1 = {v2[0] / v1[0]:.2f} in bytes sent per "
+                f"decision, {v2[1] / v1[1]:.2f} in time per decision (median) "
+                f"({'below' if below else 'NOT below'} v1 in both)"
+            )
     for line in summary:
         print(line)
-    print(f"physical floor: a raw one-byte pipe round trip takes {pipe_floor() * 1e6:.1f} µs; "
-          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(
+        f"physical floor: a raw one-byte pipe round trip takes {pipe_floor() * 1e6:.1f} µs; "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
 
 
 if __name__ == "__main__":

@@ -26,16 +26,20 @@ BOTS = ["random", "greedy", "denial", "random:call=0.1", "random:call=0.2", "ran
 
 def _tournament(name: str, matches: int):
     from mallows.tournaments.spec import parse_tournament
+
     pairs = len(BOTS) * (len(BOTS) - 1) // 2
     deals = max(1, -(-matches // (pairs * 2)))
-    return parse_tournament({"name": name, "game": "take4", "players": 2, "deals": deals,
-                             "seed": 26, "bots": BOTS}, source="bigdb")
+    return parse_tournament(
+        {"name": name, "game": "take4", "players": 2, "deals": deals, "seed": 26, "bots": BOTS},
+        source="bigdb",
+    )
 
 
 def _record(t, spec) -> dict:
     from mallows.agents.protocol import Limits
     from mallows.agents.registry import load_bot
     from mallows.tournaments.match import play_match
+
     handles = [load_bot(b, isolate=False).handle(Limits()) for b in spec.seats]
     return play_match("take4", t.effective_options, spec.seed, handles, list(spec.seats))
 
@@ -55,11 +59,29 @@ def build(path: Path, matches: int, name: str = "big", chunk: int = 5000) -> flo
     rows = []
     for spec in sched.specs(range(min(matches, len(sched)))):
         ranks = [0, 1] if rng.random() < 0.5 else [1, 0]
-        record = dict(template, players=list(spec.seats), seed=spec.seed,
-                      result=dict(template["result"], ranks=ranks))
-        rows.append(MatchRow(f"{name}/{spec.index}", name, spec.index, "take4", spec.table,
-                             spec.rotation, spec.deal, spec.seed, list(spec.seats), ranks,
-                             False, json.dumps(record, separators=(",", ":")), 0.01))
+        record = dict(
+            template,
+            players=list(spec.seats),
+            seed=spec.seed,
+            result=dict(template["result"], ranks=ranks),
+        )
+        rows.append(
+            MatchRow(
+                f"{name}/{spec.index}",
+                name,
+                spec.index,
+                "take4",
+                spec.table,
+                spec.rotation,
+                spec.deal,
+                spec.seed,
+                list(spec.seats),
+                ranks,
+                False,
+                json.dumps(record, separators=(",", ":")),
+                0.01,
+            )
+        )
         if len(rows) >= chunk:
             store.add_matches(rows)
             rows = []

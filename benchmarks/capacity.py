@@ -33,8 +33,10 @@ def capacity() -> str:
     """'capacity: 2 CPU-bound processes do 1.62x the work of 1 (load average 3.1)'."""
     one = _run(1)
     two = _run(2)
-    return (f"machine capacity: 2 CPU-bound processes do {two / one:.2f}x the work of 1 "
-            f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})")
+    return (
+        f"machine capacity: 2 CPU-bound processes do {two / one:.2f}x the work of 1 "
+        f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})"
+    )
 
 
 if __name__ == "__main__":

@@ -85,11 +85,21 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
     return m, Z95 * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
-def run_game(game: str, names: list[str], deals: int, seed: int, workers: int,
-             rules: str | None = None, label: dict | None = None) -> dict:
+def run_game(
+    game: str,
+    names: list[str],
+    deals: int,
+    seed: int,
+    workers: int,
+    rules: str | None = None,
+    label: dict | None = None,
+) -> dict:
     k = len(names)
-    tasks = [(game, rules, i, r, seeding.child_seed(seed, i), names)
-             for i in range(deals) for r in range(k)]
+    tasks = [
+        (game, rules, i, r, seeding.child_seed(seed, i), names)
+        for i in range(deals)
+        for r in range(k)
+    ]
     t0 = time.perf_counter()
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -109,18 +119,28 @@ def run_game(game: str, names: list[str], deals: int, seed: int, workers: int,
             if ff[b]:
                 forfeits[b] += 1
                 reasons.append(f"{names[b]} (deal {index}): {ff[b]}")
-    return {"game": game, "names": names, "labels": label or {}, "deals": deals,
-            "matches": deals * k, "place": place, "score": score, "forfeits": forfeits,
-            "reasons": reasons,
-            "seconds": elapsed}
+    return {
+        "game": game,
+        "names": names,
+        "labels": label or {},
+        "deals": deals,
+        "matches": deals * k,
+        "place": place,
+        "score": score,
+        "forfeits": forfeits,
+        "reasons": reasons,
+        "seconds": elapsed,
+    }
 
 
 def report(res: dict, score_name: str, lower_score_better: bool) -> list[str]:
     names, k = res["names"], len(res["names"])
-    lines = [f"== {res['game']}: {k} players, {res['deals']} deals x {k} seat rotations = "
-             f"{res['matches']} matches ({res['seconds']:.0f} s) ==",
-             "place: mean place, 1-based (1 = first); 95% CI over deals",
-             f"{'bot':<22} {'matches':>7}  {'mean place':>18}  {score_name:>22}  forfeits"]
+    lines = [
+        f"== {res['game']}: {k} players, {res['deals']} deals x {k} seat rotations = "
+        f"{res['matches']} matches ({res['seconds']:.0f} s) ==",
+        "place: mean place, 1-based (1 = first); 95% CI over deals",
+        f"{'bot':<22} {'matches':>7}  {'mean place':>18}  {score_name:>22}  forfeits",
+    ]
     for b, name in enumerate(names):
         shown = res["labels"].get(name, name)
         pm, pc = mean_ci([d[b] for d in res["place"]])
@@ -129,10 +149,14 @@ def report(res: dict, score_name: str, lower_score_better: bool) -> list[str]:
             score_text = f"{100 * sm:6.1f}% +- {100 * sc:4.1f}%"
         else:
             score_text = f"{sm:8.1f} +- {sc:5.1f}"
-        lines.append(f"{shown:<22} {res['matches']:>7}  {pm:8.3f} +- {pc:5.3f}  "
-                     f"{score_text:>22}  {res['forfeits'][b]:>8}")
-    lines.append("paired comparisons over shared deals (stronger minus weaker; negative "
-                 "place difference = the stronger bot places better):")
+        lines.append(
+            f"{shown:<22} {res['matches']:>7}  {pm:8.3f} +- {pc:5.3f}  "
+            f"{score_text:>22}  {res['forfeits'][b]:>8}"
+        )
+    lines.append(
+        "paired comparisons over shared deals (stronger minus weaker; negative "
+        "place difference = the stronger bot places better):"
+    )
     all_sep = True
     for b in range(k - 1):
         lo, hi = names[b], names[b + 1]
@@ -143,14 +167,18 @@ def report(res: dict, score_name: str, lower_score_better: bool) -> list[str]:
         sep_place = pm + pc < 0
         sep_score = (sm + sc < 0) if lower_score_better else (sm - sc > 0)
         all_sep &= sep_place
-        lines.append(f"  {res['labels'].get(hi, hi)} vs {res['labels'].get(lo, lo)}: place "
-                     f"{pm:+.3f} +- {pc:.3f} ({'separated' if sep_place else 'NOT separated'}"
-                     f" at 95%), {score_name} {sm:+.3f} +- {sc:.3f} "
-                     f"({'separated' if sep_score else 'NOT separated'} at 95%)")
+        lines.append(
+            f"  {res['labels'].get(hi, hi)} vs {res['labels'].get(lo, lo)}: place "
+            f"{pm:+.3f} +- {pc:.3f} ({'separated' if sep_place else 'NOT separated'}"
+            f" at 95%), {score_name} {sm:+.3f} +- {sc:.3f} "
+            f"({'separated' if sep_score else 'NOT separated'} at 95%)"
+        )
     for reason in res["reasons"][:5]:
         lines.append(f"  forfeit: {reason[:300]}")
-    lines.append(f"  expected order {' < '.join(res['labels'].get(n, n) for n in names)}: "
-                 f"{'holds at 95% for every adjacent pair' if all_sep else 'NOT established'}")
+    lines.append(
+        f"  expected order {' < '.join(res['labels'].get(n, n) for n in names)}: "
+        f"{'holds at 95% for every adjacent pair' if all_sep else 'NOT established'}"
+    )
     return lines
 
 
@@ -170,8 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.game in ("arschmallows", "both"):
         ismcts = f"ismcts:budget={args.ismcts_budget:g}"
         belief = f"belief:budget={args.ismcts_budget:g}"
-        res = run_game("arschmallows", ["random", "greedy", "heuristic", ismcts, belief],
-                       deals_a, args.seed, args.workers, rules="standard")
+        res = run_game(
+            "arschmallows",
+            ["random", "greedy", "heuristic", ismcts, belief],
+            deals_a,
+            args.seed,
+            args.workers,
+            rules="standard",
+        )
         print("\n".join(report(res, "mean total (lower better)", True)), flush=True)
         print()
     if args.game in ("take4", "both"):

@@ -85,10 +85,18 @@ import random
 import time
 
 from mallows.agents.kit import number_param
-from mallows.games.arschmallows.botkit import (BELIEF_IMPROVE, BELIEF_RISK, TUNED_IMPROVE,
-                                               TUNED_RISK, Belief, BeliefWorlds, belief_decide,
-                                               RacingComparison, candidate_actions,
-                                               heuristic_decide)
+from mallows.games.arschmallows.botkit import (
+    BELIEF_IMPROVE,
+    BELIEF_RISK,
+    TUNED_IMPROVE,
+    TUNED_RISK,
+    Belief,
+    BeliefWorlds,
+    belief_decide,
+    RacingComparison,
+    candidate_actions,
+    heuristic_decide,
+)
 
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
@@ -127,6 +135,7 @@ def place_utility(totals: list[int], scores: list[int], me: int, spread: float) 
             out -= 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, lead))))
     return out
 
+
 _number = functools.partial(number_param, "belief")
 
 
@@ -136,30 +145,43 @@ class Bot:
     games = ("arschmallows",)
     protocol = 2
 
-    def __init__(self, budget: float | str = 0.2, iterations: int | str = 0,
-                 seed: int | str | None = None, z: float | str = 1.5,
-                 z_play: float | str = 2.5, risk: float | str = BELIEF_RISK,
-                 improve: float | str = BELIEF_IMPROVE, utility: str = "auto",
-                 search: str = "end+use+take", rollout_risk: float | str = ROLLOUT_RISK,
-                 rollout_improve: float | str = ROLLOUT_IMPROVE, race: float | str = RACE_Z,
-                 bank: float | str = BANK_BUDGETS):
+    def __init__(
+        self,
+        budget: float | str = 0.2,
+        iterations: int | str = 0,
+        seed: int | str | None = None,
+        z: float | str = 1.5,
+        z_play: float | str = 2.5,
+        risk: float | str = BELIEF_RISK,
+        improve: float | str = BELIEF_IMPROVE,
+        utility: str = "auto",
+        search: str = "end+use+take",
+        rollout_risk: float | str = ROLLOUT_RISK,
+        rollout_improve: float | str = ROLLOUT_IMPROVE,
+        race: float | str = RACE_Z,
+        bank: float | str = BANK_BUDGETS,
+    ):
         self.budget = _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
         self.risk = _number("risk", risk, 0.0, 1.0)
         self.improve = _number("improve", improve, -50.0, 50.0)
         if utility not in ("auto", "place", "points"):
-            raise ValueError(f"belief: parameter utility={utility!r} must be auto, place (the "
-                             f"expected place in the match) or points (the round's points "
-                             f"against the opponents' mean, as ismcts)")
+            raise ValueError(
+                f"belief: parameter utility={utility!r} must be auto, place (the "
+                f"expected place in the match) or points (the round's points "
+                f"against the opponents' mean, as ismcts)"
+            )
         self.utility = utility
         self.place = utility == "place"
         self.rollout_risk = _number("rollout_risk", rollout_risk, 0.0, 1.0)
         self.rollout_improve = _number("rollout_improve", rollout_improve, -50.0, 50.0)
         self.phases = set() if search == "none" else set(str(search).split("+"))
         if search != "none" and (not self.phases or not self.phases <= {"end", "use", "take"}):
-            raise ValueError(f"belief: parameter search={search!r} must name phases from end, "
-                             f"use, take joined by + (for example search=end+use), or none")
+            raise ValueError(
+                f"belief: parameter search={search!r} must name phases from end, "
+                f"use, take joined by + (for example search=end+use), or none"
+            )
         self.race = _number("race", race, 0.0, 10.0)
         self.bank_budgets = _number("bank", bank, 1.0, 100.0)
         self.bank = 0.0
@@ -176,11 +198,15 @@ class Bot:
         self.bank = 0.0
         if self.utility == "auto":
             self.place = int(info["players"]) <= AUTO_PLACE_SEATS
-        self.belief = Belief(seat=info["seat"], players=info["players"],
-                             table_cards=int(info["options"].get("table_cards", 6) or 6))
+        self.belief = Belief(
+            seat=info["seat"],
+            players=info["players"],
+            table_cards=int(info["options"].get("table_cards", 6) or 6),
+        )
         # the observation keys protocol 2 sends once, in the start info
-        self.static = {k: info[k] for k in ("game", "options", "seat", "players", "rules")
-                       if k in info}
+        self.static = {
+            k: info[k] for k in ("game", "options", "seat", "players", "rules") if k in info
+        }
 
     def act(self, observation: dict, events: list[dict]) -> dict:
         """Protocol 2: this seat's events since its last decision, then the decision."""
@@ -213,8 +239,9 @@ class Bot:
         self.bank += share - (time.perf_counter() - start)
         return action
 
-    def search(self, obs: dict, belief: Belief, candidates: list[dict], deadline: float,
-               z: float) -> dict:
+    def search(
+        self, obs: dict, belief: Belief, candidates: list[dict], deadline: float, z: float
+    ) -> dict:
         rng = self.rng
         me = obs["seat"]
         k = len(candidates)
@@ -232,15 +259,21 @@ class Bot:
                 w = world.copy()
                 w.apply(action)
                 scores = w.rollout(random.Random(seed), ROLLOUT_TURNS)
-                utils.append(place_utility(totals, scores, me, spread) if self.place else
-                             (sum(scores) - scores[me]) / (len(scores) - 1) - scores[me])
+                utils.append(
+                    place_utility(totals, scores, me, spread)
+                    if self.place
+                    else (sum(scores) - scores[me]) / (len(scores) - 1) - scores[me]
+                )
                 if time.perf_counter() >= deadline and not self.iterations:
                     break
             if len(utils) < len(active):
                 break
             paired.add(utils)
-            if (self.iterations and paired.count >= self.iterations) \
-                    or time.perf_counter() >= deadline or paired.decided:
+            if (
+                (self.iterations and paired.count >= self.iterations)
+                or time.perf_counter() >= deadline
+                or paired.decided
+            ):
                 break
         self.last_iterations = paired.count
         return candidates[paired.best(z)]

@@ -125,16 +125,14 @@ def decide(obs: dict, rng: random.Random, deny: float = 1.0, win: float = 60.0) 
     me = obs["seat"]
     n = obs["players"]
     held = [set(c) for c in obs["collections"]]
-    gains = [{k: _gain(positions[k - 1], held[s], squad_of, win) for k in legal}
-             for s in range(n)]
+    gains = [{k: _gain(positions[k - 1], held[s], squad_of, win) for k in legal} for s in range(n)]
     weights = greedy_weights(obs, squad_of)
     others = [s for s in range(n) if s != me]
     dists = []
     for s in others:
         choices = greedy_choices(positions, held[s], squad_of)
         w = weights[s]
-        dists.append([(k, w * (k in choices) / len(choices) + (1 - w) / len(legal))
-                      for k in legal])
+        dists.append([(k, w * (k in choices) / len(choices) + (1 - w) / len(legal)) for k in legal])
     value = {k: 0.0 for k in legal}
     for combo in itertools.product(*dists):
         prob = 1.0
@@ -153,8 +151,9 @@ def decide(obs: dict, rng: random.Random, deny: float = 1.0, win: float = 60.0) 
             c = count.get(mine, 0)
             theirs = base
             if c:  # we join that race: each of them now wins 1/(c+1) instead of 1/c
-                theirs -= sum(gains[s][k] for s, (k, _) in zip(others, combo) if k == mine) \
-                    * (1 / c - 1 / (c + 1))
+                theirs -= sum(gains[s][k] for s, (k, _) in zip(others, combo) if k == mine) * (
+                    1 / c - 1 / (c + 1)
+                )
             value[mine] += prob * (gains[me][mine] / (c + 1) - deny * theirs)
     top = max(value.values())
     best = [k for k in legal if value[k] >= top - 1e-9]

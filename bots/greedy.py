@@ -32,8 +32,7 @@ from __future__ import annotations
 import random
 
 from mallows.agents.kit import number_param
-from mallows.games.arschmallows.botkit import (cheapest_to_lock, expected_unknown,
-                                               row_estimate)
+from mallows.games.arschmallows.botkit import cheapest_to_lock, expected_unknown, row_estimate
 
 
 class Bot:
@@ -62,6 +61,7 @@ class Bot:
 # Take4
 # --------------------------------------------------------------------------------------------
 
+
 def _take4_squad_of(observation: dict) -> dict[str, str]:
     return {name: squad for squad, members in observation["squads"].items() for name in members}
 
@@ -84,8 +84,11 @@ def take4_act(observation: dict, rng: random.Random) -> dict:
         choices = [action for score, action in scored if score == top]
         return choices[rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
 
-    useful = [(_take4_gain(positions[a["position"] - 1], mine, squad_of), a)
-              for a in legal if positions[a["position"] - 1] not in mine]
+    useful = [
+        (_take4_gain(positions[a["position"] - 1], mine, squad_of), a)
+        for a in legal
+        if positions[a["position"] - 1] not in mine
+    ]
     if useful:
         return best_of(useful)
     # Every card on the table is one we hold: deny the opponent it helps most.
@@ -93,14 +96,22 @@ def take4_act(observation: dict, rng: random.Random) -> dict:
     denial = []
     for action in legal:
         card = positions[action["position"] - 1]
-        denial.append((max((_take4_gain(card, held, squad_of) for held in others
-                            if card not in held), default=0), action))
+        denial.append(
+            (
+                max(
+                    (_take4_gain(card, held, squad_of) for held in others if card not in held),
+                    default=0,
+                ),
+                action,
+            )
+        )
     return best_of(denial)
 
 
 # --------------------------------------------------------------------------------------------
 # Arschmallows
 # --------------------------------------------------------------------------------------------
+
 
 def _best_slot(row: list[dict], value: float, e: float) -> tuple[float, int]:
     """(gain, slot): putting a card of ``value`` in the face-down slot where it gains most."""

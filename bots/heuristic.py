@@ -44,8 +44,10 @@ class Bot:
     name = "heuristic"
     version = "1.0"
     games = ("arschmallows",)
-    PARAMS = {"risk": "call when P(strictly lowest) is at least this (0..1)",
-              "improve": "points an opponent is assumed better than its visible estimate"}
+    PARAMS = {
+        "risk": "call when P(strictly lowest) is at least this (0..1)",
+        "improve": "points an opponent is assumed better than its visible estimate",
+    }
 
     def __init__(self, risk: float | str = RISK, improve: float | str = IMPROVE):
         self.risk = _number("risk", risk, 0.0, 1.0)

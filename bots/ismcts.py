@@ -55,9 +55,15 @@ import random
 import time
 
 from mallows.agents.kit import number_param
-from mallows.games.arschmallows.botkit import (TUNED_IMPROVE, TUNED_RISK, PairedComparison,
-                                               candidate_actions, heuristic_decide, sample_world,
-                                               unseen)
+from mallows.games.arschmallows.botkit import (
+    TUNED_IMPROVE,
+    TUNED_RISK,
+    PairedComparison,
+    candidate_actions,
+    heuristic_decide,
+    sample_world,
+    unseen,
+)
 
 
 #: A rollout plays at most this many more turns (a round of cautious players can run long).
@@ -72,11 +78,18 @@ class Bot:
     version = "1.0"
     games = ("arschmallows",)
 
-    def __init__(self, budget: float | str = 0.2, iterations: int | str = 0,
-                 seed: int | str | None = None, z: float | str = 1.5,
-                 z_play: float | str = 2.5, search: str = "end+use+take",
-                 skew: float | str = 1.0, risk: float | str = TUNED_RISK,
-                 improve: float | str = TUNED_IMPROVE):
+    def __init__(
+        self,
+        budget: float | str = 0.2,
+        iterations: int | str = 0,
+        seed: int | str | None = None,
+        z: float | str = 1.5,
+        z_play: float | str = 2.5,
+        search: str = "end+use+take",
+        skew: float | str = 1.0,
+        risk: float | str = TUNED_RISK,
+        improve: float | str = TUNED_IMPROVE,
+    ):
         self.budget = _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
@@ -86,8 +99,10 @@ class Bot:
         self.improve = _number("improve", improve, -50.0, 50.0)
         self.phases = set(str(search).split("+"))
         if not self.phases or not self.phases <= {"end", "use", "take"}:
-            raise ValueError(f"ismcts: parameter search={search!r} must name phases from "
-                             f"end, use, take joined by +, for example search=end+use")
+            raise ValueError(
+                f"ismcts: parameter search={search!r} must name phases from "
+                f"end, use, take joined by +, for example search=end+use"
+            )
         self.iterations = _number("iterations", iterations, 0, 10**9, int)
         self.fixed_seed = None if seed is None else _number("seed", seed, 0, 2**63, int)
         self.rng = random.Random(self.fixed_seed or 0)
@@ -125,8 +140,9 @@ class Bot:
         k = len(candidates)
         paired = PairedComparison(k)
         while True:
-            world = sample_world(obs, rng, pool, risk=self.risk, improve=self.improve,
-                                 skew=self.skew)
+            world = sample_world(
+                obs, rng, pool, risk=self.risk, improve=self.improve, skew=self.skew
+            )
             seed = rng.getrandbits(48)
             utils = []
             for action in candidates:
@@ -139,8 +155,9 @@ class Bot:
             if len(utils) < k:  # out of time inside an iteration: drop it
                 break
             paired.add(utils)
-            if (self.iterations and paired.count >= self.iterations) \
-                    or time.perf_counter() >= deadline:
+            if (
+                self.iterations and paired.count >= self.iterations
+            ) or time.perf_counter() >= deadline:
                 break
         self.last_iterations = paired.count
         return candidates[paired.best(self.z)]

@@ -29,8 +29,9 @@ class Bot:
     games = ("take4",)
 
     def __init__(self, simulations: int | str = 15, seed: int | str = 0) -> None:
-        self.simulations = number_param("openspiel_ismcts", "simulations", simulations, 1,
-                                        100000, int)
+        self.simulations = number_param(
+            "openspiel_ismcts", "simulations", simulations, 1, 100000, int
+        )
         self.seed = number_param("openspiel_ismcts", "seed", seed, 0, 2**31 - 1, int)
         self.game = None
         self.bot = None
@@ -39,8 +40,7 @@ class Bot:
     def match_start(self, info: dict) -> None:
         from mallows.interop.openspiel import ismcts_bot, load
 
-        self.game = load("take4", players=info["players"],
-                         max_rounds=info["options"]["max_rounds"])
+        self.game = load("take4", players=info["players"], max_rounds=info["options"]["max_rounds"])
         self.rng = random.Random(info["seed"] ^ self.seed)
         self.bot = ismcts_bot(self.game, self.simulations, seed=self.rng.randrange(2**31))
 
@@ -49,7 +49,8 @@ class Bot:
         from mallows.interop.openspiel import take4_state_from_observation
 
         if self.game is None:
-            self.match_start({"players": observation["players"], "seed": 0,
-                              "options": observation["options"]})
+            self.match_start(
+                {"players": observation["players"], "seed": 0, "options": observation["options"]}
+            )
         state = take4_state_from_observation(self.game, observation, self.rng)
         return action_of(self.bot.step(state))

@@ -54,11 +54,29 @@ def teacher_data(teacher: str, matches: int, seed: int, work: Path) -> tuple[np.
     db = work / "teacher.db"
     (work / "teacher.toml").write_text(
         f'name = "teacher"\ngame = "take4"\nplayers = 2\ndeals = {max(1, matches // 2)}\n'
-        f'seed = {seed}\nbots = ["{teacher}", "random"]\n')
-    subprocess.run([MALLOWS, "tournament", "run", str(work / "teacher.toml"), "--db", str(db),
-                    "--workers", "1", "--quiet"], check=True, stdout=subprocess.DEVNULL)
-    lines = subprocess.run([MALLOWS, "export", "--db", str(db), "--trajectories"], check=True,
-                           capture_output=True, text=True).stdout.splitlines()
+        f'seed = {seed}\nbots = ["{teacher}", "random"]\n'
+    )
+    subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(work / "teacher.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    lines = subprocess.run(
+        [MALLOWS, "export", "--db", str(db), "--trajectories"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
     rows = [json.loads(line) for line in lines]
     mine = [r for r in rows if r["player"].split(":")[0] == teacher and r["by"] == "bot"]
     X = np.array([r["vector"] for r in mine], dtype=np.float32)
@@ -67,8 +85,9 @@ def teacher_data(teacher: str, matches: int, seed: int, work: Path) -> tuple[np.
     return X, M, A
 
 
-def imitate(X: np.ndarray, M: np.ndarray, A: np.ndarray, epochs: int, lr: float,
-            rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def imitate(
+    X: np.ndarray, M: np.ndarray, A: np.ndarray, epochs: int, lr: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     W = rng.normal(0, 0.01, (encoding.SIZE, encoding.ACTIONS)).astype(np.float32)
     b = np.zeros(encoding.ACTIONS, dtype=np.float32)
     onehot = np.eye(encoding.ACTIONS, dtype=np.float32)[A]
@@ -82,8 +101,14 @@ def imitate(X: np.ndarray, M: np.ndarray, A: np.ndarray, epochs: int, lr: float,
     return W, b
 
 
-def play_env(W: np.ndarray, b: np.ndarray, episodes: int, rng: np.random.Generator,
-             learn: float = 0.0, baseline: list[float] | None = None) -> float:
+def play_env(
+    W: np.ndarray,
+    b: np.ndarray,
+    episodes: int,
+    rng: np.random.Generator,
+    learn: float = 0.0,
+    baseline: list[float] | None = None,
+) -> float:
     """Play ``episodes`` 2-seat matches against random in the PettingZoo environment (the
     policy's seat alternating); with ``learn`` > 0, a REINFORCE step after each. Returns the
     mean reward."""
@@ -154,23 +179,34 @@ def write_bot(out: Path, W: np.ndarray, b: np.ndarray) -> None:
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(TEMPLATE, out, ignore=shutil.ignore_patterns("__pycache__"))
-    np.savez(out / "policy.npz", W=W.astype(np.float32), b=b.astype(np.float32),
-             size=np.int64(encoding.SIZE))
+    np.savez(
+        out / "policy.npz",
+        W=W.astype(np.float32),
+        b=b.astype(np.float32),
+        size=np.int64(encoding.SIZE),
+    )
     print(f"wrote the bot {out}/ (the template bot with this policy in policy.npz)")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("mypolicy"),
-                        help="the bot folder to write (replaced)")
-    parser.add_argument("--minutes", type=float, default=3.0,
-                        help="the whole time budget; reinforcement gets what imitation leaves")
+    parser.add_argument(
+        "--out", type=Path, default=Path("mypolicy"), help="the bot folder to write (replaced)"
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=3.0,
+        help="the whole time budget; reinforcement gets what imitation leaves",
+    )
     parser.add_argument("--teacher", default="greedy", help="the bot to imitate first")
-    parser.add_argument("--matches", type=int, default=200,
-                        help="teacher matches played for imitation")
+    parser.add_argument(
+        "--matches", type=int, default=200, help="teacher matches played for imitation"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--submit", action="store_true",
-                        help="check the bot and store it with mallows bots submit")
+    parser.add_argument(
+        "--submit", action="store_true", help="check the bot and store it with mallows bots submit"
+    )
     parser.add_argument("--db", default=None, help="the database for --submit")
     args = parser.parse_args(argv)
     start = time.monotonic()
@@ -204,8 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             cmd += ["--db", args.db]
         print("$ " + " ".join(cmd))
         return subprocess.run(cmd, check=False).returncode
-    print(f"next: mallows bots check {folder}; mallows compare {folder} random "
-          f"--game take4")
+    print(f"next: mallows bots check {folder}; mallows compare {folder} random --game take4")
     return 0
 
 

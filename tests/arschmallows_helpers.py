@@ -57,8 +57,16 @@ def options(rules: str = "standard", **overrides: Any) -> dict:
     return GAME.make_options(rules, overrides)
 
 
-def scenario(rows, discard, draw=(), players=None, rules="standard", more_decks=(),
-             reshuffle=None, **overrides):
+def scenario(
+    rows,
+    discard,
+    draw=(),
+    players=None,
+    rules="standard",
+    more_decks=(),
+    reshuffle=None,
+    **overrides,
+):
     """A new state dealt from ``deck_for(rows, discard, draw)`` (table_cards from the rows)."""
     overrides.setdefault("table_cards", len(rows[0]))
     chance = FixedChance(deck_for(rows, discard, draw), *more_decks, reshuffle=reshuffle)
@@ -156,7 +164,9 @@ def known_groups(obs) -> list[list[int]]:
         v = obs["rows"][obs["seat"]][i]["value"]
         if v is not None:
             by_value.setdefault(v, []).append(i)
-    return [slots for v, slots in by_value.items() if len(slots) >= (2 if v in ACTION_VALUES else 3)]
+    return [
+        slots for v, slots in by_value.items() if len(slots) >= (2 if v in ACTION_VALUES else 3)
+    ]
 
 
 class GreedyishBot:
@@ -173,8 +183,11 @@ class GreedyishBot:
             return legal[-1]
         if obs["phase"] == "take":
             top = obs["discard"][-1] if obs["discard"] else None
-            return types["take_discard"] if top is not None and top <= 2 and "take_discard" in types \
+            return (
+                types["take_discard"]
+                if top is not None and top <= 2 and "take_discard" in types
                 else legal[0]
+            )
         if obs["phase"] == "end":
             return types["pass"]
         held = obs["held"]["value"]
@@ -205,10 +218,10 @@ class KnowledgeModel:
     def deal(self, deck):
         n, t = self.n, self.t
         cards = [self.card(v) for v in deck]
-        self.rows = [cards[s * t:(s + 1) * t] for s in range(n)]
+        self.rows = [cards[s * t : (s + 1) * t] for s in range(n)]
         self.discard = [cards[n * t]]
         self.discard[0]["seen"] = set(self.everyone)
-        self.draw = cards[n * t + 1:]
+        self.draw = cards[n * t + 1 :]
         self.held = None
 
     def reshuffle(self, deck):
@@ -270,8 +283,11 @@ class KnowledgeModel:
                 for c in listed:
                     self.to_discard(c)
                 gone = set(a["slots"][1:])
-                self.rows[seat] = [self.held if i == a["slots"][0] else c
-                                   for i, c in enumerate(row) if i not in gone]
+                self.rows[seat] = [
+                    self.held if i == a["slots"][0] else c
+                    for i, c in enumerate(row)
+                    if i not in gone
+                ]
                 outcome = "success"
             else:
                 row.append(self.held)
@@ -281,15 +297,23 @@ class KnowledgeModel:
         return outcome
 
     def expected_rows(self, seat):
-        return [[{"face_up": c["up"], "value": c["v"] if (c["up"] or seat in c["seen"]) else None}
-                 for c in row] for row in self.rows]
+        return [
+            [
+                {"face_up": c["up"], "value": c["v"] if (c["up"] or seat in c["seen"]) else None}
+                for c in row
+            ]
+            for row in self.rows
+        ]
 
     def expected_public(self, seat):
         held = None
         if self.held is not None:
             held = self.held["v"]
-        return {"discard": [c["v"] for c in self.discard], "draw_pile": len(self.draw),
-                "held_value": held}
+        return {
+            "discard": [c["v"] for c in self.discard],
+            "draw_pile": len(self.draw),
+            "held_value": held,
+        }
 
 
 def _first_difference(shown, expected) -> str:
@@ -328,8 +352,10 @@ def check_observations(record: dict, observations: Sequence[tuple[int, dict]]) -
             assert seat == event["seat"] == obs["seat"]
             expected = model.expected_rows(seat)
             if obs["rows"] != expected:
-                raise AssertionError(f"observation {seen['observations']} (seat {seat}): "
-                                     f"{_first_difference(obs['rows'], expected)}")
+                raise AssertionError(
+                    f"observation {seen['observations']} (seat {seat}): "
+                    f"{_first_difference(obs['rows'], expected)}"
+                )
             public = model.expected_public(seat)
             assert obs["discard"] == public["discard"]
             assert obs["draw_pile"] == public["draw_pile"]
@@ -345,8 +371,16 @@ def check_observations(record: dict, observations: Sequence[tuple[int, dict]]) -
     return seen
 
 
-def recorded_match(seed: int, players: int = 4, rules: str = "standard", table_cards: int = 6,
-                   call: float = 0.05, max_turns: int = 500, bots=None, patient: bool = False):
+def recorded_match(
+    seed: int,
+    players: int = 4,
+    rules: str = "standard",
+    table_cards: int = 6,
+    call: float = 0.05,
+    max_turns: int = 500,
+    bots=None,
+    patient: bool = False,
+):
     """Play one match through the runner with recording bots (``RandomBot(call)`` unless
     ``bots`` is given); returns ``(record, [(seat, observation), ...])``."""
     from mallows.agents.protocol import InProcessBot

@@ -14,8 +14,12 @@ from mallows.games.arschmallows.policy import random_action
 from mallows.games.base import SeededChance
 
 
-def play(players: int, seed: int, choose: Callable[[dict, random.Random], dict] | None = None,
-         options: dict | None = None) -> Iterator[tuple[object, list[list[dict]]]]:
+def play(
+    players: int,
+    seed: int,
+    choose: Callable[[dict, random.Random], dict] | None = None,
+    options: dict | None = None,
+) -> Iterator[tuple[object, list[list[dict]]]]:
     """Play one match; yield (state, each seat's new events) after the deal and after every
     action. ``choose`` picks an action from a protocol-1 observation (default: the random
     policy)."""

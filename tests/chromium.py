@@ -15,17 +15,28 @@ from typing import Any
 import pytest
 
 CHROMIUM = os.environ.get("MALLOWS_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def require() -> Any:
     """Playwright's sync API, or skip the calling module (call it at module level)."""
-    api = pytest.importorskip("playwright.sync_api",
-                              reason="Playwright is missing: pip install -e '.[test]'")
+    api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'"
+    )
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
-                    f"chromium) or point MALLOWS_CHROMIUM at one", allow_module_level=True)
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
+            f"chromium) or point MALLOWS_CHROMIUM at one",
+            allow_module_level=True,
+        )
     return api
 
 
@@ -49,8 +60,12 @@ def page(browser: Any, height: int = 860, timeout: int = 15000) -> Iterator[Any]
     pg.set_default_timeout(timeout)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    pg.on("console", lambda msg: errors.append(f"console {msg.type}: {msg.text}")
-          if msg.type == "error" else None)
+    pg.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
+        ),
+    )
     pg.errors = errors
     try:
         yield pg

@@ -35,9 +35,12 @@ RAY = str(Path(sys.executable).with_name("ray"))
 def pytest_collection_modifyitems(config, items):
     """A test that uses a Ray cluster fixture must be marked ``ray`` (``-m "not ray"`` skips
     every test that starts Ray)."""
-    unmarked = [item.nodeid for item in items
-                if {"ray_head", "ray_cluster"} & set(getattr(item, "fixturenames", ()))
-                and item.get_closest_marker("ray") is None]
+    unmarked = [
+        item.nodeid
+        for item in items
+        if {"ray_head", "ray_cluster"} & set(getattr(item, "fixturenames", ()))
+        and item.get_closest_marker("ray") is None
+    ]
     if unmarked:
         raise pytest.UsageError(f"tests that start Ray without @pytest.mark.ray: {unmarked}")
 
@@ -75,6 +78,7 @@ def browser():
     """One headless Chromium for a test module's pages (tests/chromium.py: which, and how a
     module without it is skipped)."""
     import chromium
+
     with chromium.launch() as b:
         yield b
 
@@ -94,6 +98,7 @@ def write_toml(tmp_path):
         path = tmp_path / name
         path.write_text(text)
         return path
+
     return write
 
 
@@ -110,8 +115,10 @@ def invoke(*args: object, env: dict | None = None, input: str | None = None):
 
     result = CliRunner().invoke(app, [str(a) for a in args], env=env, input=input)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"mallows {' '.join(map(str, args))} raised:\n" + "".join(
-            traceback.format_exception(result.exception)))
+        raise AssertionError(
+            f"mallows {' '.join(map(str, args))} raised:\n"
+            + "".join(traceback.format_exception(result.exception))
+        )
     return result
 
 
@@ -135,8 +142,12 @@ def free_port() -> int:
 
 
 def ray_env(**extra: str) -> dict:
-    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_MODE="disabled",
-               RAY_USAGE_STATS_ENABLED="0")
+    env = dict(
+        os.environ,
+        RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0",
+        RAY_AUTH_MODE="disabled",
+        RAY_USAGE_STATS_ENABLED="0",
+    )
     env.pop("RAY_ADDRESS", None)
     env.update(extra)
     return env
@@ -168,24 +179,43 @@ def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
     with new ports (at most three times)."""
     for attempt in range(3):
         port, client, agent, agent_grpc, runtime_env, metrics = free_ports(6)
-        cmd = [RAY, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-               "--port", str(port), "--num-cpus", str(num_cpus), "--include-dashboard=false",
-               "--disable-usage-stats", "--ray-client-server-port", str(client),
-               "--dashboard-agent-listen-port", str(agent),
-               "--dashboard-agent-grpc-port", str(agent_grpc),
-               "--runtime-env-agent-port", str(runtime_env),
-               "--metrics-export-port", str(metrics)]
+        cmd = [
+            RAY,
+            "start",
+            "--head",
+            "--block",
+            "--node-ip-address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--num-cpus",
+            str(num_cpus),
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            "--ray-client-server-port",
+            str(client),
+            "--dashboard-agent-listen-port",
+            str(agent),
+            "--dashboard-agent-grpc-port",
+            str(agent_grpc),
+            "--runtime-env-agent-port",
+            str(runtime_env),
+            "--metrics-export-port",
+            str(metrics),
+        ]
         out = open(log, "wb")
-        proc = subprocess.Popen(cmd, env=env or ray_env(), stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, env=env or ray_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 text = log.read_bytes()
                 if _PORT_CLASH in text and attempt < 2:
                     break
-                raise RuntimeError(f"ray start exited {proc.returncode}: "
-                                   f"{text.decode(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"ray start exited {proc.returncode}: {text.decode(errors='replace')[-2000:]}"
+                )
             if b"Ray runtime started" in log.read_bytes():
                 proc.client_address = f"ray://127.0.0.1:{client}"
                 return proc, f"127.0.0.1:{port}"

@@ -35,6 +35,7 @@ class Forked:
                     code = exc.code if isinstance(exc.code, int) else 1
                 except BaseException:
                     import traceback
+
                     traceback.print_exc()
                     code = 1
             finally:

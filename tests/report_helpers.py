@@ -35,9 +35,23 @@ def make_db(folder: Path) -> Path:
     db = folder / "results.db"
     for name, text in (("a.toml", ARSCH), ("t.toml", TAKE4)):
         (folder / name).write_text(text)
-        subprocess.run([MALLOWS, "tournament", "run", str(folder / name), "--db", str(db),
-                        "--workers", "1", "--quiet"], check=True, cwd=REPO,
-                       capture_output=True, timeout=600)
+        subprocess.run(
+            [
+                MALLOWS,
+                "tournament",
+                "run",
+                str(folder / name),
+                "--db",
+                str(db),
+                "--workers",
+                "1",
+                "--quiet",
+            ],
+            check=True,
+            cwd=REPO,
+            capture_output=True,
+            timeout=600,
+        )
     return db
 
 
@@ -78,8 +92,9 @@ def data_matches(site: Path, name: str) -> dict[int, dict]:
     out: dict[int, dict] = {}
     files = sorted((site / "d" / slug(name)).glob("*.js"), key=lambda p: int(p.stem))
     for k, path in enumerate(files):
-        m = re.fullmatch(r'mallowsReplayChunk\("([^"]+)",(\d+),"([A-Za-z0-9+/=]*)"\);\n',
-                         path.read_text())
+        m = re.fullmatch(
+            r'mallowsReplayChunk\("([^"]+)",(\d+),"([A-Za-z0-9+/=]*)"\);\n', path.read_text()
+        )
         assert m and m.group(1) == slug(name) and int(m.group(2)) == k == int(path.stem), path
         for line in gzip.decompress(base64.b64decode(m.group(3))).decode().split("\n"):
             match = json.loads(line)

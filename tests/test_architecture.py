@@ -14,8 +14,18 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "platform" / "mallows"
-SUBPACKAGES = ("games", "agents", "tournaments", "results", "compare", "testing", "report",
-               "interop", "cli", "ladder")
+SUBPACKAGES = (
+    "games",
+    "agents",
+    "tournaments",
+    "results",
+    "compare",
+    "testing",
+    "report",
+    "interop",
+    "cli",
+    "ladder",
+)
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
@@ -29,45 +39,117 @@ FORBIDDEN = {
     # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
     "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
     # a ladder's questions and policy are pure decisions over the results' fit
-    "ladder": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop",
-               "report"},
+    "ladder": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop", "report"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
-ONLY = {"ray": "tournaments/cluster.py", "sqlite3": "results/store/",
-        "sqlite_utils": "results/store/", "pettingzoo": "interop/pettingzoo.py",
-        "gymnasium": "interop/pettingzoo.py", "pyspiel": "interop/openspiel.py",
-        "open_spiel": "interop/openspiel.py"}
+ONLY = {
+    "ray": "tournaments/cluster.py",
+    "sqlite3": "results/store/",
+    "sqlite_utils": "results/store/",
+    "pettingzoo": "interop/pettingzoo.py",
+    "gymnasium": "interop/pettingzoo.py",
+    "pyspiel": "interop/openspiel.py",
+    "open_spiel": "interop/openspiel.py",
+}
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)
 BOT_API = {
     "mallows.agents.policy": ["CALL_PROBABILITY", "EveryGame", "random_action"],
     "mallows.agents.kit": ["number_param"],
-    "mallows.agents.protocol": ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle",
-                                "Limits", "InProcessBot", "describe_exception"],
+    "mallows.agents.protocol": [
+        "PROTOCOL_VERSION",
+        "KINDS",
+        "BotFailure",
+        "BotHandle",
+        "Limits",
+        "InProcessBot",
+        "describe_exception",
+    ],
     "mallows.games.take4.encoding": [
-        "SIZE", "ACTIONS", "MAX_SEATS", "encode", "action_mask", "action_of", "number_of",
-        "POSITIONS_AT", "COLLECTIONS_AT", "SEATS_AT", "PROGRESS_AT", "DECK_AT", "CHOICE_AT",
-        "CHOICE_FEATURES"],
-    "mallows.games.arschmallows.encoding": ["VALUES", "MAX_SEATS", "DEFAULT_SLOTS", "Encoding",
-                                            "Steps"],
-    "mallows.interop.openspiel": ["NAMES", "resample_from_infostate",
-                                  "take4_state_from_observation", "ismcts_bot", "load"],
+        "SIZE",
+        "ACTIONS",
+        "MAX_SEATS",
+        "encode",
+        "action_mask",
+        "action_of",
+        "number_of",
+        "POSITIONS_AT",
+        "COLLECTIONS_AT",
+        "SEATS_AT",
+        "PROGRESS_AT",
+        "DECK_AT",
+        "CHOICE_AT",
+        "CHOICE_FEATURES",
+    ],
+    "mallows.games.arschmallows.encoding": [
+        "VALUES",
+        "MAX_SEATS",
+        "DEFAULT_SLOTS",
+        "Encoding",
+        "Steps",
+    ],
+    "mallows.interop.openspiel": [
+        "NAMES",
+        "resample_from_infostate",
+        "take4_state_from_observation",
+        "ismcts_bot",
+        "load",
+    ],
     "mallows.games.arschmallows.events": [
-        "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
-        "SeatRecall", "match_events", "observation", "recall_variants", "static",
-        "step_observation"],
+        "STATIC_KEYS",
+        "HISTORY_KEYS",
+        "STEP_KEYS",
+        "ArschmallowsEvents",
+        "SeatRecall",
+        "match_events",
+        "observation",
+        "recall_variants",
+        "static",
+        "step_observation",
+    ],
     "mallows.games.take4.events": [
-        "STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
-        "SeatRecall", "match_events", "observation", "static", "step_observation"],
+        "STATIC_KEYS",
+        "HISTORY_KEYS",
+        "STEP_KEYS",
+        "Take4Events",
+        "SeatRecall",
+        "match_events",
+        "observation",
+        "static",
+        "step_observation",
+    ],
     "mallows.games.arschmallows.botkit": [
-        "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
-        "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
-        "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
-        "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_RISK", "BELIEF_IMPROVE",
-        "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief", "PairedComparison",
-        "RacingComparison"],
+        "ACTION_SET",
+        "DECK_MEAN",
+        "RISK",
+        "IMPROVE",
+        "TUNED_RISK",
+        "TUNED_IMPROVE",
+        "unseen",
+        "expected_unknown",
+        "variance_unknown",
+        "row_estimate",
+        "face_down",
+        "Sim",
+        "sample_world",
+        "cheapest_to_lock",
+        "p_lowest",
+        "heuristic_decide",
+        "candidate_actions",
+        "Belief",
+        "BeliefError",
+        "Card",
+        "BELIEF_RISK",
+        "BELIEF_IMPROVE",
+        "belief_decide",
+        "belief_world",
+        "BeliefWorlds",
+        "p_lowest_belief",
+        "PairedComparison",
+        "RacingComparison",
+    ],
 }
 
 
@@ -98,8 +180,9 @@ def imports(path: Path) -> list[tuple[int, str]]:
                 base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
             out.append((node.lineno, base))
             # ``from mallows import games`` imports the subpackage
-            out += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
-                    if base == "mallows"]
+            out += [
+                (node.lineno, f"{base}.{alias.name}") for alias in node.names if base == "mallows"
+            ]
     return out
 
 
@@ -116,9 +199,13 @@ def test_the_tree_is_what_these_rules_know():
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_layering(path):
     forbidden = FORBIDDEN.get(floor(path), set())
-    bad = [f"line {line}: {name}" for line, name in imports(path)
-           if name.split(".")[0] == "mallows" and len(name.split(".")) > 1
-           and name.split(".")[1] in forbidden]
+    bad = [
+        f"line {line}: {name}"
+        for line, name in imports(path)
+        if name.split(".")[0] == "mallows"
+        and len(name.split(".")) > 1
+        and name.split(".")[1] in forbidden
+    ]
     assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
 
 
@@ -131,8 +218,11 @@ def may_import(rel: str, where: str) -> bool:
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_one_ray_module_and_one_sqlite_package(path):
     rel = path.relative_to(PACKAGE).as_posix()
-    bad = [f"line {line}: {name}" for line, name in imports(path)
-           if name.split(".")[0] in ONLY and not may_import(rel, ONLY[name.split(".")[0]])]
+    bad = [
+        f"line {line}: {name}"
+        for line, name in imports(path)
+        if name.split(".")[0] in ONLY and not may_import(rel, ONLY[name.split(".")[0]])
+    ]
     assert not bad, f"{rel} imports what only one module (or package) may: {bad}"
 
 
@@ -148,8 +238,14 @@ def test_the_rule_checker_sees_what_it_must():
     # a folder rule covers the files inside that folder and nothing beside it
     assert may_import("results/store/schema.py", "results/store/")
     assert may_import("results/store/__init__.py", "results/store/")
-    for elsewhere in ("results/store.py", "results/storage.py", "results/store_x/a.py",
-                      "results/ratings.py", "store/schema.py", "results"):
+    for elsewhere in (
+        "results/store.py",
+        "results/storage.py",
+        "results/store_x/a.py",
+        "results/ratings.py",
+        "store/schema.py",
+        "results",
+    ):
         assert not may_import(elsewhere, "results/store/"), elsewhere
     # a file rule covers that file only
     assert may_import("tournaments/cluster.py", "tournaments/cluster.py")
@@ -169,15 +265,17 @@ def test_every_subpackage_says_what_it_owns_and_may_import(name):
     doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
     assert doc, name
     text = " ".join(doc.lower().split())
-    assert "owns" in text and "may import" in text, \
+    assert "owns" in text and "may import" in text, (
         f"mallows/{name}/__init__.py must say what it owns and what it may import"
+    )
 
 
 @pytest.mark.parametrize("module, names", sorted(BOT_API.items()))
 def test_the_bot_api_is_declared_and_pinned(module, names):
     mod = importlib.import_module(module)
-    assert sorted(mod.__all__) == sorted(names), \
+    assert sorted(mod.__all__) == sorted(names), (
         f"{module}.__all__ changed: update bots/README.md and this pin together"
+    )
     for name in names:
         assert hasattr(mod, name), f"{module} declares {name} but lacks it"
 
@@ -193,8 +291,9 @@ def test_the_shipped_bots_import_only_the_bot_api(path):
             assert not bad, f"{path.name}:{node.lineno} imports non-public {bad}"
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                assert not alias.name.startswith("mallows"), \
+                assert not alias.name.startswith("mallows"), (
                     f"{path.name}:{node.lineno} imports {alias.name}: use from ... import"
+                )
 
 
 def test_a_bot_process_loads_neither_numpy_nor_an_engine():
@@ -203,22 +302,28 @@ def test_a_bot_process_loads_neither_numpy_nor_an_engine():
     import subprocess
     import sys
 
-    code = ("import sys, random, mallows.agents.host as h\n"
-            "from mallows.agents.policy import random_action\n"
-            "random_action({'game': 'take4', 'phase': 'pick', 'legal_actions': "
-            "[{'type': 'pick', 'position': 0}]}, random.Random(1))\n"
-            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' "
-            "or m.endswith(('.state', '.rules')))))")
-    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    code = (
+        "import sys, random, mallows.agents.host as h\n"
+        "from mallows.agents.policy import random_action\n"
+        "random_action({'game': 'take4', 'phase': 'pick', 'legal_actions': "
+        "[{'type': 'pick', 'position': 0}]}, random.Random(1))\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' "
+        "or m.endswith(('.state', '.rules')))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == [], f"a bot process imported {out}"
     # the control: what a match needs does load them, and the check sees it
-    code = ("import sys\nfrom mallows.games.take4 import Take4State\n"
-            "from mallows.seeding import stream_rng\nstream_rng(1, 'deal', 0)\n"
-            "print(' '.join(sorted(m for m in sys.modules if m in ('numpy', "
-            "'mallows.games.take4.state'))))")
-    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    code = (
+        "import sys\nfrom mallows.games.take4 import Take4State\n"
+        "from mallows.seeding import stream_rng\nstream_rng(1, 'deal', 0)\n"
+        "print(' '.join(sorted(m for m in sys.modules if m in ('numpy', "
+        "'mallows.games.take4.state'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["mallows.games.take4.state", "numpy"], out
 
 

@@ -7,8 +7,20 @@ import json
 
 import pytest
 
-from arschmallows_helpers import (CALL, DRAW, GAME, PASS, TAKE, FixedChance, RandomBot,
-                                  deck_for, options, peek_all, scenario, swap)
+from arschmallows_helpers import (
+    CALL,
+    DRAW,
+    GAME,
+    PASS,
+    TAKE,
+    FixedChance,
+    RandomBot,
+    deck_for,
+    options,
+    peek_all,
+    scenario,
+    swap,
+)
 from mallows.agents.protocol import InProcessBot
 from mallows.errors import GameConfigError, IllegalAction
 from mallows.games.arschmallows import cards
@@ -34,17 +46,36 @@ def test_module_constants():
 def test_rule_set_defaults():
     """RULES.md 2: the options table, both rule sets."""
     std, sup = GAME.make_options("standard"), GAME.make_options("supermallows")
-    assert std == {"rules": "standard", "rounds": 6, "table_cards": 6, "final_turns": True,
-                   "next_starter": "highest_total", "caller_strictly_lowest": True,
-                   "double_negative": False, "max_turns_per_round": 500}
-    assert sup == {**std, "rules": "supermallows", "rounds": 3, "final_turns": False,
-                   "next_starter": "highest_round"}
+    assert std == {
+        "rules": "standard",
+        "rounds": 6,
+        "table_cards": 6,
+        "final_turns": True,
+        "next_starter": "highest_total",
+        "caller_strictly_lowest": True,
+        "double_negative": False,
+        "max_turns_per_round": 500,
+    }
+    assert sup == {
+        **std,
+        "rules": "supermallows",
+        "rounds": 3,
+        "final_turns": False,
+        "next_starter": "highest_round",
+    }
     assert GAME.make_options() == std
 
 
 def test_cli_strings_are_coerced():
-    o = GAME.make_options("standard", {"table_cards": "4", "final_turns": "false",
-                                       "double_negative": "yes", "next_starter": "highest_round"})
+    o = GAME.make_options(
+        "standard",
+        {
+            "table_cards": "4",
+            "final_turns": "false",
+            "double_negative": "yes",
+            "next_starter": "highest_round",
+        },
+    )
     assert (o["table_cards"], o["final_turns"], o["double_negative"]) == (4, False, True)
 
 
@@ -55,17 +86,28 @@ def test_record_options_rebuild_the_same_options():
         GAME.make_options("standard", o)
 
 
-@pytest.mark.parametrize("rules, overrides, words", [
-    ("nope", {}, ["unknown arschmallows rule set 'nope'", "standard, supermallows"]),
-    (None, {"colour": 1}, ["unknown arschmallows option 'colour'", "table_cards"]),
-    (None, {"table_cards": 1}, ["table_cards=1 is out of range", "from 2 to 10"]),
-    (None, {"table_cards": "six"}, ["table_cards='six' is not a whole number"]),
-    (None, {"rounds": 0}, ["rounds=0 is out of range"]),
-    (None, {"final_turns": "maybe"}, ["final_turns='maybe' is not a boolean", "final_turns=true"]),
-    (None, {"next_starter": "lowest"}, ["next_starter='lowest' is not allowed", "highest_total"]),
-    (None, {"max_turns_per_round": 0}, ["max_turns_per_round=0 is out of range"]),
-    (None, {"table_cards": True}, ["table_cards=True is not a whole number"]),
-])
+@pytest.mark.parametrize(
+    "rules, overrides, words",
+    [
+        ("nope", {}, ["unknown arschmallows rule set 'nope'", "standard, supermallows"]),
+        (None, {"colour": 1}, ["unknown arschmallows option 'colour'", "table_cards"]),
+        (None, {"table_cards": 1}, ["table_cards=1 is out of range", "from 2 to 10"]),
+        (None, {"table_cards": "six"}, ["table_cards='six' is not a whole number"]),
+        (None, {"rounds": 0}, ["rounds=0 is out of range"]),
+        (
+            None,
+            {"final_turns": "maybe"},
+            ["final_turns='maybe' is not a boolean", "final_turns=true"],
+        ),
+        (
+            None,
+            {"next_starter": "lowest"},
+            ["next_starter='lowest' is not allowed", "highest_total"],
+        ),
+        (None, {"max_turns_per_round": 0}, ["max_turns_per_round=0 is out of range"]),
+        (None, {"table_cards": True}, ["table_cards=True is not a whole number"]),
+    ],
+)
 def test_bad_options_are_clear_errors(rules, overrides, words):
     with pytest.raises(GameConfigError) as info:
         GAME.make_options(rules, overrides)
@@ -87,9 +129,26 @@ def test_largest_table_fits_the_deck():
 def test_first_observation_keys_and_json():
     st = scenario([[1, 2, 3, 4], [5, 6, 7, 8]], discard=0, draw=[9])
     obs = st.observation(0)
-    for key in ("protocol", "game", "options", "seat", "players", "phase", "legal_actions",
-                "rules", "round", "starting_seat", "scores", "rows", "discard", "draw_pile",
-                "held", "extra_turns", "caller", "final_turns"):
+    for key in (
+        "protocol",
+        "game",
+        "options",
+        "seat",
+        "players",
+        "phase",
+        "legal_actions",
+        "rules",
+        "round",
+        "starting_seat",
+        "scores",
+        "rows",
+        "discard",
+        "draw_pile",
+        "held",
+        "extra_turns",
+        "caller",
+        "final_turns",
+    ):
         assert key in obs, key
     assert obs["protocol"] == 1 and obs["game"] == "arschmallows" and obs["phase"] == "peek"
     assert obs["rows"] == [[{"face_up": False, "value": None}] * 4] * 2
@@ -112,14 +171,17 @@ def test_observation_is_not_changed_by_later_play():
     assert json.dumps(kept) == before
 
 
-@pytest.mark.parametrize("action, message", [
-    ("draw", "an action is a JSON object"),
-    ({}, "'type' missing"),
-    ({"type": "fly"}, "unknown action type 'fly'"),
-    ({"type": ["draw"]}, "unknown action type"),
-    ({"type": "swap", "slot": 0}, "swap is not legal now: this is the take decision"),
-    ({"type": "draw", "x": 1}, "unexpected key 'x' in a draw action"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ("draw", "an action is a JSON object"),
+        ({}, "'type' missing"),
+        ({"type": "fly"}, "unknown action type 'fly'"),
+        ({"type": ["draw"]}, "unknown action type"),
+        ({"type": "swap", "slot": 0}, "swap is not legal now: this is the take decision"),
+        ({"type": "draw", "x": 1}, "unexpected key 'x' in a draw action"),
+    ],
+)
 def test_malformed_actions_are_refused_precisely(action, message):
     st = scenario([[1, 2, 3, 4], [5, 6, 7, 8]], discard=0, draw=[9])
     peek_all(st)
@@ -139,8 +201,7 @@ def test_use_decision_errors_name_the_slot():
         ({"type": "swap", "slot": 9}, r"no such slot 9: your row has 4 slots"),
         ({"type": "spy", "player": 7, "slot": 0}, "no such player 7"),
         ({"type": "spy", "player": 1, "slot": 4}, "no such slot 4: seat 1's row has 4 slots"),
-        ({"type": "exchange", "slot": 0, "player": 1, "their_slot": 0},
-         "exchange needs a 10"),
+        ({"type": "exchange", "slot": 0, "player": 1, "their_slot": 0}, "exchange needs a 10"),
         ({"type": "play_twice"}, "play_twice needs a 11"),
         ({"type": "get_rid", "slots": [0]}, "two or more"),
         ({"type": "get_rid", "slots": [0, 0]}, "slot 0 is listed twice"),
@@ -178,7 +239,11 @@ def test_peek_answer_in_either_order_is_recorded_ascending():
     """Peeks: either order is accepted; the record keeps [i, j] with i < j (RULES.md)."""
     st = scenario([[1, 2, 3, 4], [5, 6, 7, 8]], discard=0)
     st.apply(0, {"type": "peek", "slots": [3, 1]})
-    assert st.events[-1] == {"type": "action", "seat": 0, "action": {"type": "peek", "slots": [1, 3]}}
+    assert st.events[-1] == {
+        "type": "action",
+        "seat": 0,
+        "action": {"type": "peek", "slots": [1, 3]},
+    }
     with pytest.raises(IllegalAction, match="exactly two"):
         st.apply(1, {"type": "peek", "slots": [0, 1, 2]})
 
@@ -186,7 +251,9 @@ def test_peek_answer_in_either_order_is_recorded_ascending():
 def _match(seed, n=4, rules="standard", bots=None, **overrides):
     o = options(rules, **overrides)
     bots = bots or [RandomBot(0.05) for _ in range(n)]
-    return play_match("arschmallows", o, seed, [InProcessBot(b, f"b{i}") for i, b in enumerate(bots)])
+    return play_match(
+        "arschmallows", o, seed, [InProcessBot(b, f"b{i}") for i, b in enumerate(bots)]
+    )
 
 
 def test_full_match_through_the_runner_and_replay():

@@ -10,22 +10,29 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from arschmallows_helpers import (GAME, GreedyishBot, check_observations, options,
-                                  recorded_match, step_randomly)
+from arschmallows_helpers import (
+    GAME,
+    GreedyishBot,
+    check_observations,
+    options,
+    recorded_match,
+    step_randomly,
+)
 from mallows.games.base import ReplayChance, SeededChance
 
-SETTINGS = settings(max_examples=12, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-configs = st.fixed_dictionaries({
-    "seed": st.integers(0, 2**32 - 1),
-    "players": st.integers(2, 6),
-    "rules": st.sampled_from(["standard", "supermallows"]),
-    "table_cards": st.sampled_from([4, 6]),
-    "call": st.sampled_from([0.0, 0.05, 0.3]),
-    "max_turns": st.sampled_from([500, 500, 30]),
-    "patient": st.booleans(),
-})
+configs = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**32 - 1),
+        "players": st.integers(2, 6),
+        "rules": st.sampled_from(["standard", "supermallows"]),
+        "table_cards": st.sampled_from([4, 6]),
+        "call": st.sampled_from([0.0, 0.05, 0.3]),
+        "max_turns": st.sampled_from([500, 500, 30]),
+        "patient": st.booleans(),
+    }
+)
 
 
 @SETTINGS
@@ -64,7 +71,9 @@ def test_same_seed_same_bots_same_record_and_it_replays(cfg):
     second, _ = recorded_match(**cfg)
     assert json.dumps(first) == json.dumps(second)
     # A record replays without its seed: ReplayChance plus its action events.
-    state = GAME.new_state(first["options"], cfg["players"], ReplayChance(first["events"], GAME.CHANCE_EVENTS))
+    state = GAME.new_state(
+        first["options"], cfg["players"], ReplayChance(first["events"], GAME.CHANCE_EVENTS)
+    )
     for event in first["events"]:
         if event["type"] == "action":
             state.apply(event["seat"], event["action"])
@@ -91,13 +100,34 @@ def test_the_generator_reaches_every_rule():
     total: Counter = Counter()
     rng = random.Random(2026)
     for i in range(16):
-        cfg = {"seed": rng.randrange(2**32), "players": 2 + i % 5,
-               "rules": ("standard", "supermallows")[i % 2], "table_cards": (4, 6)[(i // 2) % 2],
-               "call": (0.0, 0.05, 0.3)[i % 3], "max_turns": (500, 500, 30)[(i // 3) % 3],
-               "patient": i % 4 == 3}
+        cfg = {
+            "seed": rng.randrange(2**32),
+            "players": 2 + i % 5,
+            "rules": ("standard", "supermallows")[i % 2],
+            "table_cards": (4, 6)[(i // 2) % 2],
+            "call": (0.0, 0.05, 0.3)[i % 3],
+            "max_turns": (500, 500, 30)[(i // 3) % 3],
+            "patient": i % 4 == 3,
+        }
         record, log = recorded_match(**cfg)
         total += check_observations(record, log)
-    for key in ("peek", "draw", "take_discard", "swap", "refuse", "spy", "exchange",
-                "play_twice", "get_rid", "call", "pass", "get_rid success", "get_rid mistake",
-                "reshuffle", "end call", "end all_face_up", "end turn_limit"):
+    for key in (
+        "peek",
+        "draw",
+        "take_discard",
+        "swap",
+        "refuse",
+        "spy",
+        "exchange",
+        "play_twice",
+        "get_rid",
+        "call",
+        "pass",
+        "get_rid success",
+        "get_rid mistake",
+        "reshuffle",
+        "end call",
+        "end all_face_up",
+        "end turn_limit",
+    ):
         assert total[key] > 0, (key, total)

@@ -6,8 +6,22 @@ from __future__ import annotations
 
 import pytest
 
-from arschmallows_helpers import (CALL, DRAW, PASS, TAKE, FixedChance, deck_for, options,
-                                  peek_all, play, refuse, scenario, swap, values_rows, GAME)
+from arschmallows_helpers import (
+    CALL,
+    DRAW,
+    PASS,
+    TAKE,
+    FixedChance,
+    deck_for,
+    options,
+    peek_all,
+    play,
+    refuse,
+    scenario,
+    swap,
+    values_rows,
+    GAME,
+)
 from mallows.errors import IllegalAction
 from mallows.games.arschmallows import rules
 from mallows.games.arschmallows.cards import VALUES
@@ -153,7 +167,9 @@ def test_play_twice_gives_two_extra_turns_and_chains():
         assert st.current == 0
         play(st, DRAW, swap(3), PASS)
     assert st.current == 1
-    seats = [e["seat"] for e in st.events if e["type"] == "action" and e["action"]["type"] == "draw"]
+    seats = [
+        e["seat"] for e in st.events if e["type"] == "action" and e["action"]["type"] == "draw"
+    ]
     assert seats == [0] * 5
 
 
@@ -190,13 +206,16 @@ def test_get_rid_mistake_reveals_to_everyone_and_adds_the_held_card_at_the_end()
     assert st.observation(1)["discard"] == [0]
 
 
-@pytest.mark.parametrize("row, slots, succeeds", [
-    ([9, 1, 9, 2], [0, 2], True),        # two action cards are enough
-    ([11, 1, 2, 11], [3, 0], True),
-    ([4, 1, 4, 2], [0, 2], False),       # two number cards are not
-    ([4, 4, 4, 2], [0, 1, 2], True),
-    ([10, 10, 9, 2], [0, 1, 2], False),  # all listed must be equal
-])
+@pytest.mark.parametrize(
+    "row, slots, succeeds",
+    [
+        ([9, 1, 9, 2], [0, 2], True),  # two action cards are enough
+        ([11, 1, 2, 11], [3, 0], True),
+        ([4, 1, 4, 2], [0, 2], False),  # two number cards are not
+        ([4, 4, 4, 2], [0, 1, 2], True),
+        ([10, 10, 9, 2], [0, 1, 2], False),  # all listed must be equal
+    ],
+)
 def test_get_rid_needs_three_or_two_for_action_values(row, slots, succeeds):
     """RULES.md 1.8: at least 3 equal cards, at least 2 if the value is an action value."""
     st = scenario([row, [0, 1, 2, 3]], discard=0, draw=[6])
@@ -230,8 +249,13 @@ def test_no_final_turns_in_supermallows():
     peek_all(st)
     play(st, DRAW, refuse(0), CALL)
     (end,) = round_ends(st)
-    assert end == {"type": "round_end", "round": 0, "reason": "call", "caller": 0,
-                   "scores": [3, 7, 11]}
+    assert end == {
+        "type": "round_end",
+        "round": 0,
+        "reason": "call",
+        "caller": 0,
+        "scores": [3, 7, 11],
+    }
 
 
 def test_all_face_up_is_a_trigger_without_end_decision():
@@ -278,8 +302,11 @@ def _crowded(**overrides):
     seat 1's 2, 2, 2, 2, 3, ... (slots 0 and 4 differ); an 11 on the discard pile and one 11
     left to draw."""
     deck = list(VALUES)
-    return GAME.new_state(options(table_cards=10, **overrides), 6,
-                          FixedChance(deck, reshuffle=lambda cards: cards[::-1]))
+    return GAME.new_state(
+        options(table_cards=10, **overrides),
+        6,
+        FixedChance(deck, reshuffle=lambda cards: cards[::-1]),
+    )
 
 
 def test_reshuffle_at_the_end_of_the_turn_not_before():
@@ -328,21 +355,21 @@ def test_round_end_reason_stays_the_trigger_when_exhaustion_cuts_final_turns():
 def test_turn_limit_ends_the_round_without_caller():
     """RULES.md 1.12: after max_turns_per_round turns (extra turns count) with no trigger the
     round ends at once, no caller, reason turn_limit."""
-    st = scenario([[1, 2, 3], [4, 5, 6]], discard=0, draw=[11, 1, 2, 3, 4], max_turns_per_round=3,
-                  rounds=2)
+    st = scenario(
+        [[1, 2, 3], [4, 5, 6]], discard=0, draw=[11, 1, 2, 3, 4], max_turns_per_round=3, rounds=2
+    )
     peek_all(st)
     play(st, DRAW, {"type": "play_twice"}, PASS)  # turn 1
-    play(st, DRAW, swap(0), PASS)                   # turn 2, an extra turn
+    play(st, DRAW, swap(0), PASS)  # turn 2, an extra turn
     assert not round_ends(st)
-    play(st, DRAW, swap(0), PASS)                   # turn 3, the other extra turn
+    play(st, DRAW, swap(0), PASS)  # turn 3, the other extra turn
     (end,) = round_ends(st)
     assert end["reason"] == "turn_limit" and end["caller"] is None
 
 
 def test_turn_limit_does_not_cut_final_turns():
     """RULES.md 1.12: the limit applies only while no trigger has happened."""
-    st = scenario([[1, 2, 3], [4, 5, 6]], discard=0, draw=[7, 8], max_turns_per_round=1,
-                  rounds=2)
+    st = scenario([[1, 2, 3], [4, 5, 6]], discard=0, draw=[7, 8], max_turns_per_round=1, rounds=2)
     peek_all(st)
     play(st, DRAW, refuse(0), CALL)
     assert st.current == 1 and not round_ends(st)
@@ -394,15 +421,18 @@ def test_zero_caller_is_never_changed_and_action_cards_score_their_value():
     assert _call_scores([[0, 0], [-4, 1], [9, 11]]) == [0, -3, 20]
 
 
-@pytest.mark.parametrize("raw, caller, opts, expected, doubled", [
-    ([5, 5, 9], 0, {}, [10, 5, 9], True),
-    ([4, 5, 9], 0, {}, [4, 5, 9], False),
-    ([5, 5, 9], 0, {"caller_strictly_lowest": False}, [5, 5, 9], False),
-    ([-2, -3], 0, {}, [-2, -3], False),
-    ([-2, -3], 0, {"double_negative": True}, [-4, -3], True),
-    ([0, -1], 0, {"double_negative": True}, [0, -1], True),
-    ([7, 3], None, {}, [7, 3], False),
-])
+@pytest.mark.parametrize(
+    "raw, caller, opts, expected, doubled",
+    [
+        ([5, 5, 9], 0, {}, [10, 5, 9], True),
+        ([4, 5, 9], 0, {}, [4, 5, 9], False),
+        ([5, 5, 9], 0, {"caller_strictly_lowest": False}, [5, 5, 9], False),
+        ([-2, -3], 0, {}, [-2, -3], False),
+        ([-2, -3], 0, {"double_negative": True}, [-4, -3], True),
+        ([0, -1], 0, {"double_negative": True}, [0, -1], True),
+        ([7, 3], None, {}, [7, 3], False),
+    ],
+)
 def test_score_round_table(raw, caller, opts, expected, doubled):
     """RULES.md 1.14, the caller rule as a table."""
     o = {**options(), **opts}
@@ -410,14 +440,17 @@ def test_score_round_table(raw, caller, opts, expected, doubled):
 
 
 # ------------------------------------------------------------------ 1.15 next starting seat
-@pytest.mark.parametrize("by, start, expected", [
-    ([5, 9, 9], 0, 1),   # tie between 1 and 2: first clockwise from 0
-    ([5, 9, 9], 2, 2),   # this round's starting seat included
-    ([9, 5, 9], 1, 2),
-    ([9, 5, 9], 2, 2),
-    ([9, 5, 9], 0, 0),
-    ([1, 2, 3, 4], 3, 3),
-])
+@pytest.mark.parametrize(
+    "by, start, expected",
+    [
+        ([5, 9, 9], 0, 1),  # tie between 1 and 2: first clockwise from 0
+        ([5, 9, 9], 2, 2),  # this round's starting seat included
+        ([9, 5, 9], 1, 2),
+        ([9, 5, 9], 2, 2),
+        ([9, 5, 9], 0, 0),
+        ([1, 2, 3, 4], 3, 3),
+    ],
+)
 def test_next_starter_ties_go_clockwise_from_this_rounds_starter(by, start, expected):
     """RULES.md 1.15: a tie goes to the first tied seat clockwise from this round's starting
     seat, that seat included (both criteria)."""
@@ -425,17 +458,21 @@ def test_next_starter_ties_go_clockwise_from_this_rounds_starter(by, start, expe
     assert rules.next_starter(by, by, start, {"next_starter": "highest_total"}) == expected
 
 
-@pytest.mark.parametrize("rules_name, third_round_starter", [
-    ("standard", 2),       # highest total after round 2: [17, 11, 19]
-    ("supermallows", 0),   # highest round score in round 2: [16, 0, 8]
-])
+@pytest.mark.parametrize(
+    "rules_name, third_round_starter",
+    [
+        ("standard", 2),  # highest total after round 2: [17, 11, 19]
+        ("supermallows", 0),  # highest round score in round 2: [16, 0, 8]
+    ],
+)
 def test_next_starting_seat_in_both_rule_sets(rules_name, third_round_starter):
     """RULES.md 1.15: standard starts the next round with the highest total, supermallows
     with the highest round score; round 0 ties (11, 11) go clockwise from seat 0."""
     first = deck_for([[0, 1], [5, 6], [7, 4]], discard=0, draw=[8] * 4)
     second = deck_for([[8, 8], [0, 0], [5, 3]], discard=1, draw=[9] * 4)
-    st = GAME.new_state(options(rules_name, table_cards=2, rounds=3), 3,
-                        FixedChance(first, second, first))
+    st = GAME.new_state(
+        options(rules_name, table_cards=2, rounds=3), 3, FixedChance(first, second, first)
+    )
     for _ in range(2):
         peek_all(st)
         starter = st.current
@@ -453,13 +490,17 @@ def test_next_starting_seat_in_both_rule_sets(rules_name, third_round_starter):
 def test_result_lowest_total_then_round_wins_then_shared_place():
     """RULES.md 1.16: lowest total first; ties broken by more round wins; still tied: shared."""
     assert rules.final_ranks([10, 10, 12, 10], [2, 1, 0, 2], [None] * 4) == [0, 2, 3, 0]
-    assert rules.final_ranks([10, 10, 12, 10], [2, 1, 0, 2], [None, None, None, "x"]) == [0, 1, 2, 3]
+    assert rules.final_ranks([10, 10, 12, 10], [2, 1, 0, 2], [None, None, None, "x"]) == [
+        0,
+        1,
+        2,
+        3,
+    ]
 
 
 def test_round_wins_count_every_lowest_seat_and_result_uses_them():
     """RULES.md 1.14/1.16: all seats with the lowest round score win the round."""
-    st = scenario([[1, 2], [2, 1], [5, 5]], discard=0, draw=[8] * 8, rounds=1,
-                  rules="supermallows")
+    st = scenario([[1, 2], [2, 1], [5, 5]], discard=0, draw=[8] * 8, rounds=1, rules="supermallows")
     peek_all(st)
     play(st, DRAW, refuse(0), PASS)
     play(st, DRAW, refuse(0), PASS)

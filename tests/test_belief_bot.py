@@ -18,8 +18,9 @@ LIMITS = Limits(decision_seconds=10.0, match_seconds=600.0)  # a loaded CI box m
 
 def _play(names: list[str], seed: int) -> dict:
     opts = get_game("arschmallows").make_options(None, {"rounds": 1})
-    return play_match("arschmallows", opts, seed, [load_bot(n).handle(LIMITS) for n in names],
-                      names)
+    return play_match(
+        "arschmallows", opts, seed, [load_bot(n).handle(LIMITS) for n in names], names
+    )
 
 
 def _actions(record: dict) -> list:
@@ -36,7 +37,7 @@ def test_belief_is_a_shipped_protocol_2_bot():
 def test_belief_plays_legal_reproducible_matches(players, seed):
     # an iteration cap (and a budget it never reaches) makes the search reproducible; the
     # other seats are deterministic too, so the whole match repeats
-    names = ["belief:iterations=3,budget=5"] + ["heuristic", "greedy", "heuristic"][:players - 1]
+    names = ["belief:iterations=3,budget=5"] + ["heuristic", "greedy", "heuristic"][: players - 1]
     first = _play(names, seed)
     assert first["result"]["forfeits"] == [None] * players  # every answer was legal
     assert [e["type"] for e in first["events"]].count("round_end") == 1
@@ -58,23 +59,31 @@ def test_without_search_the_belief_bot_plays_its_prior():
     assert bot.phases == set() and searched == []
 
 
-@pytest.mark.parametrize("name, words", [("belief:budget=0", ["budget", "out of range"]),
-                                         ("belief:utility=fun", ["utility", "place"]),
-                                         ("belief:search=peek", ["search", "none"]),
-                                         ("belief:rollout_risk=2", ["rollout_risk", "range"]),
-                                         ("belief:rollout_improve=x",
-                                          ["rollout_improve", "number"]),
-                                         ("belief:race=-1", ["race", "range"]),
-                                         ("belief:bank=0.5", ["bank", "range"])])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("belief:budget=0", ["budget", "out of range"]),
+        ("belief:utility=fun", ["utility", "place"]),
+        ("belief:search=peek", ["search", "none"]),
+        ("belief:rollout_risk=2", ["rollout_risk", "range"]),
+        ("belief:rollout_improve=x", ["rollout_improve", "number"]),
+        ("belief:race=-1", ["race", "range"]),
+        ("belief:bank=0.5", ["bank", "range"]),
+    ],
+)
 def test_belief_parameters_are_checked(name, words):
     with pytest.raises(BotError) as info:
         load_bot(name).handle()
     assert all(w in str(info.value) for w in ["belief"] + words), str(info.value)
 
 
-@pytest.mark.parametrize("name, risk, improve", [("belief:iterations=2,budget=5", 0.85, 5.0),
-                                                 ("belief:iterations=2,budget=5,rollout_risk=0.7,"
-                                                  "rollout_improve=3", 0.7, 3.0)])
+@pytest.mark.parametrize(
+    "name, risk, improve",
+    [
+        ("belief:iterations=2,budget=5", 0.85, 5.0),
+        ("belief:iterations=2,budget=5,rollout_risk=0.7,rollout_improve=3", 0.7, 3.0),
+    ],
+)
 def test_the_rollouts_play_the_bots_rollout_call_rule(name, risk, improve):
     """Every searched world's seats call by ``rollout_risk`` / ``rollout_improve`` (default
     the tuned heuristic's 0.85 / 5, as in ``ismcts``'s rollouts)."""
@@ -101,14 +110,26 @@ def test_the_rollouts_play_the_bots_rollout_call_rule(name, risk, improve):
     assert seen and set(seen) == {(risk, improve)}
 
 
-@pytest.mark.parametrize("name, players, place", [("belief", 3, True), ("belief", 4, False),
-                                                  ("belief:utility=place", 4, True),
-                                                  ("belief:utility=points", 3, False)])
-def test_the_default_utility_is_the_place_at_three_seats_and_the_points_above(name, players,
-                                                                              place):
+@pytest.mark.parametrize(
+    "name, players, place",
+    [
+        ("belief", 3, True),
+        ("belief", 4, False),
+        ("belief:utility=place", 4, True),
+        ("belief:utility=points", 3, False),
+    ],
+)
+def test_the_default_utility_is_the_place_at_three_seats_and_the_points_above(name, players, place):
     bot = load_bot(name).handle().bot
-    bot.match_start({"game": "arschmallows", "seat": 0, "players": players, "seed": 1,
-                     "options": {"table_cards": 6}})
+    bot.match_start(
+        {
+            "game": "arschmallows",
+            "seat": 0,
+            "players": players,
+            "seed": 1,
+            "options": {"table_cards": 6},
+        }
+    )
     assert bot.place is place
 
 
@@ -121,15 +142,30 @@ def test_events_that_disagree_with_the_observation_fall_back_to_the_heuristic():
     from belief_helpers import play as play_tracked
 
     bot = load_bot("belief:iterations=2,budget=5").handle().bot
-    for state, _ in play_tracked(3, 4, lambda obs, rng: random.Random(0).choice(
-            [a for a in obs["legal_actions"] if a["type"] != "get_rid"])):
+    for state, _ in play_tracked(
+        3,
+        4,
+        lambda obs, rng: random.Random(0).choice(
+            [a for a in obs["legal_actions"] if a["type"] != "get_rid"]
+        ),
+    ):
         if state.phase in ("take", "use"):
             (seat,) = state.to_move()
             obs = state.observation(seat)
-            bot.match_start({"game": "arschmallows", "seat": seat, "players": 3, "seed": 1,
-                             "options": obs["options"]})
-            slim = {k: v for k, v in obs.items()
-                    if k not in ("protocol", "game", "options", "seat", "players")}
+            bot.match_start(
+                {
+                    "game": "arschmallows",
+                    "seat": seat,
+                    "players": 3,
+                    "seed": 1,
+                    "options": obs["options"],
+                }
+            )
+            slim = {
+                k: v
+                for k, v in obs.items()
+                if k not in ("protocol", "game", "options", "seat", "players")
+            }
             answer = bot.act(slim, [])
             copy.deepcopy(state).apply(seat, answer)  # legal
             assert bot.last_iterations == 0
@@ -173,10 +209,12 @@ def _clocked_decisions(name: str, monkeypatch) -> tuple[list[float], float, obje
     return spent, 0.9 * bot.budget, module
 
 
-@pytest.mark.parametrize("name, shares", [("belief:budget=0.05", None),
-                                          ("belief:budget=0.05,bank=2", 2.0)])
+@pytest.mark.parametrize(
+    "name, shares", [("belief:budget=0.05", None), ("belief:budget=0.05,bank=2", 2.0)]
+)
 def test_the_time_bank_keeps_the_match_within_the_budget_and_spends_it_where_undecided(
-        monkeypatch, name, shares):
+    monkeypatch, name, shares
+):
     """A decision settled early banks the rest of its share; an undecided one draws on it, up
     to ``bank`` shares (default ``BANK_BUDGETS``); the searched decisions' total never passes
     their shares' sum by more than one world's work (the last one out of time). This match's

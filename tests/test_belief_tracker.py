@@ -13,18 +13,25 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from belief_helpers import play
-from mallows.games.arschmallows.botkit import (Belief, BeliefError, BeliefWorlds,
-                                               belief_decide, heuristic_decide)
+from mallows.games.arschmallows.botkit import (
+    Belief,
+    BeliefError,
+    BeliefWorlds,
+    belief_decide,
+    heuristic_decide,
+)
 from mallows.games.arschmallows.cards import COUNTS
 
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-matches = st.fixed_dictionaries({
-    "seed": st.integers(0, 2**32 - 1),
-    "players": st.integers(2, 6),
-    "policy": st.sampled_from(["random", "heuristic"]),
-    "table_cards": st.sampled_from([4, 6]),
-})
+matches = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**32 - 1),
+        "players": st.integers(2, 6),
+        "policy": st.sampled_from(["random", "heuristic"]),
+        "table_cards": st.sampled_from([4, 6]),
+    }
+)
 
 
 def _choose(policy: str):
@@ -34,16 +41,22 @@ def _choose(policy: str):
 
 
 def _true_values(state) -> tuple[list[list[int]], list[int]]:
-    return ([[state.values[c] for c in row] for row in state.rows],
-            [state.values[c] for c in state.draw])
+    return (
+        [[state.values[c] for c in row] for row in state.rows],
+        [state.values[c] for c in state.draw],
+    )
 
 
 def _tracked(cfg: dict):
     """Play one match, every seat tracking; yield (state, the seats' beliefs) after each step."""
     n = cfg["players"]
     beliefs = [Belief(seat=s, players=n, table_cards=cfg["table_cards"]) for s in range(n)]
-    for state, batches in play(n, cfg["seed"], _choose(cfg["policy"]),
-                               options={"table_cards": cfg["table_cards"], "rounds": 2}):
+    for state, batches in play(
+        n,
+        cfg["seed"],
+        _choose(cfg["policy"]),
+        options={"table_cards": cfg["table_cards"], "rounds": 2},
+    ):
         for belief, batch in zip(beliefs, batches):
             belief.feed_all(batch)
         yield state, beliefs
@@ -79,8 +92,9 @@ def test_the_tracker_never_excludes_the_true_card_and_conserves_the_cards(cfg):
             assert belief.consistent()
             sizes = belief.group_sizes()
             in_hand = 1 if belief.held is not None and belief.held.value is not None else 0
-            assert known + sum(sizes.values()) + len(belief.discard) + in_hand == \
-                sum(COUNTS.values())
+            assert known + sum(sizes.values()) + len(belief.discard) + in_hand == sum(
+                COUNTS.values()
+            )
             assert belief.discard == [state.values[c] for c in state.discard]
     assert steps > 0
 
@@ -147,10 +161,19 @@ def test_kept_cards_are_believed_lower_than_the_pool():
 
 # --- table tests: each event's ruling (RULES.md section cited) as the tracker folds it
 
+
 def _dealt(players: int = 3, seat: int = 0) -> Belief:
     b = Belief(seat=seat, players=players)
-    b.feed({"n": 0, "type": "deal", "round": 0, "starting_seat": 0, "discard": 5,
-            "draw_pile": 62 - players * 6 - 1})
+    b.feed(
+        {
+            "n": 0,
+            "type": "deal",
+            "round": 0,
+            "starting_seat": 0,
+            "discard": 5,
+            "draw_pile": 62 - players * 6 - 1,
+        }
+    )
     return b
 
 
@@ -200,8 +223,17 @@ def test_own_events_teach_values_and_exchanges_move_knowledge():
     b.feed({"n": 1, "type": "peek", "seat": 0, "slots": [0, 1], "private": {"values": [3, 8]}})
     assert [b.rows[0][0].value, b.rows[0][1].value] == [3, 8]
     b.feed({"n": 2, "type": "draw", "seat": 0, "private": {"value": 10}})
-    b.feed({"n": 3, "type": "exchange", "seat": 0, "slot": 1, "player": 2, "their_slot": 4,
-            "discarded": 10})
+    b.feed(
+        {
+            "n": 3,
+            "type": "exchange",
+            "seat": 0,
+            "slot": 1,
+            "player": 2,
+            "their_slot": 4,
+            "discarded": 10,
+        }
+    )
     assert b.rows[2][4].value == 8 and b.rows[0][1].value is None
     assert b.consistent()
 

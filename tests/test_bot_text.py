@@ -23,14 +23,17 @@ def folder_bytes(folder: Path) -> int:
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([MALLOWS, *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=REPO, env=env)
+    return subprocess.run(
+        [MALLOWS, *map(str, args)], capture_output=True, text=True, timeout=300, cwd=REPO, env=env
+    )
 
 
 def tournament(tmp_path: Path, bot: str, name: str, deals: int = 5) -> Path:
     path = tmp_path / f"{name}.toml"
-    path.write_text(f'name = "{name}"\ngame = "take4"\nplayers = 2\ndeals = {deals}\n'
-                    f'bots = ["{bot}", "random", "greedy"]\n')
+    path.write_text(
+        f'name = "{name}"\ngame = "take4"\nplayers = 2\ndeals = {deals}\n'
+        f'bots = ["{bot}", "random", "greedy"]\n'
+    )
     return path
 
 
@@ -45,8 +48,7 @@ def test_escape_shows_every_control_character():
     text = "a\x1b[2K\rb\x07\x1b]0;t\x07\n\t\x9b\u202e\u2028\x7f"
     shown = escape(text)
     assert not control_characters(shown) and shown.isprintable()
-    for visible in ("\\x1b", "\\r", "\\x07", "\\n", "\\t", "\\x9b", "\\u202e", "\\u2028",
-                    "\\x7f"):
+    for visible in ("\\x1b", "\\r", "\\x07", "\\n", "\\t", "\\x9b", "\\u202e", "\\u2028", "\\x7f"):
         assert visible in shown
     assert escape("line\nline", keep_lines=True) == "line\nline"
     assert escape("plain text: ok") == "plain text: ok"
@@ -57,13 +59,22 @@ def test_a_255_kib_message_costs_under_2_kib_a_match_in_the_database_and_the_rep
     """The same tournament with a bot that raises a one-word message is the baseline: the loud
     bot's 20 matches may cost at most 2 KiB each more, in the database and in the report."""
     quiet = tmp_path / "quiet.py"
-    quiet.write_text((TEXT_BOTS / "loud.py").read_text().replace(
-        "os.urandom(255 * 1024 // 2).hex()", '"no"'))
+    quiet.write_text(
+        (TEXT_BOTS / "loud.py").read_text().replace("os.urandom(255 * 1024 // 2).hex()", '"no"')
+    )
     sizes = {}
     for bot, name in ((TEXT_BOTS / "loud.py", "loud"), (quiet, "quiet")):
         db = tmp_path / f"{name}.db"
-        proc = run("tournament", "run", tournament(tmp_path, str(bot), name), "--db", db,
-                   "--workers", "1", "--quiet")
+        proc = run(
+            "tournament",
+            "run",
+            tournament(tmp_path, str(bot), name),
+            "--db",
+            db,
+            "--workers",
+            "1",
+            "--quiet",
+        )
         assert proc.returncode == 0, proc.stderr
         con = sqlite3.connect(db)
         con.execute("VACUUM")
@@ -89,8 +100,7 @@ def _no_raw(text: str) -> None:
 def test_control_sequences_in_a_reason_print_as_visible_escapes_everywhere(tmp_path):
     bot = TEXT_BOTS / "escapes.py"
     record = tmp_path / "m.json"
-    play = run("play", "take4", "--bot", bot, "--bot", "random", "--seed", "3", "--record",
-               record)
+    play = run("play", "take4", "--bot", bot, "--bot", "random", "--seed", "3", "--record", record)
     assert play.returncode == 0, play.stderr
     _no_raw(play.stdout + play.stderr)
     assert "\\x1b[2K\\r(clean)" in play.stdout
@@ -114,8 +124,19 @@ def test_control_sequences_in_a_reason_print_as_visible_escapes_everywhere(tmp_p
     submit = run("bots", "submit", bot, "--db", tmp_path / "s.db", "--games", "1")
     assert submit.returncode == 1, submit.stderr  # refused: it forfeits
     _no_raw(submit.stdout + submit.stderr)
-    compare = run("compare", bot, "random", "--game", "take4", "--max-matches", "4",
-                  "--workers", "1", "--db", tmp_path / "c.db")
+    compare = run(
+        "compare",
+        bot,
+        "random",
+        "--game",
+        "take4",
+        "--max-matches",
+        "4",
+        "--workers",
+        "1",
+        "--db",
+        tmp_path / "c.db",
+    )
     assert compare.returncode in (0, 1, 3), compare.stderr
     _no_raw(compare.stdout + compare.stderr)
 

@@ -28,10 +28,15 @@ def invoke(*args: str):
 def test_list_shows_name_version_kind_games_and_source():
     result = invoke("bots", "list")
     assert result.exit_code == 0, result.output
-    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines()
-            if line.startswith("│")}
-    assert "subprocess" in rows["example_node"] and "bots/example_node/bot.toml" in \
-        rows["example_node"]
+    rows = {
+        line.split("│")[1].strip(): line
+        for line in result.output.splitlines()
+        if line.startswith("│")
+    }
+    assert (
+        "subprocess" in rows["example_node"]
+        and "bots/example_node/bot.toml" in rows["example_node"]
+    )
     assert "python, in-process" in rows["random"] and "arschmallows, take4" in rows["random"]
     assert "1.0" in rows["example_python"]
 
@@ -40,8 +45,7 @@ def test_list_shows_name_version_kind_games_and_source():
 def test_the_example_bots_pass(bot):
     result = invoke("bots", "check", bot, "--games", "2")
     assert result.exit_code == 0, result.output
-    assert f"OK: {bot} passed 2 match(es) in arschmallows, take4 with no forfeit" in \
-        result.output
+    assert f"OK: {bot} passed 2 match(es) in arschmallows, take4 with no forfeit" in result.output
     for game in ("arschmallows", "take4"):
         row = next(ln for ln in result.output.splitlines() if ln.startswith(f"│ {game}"))
         cells = [c.strip() for c in row.split("│")[1:-1]]
@@ -51,8 +55,7 @@ def test_the_example_bots_pass(bot):
 
 
 def test_an_illegal_answer_fails_showing_observation_answer_and_legal_actions():
-    result = invoke("bots", "check", str(BOTS / "illegal.py"), "--game", "take4",
-                    "--games", "2")
+    result = invoke("bots", "check", str(BOTS / "illegal.py"), "--game", "take4", "--games", "2")
     assert result.exit_code == 1, result.output
     out = result.output
     assert "FAILED: 2 forfeit(s). First problem, take4, match 0" in out
@@ -73,11 +76,18 @@ def test_a_failure_before_the_first_decision_has_no_observation():
 
 def test_check_counts_forfeits_by_the_kind_the_record_gives():
     limits = Limits(decision_seconds=0.5)
-    cases = {"raiser.py": "error", "exiter.py": "exit", "hanger.py": "timeout",
-             "garbage": "garbage", "flooder": "flood", "illegal.py": "illegal"}
+    cases = {
+        "raiser.py": "error",
+        "exiter.py": "exit",
+        "hanger.py": "timeout",
+        "garbage": "garbage",
+        "flooder": "flood",
+        "illegal.py": "illegal",
+    }
     for bot, kind in cases.items():
-        reports, problems = run_check(load_bot(str(BOTS / bot), isolate=True), ["take4"], 1,
-                                      0, limits)
+        reports, problems = run_check(
+            load_bot(str(BOTS / bot), isolate=True), ["take4"], 1, 0, limits
+        )
         assert reports[0].forfeits[kind] == 1 and reports[0].forfeit_total == 1, bot
         assert problems[0].kind == kind, bot
         assert problems[0].observation is not None and problems[0].decision == 2, bot
@@ -93,18 +103,27 @@ def test_the_check_table_names_the_kinds():
     assert [c.strip() for c in row.split("│")[1:-1]][3:5] == ["2", "exit 2"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["bots", "check", "no_such_bot"], "unknown bot 'no_such_bot'"),
-    (["bots", "check", "example_node", "--game", "chess"], "unknown game 'chess'"),
-    (["bots", "check", str(BOTS / "broken_import.py"), "--game", "arschmallows"],
-     "declares the games take4, not 'arschmallows'"),
-    (["bots", "check", "example_node", "--games", "0"], "play at least one match"),
-    (["bots", "check", str(BOTS / "syntax_error.py")], "does not parse"),
-    (["bots", "check", "example_node", "--decision-seconds", "-1"],
-     "limit decision_seconds = -1.0 must be a number of seconds"),
-    (["bots", "check", "example_node", "--match-seconds", "0"],
-     "limit match_seconds = 0.0 must be a number of seconds"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["bots", "check", "no_such_bot"], "unknown bot 'no_such_bot'"),
+        (["bots", "check", "example_node", "--game", "chess"], "unknown game 'chess'"),
+        (
+            ["bots", "check", str(BOTS / "broken_import.py"), "--game", "arschmallows"],
+            "declares the games take4, not 'arschmallows'",
+        ),
+        (["bots", "check", "example_node", "--games", "0"], "play at least one match"),
+        (["bots", "check", str(BOTS / "syntax_error.py")], "does not parse"),
+        (
+            ["bots", "check", "example_node", "--decision-seconds", "-1"],
+            "limit decision_seconds = -1.0 must be a number of seconds",
+        ),
+        (
+            ["bots", "check", "example_node", "--match-seconds", "0"],
+            "limit match_seconds = 0.0 must be a number of seconds",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_a_message(args, message):
     result = invoke(*args)
     assert result.exit_code == 2, result.output
@@ -112,19 +131,27 @@ def test_bad_input_exits_2_with_a_message(args, message):
 
 
 def test_the_console_script():
-    ok = subprocess.run([MALLOWS, "bots", "check", "example_node", "--game", "take4",
-                         "--games", "2"], capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [MALLOWS, "bots", "check", "example_node", "--game", "take4", "--games", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "OK: example_node passed" in ok.stdout
-    bad = subprocess.run([MALLOWS, "bots", "check", str(BOTS / "garbage"), "--game", "take4",
-                          "--games", "1"], capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [MALLOWS, "bots", "check", str(BOTS / "garbage"), "--game", "take4", "--games", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 1
     assert "not JSON" in bad.stdout and "thinking very hard about pick" in bad.stdout
     assert "Traceback" not in bad.stdout + bad.stderr
-    unknown = subprocess.run([MALLOWS, "bots", "check", "no_such_bot"], capture_output=True,
-                             text=True, timeout=120)
+    unknown = subprocess.run(
+        [MALLOWS, "bots", "check", "no_such_bot"], capture_output=True, text=True, timeout=120
+    )
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("error: unknown bot 'no_such_bot'")
-    listing = subprocess.run([MALLOWS, "bots", "list"], capture_output=True, text=True,
-                             timeout=120)
+    listing = subprocess.run([MALLOWS, "bots", "list"], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0 and "example_python" in listing.stdout

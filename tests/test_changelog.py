@@ -36,6 +36,7 @@ def test_the_package_version_has_one_source():
     import importlib.metadata
 
     import mallows
+
     text = (REPO / "pyproject.toml").read_text()
     assert re.search(r'^dynamic = \["version"\]', text, re.M)
     assert not re.search(r"^version = ", text.split("[project]", 1)[1].split("\n[", 1)[0], re.M)

@@ -27,17 +27,27 @@ def seen_names(reasons) -> list[list[str]]:
 
 def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
     path = tmp_path / "t.toml"
-    path.write_text(f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
-                    f'bots = ["{TWO_FACED}", "random", "greedy"]\n{limits}')
+    path.write_text(
+        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
+        f'bots = ["{TWO_FACED}", "random", "greedy"]\n{limits}'
+    )
     db = tmp_path / "m.db"
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db", str(db),
-                           "--workers", "1", "--quiet"], capture_output=True, text=True,
-                          timeout=300, cwd=REPO)
+    proc = subprocess.run(
+        [MALLOWS, "tournament", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stderr
     store = Store(db, readonly=True)
     try:
-        return [reason for _, text in store.records("t")
-                for reason in json.loads(text)["result"]["forfeits"] if reason]
+        return [
+            reason
+            for _, text in store.records("t")
+            for reason in json.loads(text)["result"]["forfeits"]
+            if reason
+        ]
     finally:
         store.close()
 
@@ -50,8 +60,11 @@ def test_the_check_seats_the_same_kind_of_opponents_as_a_tournament(tmp_path):
     assert problems, "... and the check catches it"
     in_check = seen_names(p.reason for p in problems)
     shipped = {name for name in OPPONENTS}
-    assert in_check and all(n in shipped or n.startswith("player") or "two_faced" in n
-                            for names in in_check for n in names)
+    assert in_check and all(
+        n in shipped or n.startswith("player") or "two_faced" in n
+        for names in in_check
+        for n in names
+    )
     # seats, seat counts and match seeds drawn, not fixed
     assert len({p.players for p in problems}) > 1 or len(problems) < 4
     assert len({p.seat for p in problems}) > 1 or len(problems) < 4
@@ -60,26 +73,49 @@ def test_the_check_seats_the_same_kind_of_opponents_as_a_tournament(tmp_path):
 
 
 def test_bots_check_fails_the_two_faced_bot():
-    proc = subprocess.run([MALLOWS, "bots", "check", str(TWO_FACED), "--game", "take4",
-                           "--games", "6"], capture_output=True, text=True, timeout=300,
-                          cwd=REPO)
+    proc = subprocess.run(
+        [MALLOWS, "bots", "check", str(TWO_FACED), "--game", "take4", "--games", "6"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAILED" in proc.stdout and '"type":"evil"' in proc.stdout
-    again = re.search(r"the same check again, on this machine: mallows bots check \S+ --seed "
-                      r"(\d+)", proc.stdout)
+    again = re.search(
+        r"the same check again, on this machine: mallows bots check \S+ --seed "
+        r"(\d+)",
+        proc.stdout,
+    )
     assert again, proc.stdout
-    rerun = subprocess.run([MALLOWS, "bots", "check", str(TWO_FACED), "--game", "take4",
-                            "--games", "6", "--seed", again[1]], capture_output=True, text=True,
-                           timeout=300, cwd=REPO)
-    first = lambda out: out[out.index("FAILED"):out.index("Observation")]
+    rerun = subprocess.run(
+        [
+            MALLOWS,
+            "bots",
+            "check",
+            str(TWO_FACED),
+            "--game",
+            "take4",
+            "--games",
+            "6",
+            "--seed",
+            again[1],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    first = lambda out: out[out.index("FAILED") : out.index("Observation")]
     assert first(rerun.stdout) == first(proc.stdout)
 
 
 def test_a_check_with_a_seed_repeats_on_this_machine():
     spec = load_bot(str(TWO_FACED), isolate=True)
     runs = [run_check(spec, ["take4"], 5, 77, Limits())[1] for _ in range(2)]
-    assert [(p.seed, p.players, p.seat, p.reason) for p in runs[0]] == \
-        [(p.seed, p.players, p.seat, p.reason) for p in runs[1]]
+    assert [(p.seed, p.players, p.seat, p.reason) for p in runs[0]] == [
+        (p.seed, p.players, p.seat, p.reason) for p in runs[1]
+    ]
 
 
 def test_a_tournament_can_hide_the_names_from_its_bots(tmp_path):
@@ -96,8 +132,14 @@ def test_a_tournament_can_hide_the_names_from_its_bots(tmp_path):
 
 def test_names_limit_is_checked(tmp_path):
     path = tmp_path / "t.toml"
-    path.write_text('name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
-                    'bots = ["random", "greedy"]\n[limits]\nnames = "secret"\n')
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db",
-                           str(tmp_path / "m.db")], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and 'limit names = \'secret\' must be "shown"' in proc.stderr
+    path.write_text(
+        'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        'bots = ["random", "greedy"]\n[limits]\nnames = "secret"\n'
+    )
+    proc = subprocess.run(
+        [MALLOWS, "tournament", "run", str(path), "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "limit names = 'secret' must be \"shown\"" in proc.stderr

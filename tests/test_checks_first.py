@@ -42,22 +42,25 @@ def registered(db: Path) -> int:
     return sqlite3.connect(db).execute("SELECT COUNT(*) FROM tournaments").fetchone()[0]
 
 
-@pytest.mark.parametrize("bot,needle", [
-    ("random:call=abc", "call must be a number"),
-    ("random:nosuch=1", "nosuch"),
-    ("ismcts:budget=-1", "budget=-1 is out of range"),
-    ("random:call=0.1:call=0.2", "call must be a number"),
-    ("random:call=2", "out of range 0..1"),
-    ("random:call=-1", "out of range 0..1"),
-    ("random:call=nan", "out of range 0..1"),
-    ("random:call=1e999", "out of range 0..1"),
-    ("greedy:margin=inf", "out of range"),
-])
+@pytest.mark.parametrize(
+    "bot,needle",
+    [
+        ("random:call=abc", "call must be a number"),
+        ("random:nosuch=1", "nosuch"),
+        ("ismcts:budget=-1", "budget=-1 is out of range"),
+        ("random:call=0.1:call=0.2", "call must be a number"),
+        ("random:call=2", "out of range 0..1"),
+        ("random:call=-1", "out of range 0..1"),
+        ("random:call=nan", "out of range 0..1"),
+        ("random:call=1e999", "out of range 0..1"),
+        ("greedy:margin=inf", "out of range"),
+    ],
+)
 def test_bad_bot_parameters_are_refused_with_the_file_before_registering(
-        in_repo, tmp_path, bot, needle):
+    in_repo, tmp_path, bot, needle
+):
     db = tmp_path / "m.db"
-    result = run(write(tmp_path, ["greedy", bot] if "greedy" not in bot else ["random", bot]),
-                 db)
+    result = run(write(tmp_path, ["greedy", bot] if "greedy" not in bot else ["random", bot]), db)
     assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output
     assert registered(db) == 0  # nothing stored
@@ -67,10 +70,12 @@ def test_bad_bot_parameters_are_refused_with_the_file_before_registering(
 
 def test_isolated_bot_parameters_are_checked_through_its_hello(in_repo, tmp_path):
     bot = tmp_path / "picky.py"  # a bot from a path: isolated, its own process
-    bot.write_text("class Bot:\n    games = ('take4',)\n\n    def __init__(self, depth='1'):\n"
-                   "        if not str(depth).isdigit():\n"
-                   "            raise ValueError(f'picky: depth must be a whole number')\n\n"
-                   "    def act(self, o):\n        return o['legal_actions'][0]\n")
+    bot.write_text(
+        "class Bot:\n    games = ('take4',)\n\n    def __init__(self, depth='1'):\n"
+        "        if not str(depth).isdigit():\n"
+        "            raise ValueError(f'picky: depth must be a whole number')\n\n"
+        "    def act(self, o):\n        return o['legal_actions'][0]\n"
+    )
     db = tmp_path / "m.db"
     result = run(write(tmp_path, ["random", f"{bot}:depth=x"]), db)
     assert result.exit_code == 2, result.output
@@ -79,43 +84,55 @@ def test_isolated_bot_parameters_are_checked_through_its_hello(in_repo, tmp_path
     assert run(write(tmp_path, ["random", f"{bot}:depth=3"]), db).exit_code == 0
 
 
-@pytest.mark.parametrize("a,b", [("greedy", "greedy "), ("random", "bots/random.py"),
-                                 ("random:call=0.1", "random:call=0.10"), ("random", "random:"),
-                                 ("random:call=1", "random:call=1.0"),
-                                 ("ismcts:budget=0.1,iterations=5",
-                                  "ismcts: iterations=5 , budget=.1")])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("greedy", "greedy "),
+        ("random", "bots/random.py"),
+        ("random:call=0.1", "random:call=0.10"),
+        ("random", "random:"),
+        ("random:call=1", "random:call=1.0"),
+        ("ismcts:budget=0.1,iterations=5", "ismcts: iterations=5 , budget=.1"),
+    ],
+)
 def test_two_names_for_one_bot_are_refused(in_repo, tmp_path, a, b):
     assert canonical_name(a) == canonical_name(b)
-    result = run(write(tmp_path, [a, b, "greedy" if "greedy" not in a else "random"]),
-                 tmp_path / "m.db")
+    result = run(
+        write(tmp_path, [a, b, "greedy" if "greedy" not in a else "random"]), tmp_path / "m.db"
+    )
     assert result.exit_code == 2, result.output
     assert "twice" in result.output and "list each bot once" in result.output
 
 
 def test_names_are_stored_in_their_one_spelling(in_repo, tmp_path):
     db = tmp_path / "m.db"
-    result = run(write(tmp_path, [" greedy", str(REPO / "bots" / "random.py") + ":call=0.50"]),
-                 db)
+    result = run(write(tmp_path, [" greedy", str(REPO / "bots" / "random.py") + ":call=0.50"]), db)
     assert result.exit_code == 0, result.output
-    players = {p for (row,) in sqlite3.connect(db).execute("SELECT players FROM matches")
-               for p in json.loads(row)}
+    players = {
+        p
+        for (row,) in sqlite3.connect(db).execute("SELECT players FROM matches")
+        for p in json.loads(row)
+    }
     assert players == {"greedy", "random:call=0.5"}
     assert canonical_name("random:call=0.5") != canonical_name("random:call=0.05")
 
 
-@pytest.mark.parametrize("extra,needle", [
-    ("[ratings]\nsigma = 1e300\n", "`ratings.sigma` must be"),
-    ("[ratings]\nsigma = 1e-300\n", "`ratings.sigma` must be"),
-    ("[ratings]\nbeta = 1e300\n", "`ratings.beta` must be"),
-    ("[ratings]\ntau = 1e300\n", "`ratings.tau` must be"),
-    ("[ratings]\nmu = 1e308\n", "`ratings.mu` must be"),
-    ("[ratings]\nmu = nan\n", "`ratings.mu` must be"),
-    ("[ratings]\ndraw_probability = inf\n", "`ratings.draw_probability`"),
-    ("[limits]\ndecision_seconds = 1e-9\n", "below the floor"),
-    ("[limits]\ndecision_seconds = nan\n", "limit decision_seconds = nan must be"),
-    ("[limits]\nmatch_seconds = 1e300\n", "limit match_seconds = 1e+300 must be"),
-    ("[limits]\nmemory_mb = -3\n", "limit memory_mb = -3 must be"),
-])
+@pytest.mark.parametrize(
+    "extra,needle",
+    [
+        ("[ratings]\nsigma = 1e300\n", "`ratings.sigma` must be"),
+        ("[ratings]\nsigma = 1e-300\n", "`ratings.sigma` must be"),
+        ("[ratings]\nbeta = 1e300\n", "`ratings.beta` must be"),
+        ("[ratings]\ntau = 1e300\n", "`ratings.tau` must be"),
+        ("[ratings]\nmu = 1e308\n", "`ratings.mu` must be"),
+        ("[ratings]\nmu = nan\n", "`ratings.mu` must be"),
+        ("[ratings]\ndraw_probability = inf\n", "`ratings.draw_probability`"),
+        ("[limits]\ndecision_seconds = 1e-9\n", "below the floor"),
+        ("[limits]\ndecision_seconds = nan\n", "limit decision_seconds = nan must be"),
+        ("[limits]\nmatch_seconds = 1e300\n", "limit match_seconds = 1e+300 must be"),
+        ("[limits]\nmemory_mb = -3\n", "limit memory_mb = -3 must be"),
+    ],
+)
 def test_numbers_out_of_range_are_refused(in_repo, tmp_path, extra, needle):
     db = tmp_path / "m.db"
     result = run(write(tmp_path, ["random", "greedy"], extra), db)
@@ -130,8 +147,11 @@ def test_ratings_stay_finite_and_move_at_every_corner_of_the_ranges():
 
     rng = random.Random(5)
     bots = [f"b{i}" for i in range(6)]
-    results = [(rng.sample(bots, n), [rng.randrange(n) for _ in range(n)])
-               for n in (2, 3, 6) for _ in range(10)]
+    results = [
+        (rng.sample(bots, n), [rng.randrange(n) for _ in range(n)])
+        for n in (2, 3, 6)
+        for _ in range(10)
+    ]
     keys = list(PARAM_RANGES)
     for corner in itertools.product(*(PARAM_RANGES[k] for k in keys)):
         params = dict(zip(keys, corner))
@@ -140,23 +160,34 @@ def test_ratings_stay_finite_and_move_at_every_corner_of_the_ranges():
         assert len({r.mu for r in rows}) > 1, params  # the ratings moved
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["play", "take4", "--bot", "random", "--bot", "random", "--seed", "-1"], "never negative"),
-    (["bots", "check", "random", "--seed", "-1"], "never negative"),
-    (["play", "take4", "--bot", "random", "--bot", "random", "--decision-seconds", "0"],
-     "below the floor"),
-    (["play", "take4", "--bot", "random", "--bot", "random", "--decision-seconds", "-1"],
-     "below the floor"),
-    (["play", "take4", "--bot", "random", "--bot", "random", "--decision-seconds", "nan"],
-     "limit decision_seconds = nan must be"),
-    (["bots", "check", "random", "--match-seconds", "inf"], "limit match_seconds = inf must"),
-    (["play", "take4", "--bot", "heuristic", "--bot", "random"],
-     "'heuristic' plays arschmallows, not take4"),
-    (["play", "take4", "--bot", "random:call=2", "--bot", "random"], "out of range 0..1"),
-    (["play", "take4", "--bot", "random:call=nan", "--bot", "random"], "out of range 0..1"),
-    (["play", "take4", "--bot", "x" * 300, "--bot", "random"], "longer than 255"),
-    (["play", "take4", "--bot", "random", "--bot", "random", "--record", "."], "is a folder"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["play", "take4", "--bot", "random", "--bot", "random", "--seed", "-1"], "never negative"),
+        (["bots", "check", "random", "--seed", "-1"], "never negative"),
+        (
+            ["play", "take4", "--bot", "random", "--bot", "random", "--decision-seconds", "0"],
+            "below the floor",
+        ),
+        (
+            ["play", "take4", "--bot", "random", "--bot", "random", "--decision-seconds", "-1"],
+            "below the floor",
+        ),
+        (
+            ["play", "take4", "--bot", "random", "--bot", "random", "--decision-seconds", "nan"],
+            "limit decision_seconds = nan must be",
+        ),
+        (["bots", "check", "random", "--match-seconds", "inf"], "limit match_seconds = inf must"),
+        (
+            ["play", "take4", "--bot", "heuristic", "--bot", "random"],
+            "'heuristic' plays arschmallows, not take4",
+        ),
+        (["play", "take4", "--bot", "random:call=2", "--bot", "random"], "out of range 0..1"),
+        (["play", "take4", "--bot", "random:call=nan", "--bot", "random"], "out of range 0..1"),
+        (["play", "take4", "--bot", "x" * 300, "--bot", "random"], "longer than 255"),
+        (["play", "take4", "--bot", "random", "--bot", "random", "--record", "."], "is a folder"),
+    ],
+)
 def test_command_line_refusals(in_repo, args, needle):
     result = invoke(*args)
     assert result.exit_code == 2, result.output
@@ -189,9 +220,13 @@ def test_record_into_a_missing_folder_and_to_a_full_device(in_repo, tmp_path):
     assert result.exit_code == 0 and json.loads(target.read_text())["game"] == "take4"
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")
-    proc = subprocess.run([MALLOWS, "play", "take4", "--bot", "random", "--bot", "greedy",
-                           "--record", "/dev/full"], capture_output=True, text=True, timeout=60,
-                          cwd=REPO)
+    proc = subprocess.run(
+        [MALLOWS, "play", "take4", "--bot", "random", "--bot", "greedy", "--record", "/dev/full"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
     assert proc.returncode == 2
     assert "place" in proc.stdout.lower() or "rank" in proc.stdout.lower()  # the table
     assert "could not be written to /dev/full" in proc.stderr and "Traceback" not in proc.stderr

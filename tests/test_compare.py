@@ -24,7 +24,7 @@ from conftest import MALLOWS, REPO, invoke as run_app
 
 # Plays exactly like `random` (uniform over the legal actions), from its own random stream: a
 # bot of equal strength that does not play the same moves.
-RANDOM_COPY = '''
+RANDOM_COPY = """
 import random
 from mallows.agents.policy import random_action
 
@@ -40,7 +40,7 @@ class Bot:
 
     def act(self, observation):
         return random_action(observation, self.rng)
-'''
+"""
 
 
 def invoke(*args):
@@ -62,8 +62,10 @@ def with_key(c):
     """``c`` with a secret key, as ``run_comparison`` gives it one (its deals are keyed)."""
     import dataclasses
     from mallows import seeding
-    return dataclasses.replace(c, chance=seeding.Chance(seeding.KEYED, seeding.fresh_key(),
-                                                        secret_deals=True))
+
+    return dataclasses.replace(
+        c, chance=seeding.Chance(seeding.KEYED, seeding.fresh_key(), secret_deals=True)
+    )
 
 
 def share_key(source: Path, target: Path) -> None:
@@ -84,9 +86,18 @@ def stored(db: Path) -> int:
 
 # -- the schedule -----------------------------------------------------------------------------
 
+
 def test_pairs_share_the_deal_and_the_opponents(in_repo):
-    c = with_key(make_comparison("greedy", "random", game="take4", players=3,
-                                 opponents=["denial", "random:call=0.2"], max_matches=100))
+    c = with_key(
+        make_comparison(
+            "greedy",
+            "random",
+            game="take4",
+            players=3,
+            opponents=["denial", "random:call=0.2"],
+            max_matches=100,
+        )
+    )
     seats_under_test = set()
     for p in range(12):
         m_a, m_b = c.pair(p)
@@ -95,15 +106,15 @@ def test_pairs_share_the_deal_and_the_opponents(in_repo):
         s = p % 3
         seats_under_test.add(s)
         assert m_a.seats[s] == "greedy" and m_b.seats[s] == "random"
-        assert [x for i, x in enumerate(m_a.seats) if i != s] == \
-               [x for i, x in enumerate(m_b.seats) if i != s]
+        assert [x for i, x in enumerate(m_a.seats) if i != s] == [
+            x for i, x in enumerate(m_b.seats) if i != s
+        ]
         assert set(m_a.seats) - {"greedy"} <= {"denial", "random:call=0.2"}
     assert seats_under_test == {0, 1, 2}
     assert len({c.pair(p)[0].seed for p in range(50)}) == 50
     # B's place minus A's: A first (rank 0) and B third in the seat under test -> +2
     assert c.observation(1, [2, 0, 1], [1, 2, 0]) == 2.0
-    two = with_key(make_comparison("greedy", "random", game="take4", players=2,
-                                   max_matches=10))
+    two = with_key(make_comparison("greedy", "random", game="take4", players=2, max_matches=10))
     m_a, m_b = two.pair(0)
     assert m_a.seats == ("greedy", "random") and m_b.seats == ("random", "greedy")
     # A won one seating, the other was a tie: +0.5
@@ -119,10 +130,22 @@ def test_default_opponents_are_the_reference_bots_other_than_a_and_b(in_repo):
 
 # -- real runs --------------------------------------------------------------------------------
 
+
 def test_greedy_beats_random_in_a_few_hundred_matches_and_resumes(in_repo, tmp_path):
     db = tmp_path / "c.db"
-    first = invoke("compare", "greedy", "random", "--game", "take4", "--players", "3",
-                   "--workers", "1", "--db", db)
+    first = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--workers",
+        "1",
+        "--db",
+        db,
+    )
     assert first.exit_code == 0, first.output
     assert "H1 accepted: greedy is better than random" in first.output
     pairs = pairs_of(first.output)
@@ -138,21 +161,54 @@ def test_greedy_beats_random_in_a_few_hundred_matches_and_resumes(in_repo, tmp_p
     assert shown.exit_code == 0 and "H1 accepted: greedy is better than random" in shown.output
     assert f"over {pairs} pairs" in shown.output
     # the same command again: nothing to play, the same verdict
-    again = invoke("compare", "greedy", "random", "--game", "take4", "--players", "3",
-                   "--workers", "1", "--db", db)
+    again = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--workers",
+        "1",
+        "--db",
+        db,
+    )
     assert again.exit_code == 0 and pairs_of(again.output) == pairs
     assert "played 0 (" in again.output and stored(db) == 2 * pairs
     # other settings under the same name are refused, the stored test is untouched
-    other = invoke("compare", "greedy", "random", "--game", "take4", "--players", "3",
-                   "--delta", "0.2", "--name", name, "--db", db)
+    other = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--delta",
+        "0.2",
+        "--name",
+        name,
+        "--db",
+        db,
+    )
     assert other.exit_code == 2 and "delta: 0.1 -> 0.2" in other.output
     assert stored(db) == 2 * pairs
 
 
 def test_a_capped_comparison_continues_with_a_larger_cap(in_repo, tmp_path):
     db, clean = tmp_path / "c.db", tmp_path / "clean.db"
-    args = ["compare", "heuristic", "greedy", "--game", "arschmallows", "--players", "4",
-            "--workers", "1"]
+    args = [
+        "compare",
+        "heuristic",
+        "greedy",
+        "--game",
+        "arschmallows",
+        "--players",
+        "4",
+        "--workers",
+        "1",
+    ]
     capped = invoke(*args, "--max-matches", "21", "--db", db)
     assert capped.exit_code == 3, capped.output
     assert "no verdict within 20 matches" in capped.output and stored(db) == 20
@@ -174,9 +230,28 @@ def test_equal_bots_never_accept_h1(in_repo, tmp_path):
     store.put_chance_key("eq", bytes(range(32)))
     store.close()
     proc = subprocess.run(
-        [MALLOWS, "compare", str(bots / "randomcopy.py"), "random", "--game", "take4",
-         "--players", "3", "--max-matches", "600", "--workers", "1", "--db",
-         str(tmp_path / "e.db"), "--name", "eq"], capture_output=True, text=True, timeout=600)
+        [
+            MALLOWS,
+            "compare",
+            str(bots / "randomcopy.py"),
+            "random",
+            "--game",
+            "take4",
+            "--players",
+            "3",
+            "--max-matches",
+            "600",
+            "--workers",
+            "1",
+            "--db",
+            str(tmp_path / "e.db"),
+            "--name",
+            "eq",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode in (1, 3), proc.stdout + proc.stderr
     assert "H1 accepted" not in proc.stdout
     assert "Pairs:" in proc.stdout and "Traceback" not in proc.stderr
@@ -185,8 +260,17 @@ def test_equal_bots_never_accept_h1(in_repo, tmp_path):
 def test_identical_play_accepts_h0(in_repo, tmp_path):
     """``random:call=0.05`` is ``random`` under another name (0.05 is its default): every pair
     is played move for move the same, the difference is 0 every time."""
-    result = invoke("compare", "random:call=0.05", "random", "--game", "arschmallows",
-                    "--workers", "1", "--db", tmp_path / "i.db")
+    result = invoke(
+        "compare",
+        "random:call=0.05",
+        "random",
+        "--game",
+        "arschmallows",
+        "--workers",
+        "1",
+        "--db",
+        tmp_path / "i.db",
+    )
     assert result.exit_code == 1, result.output
     assert "H0 accepted" in result.output
     assert "Diff: +0.000 +/- 0.000" in result.output
@@ -195,10 +279,22 @@ def test_identical_play_accepts_h0(in_repo, tmp_path):
 
 def test_kill_9_then_rerun_gives_the_uninterrupted_verdict(in_repo, tmp_path):
     killed, clean = tmp_path / "killed.db", tmp_path / "clean.db"
-    args = ["compare", "heuristic", "greedy", "--game", "arschmallows", "--players", "4",
-            "--workers", "1", "--delta", "0.05"]
-    proc = subprocess.Popen([MALLOWS, *args, "--db", str(killed)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    args = [
+        "compare",
+        "heuristic",
+        "greedy",
+        "--game",
+        "arschmallows",
+        "--players",
+        "4",
+        "--workers",
+        "1",
+        "--delta",
+        "0.05",
+    ]
+    proc = subprocess.Popen(
+        [MALLOWS, *args, "--db", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         try:
@@ -225,8 +321,21 @@ def test_an_old_database_takes_a_comparison(in_repo, tmp_path):
     db = tmp_path / "old.db"
     shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
     before = stored(db)
-    result = invoke("compare", "greedy", "random", "--game", "take4", "--players", "3",
-                    "--workers", "1", "--db", db, "--name", "cmp")
+    result = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        "--name",
+        "cmp",
+    )
     assert result.exit_code == 0, result.output
     assert stored(db) == before + 2 * pairs_of(result.output)
     store = Store(db)
@@ -240,8 +349,10 @@ BAD = [
     (["greedy", "greedy", "--game", "take4"], "both 'greedy'"),
     (["greedy", "nosuchbot", "--game", "take4"], "cannot load 'nosuchbot'"),
     (["greedy", "random", "--game", "take4", "--opponents", "denial"], "--players 3 or more"),
-    (["greedy", "random", "--game", "take4", "--players", "3", "--opponents", "greedy"],
-     "being compared"),
+    (
+        ["greedy", "random", "--game", "take4", "--players", "3", "--opponents", "greedy"],
+        "being compared",
+    ),
     (["greedy", "random", "--game", "take4", "--delta", "1"], "--delta must be above 0"),
     (["greedy", "random", "--game", "take4", "--delta", "-0.1"], "--delta must be above 0"),
     (["greedy", "random", "--game", "take4", "--alpha", "0"], "--alpha must be above 0"),
@@ -267,12 +378,25 @@ def test_bad_input_exits_2_with_a_message(in_repo, tmp_path, args, needle):
 
 
 def test_a_tournament_name_is_not_taken_over(in_repo, tmp_path, write_toml):
-    path = write_toml('name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\n'
-                      'bots = ["random", "greedy"]\n')
+    path = write_toml(
+        'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\n'
+        'bots = ["random", "greedy"]\n'
+    )
     db = tmp_path / "t.db"
     assert invoke("tournament", "run", path, "--db", db, "--workers", "1").exit_code == 0
-    result = invoke("compare", "greedy", "random", "--game", "take4", "--name", "t",
-                    "--workers", "1", "--db", db)
+    result = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--name",
+        "t",
+        "--workers",
+        "1",
+        "--db",
+        db,
+    )
     assert result.exit_code == 2 and "not a comparison" in result.output
 
 
@@ -285,9 +409,13 @@ def test_make_comparison_errors_are_mallows_errors(in_repo):
 @pytest.mark.slow
 def test_on_local_ray_the_verdict_is_the_in_process_one(in_repo, tmp_path):
     args = ["compare", "greedy", "random", "--game", "take4", "--players", "3"]
-    on_ray = subprocess.run([MALLOWS, *args, "--workers", "2", "--db", str(tmp_path / "r.db")],
-                            capture_output=True, text=True, timeout=600,
-                            env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
+    on_ray = subprocess.run(
+        [MALLOWS, *args, "--workers", "2", "--db", str(tmp_path / "r.db")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"),
+    )
     share_key(tmp_path / "r.db", tmp_path / "l.db")  # the same deals in process
     local = invoke(*args, "--workers", "1", "--db", tmp_path / "l.db")
     assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
@@ -295,7 +423,7 @@ def test_on_local_ray_the_verdict_is_the_in_process_one(in_repo, tmp_path):
     assert pairs_of(on_ray.stdout) == pairs_of(local.output)
 
 
-CRASHY = '''
+CRASHY = """
 import random
 from mallows.agents.policy import random_action
 
@@ -313,26 +441,51 @@ class Bot:
         if self.n == 3:
             raise RuntimeError("boom")
         return random_action(observation, self.rng)
-'''
+"""
 
 
 def test_a_crashing_candidate_is_named_with_its_forfeits(in_repo, tmp_path):
     bot = tmp_path / "crashy.py"
     bot.write_text(CRASHY)
-    result = invoke("compare", bot, "random", "--game", "take4", "--workers", "1",
-                    "--max-matches", "200", "--db", tmp_path / "f.db")
+    result = invoke(
+        "compare",
+        bot,
+        "random",
+        "--game",
+        "take4",
+        "--workers",
+        "1",
+        "--max-matches",
+        "200",
+        "--db",
+        tmp_path / "f.db",
+    )
     assert result.exit_code == 1, result.output
     # shown by its name, as every command shows a bot (issue 18); checked by its path
-    assert f"warning: crashy forfeited {2 * pairs_of(result.output)} of the matches" in \
-        result.output
+    assert (
+        f"warning: crashy forfeited {2 * pairs_of(result.output)} of the matches" in result.output
+    )
     assert f"mallows bots check {bot}" in result.output
     assert "RuntimeError: boom" in result.output
 
 
 def test_the_report_shows_a_comparison(in_repo, tmp_path):
     db = tmp_path / "r.db"
-    ran = invoke("compare", "greedy", "random", "--game", "take4", "--players", "3",
-                 "--workers", "1", "--db", db, "--name", "cmp-report")
+    ran = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        "--name",
+        "cmp-report",
+    )
     assert ran.exit_code == 0, ran.output
     site = tmp_path / "site"
     result = invoke("report", "-o", site, "--db", db)
@@ -345,11 +498,34 @@ def test_sandbox_off_is_stored_with_the_comparison(in_repo, tmp_path):
     bots.mkdir()
     (bots / "randomcopy.py").write_text(RANDOM_COPY)
     db = tmp_path / "s.db"
-    result = invoke("compare", bots / "randomcopy.py", "random", "--game", "take4",
-                    "--sandbox", "off", "--max-matches", "20", "--workers", "1", "--db", db,
-                    "--name", "s")
+    result = invoke(
+        "compare",
+        bots / "randomcopy.py",
+        "random",
+        "--game",
+        "take4",
+        "--sandbox",
+        "off",
+        "--max-matches",
+        "20",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        "--name",
+        "s",
+    )
     assert result.exit_code in (1, 3), result.output
     assert definition(db, "s")["limits"] == {"sandbox": "off"}
-    bad = invoke("compare", "greedy", "random", "--game", "take4", "--sandbox", "maybe",
-                 "--db", tmp_path / "bad.db")
+    bad = invoke(
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--sandbox",
+        "maybe",
+        "--db",
+        tmp_path / "bad.db",
+    )
     assert bad.exit_code == 2 and "--sandbox" in bad.output

@@ -9,8 +9,16 @@ import math
 import numpy as np
 import pytest
 
-from mallows.compare.sprt import (REGULARIZE, SequentialTest, _profile, fixed_sample_size,
-                                  llr, simulate, tilted, wald_bounds)
+from mallows.compare.sprt import (
+    REGULARIZE,
+    SequentialTest,
+    _profile,
+    fixed_sample_size,
+    llr,
+    simulate,
+    tilted,
+    wald_bounds,
+)
 
 ALPHA = BETA = 0.05
 RUNS = 2000
@@ -31,7 +39,7 @@ SCENARIOS = [
 
 def _sd(grid, p, mean):
     grid = np.asarray(grid, dtype=float)
-    return math.sqrt(float((p * grid ** 2).sum()) - mean ** 2)
+    return math.sqrt(float((p * grid**2).sum()) - mean**2)
 
 
 @pytest.mark.parametrize("label,grid,base,delta", SCENARIOS, ids=[s[0] for s in SCENARIOS])
@@ -48,9 +56,11 @@ def test_error_rates_and_expected_pairs(label, grid, base, delta):
     false_positive, asn0 = rows[0.0]
     power, asn1 = rows[delta]
     fixed = fixed_sample_size(sds[0.0], delta, ALPHA, BETA, sds[delta])
-    print(f"\n{label}: false positives {false_positive:.4f} (alpha {ALPHA}), power {power:.4f} "
-          f"(1 - beta {1 - BETA}), mean pairs {asn0:.0f} at effect 0 / {asn1:.0f} at delta; "
-          f"a fixed-size test needs {fixed}")
+    print(
+        f"\n{label}: false positives {false_positive:.4f} (alpha {ALPHA}), power {power:.4f} "
+        f"(1 - beta {1 - BETA}), mean pairs {asn0:.0f} at effect 0 / {asn1:.0f} at delta; "
+        f"a fixed-size test needs {fixed}"
+    )
     se_a = math.sqrt(ALPHA * (1 - ALPHA) / RUNS)
     se_b = math.sqrt(BETA * (1 - BETA) / RUNS)
     assert false_positive <= ALPHA + Z * se_a, (label, false_positive)
@@ -64,8 +74,9 @@ def test_negative_effect_is_rarely_h1_and_big_effect_is_fast():
     rng = np.random.default_rng(7)
     verdict, _ = simulate(grid, tilted(grid, base, -delta), delta, ALPHA, BETA, 1000, 50_000, rng)
     assert (verdict == 1).mean() < 0.01  # far below alpha: H0 is "not better", not "equal"
-    verdict, pairs = simulate(grid, tilted(grid, base, 4 * delta), delta, ALPHA, BETA, 1000,
-                              50_000, rng)
+    verdict, pairs = simulate(
+        grid, tilted(grid, base, 4 * delta), delta, ALPHA, BETA, 1000, 50_000, rng
+    )
     assert (verdict == 1).all() and pairs.mean() < 40
 
 
@@ -104,7 +115,7 @@ def test_llr_matches_the_normal_approximation_for_many_pairs():
     counts = np.round(p * 100_000)
     n = counts.sum()
     mean = (counts * grid).sum() / n
-    var = (counts * grid ** 2).sum() / n - mean ** 2
+    var = (counts * grid**2).sum() / n - mean**2
     delta = 0.05
     approx = n * delta * (mean - delta / 2) / var
     assert llr(grid, counts, 0.0, delta) == pytest.approx(approx, rel=0.02)
@@ -115,8 +126,14 @@ def test_llr_matches_the_normal_approximation_for_many_pairs():
 def test_wald_bounds_and_parameter_checks():
     lower, upper = wald_bounds(0.05, 0.05)
     assert lower == pytest.approx(-2.944, abs=1e-3) and upper == pytest.approx(2.944, abs=1e-3)
-    for bad in (dict(delta=0), dict(delta=1.0), dict(delta=-0.1), dict(alpha=0),
-                dict(beta=0.5), dict(delta=float("nan"))):
+    for bad in (
+        dict(delta=0),
+        dict(delta=1.0),
+        dict(delta=-0.1),
+        dict(alpha=0),
+        dict(beta=0.5),
+        dict(delta=float("nan")),
+    ):
         kwargs = dict(grid=(-1, 0, 1), delta=0.1) | bad
         with pytest.raises(ValueError):
             SequentialTest(**kwargs)

@@ -16,10 +16,10 @@ from mallows.tournaments.live import LiveRatings
 
 
 def test_batches_are_sized_from_the_measured_match_time():
-    assert ex.batch_size_for(None, 8, None) == ex.FIRST_BATCH          # nothing measured yet
+    assert ex.batch_size_for(None, 8, None) == ex.FIRST_BATCH  # nothing measured yet
     assert ex.batch_size_for(None, 8, 0.5) == round(ex.BATCH_SECONDS / 0.5)
-    assert ex.batch_size_for(None, 8, 30.0) == 1                       # slow matches: one a task
-    assert ex.batch_size_for(None, 8, 1e-6) == ex.MAX_BATCH            # quick ones: capped
+    assert ex.batch_size_for(None, 8, 30.0) == 1  # slow matches: one a task
+    assert ex.batch_size_for(None, 8, 1e-6) == ex.MAX_BATCH  # quick ones: capped
     # towards the end a batch is a fraction of each CPU's share of what is left
     assert ex.batch_size_for(48, 8, 0.001) == 2
     assert ex.batch_size_for(1, 8, 0.001) == 1
@@ -44,7 +44,7 @@ def test_rating_thread_equals_rating_in_line_whatever_the_arrival(seed, failed):
     random.Random(seed).shuffle(order)
     live = LiveRatings(Rater(expected=range(80)))
     for start in range(0, 80, 7):  # arriving groups, out of order, some repeated
-        group = [(i, None, None) if i in failed else (i, *res[i]) for i in order[start:start + 7]]
+        group = [(i, None, None) if i in failed else (i, *res[i]) for i in order[start : start + 7]]
         live.add(group)
         live.add(group[:2])
     rater = live.finish()
@@ -74,15 +74,31 @@ def test_missing_indices_walks_the_gaps_in_chunks(tmp_path):
     from mallows.tournaments.spec import parse_tournament
     from mallows.tournaments.worker import Outcome
 
-    t = parse_tournament({"name": "g", "game": "take4", "players": 2, "deals": 40, "seed": 1,
-                          "bots": ["random", "greedy"]})
+    t = parse_tournament(
+        {
+            "name": "g",
+            "game": "take4",
+            "players": 2,
+            "deals": 40,
+            "seed": 1,
+            "bots": ["random", "greedy"],
+        }
+    )
     store = Store(tmp_path / "g.db")
     register(store, t)
     specs = schedule(t)
     kept = [i for i in range(len(specs)) if i % 7 in (0, 1, 5)]
-    store.add_matches([match_row(t.name, t.game, specs[i],
-                                 Outcome(i, '{"x":1}', ["random", "greedy"], [0, 1], 0, 0.0))
-                       for i in kept])
+    store.add_matches(
+        [
+            match_row(
+                t.name,
+                t.game,
+                specs[i],
+                Outcome(i, '{"x":1}', ["random", "greedy"], [0, 1], 0, 0.0),
+            )
+            for i in kept
+        ]
+    )
     missing = [i for i in range(len(specs)) if i not in kept]
     assert list(store.missing_indices(t.name, len(specs), chunk=3)) == missing
     assert list(store.missing_indices(t.name, len(specs))) == missing

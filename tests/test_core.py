@@ -43,13 +43,21 @@ def test_the_known_streams_keep_their_record_v1_spawn_keys():
     cards = list(range(64))
     for seed, r in ((0, 0), (2026, 3), (2**63 - 1, 17)):
         chance = SeededChance(seed)
-        assert chance.shuffle("deal", r, cards) == [cards[i] for i in old(seed, 0, r).permutation(64)]
-        assert chance.shuffle("reshuffle", r, cards) == [cards[i] for i in old(seed, 1, r).permutation(64)]
+        assert chance.shuffle("deal", r, cards) == [
+            cards[i] for i in old(seed, 0, r).permutation(64)
+        ]
+        assert chance.shuffle("reshuffle", r, cards) == [
+            cards[i] for i in old(seed, 1, r).permutation(64)
+        ]
         assert chance.choice("race", r, [3, 5, 7]) == [3, 5, 7][int(old(seed, 2, r).integers(3))]
 
 
-@given(st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True),
-       st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True), st.integers(0, 50), st.integers(0, 50))
+@given(
+    st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True),
+    st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True),
+    st.integers(0, 50),
+    st.integers(0, 50),
+)
 def test_stream_keys_never_collide(a, b, r, s):
     """A stream's key is injective in (name, round) and never meets the bot or fallback keys."""
     if (a, r) != (b, s):
@@ -57,8 +65,10 @@ def test_stream_keys_never_collide(a, b, r, s):
     assert seeding.stream_key(a, r)[0] not in (3, 4)
 
 
-@pytest.mark.parametrize("name, round_", [("", 0), ("Deal", 0), ("deal-2", 0), ("x" * 41, 0),
-                                          ("deal", -1), ("deal", True), (3, 0)])
+@pytest.mark.parametrize(
+    "name, round_",
+    [("", 0), ("Deal", 0), ("deal-2", 0), ("x" * 41, 0), ("deal", -1), ("deal", True), (3, 0)],
+)
 def test_a_bad_stream_name_or_round_is_refused(name, round_):
     with pytest.raises(ValueError, match="chance stream"):
         seeding.stream_key(name, round_)
@@ -74,11 +84,17 @@ def test_bot_seeds_are_json_safe_and_distinct_per_seat(seed, seat):
 
 
 def test_replay_chance_returns_recorded_draws_in_order():
-    events = [{"type": "deal", "deck": [3, 1, 2]}, {"type": "reshuffle", "deck": [9, 8]},
-              {"type": "race", "winner": 2}, {"type": "deal", "deck": [1]},
-              {"type": "dice", "roll": 6}, {"type": "action", "deck": [0]}]
-    chance = ReplayChance(events, {"deal": "deck", "reshuffle": "deck", "race": "winner",
-                                   "dice": "roll"})
+    events = [
+        {"type": "deal", "deck": [3, 1, 2]},
+        {"type": "reshuffle", "deck": [9, 8]},
+        {"type": "race", "winner": 2},
+        {"type": "deal", "deck": [1]},
+        {"type": "dice", "roll": 6},
+        {"type": "action", "deck": [0]},
+    ]
+    chance = ReplayChance(
+        events, {"deal": "deck", "reshuffle": "deck", "race": "winner", "dice": "roll"}
+    )
     assert chance.shuffle("deal", 0, [1, 2, 3]) == [3, 1, 2]
     assert chance.shuffle("reshuffle", 0, [8, 9]) == [9, 8]
     assert chance.choice("race", 0, [0, 2], at=1) == 2
@@ -89,32 +105,49 @@ def test_replay_chance_returns_recorded_draws_in_order():
 
 
 def test_replay_chance_refuses_a_draw_the_game_could_not_have_made():
-    chance = ReplayChance([{"type": "deal", "deck": [1, 1]}, {"type": "race", "winner": 5}],
-                          {"deal": "deck", "race": "winner"})
+    chance = ReplayChance(
+        [{"type": "deal", "deck": [1, 1]}, {"type": "race", "winner": 5}],
+        {"deal": "deck", "race": "winner"},
+    )
     with pytest.raises(ValueError, match="not a shuffle"):
         chance.shuffle("deal", 0, [1, 2])
     with pytest.raises(ValueError, match="not one of"):
         chance.choice("race", 0, [0, 1])
 
 
-@pytest.mark.parametrize("keys, forfeits, ranks", [
-    ([5, 3, 9], [], [1, 0, 2]),
-    ([1, 1, 2], [], [0, 0, 2]),  # tied seats share the better rank, next skips
-    ([2, 1, 1, 0], [], [3, 1, 1, 0]),
-    ([0, 5, 9], ["crashed", None, None], [2, 0, 1]),  # a forfeit ranks below every other seat
-    ([0, 5, 9], ["crashed", None, "timeout"], [1, 0, 1]),  # forfeited seats tie among themselves
-    ([(3, -1), (3, -2)], [], [1, 0]),  # tuple keys: tie-break on the second element
-])
+@pytest.mark.parametrize(
+    "keys, forfeits, ranks",
+    [
+        ([5, 3, 9], [], [1, 0, 2]),
+        ([1, 1, 2], [], [0, 0, 2]),  # tied seats share the better rank, next skips
+        ([2, 1, 1, 0], [], [3, 1, 1, 0]),
+        ([0, 5, 9], ["crashed", None, None], [2, 0, 1]),  # a forfeit ranks below every other seat
+        (
+            [0, 5, 9],
+            ["crashed", None, "timeout"],
+            [1, 0, 1],
+        ),  # forfeited seats tie among themselves
+        ([(3, -1), (3, -2)], [], [1, 0]),  # tuple keys: tie-break on the second element
+    ],
+)
 def test_competition_ranks(keys, forfeits, ranks):
     assert competition_ranks(keys, forfeits) == ranks
 
 
 def test_random_policy_calls_rarely_and_expands_get_rid():
     rng = random.Random(0)
-    end = {"game": "arschmallows", "phase": "end", "legal_actions": [{"type": "call"}, {"type": "pass"}]}
+    end = {
+        "game": "arschmallows",
+        "phase": "end",
+        "legal_actions": [{"type": "call"}, {"type": "pass"}],
+    }
     calls = sum(random_action(end, rng)["type"] == "call" for _ in range(4000))
     assert 100 < calls < 320  # about 1 in 20
-    use = {"game": "arschmallows", "phase": "use", "legal_actions": [{"type": "get_rid", "choose_from": [0, 2, 5]}]}
+    use = {
+        "game": "arschmallows",
+        "phase": "use",
+        "legal_actions": [{"type": "get_rid", "choose_from": [0, 2, 5]}],
+    }
     for _ in range(50):
         action = random_action(use, rng)
         assert action["type"] == "get_rid"
@@ -152,8 +185,14 @@ def test_memory_limit_is_whole_mib_and_zero_means_none():
 def test_a_tournament_file_and_the_cli_share_the_limits_validator(tmp_path):
     from mallows.tournaments.spec import TournamentError, parse_tournament
 
-    base = {"name": "l", "game": "take4", "players": 2, "deals": 1, "seed": 1,
-            "bots": ["random", "greedy"]}
+    base = {
+        "name": "l",
+        "game": "take4",
+        "players": 2,
+        "deals": 1,
+        "seed": 1,
+        "bots": ["random", "greedy"],
+    }
     t = parse_tournament({**base, "limits": {"memory_mb": 512.0, "decision_seconds": 2}})
     assert t.limits == {"memory_mb": 512, "decision_seconds": 2.0}
     with pytest.raises(TournamentError, match=r"\[limits\]: limit decision_seconds = inf must be"):
@@ -164,8 +203,12 @@ def _options_of_kind(kind):
     """(game, option) for every registered game's options whose default is of ``kind``."""
     from mallows.games import game_ids, get_game
 
-    return [(g, key) for g in game_ids()
-            for key, value in get_game(g).make_options().items() if type(value) is kind]
+    return [
+        (g, key)
+        for g in game_ids()
+        for key, value in get_game(g).make_options().items()
+        if type(value) is kind
+    ]
 
 
 @pytest.mark.parametrize("game, option", _options_of_kind(int))

@@ -25,8 +25,13 @@ deals = {deals}
 seed = 1
 bots = ["random", "greedy"]
 """
-READERS = [["tournament", "list"], ["tournament", "show", "v1-take4"], ["ratings"],
-           ["replay", "v1-take4/3"], ["db", "check"]]
+READERS = [
+    ["tournament", "list"],
+    ["tournament", "show", "v1-take4"],
+    ["ratings"],
+    ["replay", "v1-take4/3"],
+    ["db", "check"],
+]
 
 
 def cli(args, db):
@@ -60,6 +65,7 @@ def assert_refused(tmp_path, db, *words):
 
 # -- migration and digests ----------------------------------------------------------------------
 
+
 def test_schema_1_database_is_upgraded_with_a_digest_per_match(tmp_path):
     path = tmp_path / "v1.db"
     shutil.copy(V1, path)
@@ -82,8 +88,12 @@ def test_schema_1_database_reads_on_a_read_only_open_without_upgrade(tmp_path):
     result = cli(["db", "check"], path)
     assert result.exit_code == 0 and "no digests yet" in result.output
     assert cli(["ratings"], path).exit_code == 0
-    assert sqlite3.connect(path).execute(
-        "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "1"
+    assert (
+        sqlite3.connect(path)
+        .execute("SELECT value FROM meta WHERE key='schema_version'")
+        .fetchone()[0]
+        == "1"
+    )
 
 
 @pytest.mark.parametrize("column", ["record_z", "players", "ranks", "plain record"])
@@ -91,14 +101,18 @@ def test_random_bytes_in_a_stored_match_are_found(current, column):
     con = sqlite3.connect(current)
     if column == "plain record":  # a record rewritten as plain JSON text, changed
         text = Store(current, readonly=True).record("v1-take4/3")
-        con.execute("UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
-                    "WHERE id = 'v1-take4/3'", [text.replace('"seed":', '"seed": 1', 1)])
+        con.execute(
+            "UPDATE matches SET record = ?, record_z = NULL, codec = NULL WHERE id = 'v1-take4/3'",
+            [text.replace('"seed":', '"seed": 1', 1)],
+        )
     else:
-        value = con.execute(f"SELECT {column} FROM matches WHERE id = 'v1-take4/3'"
-                            ).fetchone()[0]
+        value = con.execute(f"SELECT {column} FROM matches WHERE id = 'v1-take4/3'").fetchone()[0]
         cut = len(value) // 2
-        damaged = (value[:cut] + os.urandom(6) + value[cut + 6:] if isinstance(value, bytes)
-                   else value[:1] + os.urandom(3).hex() + value[7:])
+        damaged = (
+            value[:cut] + os.urandom(6) + value[cut + 6 :]
+            if isinstance(value, bytes)
+            else value[:1] + os.urandom(3).hex() + value[7:]
+        )
         con.execute(f"UPDATE matches SET {column} = ? WHERE id = 'v1-take4/3'", [damaged])
     con.commit()
     con.close()
@@ -113,8 +127,10 @@ def test_random_bytes_in_a_stored_match_are_found(current, column):
 
 # -- files that are not (our) databases ---------------------------------------------------------
 
-@pytest.mark.parametrize("content", [b"hello, this is a text file\n" * 40,
-                                     os.urandom(8192)], ids=["text", "random"])
+
+@pytest.mark.parametrize(
+    "content", [b"hello, this is a text file\n" * 40, os.urandom(8192)], ids=["text", "random"]
+)
 def test_not_a_database(tmp_path, content):
     db = tmp_path / "x.db"
     db.write_bytes(content)
@@ -145,7 +161,7 @@ def test_corrupted_page(tmp_path, current):
     data = bytearray(current.read_bytes())
     pages = len(data) // page
     for p in range(pages // 2, pages):  # the later pages: matches and their index
-        data[p * page + 8: p * page + 200] = os.urandom(192)
+        data[p * page + 8 : p * page + 200] = os.urandom(192)
     current.write_bytes(bytes(data))
     result = cli(["db", "check"], current)
     assert result.exit_code == 2 and "is damaged" in result.output, result.output
@@ -188,8 +204,9 @@ def test_db_in_an_impossible_folder(tmp_path):
 def test_console_script_prints_the_message_not_a_traceback(tmp_path):
     db = tmp_path / "x.db"
     db.write_bytes(b"not a database at all\n" * 100)
-    proc = subprocess.run([MALLOWS, "ratings", "--db", str(db)], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"error: {db} is not an SQLite database")
@@ -197,12 +214,17 @@ def test_console_script_prints_the_message_not_a_traceback(tmp_path):
 
 # -- full and read-only disks (a small tmpfs; skipped where this process cannot mount) -----------
 
+
 @contextlib.contextmanager
 def tmpfs(path: Path, size: str):
     path.mkdir()
     try:
-        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                              capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"cannot mount a tmpfs here: {exc}")
     if proc.returncode != 0:
@@ -220,7 +242,7 @@ def test_full_disk_is_a_message_and_a_rerun_resumes(tmp_path):
         Store(db).close()
         filler = disk / "filler"
         with open(filler, "wb", buffering=0) as f:  # then leave room to open, not to store
-            with contextlib.suppress(OSError):     # 40 matches
+            with contextlib.suppress(OSError):  # 40 matches
                 while True:
                     f.write(b"\0" * 4096)
         filler.write_bytes(b"\0" * (filler.stat().st_size - 24 * 1024))
@@ -230,8 +252,11 @@ def test_full_disk_is_a_message_and_a_rerun_resumes(tmp_path):
         assert result.exit_code == 2, result.output
         assert f"the disk holding {db} is full" in result.output and "free space" in result.output
         filler.unlink()
-        stored = sqlite3.connect(db).execute(
-            "SELECT COUNT(*) FROM matches WHERE tournament = 'small'").fetchone()[0]
+        stored = (
+            sqlite3.connect(db)
+            .execute("SELECT COUNT(*) FROM matches WHERE tournament = 'small'")
+            .fetchone()[0]
+        )
         result = cli(["tournament", "run", str(toml), "--workers", "1", "--quiet"], db)
         assert result.exit_code == 0, result.output
         assert f"({stored} already stored)" in result.output
@@ -264,16 +289,22 @@ def test_every_part_of_the_store_turns_sqlite_errors_into_a_message(tmp_path):
     from mallows.results.store.reading import Reading
     from mallows.results.store.submissions import Submissions
 
-    unguarded = [f"{part.__name__}.{name}" for part in (Store, Reading, Submissions)
-                 for name in dir(part) if not name.startswith("_")
-                 and inspect.isfunction(getattr(part, name))
-                 and not hasattr(getattr(part, name), "__wrapped__")]
+    unguarded = [
+        f"{part.__name__}.{name}"
+        for part in (Store, Reading, Submissions)
+        for name in dir(part)
+        if not name.startswith("_")
+        and inspect.isfunction(getattr(part, name))
+        and not hasattr(getattr(part, name), "__wrapped__")
+    ]
     assert not unguarded, f"Store methods that let a raw sqlite3 error out: {unguarded}"
     with Store(tmp_path / "m.db") as store:
         for table in ("bots", "ratings", "pins"):
             store.db.execute(f"DROP TABLE {table}")
-        for call in (lambda: store.bot_source("x"),        # core
-                     lambda: store.ratings("game", "take4"),  # reading
-                     lambda: store.pins("t")):             # submissions
+        for call in (
+            lambda: store.bot_source("x"),  # core
+            lambda: store.ratings("game", "take4"),  # reading
+            lambda: store.pins("t"),
+        ):  # submissions
             with pytest.raises(DatabaseError, match="not a complete mallows database"):
                 call()

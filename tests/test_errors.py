@@ -15,7 +15,7 @@ import typer
 
 import mallows
 from mallows import errors
-from mallows.errors import (ExecutorError, MallowsError, MatchFailed, PlatformError)
+from mallows.errors import ExecutorError, MallowsError, MatchFailed, PlatformError
 
 from conftest import invoke
 
@@ -28,18 +28,27 @@ def mallows_modules():
 
 
 def test_every_exception_class_is_defined_in_errors_py():
-    elsewhere = sorted({f"{cls.__module__}.{cls.__name__}" for module in mallows_modules()
-                        for _, cls in inspect.getmembers(module, inspect.isclass)
-                        if issubclass(cls, BaseException)
-                        and cls.__module__.startswith("mallows.")
-                        and cls.__module__ != "mallows.errors"})
+    elsewhere = sorted(
+        {
+            f"{cls.__module__}.{cls.__name__}"
+            for module in mallows_modules()
+            for _, cls in inspect.getmembers(module, inspect.isclass)
+            if issubclass(cls, BaseException)
+            and cls.__module__.startswith("mallows.")
+            and cls.__module__ != "mallows.errors"
+        }
+    )
     assert not elsewhere, f"exception classes outside mallows/errors.py: {elsewhere}"
 
 
 def test_the_docstring_draws_every_class_of_the_tree():
-    classes = [name for name, obj in vars(errors).items()
-               if inspect.isclass(obj) and issubclass(obj, BaseException)
-               and obj.__module__ == "mallows.errors"]
+    classes = [
+        name
+        for name, obj in vars(errors).items()
+        if inspect.isclass(obj)
+        and issubclass(obj, BaseException)
+        and obj.__module__ == "mallows.errors"
+    ]
     assert len(classes) >= 19
     tree = errors.__doc__.split("::", 1)[1].split("\n\n", 2)[1]
     for name in classes:
@@ -51,14 +60,27 @@ def test_platform_failures_are_not_user_input_errors():
     for cls in (ExecutorError, MatchFailed):
         assert issubclass(cls, PlatformError) and not issubclass(cls, MallowsError)
     assert not issubclass(PlatformError, MallowsError)
-    for name in ("GameConfigError", "BotError", "TournamentError", "StorageError",
-                 "DatabaseError", "ClusterError", "CompareError", "PinError"):
+    for name in (
+        "GameConfigError",
+        "BotError",
+        "TournamentError",
+        "StorageError",
+        "DatabaseError",
+        "ClusterError",
+        "CompareError",
+        "PinError",
+    ):
         assert issubclass(getattr(errors, name), MallowsError), name
 
 
-@pytest.mark.parametrize("exc, status", [(MallowsError("bad input"), 2),
-                                         (ExecutorError("Ray died"), 70),
-                                         (MatchFailed("engine bug"), 70)])
+@pytest.mark.parametrize(
+    "exc, status",
+    [
+        (MallowsError("bad input"), 2),
+        (ExecutorError("Ray died"), 70),
+        (MatchFailed("engine bug"), 70),
+    ],
+)
 def test_each_command_exits_with_the_status_of_its_branch(exc, status, capsys):
     from mallows.cli.common import user_errors
 
@@ -89,7 +111,8 @@ def new_state(options, players, chance):
 
 
 def test_a_match_that_raises_in_the_engine_exits_70_and_keeps_what_finished(
-        tmp_path, monkeypatch, in_repo):
+    tmp_path, monkeypatch, in_repo
+):
     from mallows.games import GAMES
     from mallows.results.store import Store
 
@@ -98,8 +121,10 @@ def test_a_match_that_raises_in_the_engine_exits_70_and_keeps_what_finished(
     monkeypatch.setitem(GAMES, "highcard", "buggy_highcard")  # the toy game, with a bug
     sys.modules.pop("buggy_highcard", None)
     toml = tmp_path / "b.toml"
-    toml.write_text('name = "b"\ngame = "highcard"\nplayers = 2\ndeals = 3\nseed = 9\n'
-                    'bots = ["random", "random:call=0.5"]\n')
+    toml.write_text(
+        'name = "b"\ngame = "highcard"\nplayers = 2\ndeals = 3\nseed = 9\n'
+        'bots = ["random", "random:call=0.5"]\n'
+    )
     db = tmp_path / "b.db"
     result = invoke("tournament", "run", toml, "--db", db, "--workers", "1", "--quiet")
     assert result.exit_code == 70, result.output

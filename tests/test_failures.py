@@ -14,18 +14,21 @@ from mallows.agents.protocol import Limits
 TAIL = "; the end of its stderr: boom"
 
 
-@pytest.mark.parametrize("rc, bwrap, tail, hit, kind, words", [
-    (-signal.SIGKILL, False, "", (), "crash", ["killed by SIGKILL", "during a decision"]),
-    (128 + signal.SIGKILL, True, "", (), "crash", ["killed by SIGKILL"]),  # bwrap: 128 + N
-    (128 + signal.SIGKILL, False, "", (), "exit", ["exited with status 137"]),  # not bwrap
-    (200, True, "", (), "exit", ["exited with status 200"]),  # issue 19: not "signal 72"
-    (255, True, "", (), "exit", ["exited with status 255"]),  # a Perl compile error
-    (3, False, TAIL, (), "exit", ["exited with status 3", "boom"]),
-    (-signal.SIGXFSZ, False, "", (), "flood", ["SIGXFSZ", "bytes to stderr or a file"]),
-    (1, False, "; the end of its stderr: MemoryError", (), "memory", ["ran out of memory"]),
-    (-signal.SIGKILL, True, "", ("memory",), "memory", ["sandbox's memory limit"]),
-    (1, True, "", ("pids",), "exit", ["limit of", "processes (a fork was refused)"]),
-])
+@pytest.mark.parametrize(
+    "rc, bwrap, tail, hit, kind, words",
+    [
+        (-signal.SIGKILL, False, "", (), "crash", ["killed by SIGKILL", "during a decision"]),
+        (128 + signal.SIGKILL, True, "", (), "crash", ["killed by SIGKILL"]),  # bwrap: 128 + N
+        (128 + signal.SIGKILL, False, "", (), "exit", ["exited with status 137"]),  # not bwrap
+        (200, True, "", (), "exit", ["exited with status 200"]),  # issue 19: not "signal 72"
+        (255, True, "", (), "exit", ["exited with status 255"]),  # a Perl compile error
+        (3, False, TAIL, (), "exit", ["exited with status 3", "boom"]),
+        (-signal.SIGXFSZ, False, "", (), "flood", ["SIGXFSZ", "bytes to stderr or a file"]),
+        (1, False, "; the end of its stderr: MemoryError", (), "memory", ["ran out of memory"]),
+        (-signal.SIGKILL, True, "", ("memory",), "memory", ["sandbox's memory limit"]),
+        (1, True, "", ("pids",), "exit", ["limit of", "processes (a fork was refused)"]),
+    ],
+)
 def test_a_dead_bot_process(rc, bwrap, tail, hit, kind, words):
     failure = failures.died("a decision", rc, tail, Limits(memory_mb=512), True, bwrap, hit)
     assert failure.kind == kind

@@ -44,8 +44,12 @@ def records(db, name: str) -> dict[str, str]:
 def seats(db, name: str) -> dict[int, tuple]:
     con = sqlite3.connect(db)
     try:
-        return {idx: tuple(json.loads(p)) for idx, p in con.execute(
-            "SELECT idx, players FROM matches WHERE tournament = ?", [name])}
+        return {
+            idx: tuple(json.loads(p))
+            for idx, p in con.execute(
+                "SELECT idx, players FROM matches WHERE tournament = ?", [name]
+            )
+        }
     finally:
         con.close()
 
@@ -53,8 +57,9 @@ def seats(db, name: str) -> dict[int, tuple]:
 def definition(db, name: str) -> dict:
     con = sqlite3.connect(db)
     try:
-        return json.loads(con.execute("SELECT definition FROM tournaments WHERE name = ?",
-                                      [name]).fetchone()[0])
+        return json.loads(
+            con.execute("SELECT definition FROM tournaments WHERE name = ?", [name]).fetchone()[0]
+        )
     finally:
         con.close()
 
@@ -83,8 +88,10 @@ def test_an_old_database_resumes_its_tournament_with_the_old_schedule(in_repo, t
     assert definition(db, "v1-take4") == stored_definition  # still no version: version 1
     # the control: a new database gets version 2, which seats the deal-1 matches otherwise
     new_db = tmp_path / "new.db"
-    assert invoke("tournament", "run", toml, "--db", new_db, "--workers", "1", "--quiet"
-                  ).exit_code == 0
+    assert (
+        invoke("tournament", "run", toml, "--db", new_db, "--workers", "1", "--quiet").exit_code
+        == 0
+    )
     assert definition(new_db, "v1-take4")["schedule"] == 2
     old_seats, new_seats = seats(db, "v1-take4"), seats(new_db, "v1-take4")
     differ = {i for i in old_seats if old_seats[i] != new_seats[i]}
@@ -97,15 +104,13 @@ def test_an_old_database_resumes_its_tournament_with_the_old_schedule(in_repo, t
         assert new_seats[s.index] == s.seats
 
 
-def test_a_file_naming_version_1_replays_an_old_tournament_in_a_new_database(in_repo,
-                                                                             tmp_path):
+def test_a_file_naming_version_1_replays_an_old_tournament_in_a_new_database(in_repo, tmp_path):
     db = tmp_path / "again.db"
     shutil.copy(REPO / "tests" / "data" / "schema-v1.db", tmp_path / "old.db")
     toml = tmp_path / "v1.toml"
     # ... and its seed derivation: 1, unkeyed (tournaments/README.md, "Seeds and secrecy")
     toml.write_text(OLD_TAKE4 + "schedule = 1\nchance = 1\n")
-    assert invoke("tournament", "run", toml, "--db", db, "--workers", "1", "--quiet"
-                  ).exit_code == 0
+    assert invoke("tournament", "run", toml, "--db", db, "--workers", "1", "--quiet").exit_code == 0
     assert records(db, "v1-take4") == records(tmp_path / "old.db", "v1-take4")
     assert definition(db, "v1-take4") == definition(tmp_path / "old.db", "v1-take4")
     # a file that asks for version 2 of a tournament stored under version 1 is refused
@@ -119,8 +124,9 @@ def test_a_file_naming_version_1_replays_an_old_tournament_in_a_new_database(in_
     assert refused.exit_code == 2 and "schedule: (unset) -> 2" in refused.output
 
 
-@pytest.mark.parametrize("value, shown", [("3", "3"), ('"2"', "'2'"), ("true", "True"),
-                                          ("2.0", "2.0")])
+@pytest.mark.parametrize(
+    "value, shown", [("3", "3"), ('"2"', "'2'"), ("true", "True"), ("2.0", "2.0")]
+)
 def test_a_bad_schedule_version_is_refused(in_repo, tmp_path, value, shown):
     toml = tmp_path / "bad.toml"
     toml.write_text(OLD_TAKE4 + f"schedule = {value}\n")
@@ -136,15 +142,29 @@ def test_an_old_comparison_resumes_with_its_old_pairs(in_repo, tmp_path):
     finds it under the same default name and goes on with version 1's seats."""
     db = tmp_path / "c.db"
     opponents = ["denial", "random:call=0.2", "random:call=0.5"]
-    new = make_comparison("greedy", "random", game="take4", players=3, max_matches=40,
-                          opponents=opponents)
+    new = make_comparison(
+        "greedy", "random", game="take4", players=3, max_matches=40, opponents=opponents
+    )
     old = Comparison(**{**new.__dict__, "schedule": 1})
     assert "schedule" not in old.definition() and new.definition()["schedule"] == 2
     with make_executor(1, None) as executor:
         run_comparison(old, Store(db), executor)
     assert "schedule" not in definition(db, new.name)
-    command = ["compare", "greedy", "random", "--game", "take4", "--players", "3",
-               "--opponents", ",".join(opponents), "--max-matches", "80", "--workers", "1"]
+    command = [
+        "compare",
+        "greedy",
+        "random",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--opponents",
+        ",".join(opponents),
+        "--max-matches",
+        "80",
+        "--workers",
+        "1",
+    ]
     result = invoke(*command, "--db", db)
     assert result.exit_code == 3, result.output  # no verdict in 40 pairs at delta 0.1
     stored = seats(db, new.name)
@@ -167,12 +187,18 @@ def test_an_old_comparison_resumes_with_its_old_pairs(in_repo, tmp_path):
 
 def test_the_console_script_runs_a_balanced_tournament(tmp_path):
     import subprocess
+
     toml = tmp_path / "b.toml"
     toml.write_text(OLD_TAKE4.replace("v1-take4", "b"))
     db = tmp_path / "b.db"
-    run = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                          "--workers", "1", "--quiet"], capture_output=True, text=True, check=False,
-                         timeout=120, cwd=REPO)
+    run = subprocess.run(
+        [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=REPO,
+    )
     assert run.returncode == 0, run.stderr
     assert definition(db, "b")["schedule"] == 2
     shown = invoke("tournament", "show", "b", "--db", db)
@@ -183,9 +209,11 @@ def test_the_console_script_runs_a_balanced_tournament(tmp_path):
 
 # -- seat effects in the results (issue 21, item 4) --------------------------------------------
 
+
 def test_seat_effect_treats_the_deal_as_the_unit():
     from mallows.results.seats import deal_of, seat_effects
     from mallows.results.stats import place_stats
+
     # two deals, each in its 3 rotations: seat 0 always first on deal 0, last on deal 1
     results = []
     for deal, order in ((0, (0, 1, 2)), (1, (2, 1, 0))):
@@ -196,8 +224,11 @@ def test_seat_effect_treats_the_deal_as_the_unit():
     assert effect.deals == 2 and effect.matches == 6
     assert [s.mean for s in effect.seats] == [2.0, 2.0, 2.0] and effect.spread == 0.0
     # a seat that wins every deal: spread 2 places; the interval spans the deals, not matches
-    many = [(d, ("a", "b", "c")[r:] + ("a", "b", "c")[:r], [0, 1 + d % 2, 2 - d % 2])
-            for d in range(40) for r in range(3)]
+    many = [
+        (d, ("a", "b", "c")[r:] + ("a", "b", "c")[:r], [0, 1 + d % 2, 2 - d % 2])
+        for d in range(40)
+        for r in range(3)
+    ]
     e = seat_effects(many)[3]
     assert e.seats[0].mean == 1.0 and e.seats[1].mean == e.seats[2].mean == 2.5
     assert e.spread == 1.5 and e.seats[0].half_width == 0.0
@@ -210,11 +241,14 @@ def test_seat_effect_treats_the_deal_as_the_unit():
 def test_tournament_show_and_the_report_give_the_seat_effect(in_repo, tmp_path):
     from mallows.results.seats import deal_of, seat_effects
     from mallows.results.stats import seat_stats
+
     db = tmp_path / "old.db"
     shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
     shown = invoke("tournament", "show", "v1-take4", "--db", db)
     assert shown.exit_code == 0, shown.output
-    assert "mean place by seat" in shown.output and "seat effect of take4 at 3 seats" in shown.output
+    assert (
+        "mean place by seat" in shown.output and "seat effect of take4 at 3 seats" in shown.output
+    )
     assert "seed 11 · schedule 1 · 24/24 matches" in shown.output  # stored before versions
     store = Store(db, readonly=True)
     indexed = [(deal_of({"players": 3}, i), p, r) for i, p, r in store.indexed_results("v1-take4")]

@@ -17,13 +17,20 @@ ILLEGAL = REPO / "tests" / "misbehaving_bots" / "illegal.py"
 
 
 def mallows(*args: str, env: dict | None = None, cwd: Path = REPO, timeout: float = 300):
-    out = subprocess.run([MALLOWS, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                         env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=timeout)
+    out = subprocess.run(
+        [MALLOWS, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        timeout=timeout,
+    )
     assert "Traceback" not in out.stdout + out.stderr, out.stdout + out.stderr
     return out
 
 
 # -- item 2: a forfeited Take4 seat that completes a squad does not "win" ---------------------
+
 
 def test_a_forfeited_take4_squad_is_not_called_a_win(tmp_path):
     record = tmp_path / "m.json"
@@ -31,8 +38,22 @@ def test_a_forfeited_take4_squad_is_not_called_a_win(tmp_path):
     # first. `play --seed S` is keyed with this user's secret key (a fresh one per test
     # session), so the seed that deals this case is searched for: about one in three does.
     for seed in range(1, 61):
-        out = mallows("play", "take4", "--bot", f"{ILLEGAL}:at=1", "--bot", "random", "--bot",
-                      "random", "--seed", str(seed), "--sandbox", "off", "--record", record)
+        out = mallows(
+            "play",
+            "take4",
+            "--bot",
+            f"{ILLEGAL}:at=1",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--seed",
+            str(seed),
+            "--sandbox",
+            "off",
+            "--record",
+            record,
+        )
         assert out.returncode == 0, out.stderr
         result = json.loads(record.read_text())["result"]
         if result["winners"] == [0]:
@@ -51,6 +72,7 @@ def test_a_forfeited_take4_squad_is_not_called_a_win(tmp_path):
 
 # -- item 8: one round numbering, from 1, in the replay and in forfeit reasons ----------------
 
+
 def _forfeit_round(lines: list[str]) -> tuple[int, int]:
     at = next(i for i, line in enumerate(lines) if " forfeits (" in line)
     said = re.search(r"decision \d+ in round (\d+)", lines[at])
@@ -60,14 +82,27 @@ def _forfeit_round(lines: list[str]) -> tuple[int, int]:
 
 def test_take4_forfeit_reason_names_the_round_the_replay_prints(tmp_path):
     record = tmp_path / "m.json"
-    out = mallows("play", "take4", "--bot", f"{ILLEGAL}:at=4", "--bot", "random", "--seed", "3",
-                  "--sandbox", "off", "--record", record)
+    out = mallows(
+        "play",
+        "take4",
+        "--bot",
+        f"{ILLEGAL}:at=4",
+        "--bot",
+        "random",
+        "--seed",
+        "3",
+        "--sandbox",
+        "off",
+        "--record",
+        record,
+    )
     assert out.returncode == 0, out.stderr
     assert "decision 4 in round 4, phase pick" in out.stdout
     lines = mallows("replay", record).stdout.splitlines()
     at, said = _forfeit_round(lines)
-    shown = next(re.match(r"round (\d+):", line) for line in lines[at:]
-                 if re.match(r"round (\d+):", line))
+    shown = next(
+        re.match(r"round (\d+):", line) for line in lines[at:] if re.match(r"round (\d+):", line)
+    )
     assert int(shown.group(1)) == said == 4  # the round whose picks the forfeit stands before
 
 
@@ -76,8 +111,20 @@ def test_arschmallows_forfeit_reason_names_the_round_the_replay_prints(tmp_path)
     # `play --seed S` is keyed with a fresh per-session key: the deal in which decision 40
     # falls after the first round is searched for (most do)
     for seed in range(1, 41):
-        out = mallows("play", "arschmallows", "--bot", "random", "--bot", f"{ILLEGAL}:at=40",
-                      "--seed", str(seed), "--sandbox", "off", "--record", record)
+        out = mallows(
+            "play",
+            "arschmallows",
+            "--bot",
+            "random",
+            "--bot",
+            f"{ILLEGAL}:at=40",
+            "--seed",
+            str(seed),
+            "--sandbox",
+            "off",
+            "--record",
+            record,
+        )
         assert out.returncode == 0, out.stderr
         lines = mallows("replay", record).stdout.splitlines()
         at, said = _forfeit_round(lines)
@@ -104,13 +151,15 @@ def small_db(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("small")
     (folder / "five.toml").write_text(SMALL)
     db = folder / "results.db"
-    out = mallows("tournament", "run", folder / "five.toml", "--db", db, "--workers", "1",
-                  "--quiet")
+    out = mallows(
+        "tournament", "run", folder / "five.toml", "--db", db, "--workers", "1", "--quiet"
+    )
     assert out.returncode == 0, out.stderr
     return db
 
 
 # -- item 5: report -o where no folder can be written -----------------------------------------
+
 
 def test_report_under_a_file_is_refused_with_the_fix(small_db, tmp_path):
     afile = tmp_path / "afile"
@@ -130,6 +179,7 @@ def test_report_where_no_folder_can_be_made_is_refused_with_the_fix(small_db):
 
 # -- item 13: SIGTERM exits 143 and SIGHUP 129, saying how to resume -------------------------
 
+
 def _stored(db: Path) -> int:
     import sqlite3
 
@@ -148,10 +198,27 @@ def test_a_terminated_compare_exits_128_plus_the_signal_and_says_how_to_resume(t
     import time
 
     db = tmp_path / "c.db"
-    proc = subprocess.Popen([MALLOWS, "compare", "random", "random:call=0.2", "--game",
-                             "arschmallows", "--workers", "1", "--max-matches", "100000",
-                             "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, cwd=REPO)
+    proc = subprocess.Popen(
+        [
+            MALLOWS,
+            "compare",
+            "random",
+            "random:call=0.2",
+            "--game",
+            "arschmallows",
+            "--workers",
+            "1",
+            "--max-matches",
+            "100000",
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=REPO,
+    )
     try:
         deadline = time.monotonic() + 120
         while _stored(db) < 4:
@@ -172,14 +239,14 @@ def test_a_terminated_compare_exits_128_plus_the_signal_and_says_how_to_resume(t
 
 # -- item 9: `games` pitfalls name `games` and the fix ---------------------------------------
 
-TAKE4_ONLY = '''
+TAKE4_ONLY = """
 class Bot:
     name = "take4only"
 
     def act(self, observation):
         observation["squads"]  # written for take4: arschmallows has no squads
         return observation["legal_actions"][0]
-'''
+"""
 
 
 def test_a_bot_without_games_that_fails_in_another_game_is_told_to_declare_them(tmp_path):
@@ -190,16 +257,19 @@ def test_a_bot_without_games_that_fails_in_another_game_is_told_to_declare_them(
     text = " ".join(out.stdout.split())
     assert "declares no games: checking every game (arschmallows, take4)" in text
     assert "KeyError: 'squads'" in text  # the failure itself, as before
-    assert ("declares no games, so it was checked in every game, and it fails only in "
-            "arschmallows") in text
+    assert (
+        "declares no games, so it was checked in every game, and it fails only in arschmallows"
+    ) in text
     assert 'games = ("take4",)' in text and "--game take4" in text
 
 
 def test_games_written_as_a_string_is_refused_naming_games_and_the_fix(tmp_path):
     bot = tmp_path / "stringy.py"
     bot.write_text(TAKE4_ONLY.replace('name = "take4only"', 'name, games = "stringy", "take4"'))
-    for args in (["bots", "check", bot, "--sandbox", "off"],
-                 ["play", "take4", "--bot", bot, "--bot", "random", "--sandbox", "off"]):
+    for args in (
+        ["bots", "check", bot, "--sandbox", "off"],
+        ["play", "take4", "--bot", bot, "--bot", "random", "--sandbox", "off"],
+    ):
         out = mallows(*args)
         assert out.returncode == 2, out.stdout + out.stderr
         assert "'t', 'a', 'k', 'e', '4'" not in out.stderr and "t, a, k, e, 4" not in out.stderr
@@ -222,10 +292,16 @@ def test_declared_games_in_every_form():
 
 # -- item 10: "did you mean" for a mistyped bot name, in every command -----------------------
 
-@pytest.mark.parametrize("args", [["play", "take4", "--bot", "gredy", "--bot", "random"],
-                                  ["bots", "check", "gredy"],
-                                  ["compare", "gredy", "random", "--game", "take4"]],
-                         ids=["play", "bots check", "compare"])
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "take4", "--bot", "gredy", "--bot", "random"],
+        ["bots", "check", "gredy"],
+        ["compare", "gredy", "random", "--game", "take4"],
+    ],
+    ids=["play", "bots check", "compare"],
+)
 def test_a_mistyped_bot_name_gets_did_you_mean(args, tmp_path):
     out = mallows(*args, "--db", tmp_path / "none.db")
     assert out.returncode == 2, out.stdout + out.stderr
@@ -239,6 +315,7 @@ def test_no_suggestion_for_a_name_close_to_nothing(tmp_path):
 
 
 # -- item 12: tables keep to COLUMNS; head-to-head columns named by bot ----------------------
+
 
 def test_ratings_keeps_to_columns_and_loses_no_figure(small_db):
     wide = mallows("ratings", "--db", small_db, "--format", "json")
@@ -270,28 +347,42 @@ def test_head_to_head_names_its_columns_by_bot_and_keeps_to_columns(small_db):
 
 def test_a_pipe_without_columns_gets_the_whole_row(small_db):
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    out = subprocess.run([MALLOWS, "ratings", "--db", str(small_db)], capture_output=True,
-                         text=True, cwd=REPO, env=env)
+    out = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(small_db)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
     header = next(line for line in out.stdout.splitlines() if line.startswith("rank"))
     assert "mu-3σ" in header and "mean place" in header  # one block: for scripts and logs
 
 
 # -- item 11 (terminal): the estimate is signed the way the question is asked ----------------
 
-@pytest.mark.parametrize("a, b, code, sign", [("greedy", "random", 0, "+"),
-                                             ("random", "greedy", 1, "-")])
+
+@pytest.mark.parametrize(
+    "a, b, code, sign", [("greedy", "random", 0, "+"), ("random", "greedy", 1, "-")]
+)
 def test_compare_estimate_reads_a_better_by(tmp_path, a, b, code, sign):
-    out = mallows("compare", a, b, "--game", "take4", "--workers", "1", "--db",
-                  tmp_path / "c.db")
+    out = mallows("compare", a, b, "--game", "take4", "--workers", "1", "--db", tmp_path / "c.db")
     assert out.returncode == code, out.stdout + out.stderr
     estimate = next(line for line in out.stdout.splitlines() if line.startswith("estimate:"))
-    assert re.match(rf"estimate: {a} better than {b} by \{sign}\d\.\d+ \+/- \d\.\d+ places per "
-                    rf"match \(95%\)", estimate), estimate
+    assert re.match(
+        rf"estimate: {a} better than {b} by \{sign}\d\.\d+ \+/- \d\.\d+ places per "
+        rf"match \(95%\)",
+        estimate,
+    ), estimate
     assert "place minus" not in out.stdout
     diff = re.findall(r"Diff: ([+-]\d\.\d+)", out.stdout)[-1]
     assert f"by {diff} " in estimate  # the same figure as the progress line's Diff
-    shown = mallows("tournament", "show", re.search(r"stored as (\S+):", out.stdout).group(1),
-                    "--db", tmp_path / "c.db")
+    shown = mallows(
+        "tournament",
+        "show",
+        re.search(r"stored as (\S+):", out.stdout).group(1),
+        "--db",
+        tmp_path / "c.db",
+    )
     assert f"{a} better than {b} by {diff}" in shown.stdout
 
 
@@ -309,15 +400,22 @@ def test_take4_refusal_counts_rounds_from_1():
 
 # -- item 14: the README says what the demo's time goes to, as measured ----------------------
 
+
 def test_the_readme_says_where_the_first_commands_time_goes():
     readme = (REPO / "README.md").read_text()
-    for text in (readme, (REPO / "tournaments" / "README.md").read_text(),
-                 (REPO / "tournaments" / "demo.toml").read_text()):
+    for text in (
+        readme,
+        (REPO / "tournaments" / "README.md").read_text(),
+        (REPO / "tournaments" / "demo.toml").read_text(),
+    ):
         assert "half a minute" not in text and "half-minute" not in text
     said = " ".join(readme.split())
     assert "Most of the first command's time is the install, not the tournament" in said
     assert "python benchmarks/bench_demo.py" in said
     script = (REPO / "benchmarks" / "bench_demo.py").read_text()
-    for step in ("-m\", \"venv\"", "\"install\", \"-q\", \"-e\", \".\"",
-                 "\"tournament\", \"run\", \"tournaments/demo.toml\""):
+    for step in (
+        '-m", "venv"',
+        '"install", "-q", "-e", "."',
+        '"tournament", "run", "tournaments/demo.toml"',
+    ):
         assert step in script  # it times the README's own first command, step by step

@@ -21,11 +21,20 @@ from mallows.errors import MallowsError
 from mallows.results.store import Store
 from mallows.tournaments.spec import load_tournament
 
-EXAMPLES = settings(max_examples=120, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
-BASE = {"name": "fz", "game": "take4", "players": 2, "deals": 1, "seed": 1,
-        "bots": ["random", "greedy"]}
+EXAMPLES = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+BASE = {
+    "name": "fz",
+    "game": "take4",
+    "players": 2,
+    "deals": 1,
+    "seed": 1,
+    "bots": ["random", "greedy"],
+}
 KEYS = list(BASE) + ["rules", "options", "limits", "ratings"]
 
 
@@ -33,6 +42,7 @@ KEYS = list(BASE) + ["rules", "options", "limits", "ratings"]
 def alarm(seconds: int = 60):
     def fire(signum, frame):
         raise TimeoutError(f"no answer in {seconds} s: a hang")
+
     old = signal.signal(signal.SIGALRM, fire)
     signal.alarm(seconds)
     try:
@@ -47,12 +57,15 @@ def invoke(args, allowed=(0, 2)):
         result = run_app(*args)  # an exception fails the test with its traceback
     assert result.exit_code in allowed, (args, result.exit_code, result.output[-2000:])
     if result.exit_code == 2:
-        assert "error" in result.output.lower() or "usage" in result.output.lower(), \
-            (args, result.output)
+        assert "error" in result.output.lower() or "usage" in result.output.lower(), (
+            args,
+            result.output,
+        )
     return result
 
 
 # -- TOML values, written by hand so that any value can be (floats: nan, inf) -----------------
+
 
 def toml(value) -> str:
     if isinstance(value, bool):
@@ -75,21 +88,60 @@ def toml(value) -> str:
 
 
 scalars = st.one_of(
-    st.integers(), st.integers(min_value=-2, max_value=10),
-    st.sampled_from([2**63, -2**63, 10**30, 0, -1, 5_000_001]),
+    st.integers(),
+    st.integers(min_value=-2, max_value=10),
+    st.sampled_from([2**63, -(2**63), 10**30, 0, -1, 5_000_001]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from([float("nan"), float("inf"), -float("inf"), 1e300, 1e-300, -0.0]),
-    st.booleans(), st.text(max_size=30),
-    st.sampled_from(["random", "greedy", "heuristic", "random:call=nan", "bots/random.py",
-                     "greedy ", "nl\n", "é🎲", "x" * 300, "", "take4", "arschmallows",
-                     "supermallows", "../../etc/passwd", "random:call=0.1,call=0.2"]))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
-    max_leaves=12)
+    st.booleans(),
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "random",
+            "greedy",
+            "heuristic",
+            "random:call=nan",
+            "bots/random.py",
+            "greedy ",
+            "nl\n",
+            "é🎲",
+            "x" * 300,
+            "",
+            "take4",
+            "arschmallows",
+            "supermallows",
+            "../../etc/passwd",
+            "random:call=0.1,call=0.2",
+        ]
+    ),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 sub_tables = st.dictionaries(
-    st.sampled_from(["decision_seconds", "match_seconds", "start_seconds", "memory_mb", "mu",
-                     "sigma", "beta", "tau", "draw_probability", "table_cards", "max_rounds",
-                     "x"]), scalars, max_size=4)
+    st.sampled_from(
+        [
+            "decision_seconds",
+            "match_seconds",
+            "start_seconds",
+            "memory_mb",
+            "mu",
+            "sigma",
+            "beta",
+            "tau",
+            "draw_probability",
+            "table_cards",
+            "max_rounds",
+            "x",
+        ]
+    ),
+    scalars,
+    max_size=4,
+)
 
 
 @st.composite
@@ -108,9 +160,19 @@ def documents(draw) -> str:
 raw_files = st.one_of(
     st.binary(max_size=300),
     st.text(max_size=300),
-    st.sampled_from(["", "\n", "[[[", "x = " + "[" * 5000 + "]" * 5000,
-                     "x = " + "{a = " * 3000 + "1" + "}" * 3000,
-                     "name = \"" + "n" * 100_000 + "\"", "\ufeffname = 'a'", "\0\0\0"]))
+    st.sampled_from(
+        [
+            "",
+            "\n",
+            "[[[",
+            "x = " + "[" * 5000 + "]" * 5000,
+            "x = " + "{a = " * 3000 + "1" + "}" * 3000,
+            'name = "' + "n" * 100_000 + '"',
+            "\ufeffname = 'a'",
+            "\0\0\0",
+        ]
+    ),
+)
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +188,10 @@ def check_file(path: Path, place: Path) -> None:
     try:
         t = load_tournament(path).check_bots()
     except MallowsError:
-        invoke(["tournament", "run", path, "--db", place / "m.db", "--workers", "1", "--quiet"],
-               allowed=(2,))
+        invoke(
+            ["tournament", "run", path, "--db", place / "m.db", "--workers", "1", "--quiet"],
+            allowed=(2,),
+        )
         return
     # accepted: a sane tournament (never run here: a valid file may schedule hours of play)
     assert t.match_count() >= 1 and all(isinstance(b, str) for b in t.bots)
@@ -154,28 +218,96 @@ def test_raw_and_binary_tournament_files(in_repo, place, data):
 
 def test_a_folder_and_devices_as_tournament_files(in_repo, place):
     for path in (place, Path("/dev/null"), place / "missing.toml"):
-        invoke(["tournament", "run", path, "--db", place / "m.db", "--workers", "1"],
-               allowed=(2,))
+        invoke(["tournament", "run", path, "--db", place / "m.db", "--workers", "1"], allowed=(2,))
 
 
 # -- command-line arguments of every command ----------------------------------------------------
 
-COMMANDS = [["play", "take4"], ["play", "arschmallows"], ["play"], ["bots", "list"],
-            ["bots", "check"], ["tournament", "run"], ["tournament", "list"],
-            ["tournament", "show"], ["ratings"], ["replay"], ["db", "check"], []]
-OPTIONS = ["--bot", "--rules", "--option", "--seed", "--record", "--decision-seconds", "--game",
-           "--games", "--match-seconds", "--db", "--workers", "--address", "--batch-size",
-           "--tournament", "--format", "--json", "--quiet", "--probe", "--no-probe", "--help"]
+COMMANDS = [
+    ["play", "take4"],
+    ["play", "arschmallows"],
+    ["play"],
+    ["bots", "list"],
+    ["bots", "check"],
+    ["tournament", "run"],
+    ["tournament", "list"],
+    ["tournament", "show"],
+    ["ratings"],
+    ["replay"],
+    ["db", "check"],
+    [],
+]
+OPTIONS = [
+    "--bot",
+    "--rules",
+    "--option",
+    "--seed",
+    "--record",
+    "--decision-seconds",
+    "--game",
+    "--games",
+    "--match-seconds",
+    "--db",
+    "--workers",
+    "--address",
+    "--batch-size",
+    "--tournament",
+    "--format",
+    "--json",
+    "--quiet",
+    "--probe",
+    "--no-probe",
+    "--help",
+]
 TOKENS = st.one_of(
     st.sampled_from(OPTIONS),
-    st.sampled_from(["random", "greedy", "heuristic", "example_python", "random:call=2",
-                     "nosuchbot", "-1", "0", "1", "2", "99999999999999999999999", "nan", "inf",
-                     "-inf", "1e-9", "abc", "", " ", "é🎲", "table_cards=4", "x=", "=1",
-                     "standard", "supermallows", "json", "csv", "markdown", "v1-take4",
-                     "v1-take4/3", "v1-take4/999", "nope/0", "127.0.0.1:1", "bad-address",
-                     "/dev/full", "/proc/x/y.db", ".", "x" * 300, "tournaments/demo.toml",
-                     "{small}", "{db}", "{folder}"]),
-    st.text(max_size=12))
+    st.sampled_from(
+        [
+            "random",
+            "greedy",
+            "heuristic",
+            "example_python",
+            "random:call=2",
+            "nosuchbot",
+            "-1",
+            "0",
+            "1",
+            "2",
+            "99999999999999999999999",
+            "nan",
+            "inf",
+            "-inf",
+            "1e-9",
+            "abc",
+            "",
+            " ",
+            "é🎲",
+            "table_cards=4",
+            "x=",
+            "=1",
+            "standard",
+            "supermallows",
+            "json",
+            "csv",
+            "markdown",
+            "v1-take4",
+            "v1-take4/3",
+            "v1-take4/999",
+            "nope/0",
+            "127.0.0.1:1",
+            "bad-address",
+            "/dev/full",
+            "/proc/x/y.db",
+            ".",
+            "x" * 300,
+            "tournaments/demo.toml",
+            "{small}",
+            "{db}",
+            "{folder}",
+        ]
+    ),
+    st.text(max_size=12),
+)
 
 
 @EXAMPLES
@@ -183,13 +315,14 @@ TOKENS = st.one_of(
 def test_fuzzed_command_lines(in_repo, place, command, tokens):
     small = place / "small.toml"
     if not small.exists():
-        small.write_text('name = "s"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\n'
-                         'bots = ["random", "greedy"]\n')
+        small.write_text(
+            'name = "s"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\n'
+            'bots = ["random", "greedy"]\n'
+        )
     subs = {"{small}": str(small), "{db}": str(place / "m.db"), "{folder}": str(place)}
     args = command + [subs.get(t, t) for t in tokens]
     # a fresh copy per example would be slow: the shared database may grow, never break
-    if "--db" not in args and command and command[0] in ("tournament", "ratings", "replay",
-                                                         "db"):
+    if "--db" not in args and command and command[0] in ("tournament", "ratings", "replay", "db"):
         args += ["--db", str(place / "m.db")]
     if command[:2] == ["tournament", "run"] and "--workers" not in args:
         args += ["--workers", "1"]  # a local Ray per example would take minutes

@@ -10,14 +10,26 @@ import subprocess
 import pytest
 from conftest import MALLOWS, REPO
 
-COMMANDS = [[], ["play"], ["bots"], ["bots", "check"], ["tournament"], ["tournament", "run"],
-            ["compare"], ["report"], ["ratings"], ["export"], ["db"]]
+COMMANDS = [
+    [],
+    ["play"],
+    ["bots"],
+    ["bots", "check"],
+    ["tournament"],
+    ["tournament", "run"],
+    ["compare"],
+    ["report"],
+    ["ratings"],
+    ["export"],
+    ["db"],
+]
 
 
 def help_of(*args: str, columns: int = 200) -> str:
     env = dict(os.environ, COLUMNS=str(columns), TERM="dumb", NO_COLOR="1")
-    out = subprocess.run([MALLOWS, *args, "--help"], capture_output=True, text=True,
-                         cwd=REPO, env=env, timeout=60)
+    out = subprocess.run(
+        [MALLOWS, *args, "--help"], capture_output=True, text=True, cwd=REPO, env=env, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -25,7 +37,8 @@ def help_of(*args: str, columns: int = 200) -> str:
 def test_square_brackets_are_text_not_markup():
     text = " ".join(help_of("tournament", "run").split())
     assert 'as sandbox = "off" in [limits]; stored with the tournament' in " ".join(
-        text.replace("│", " ").split())
+        text.replace("│", " ").split()
+    )
     assert "the file's [limits], else on" in " ".join(text.replace("│", " ").split())
 
 

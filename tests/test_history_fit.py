@@ -36,16 +36,18 @@ def naive_log_likelihood(theta: dict[str, float], results) -> float:
     return total
 
 
-def naive_log_posterior(theta: dict[str, float], results, both_ways=True,
-                        prior_sd=PRIOR_SD) -> float:
+def naive_log_posterior(
+    theta: dict[str, float], results, both_ways=True, prior_sd=PRIOR_SD
+) -> float:
     """Read down the places (the winner picked first by strength) and, ``both_ways``, up them
     (the last picked first by weakness: strengths exp(-theta), places reversed), averaged."""
     value = naive_log_likelihood(theta, results)
     if both_ways:
-        up = naive_log_likelihood({b: -t for b, t in theta.items()},
-                                  [(p, [-r for r in ranks]) for p, ranks in results])
+        up = naive_log_likelihood(
+            {b: -t for b, t in theta.items()}, [(p, [-r for r in ranks]) for p, ranks in results]
+        )
         value = (value + up) / 2
-    return value - sum(t * t for t in theta.values()) / (2 * prior_sd ** 2)
+    return value - sum(t * t for t in theta.values()) / (2 * prior_sd**2)
 
 
 def test_the_fit_is_bit_identical_for_any_order_of_matches_and_seats():
@@ -91,8 +93,9 @@ def test_the_mode_maximises_plackett_luce_with_breslow_ties(both_ways):
         h = 1e-5
         up = dict(theta, **{b: theta[b] + h})
         down = dict(theta, **{b: theta[b] - h})
-        slope = (naive_log_posterior(up, res, both_ways)
-                 - naive_log_posterior(down, res, both_ways)) / (2 * h)
+        slope = (
+            naive_log_posterior(up, res, both_ways) - naive_log_posterior(down, res, both_ways)
+        ) / (2 * h)
         assert abs(slope) < 1e-4, (b, slope)
     # the two readings are different objectives: each one's mode is not the other's
     other = dict(zip(fit.bots, fit_history(res, draws=0, both_ways=not both_ways).theta))
@@ -147,9 +150,17 @@ def test_empty_and_one_seat_results_and_bad_input():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.permutations(["a", "b", "c", "d"]),
-                          st.lists(st.integers(0, 3), min_size=4, max_size=4)),
-                min_size=1, max_size=12), st.randoms(use_true_random=False))
+@given(
+    st.lists(
+        st.tuples(
+            st.permutations(["a", "b", "c", "d"]),
+            st.lists(st.integers(0, 3), min_size=4, max_size=4),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.randoms(use_true_random=False),
+)
 def test_property_any_order_any_ties_gives_the_same_fit(matches, rng):
     res = [(list(p)[:3], sorted(r)[:3]) for p, r in matches]
     shuffled = list(res)
@@ -178,8 +189,13 @@ def test_recovers_a_known_order_at_least_as_well_as_online_trueskill():
 
 def test_mixed_table_sizes_and_a_bot_in_two_seats():
     # two- to four-seat matches in one fit, and self-play (a bot in two seats of one match)
-    res = [(["a", "b"], [0, 1]), (["a", "b", "c"], [1, 0, 2]), (["c", "d", "a", "b"], [0, 1, 2, 3]),
-           (["a", "a", "d"], [0, 2, 1]), (["b", "d"], [0, 0])] * 5
+    res = [
+        (["a", "b"], [0, 1]),
+        (["a", "b", "c"], [1, 0, 2]),
+        (["c", "d", "a", "b"], [0, 1, 2, 3]),
+        (["a", "a", "d"], [0, 2, 1]),
+        (["b", "d"], [0, 0]),
+    ] * 5
     fit = fit_history(res, draws=500)
     rows = {r.bot: r for r in fit.rows()}
     assert rows["a"].matches == 20 and rows["d"].matches == 15
@@ -196,11 +212,16 @@ def test_mixed_table_sizes_and_a_bot_in_two_seats():
 def test_the_intervals_are_the_curvature_of_the_written_out_posterior():
     # the Laplace covariance (centred on the field's mean) against a numeric Hessian of the
     # seat-by-seat posterior at the mode, ties, mixed table sizes and self-play included
-    res = [(["a", "b", "c"], [0, 0, 2]), (["c", "d"], [0, 1]), (["a", "d", "b", "c"], [3, 0, 1, 2]),
-           (["b", "b", "d"], [0, 1, 1])] * 4
+    res = [
+        (["a", "b", "c"], [0, 0, 2]),
+        (["c", "d"], [0, 1]),
+        (["a", "d", "b", "c"], [3, 0, 1, 2]),
+        (["b", "b", "d"], [0, 1, 1]),
+    ] * 4
     fit = fit_history(res, draws=0)
     theta = dict(zip(fit.bots, fit.theta))
     n, e = len(fit.bots), 1e-4
+
     def at(a, b, da, db):
         t = dict(theta)
         t[a] += da
@@ -210,8 +231,9 @@ def test_the_intervals_are_the_curvature_of_the_written_out_posterior():
     hess = np.zeros((n, n))
     for i, a in enumerate(fit.bots):
         for j, b in enumerate(fit.bots):
-            hess[i, j] = (at(a, b, e, e) - at(a, b, e, -e) - at(a, b, -e, e)
-                          + at(a, b, -e, -e)) / (4 * e * e)
+            hess[i, j] = (at(a, b, e, e) - at(a, b, e, -e) - at(a, b, -e, e) + at(a, b, -e, -e)) / (
+                4 * e * e
+            )
     centre = np.eye(n) - 1.0 / n
     expected = centre @ np.linalg.inv(-hess) @ centre
     assert np.allclose(fit.cov, expected, atol=1e-5)

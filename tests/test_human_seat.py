@@ -51,8 +51,10 @@ class Terminal:
                 if not chunk:
                     return None, None
                 self.out += chunk
-        raise AssertionError(f"no prompt within {timeout} s; the terminal shows:\n"
-                             + self.out[-3000:].decode(errors="replace"))
+        raise AssertionError(
+            f"no prompt within {timeout} s; the terminal shows:\n"
+            + self.out[-3000:].decode(errors="replace")
+        )
 
     def text(self) -> str:
         """What the terminal shows, without colour codes."""
@@ -70,8 +72,10 @@ class Terminal:
             if time.monotonic() > deadline:
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
-                raise AssertionError(f"the console script did not end within {timeout} s; the "
-                                     f"terminal shows:\n{self.text()[-3000:]}")
+                raise AssertionError(
+                    f"the console script did not end within {timeout} s; the "
+                    f"terminal shows:\n{self.text()[-3000:]}"
+                )
             try:  # keep reading, so a chatty child never blocks on a full terminal
                 if select.select([self.fd], [], [], 0.1)[0]:
                     self.out += os.read(self.fd, 65536)
@@ -119,8 +123,20 @@ def test_a_person_plays_a_whole_take4_match_in_a_terminal():
 
 
 def test_a_person_plays_a_whole_arschmallows_match_in_a_terminal():
-    term = Terminal("play", "arschmallows", "--bot", "random", "--bot", "human", "--seed", "3",
-                    "--option", "rounds=2", "--option", "table_cards=4")
+    term = Terminal(
+        "play",
+        "arschmallows",
+        "--bot",
+        "random",
+        "--bot",
+        "human",
+        "--seed",
+        "3",
+        "--option",
+        "rounds=2",
+        "--option",
+        "table_cards=4",
+    )
     refused = []
 
     def answer(k: int, n: int) -> str:
@@ -140,8 +156,18 @@ def test_a_person_plays_a_whole_arschmallows_match_in_a_terminal():
 
 
 def test_ctrl_c_at_the_prompt_ends_the_match_cleanly():
-    term = Terminal("play", "take4", "--bot", "human", "--bot", "greedy", "--seed", "1",
-                    "--record", os.devnull + "-never")
+    term = Terminal(
+        "play",
+        "take4",
+        "--bot",
+        "human",
+        "--bot",
+        "greedy",
+        "--seed",
+        "1",
+        "--record",
+        os.devnull + "-never",
+    )
     term.read_until(PROMPT)
     term.send("\x03")  # the terminal turns it into SIGINT
     code = term.wait()
@@ -153,8 +179,7 @@ def test_ctrl_c_at_the_prompt_ends_the_match_cleanly():
 
 
 def test_a_time_limit_applies_only_when_set():
-    term = Terminal("play", "take4", "--bot", "human:seconds=1", "--bot", "random", "--seed",
-                    "2")
+    term = Terminal("play", "take4", "--bot", "human:seconds=1", "--bot", "random", "--seed", "2")
     term.read_until(PROMPT)  # no answer: the seat forfeits and random plays it
     _, m = term.read_until(re.compile(rb"place\s+seat\s+bot"), timeout=60)
     assert term.wait() == 0
@@ -171,25 +196,40 @@ def test_the_human_seat_parameters_are_checked_before_the_match():
     assert spec.kind == "human" and not spec.isolated and set(spec.games) >= {"take4"}
 
 
-PEEK = {"game": "arschmallows", "phase": "peek",
-        "legal_actions": [{"type": "peek", "slots": [0, 1]}, {"type": "peek", "slots": [0, 2]},
-                          {"type": "peek", "slots": [1, 2]}]}
-USE = {"game": "arschmallows", "phase": "use",
-       "legal_actions": [{"type": "swap", "slot": 0}, {"type": "swap", "slot": 2},
-                         {"type": "get_rid", "choose_from": [0, 2, 3]}]}
+PEEK = {
+    "game": "arschmallows",
+    "phase": "peek",
+    "legal_actions": [
+        {"type": "peek", "slots": [0, 1]},
+        {"type": "peek", "slots": [0, 2]},
+        {"type": "peek", "slots": [1, 2]},
+    ],
+}
+USE = {
+    "game": "arschmallows",
+    "phase": "use",
+    "legal_actions": [
+        {"type": "swap", "slot": 0},
+        {"type": "swap", "slot": 2},
+        {"type": "get_rid", "choose_from": [0, 2, 3]},
+    ],
+}
 
 
-@pytest.mark.parametrize("observation, action, expected, why", [
-    (PEEK, {"type": "peek", "slots": [2, 0]}, {"type": "peek", "slots": [0, 2]}, None),
-    (PEEK, {"type": "peek", "slots": [0, 3]}, None, "not one of the legal actions"),
-    (PEEK, {"type": "draw"}, None, "'draw' is not possible now"),
-    (USE, {"type": "get_rid", "slots": [3, 0]}, {"type": "get_rid", "slots": [3, 0]}, None),
-    (USE, {"type": "get_rid", "slots": [3]}, None, "two or more different slots"),
-    (USE, {"type": "get_rid", "slots": [3, 3]}, None, "two or more different slots"),
-    (USE, {"type": "get_rid", "slots": [1, 3]}, None, "slot 1 is not one of your face-down"),
-    (USE, {"type": "swap", "slot": 1}, None, "not one of the legal actions"),
-    (USE, "swap", None, "give its number"),
-])
+@pytest.mark.parametrize(
+    "observation, action, expected, why",
+    [
+        (PEEK, {"type": "peek", "slots": [2, 0]}, {"type": "peek", "slots": [0, 2]}, None),
+        (PEEK, {"type": "peek", "slots": [0, 3]}, None, "not one of the legal actions"),
+        (PEEK, {"type": "draw"}, None, "'draw' is not possible now"),
+        (USE, {"type": "get_rid", "slots": [3, 0]}, {"type": "get_rid", "slots": [3, 0]}, None),
+        (USE, {"type": "get_rid", "slots": [3]}, None, "two or more different slots"),
+        (USE, {"type": "get_rid", "slots": [3, 3]}, None, "two or more different slots"),
+        (USE, {"type": "get_rid", "slots": [1, 3]}, None, "slot 1 is not one of your face-down"),
+        (USE, {"type": "swap", "slot": 1}, None, "not one of the legal actions"),
+        (USE, "swap", None, "give its number"),
+    ],
+)
 def test_the_answer_checker(observation, action, expected, why):
     chosen, reason = check(observation, action)
     assert chosen == expected
@@ -197,23 +237,34 @@ def test_the_answer_checker(observation, action, expected, why):
 
 
 def test_choose_asks_again_until_the_answer_is_legal():
-    obs = {"game": "take4", "seat": 0, "players": 2, "round": 0, "deck": 60,
-           "positions": ["Cam", "Lola", None, "Maui"], "collections": [[], []], "history": [],
-           "legal_actions": [{"type": "pick", "position": 1}, {"type": "pick", "position": 2},
-                             {"type": "pick", "position": 4}]}
+    obs = {
+        "game": "take4",
+        "seat": 0,
+        "players": 2,
+        "round": 0,
+        "deck": 60,
+        "positions": ["Cam", "Lola", None, "Maui"],
+        "collections": [[], []],
+        "history": [],
+        "legal_actions": [
+            {"type": "pick", "position": 1},
+            {"type": "pick", "position": 2},
+            {"type": "pick", "position": 4},
+        ],
+    }
     answers = iter(["", "?", "pick 3", "0", '{"type": "pick", "position": 4}'])
     said: list[str] = []
-    assert choose(obs, lambda prompt: next(answers), said.append) == {"type": "pick",
-                                                                       "position": 4}
+    assert choose(obs, lambda prompt: next(answers), said.append) == {"type": "pick", "position": 4}
     assert any("that is not one of the legal actions" in s for s in said)
     assert any("there is no action 0" in s for s in said)
     assert "  3: - (empty)" in said
 
 
-
 def test_a_small_human_league_through_the_terminal(tmp_path):
-    (tmp_path / "league.toml").write_text('name = "league"\ngame = "take4"\nplayers = 2\n'
-                                          'deals = 1\nseed = 3\nbots = ["human", "greedy"]\n')
+    (tmp_path / "league.toml").write_text(
+        'name = "league"\ngame = "take4"\nplayers = 2\n'
+        'deals = 1\nseed = 3\nbots = ["human", "greedy"]\n'
+    )
     db = tmp_path / "league.db"
     term = Terminal("tournament", "run", str(tmp_path / "league.toml"), "--db", str(db))
     decisions = 0
@@ -228,18 +279,37 @@ def test_a_small_human_league_through_the_terminal(tmp_path):
     assert text.count("== match over: you are placed") == 2 and decisions >= 4
     assert "you at seat 0 of 2" in text and "you at seat 1 of 2" in text
     import subprocess
-    own = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--tournament", "league"],
-                         capture_output=True, text=True)
+
+    own = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--tournament", "league"],
+        capture_output=True,
+        text=True,
+    )
     assert "human" in own.stdout
-    game = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--game", "take4"],
-                          capture_output=True, text=True)
+    game = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--game", "take4"], capture_output=True, text=True
+    )
     # off the bots' game board (every take4 match here had a person: the board is empty)
     assert game.returncode == 0 and "take4 (all tournaments)" in game.stdout
     assert not re.search(r"\bhuman\b", game.stdout), game.stdout
-    asked = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--game", "take4",
-                            "--humans"], capture_output=True, text=True)
+    asked = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--game", "take4", "--humans"],
+        capture_output=True,
+        text=True,
+    )
     assert "people too" in asked.stdout and re.search(r"\bhuman\b", asked.stdout)
-    refused = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "league.toml"),
-                              "--db", str(tmp_path / "other.db"), "--workers", "2"],
-                             capture_output=True, text=True)
+    refused = subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(tmp_path / "league.toml"),
+            "--db",
+            str(tmp_path / "other.db"),
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert refused.returncode == 2 and "run the tournament with --workers 1" in refused.stderr

@@ -12,15 +12,19 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip(
-    "pyspiel", reason="the [openspiel] extra is not installed: pip install -e '.[openspiel]'")
+    "pyspiel", reason="the [openspiel] extra is not installed: pip install -e '.[openspiel]'"
+)
 
 from mallows.games import get_game  # noqa: E402
 from mallows.games.base import SeededChance  # noqa: E402
 from mallows.interop import openspiel as mos  # noqa: E402
 
-SMALL = ["mallows_take4", "mallows_take4(players=4)",
-         "mallows_arschmallows(players=2,table_cards=4,rounds=1)",
-         "mallows_arschmallows(players=3,table_cards=4,rounds=2,rules=supermallows)"]
+SMALL = [
+    "mallows_take4",
+    "mallows_take4(players=4)",
+    "mallows_arschmallows(players=2,table_cards=4,rounds=1)",
+    "mallows_arschmallows(players=3,table_cards=4,rounds=2,rules=supermallows)",
+]
 
 
 @pytest.mark.parametrize("name", SMALL)
@@ -31,8 +35,12 @@ def test_openspiels_random_sim_test(name):
 
 @pytest.mark.slow
 def test_openspiels_random_sim_test_on_the_full_arschmallows():
-    pyspiel.random_sim_test(pyspiel.load_game("mallows_arschmallows(players=4)"), num_sims=1,
-                            serialize=False, verbose=False)
+    pyspiel.random_sim_test(
+        pyspiel.load_game("mallows_arschmallows(players=4)"),
+        num_sims=1,
+        serialize=False,
+        verbose=False,
+    )
 
 
 def play(game, choose, seed: int):
@@ -67,8 +75,12 @@ def test_a_played_match_is_a_record_the_engine_replays(name):
     engine = state.engine
     module = get_game(engine.game)
     players = game.num_players()
-    record = {"game": engine.game, "options": engine.options, "players": ["p"] * players,
-              "events": engine.events}
+    record = {
+        "game": engine.game,
+        "options": engine.options,
+        "players": ["p"] * players,
+        "events": engine.events,
+    }
     ranks = module.replay(record).result([None] * players)["ranks"]
     assert state.returns() == [1 - 2 * r / (players - 1) for r in ranks]
 
@@ -80,8 +92,13 @@ def test_ismcts_beats_random_at_take4():
     total = 0.0
     for i in range(4):
         me = i % 2
-        state = play(game, lambda s, me=me: bot.step(s) if s.current_player() == me
-                     else rnd.choice(s.legal_actions()), 100 + i)
+        state = play(
+            game,
+            lambda s, me=me: (
+                bot.step(s) if s.current_player() == me else rnd.choice(s.legal_actions())
+            ),
+            100 + i,
+        )
         total += state.returns()[me]
     assert total > 0, total  # random against random averages 0
 
@@ -90,8 +107,9 @@ def test_ismcts_plays_a_small_arschmallows():
     game = pyspiel.load_game("mallows_arschmallows(players=2,table_cards=4,rounds=1)")
     bot = mos.ismcts_bot(game, max_simulations=10, seed=1)
     rnd = random.Random(1)
-    state = play(game, lambda s: bot.step(s) if s.current_player() == 0
-                 else rnd.choice(s.legal_actions()), 1)
+    state = play(
+        game, lambda s: bot.step(s) if s.current_player() == 0 else rnd.choice(s.legal_actions()), 1
+    )
     assert state.is_terminal()
 
 
@@ -108,8 +126,9 @@ def test_a_state_rebuilt_from_an_observation_shows_the_seat_that_observation():
                 rebuilt = mos.take4_state_from_observation(game, obs, random.Random(seed))
                 mine = rebuilt._observation(seat)
                 assert rebuilt.current_player() == seat
-                assert {k: v for k, v in mine.items() if k != "options"} == \
-                    {k: v for k, v in obs.items() if k != "options"}
+                assert {k: v for k, v in mine.items() if k != "options"} == {
+                    k: v for k, v in obs.items() if k != "options"
+                }
                 checked += 1
                 state.apply(seat, module.random_action(obs, rng))
     assert checked > 30
@@ -144,16 +163,32 @@ def test_the_openspiel_bot_plays_a_mallows_tournament(tmp_path):
     (tmp_path / "os.toml").write_text(
         'name = "openspiel"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 9\n'
         'bots = ["openspiel_ismcts:simulations=5", "random"]\n'
-        '[limits]\ndecision_seconds = 30\n')
+        "[limits]\ndecision_seconds = 30\n"
+    )
     db = tmp_path / "t.db"
-    out = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "os.toml"), "--db",
-                          str(db), "--workers", "1"],
-                         cwd=REPO, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(tmp_path / "os.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "openspiel_ismcts" in out.stdout
-    shown = subprocess.run([MALLOWS, "export", "--db", str(db)], cwd=REPO,
-                           capture_output=True, text=True)
+    shown = subprocess.run(
+        [MALLOWS, "export", "--db", str(db)], cwd=REPO, capture_output=True, text=True
+    )
     import json
+
     records = [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
     assert len(records) == 2  # both seat orders
     for row in records:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 pettingzoo = pytest.importorskip(
-    "pettingzoo", reason="the [pettingzoo] extra is not installed: pip install -e '.[pettingzoo]'")
+    "pettingzoo", reason="the [pettingzoo] extra is not installed: pip install -e '.[pettingzoo]'"
+)
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
 
 from mallows.games import get_game  # noqa: E402
@@ -65,8 +66,12 @@ def test_a_whole_match_ends_with_rewards_from_the_engines_places(game, players):
     assert rewards == [1 - 2 * r / (players - 1) for r in ranks]
     # the engine replays the events the environment produced to the same result
     module = get_game(game)
-    record = {"game": game, "options": state.options, "players": ["p"] * players,
-              "events": state.events}
+    record = {
+        "game": game,
+        "options": state.options,
+        "players": ["p"] * players,
+        "events": state.events,
+    }
     assert module.replay(record).result([None] * players)["ranks"] == ranks
 
 
@@ -122,8 +127,11 @@ def test_arschmallows_get_rid_is_taken_slot_by_slot():
             continue
         choices = np.flatnonzero(mask)
         slot_choices = [c for c in choices if enc.SLOT <= c < enc.SWAP]
-        pick = slot_choices[0] if slot_choices and env.table.observation(seat)["phase"] == \
-            "use" else choices[-1]
+        pick = (
+            slot_choices[0]
+            if slot_choices and env.table.observation(seat)["phase"] == "use"
+            else choices[-1]
+        )
         env.step(int(pick))
     assert seen_reveal
     assert env.action_space("player_0").n == 246 and enc.actions == 246

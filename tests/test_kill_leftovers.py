@@ -34,8 +34,12 @@ from killing import Forked
 from mallows.agents import sandbox
 from mallows.agents.submissions import cache_root
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    sandbox.problem() is not None, reason=f"no sandbox here: {sandbox.problem()}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        sandbox.problem() is not None, reason=f"no sandbox here: {sandbox.problem()}"
+    ),
+]
 
 KILLS = 25
 OUR_PIDNS = os.readlink("/proc/self/ns/pid")
@@ -44,21 +48,30 @@ OUR_PIDNS = os.readlink("/proc/self/ns/pid")
 def _proc(pid: str) -> dict | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-        fields = stat[stat.rindex(")") + 2:].split()
-        return {"pid": int(pid), "state": fields[0], "ppid": int(fields[1]),
-                "sid": int(fields[3]),
-                "cmd": Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-                .decode(errors="replace"),
-                "cgroup": Path(f"/proc/{pid}/cgroup").read_text(),
-                "pidns": os.readlink(f"/proc/{pid}/ns/pid")}
+        fields = stat[stat.rindex(")") + 2 :].split()
+        return {
+            "pid": int(pid),
+            "state": fields[0],
+            "ppid": int(fields[1]),
+            "sid": int(fields[3]),
+            "cmd": Path(f"/proc/{pid}/cmdline")
+            .read_bytes()
+            .replace(b"\0", b" ")
+            .decode(errors="replace"),
+            "cgroup": Path(f"/proc/{pid}/cgroup").read_text(),
+            "pidns": os.readlink(f"/proc/{pid}/ns/pid"),
+        }
     except (OSError, ValueError):
         return None
 
 
 def leftovers(killed: set[int], markers: list[str]) -> list[dict]:
     """Every live process of the ``killed`` commands, by session, cgroup and namespace."""
-    procs = {p["pid"]: p for p in map(_proc, filter(str.isdigit, os.listdir("/proc")))
-             if p is not None and p["state"] != "Z" and p["pid"] != os.getpid()}
+    procs = {
+        p["pid"]: p
+        for p in map(_proc, filter(str.isdigit, os.listdir("/proc")))
+        if p is not None and p["state"] != "Z" and p["pid"] != os.getpid()
+    }
 
     def marked(p: dict, depth: int = 0) -> bool:
         if any(m in p["cmd"] for m in markers):
@@ -90,7 +103,8 @@ def assert_nothing_left(killed: set[int], markers: list[str], what: str) -> None
         except OSError:
             pass
     assert not left, f"{what}: left behind: " + "; ".join(
-        f"pid {p['pid']} ({', '.join(p['why'])}): {p['cmd'][:150]}" for p in left)
+        f"pid {p['pid']} ({', '.join(p['why'])}): {p['cmd'][:150]}" for p in left
+    )
 
 
 def cgroups_of(killed: set[int]) -> list[str]:
@@ -139,9 +153,24 @@ def kill_many(args_for, markers: list[str], what: str, longest: float, seed: int
 
 def finish(bot: Path, tmp_path: Path, killed: set[int]) -> None:
     """One ordinary command; then nothing of the killed ones is left anywhere."""
-    proc = subprocess.run([MALLOWS, "bots", "submit", str(bot), "--name", "after", "--games",
-                           "1", "--db", str(tmp_path / "after.db")], capture_output=True,
-                          text=True, timeout=300, cwd=REPO)
+    proc = subprocess.run(
+        [
+            MALLOWS,
+            "bots",
+            "submit",
+            str(bot),
+            "--name",
+            "after",
+            "--games",
+            "1",
+            "--db",
+            str(tmp_path / "after.db"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert cgroups_of(killed) == []
     partial = [p.name for p in cache_root().iterdir() if p.name.startswith(".")]
@@ -160,29 +189,46 @@ def test_killed_bots_submit_leaves_nothing(bot, tmp_path):
 
 
 def test_killed_bots_check_leaves_nothing(bot, tmp_path):
-    killed = kill_many(lambda n: ["bots", "check", str(bot), "--games", "3", "--seed", str(n)],
-                       [str(bot)], "bots check", 1.5, 262)
+    killed = kill_many(
+        lambda n: ["bots", "check", str(bot), "--games", "3", "--seed", str(n)],
+        [str(bot)],
+        "bots check",
+        1.5,
+        262,
+    )
     finish(bot, tmp_path, killed)
 
 
 def test_killed_play_leaves_nothing(bot, tmp_path):
-    killed = kill_many(lambda n: ["play", "take4", "--bot", str(bot), "--bot", "random",
-                                  "--seed", str(n)], [str(bot)], "play", 1.0, 263)
+    killed = kill_many(
+        lambda n: ["play", "take4", "--bot", str(bot), "--bot", "random", "--seed", str(n)],
+        [str(bot)],
+        "play",
+        1.0,
+        263,
+    )
     finish(bot, tmp_path, killed)
 
 
 def test_killed_tournament_leaves_nothing(bot, tmp_path):
     toml = tmp_path / "k.toml"
-    toml.write_text(f'name = "k"\ngame = "take4"\nplayers = 2\ndeals = 50\nseed = 1\n'
-                    f'bots = ["random", "{bot}"]\n')
+    toml.write_text(
+        f'name = "k"\ngame = "take4"\nplayers = 2\ndeals = 50\nseed = 1\n'
+        f'bots = ["random", "{bot}"]\n'
+    )
     db = str(tmp_path / "k.db")
-    killed = kill_many(lambda n: ["tournament", "run", str(toml), "--db", db, "--workers",
-                                  "1", "--quiet"], [str(bot), str(cache_root())],
-                       "tournament run", 2.0, 264)
+    killed = kill_many(
+        lambda n: ["tournament", "run", str(toml), "--db", db, "--workers", "1", "--quiet"],
+        [str(bot), str(cache_root())],
+        "tournament run",
+        2.0,
+        264,
+    )
     finish(bot, tmp_path, killed)
 
 
 # -- the two races, made to happen -------------------------------------------------------------
+
 
 def test_a_process_left_in_a_bot_cgroup_dies_with_the_platform(tmp_path):
     """What the rare race leaves (a bwrap child adopted by init, in its own session, still in
@@ -212,11 +258,13 @@ def test_a_process_left_in_a_bot_cgroup_dies_with_the_platform(tmp_path):
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and (Path(f"/proc/{sleeper}").exists()
-                                           or folder.exists()):
+    while time.monotonic() < deadline and (Path(f"/proc/{sleeper}").exists() or folder.exists()):
         time.sleep(0.05)
-    alive = Path(f"/proc/{sleeper}").exists() and "Z" not in _proc(str(sleeper) or "")["state"] \
-        if _proc(str(sleeper)) else False
+    alive = (
+        Path(f"/proc/{sleeper}").exists() and "Z" not in _proc(str(sleeper) or "")["state"]
+        if _proc(str(sleeper))
+        else False
+    )
     if alive:
         os.kill(sleeper, signal.SIGKILL)
     assert not alive, "the process in the killed platform's cgroup outlived it"
@@ -232,11 +280,23 @@ def test_a_submit_killed_while_it_writes_its_snapshot_leaves_no_read_only_folder
         for i in range(480):  # many files: writing the snapshot takes a moment
             (big / "data" / f"{i}.bin").write_bytes(os.urandom(8000) + bytes([attempt]))
         before = {p.name for p in cache_root().iterdir()}
-        child = Forked(["bots", "submit", str(big), "--name", "bigbot", "--games", "1",
-                        "--db", str(tmp_path / "b.db")])
+        child = Forked(
+            [
+                "bots",
+                "submit",
+                str(big),
+                "--name",
+                "bigbot",
+                "--games",
+                "1",
+                "--db",
+                str(tmp_path / "b.db"),
+            ]
+        )
         while not partial and os.waitpid(child.pid, os.WNOHANG) == (0, 0):
-            partial = [p for p in cache_root().iterdir() if p.name.startswith(".")
-                       and p.name not in before]
+            partial = [
+                p for p in cache_root().iterdir() if p.name.startswith(".") and p.name not in before
+            ]
         child.kill()
         try:
             os.waitpid(child.pid, 0)
@@ -247,8 +307,23 @@ def test_a_submit_killed_while_it_writes_its_snapshot_leaves_no_read_only_folder
     assert partial, "no kill landed while the snapshot was written"
     assert partial[0].exists()  # killed while it wrote: the half-written, read-only folder
     (big / "data" / "0.bin").write_bytes(b"changed")
-    proc = subprocess.run([MALLOWS, "bots", "submit", str(big), "--name", "bigbot", "--games",
-                           "1", "--db", str(tmp_path / "b.db")], capture_output=True, text=True,
-                          timeout=300, cwd=REPO)
+    proc = subprocess.run(
+        [
+            MALLOWS,
+            "bots",
+            "submit",
+            str(big),
+            "--name",
+            "bigbot",
+            "--games",
+            "1",
+            "--db",
+            str(tmp_path / "b.db"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stderr
     assert not partial[0].exists(), "the killed submit's temporary folder is still there"

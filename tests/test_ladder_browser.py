@@ -22,15 +22,26 @@ from conftest import MALLOWS, REPO, invoke
 from mallows.results.store import Store
 
 CHROMIUM = os.environ.get("MALLOWS_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = Path(os.environ.get("MALLOWS_TEST_ARTIFACTS", REPO / "test-artifacts"))
 
 playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'")
+    "playwright.sync_api", reason="Playwright is missing: pip install -e '.[test]'"
+)
 if not Path(CHROMIUM).exists():
-    pytest.skip(f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
-                f"chromium) or point MALLOWS_CHROMIUM at one", allow_module_level=True)
+    pytest.skip(
+        f"no Chromium at {CHROMIUM}: install it (Debian/Ubuntu: apt-get install "
+        f"chromium) or point MALLOWS_CHROMIUM at one",
+        allow_module_level=True,
+    )
 
 
 def stored(db: Path) -> int:
@@ -43,14 +54,20 @@ def stored(db: Path) -> int:
 @pytest.mark.slow
 def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
     path = tmp_path / "live.toml"
-    path.write_text('name = "live"\ngame = "take4"\nplayers = 3\nseed = 2\n'
-                    'max_matches = 100000\nbots = ["random", "greedy", "denial", '
-                    '"random:call=0.9"]\n[limits]\nsandbox = "off"\n'
-                    '[[questions]]\ntype = "order"\ncertainty = 0.999\n')
+    path.write_text(
+        'name = "live"\ngame = "take4"\nplayers = 3\nseed = 2\n'
+        'max_matches = 100000\nbots = ["random", "greedy", "denial", '
+        '"random:call=0.9"]\n[limits]\nsandbox = "off"\n'
+        '[[questions]]\ntype = "order"\ncertainty = 0.999\n'
+    )
     db = tmp_path / "live.db"
-    run = subprocess.Popen([MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers",
-                            "1", "--quiet"], cwd=REPO, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, start_new_session=True)
+    run = subprocess.Popen(
+        [MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     serve = None
     try:
         deadline = time.monotonic() + 60
@@ -59,12 +76,29 @@ def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
         assert stored(db) >= 3
         bot = tmp_path / "newbie"  # a version submitted while the ladder runs
         shutil.copytree(REPO / "bots" / "example_python", bot)
-        entered = invoke("bots", "submit", bot, "--name", "newbie", "--games", "1",
-                         "--sandbox", "off", "--db", db, "--ladder", "live")
+        entered = invoke(
+            "bots",
+            "submit",
+            bot,
+            "--name",
+            "newbie",
+            "--games",
+            "1",
+            "--sandbox",
+            "off",
+            "--db",
+            db,
+            "--ladder",
+            "live",
+        )
         assert entered.exit_code == 0, entered.output
-        serve = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0",
-                                  "--refresh", "1"], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+        serve = subprocess.Popen(
+            [MALLOWS, "serve", "--db", str(db), "--port", "0", "--refresh", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
         url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", serve.stdout.readline())
         assert url
         with playwright_api.sync_playwright() as p:
@@ -82,8 +116,9 @@ def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
             assert re.search(r"\[[+-]\d\.\d\d, [+-]\d\.\d\d\]", rows.first.inner_text())
             first = int(page.locator("#ladder-progress").inner_text())
             reasons = page.locator("#ladder-recent tbody tr td:nth-child(3)").all_inner_texts()
-            assert reasons and all(r == "base" or r.startswith(("extra:", "newcomer:newbie@1"))
-                                   for r in reasons)
+            assert reasons and all(
+                r == "base" or r.startswith(("extra:", "newcomer:newbie@1")) for r in reasons
+            )
             assert "order at 99.9%" in page.locator("#ladder-questions").inner_text()
             later = first
             deadline = time.monotonic() + 30

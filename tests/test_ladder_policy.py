@@ -8,10 +8,17 @@ import random
 
 import pytest
 
-from mallows.ladder.policy import (Policy, all_answered, entry_rate, extra_tables,
-                                   place_question)
-from mallows.ladder.questions import (FullOrder, Place, TopK, answer, answered, check_question,
-                                      label, parse_question)
+from mallows.ladder.policy import Policy, all_answered, entry_rate, extra_tables, place_question
+from mallows.ladder.questions import (
+    FullOrder,
+    Place,
+    TopK,
+    answer,
+    answered,
+    check_question,
+    label,
+    parse_question,
+)
 from mallows.ladder.simulate import Field, balanced_round, even_field
 from mallows.results.plackett_luce import fit_history
 
@@ -28,39 +35,47 @@ def round_robin(field: Field, rounds: int, seed: int = 0, seats: int = 4):
     return out
 
 
-CLEAR = Field({"a": 9.0, "b": 6.0, "c": 3.0, "d": 0.0, "e": -3.0, "f": -6.0, "g": -9.0,
-               "h": -12.0}, luck=2.0)
+CLEAR = Field(
+    {"a": 9.0, "b": 6.0, "c": 3.0, "d": 0.0, "e": -3.0, "f": -6.0, "g": -9.0, "h": -12.0}, luck=2.0
+)
 
 
 # -- parsing ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("table, question", [
-    ({"type": "order"}, FullOrder(0.95)),
-    ({"type": "order", "certainty": 0.9}, FullOrder(0.9)),
-    ({"type": "top", "k": 3}, TopK(3, 0.95, False)),
-    ({"type": "top", "k": 1, "ordered": True, "certainty": 0.99}, TopK(1, 0.99, True)),
-    ({"type": "place", "bot": "new"}, Place("new", 0.95, 1)),
-    ({"type": "place", "bot": "new", "within": 0, "certainty": 0.8}, Place("new", 0.8, 0)),
-])
+
+@pytest.mark.parametrize(
+    "table, question",
+    [
+        ({"type": "order"}, FullOrder(0.95)),
+        ({"type": "order", "certainty": 0.9}, FullOrder(0.9)),
+        ({"type": "top", "k": 3}, TopK(3, 0.95, False)),
+        ({"type": "top", "k": 1, "ordered": True, "certainty": 0.99}, TopK(1, 0.99, True)),
+        ({"type": "place", "bot": "new"}, Place("new", 0.95, 1)),
+        ({"type": "place", "bot": "new", "within": 0, "certainty": 0.8}, Place("new", 0.8, 0)),
+    ],
+)
 def test_parse_question(table, question):
     assert parse_question(table) == question
 
 
-@pytest.mark.parametrize("table, words", [
-    ({"type": "best"}, "questions.type"),
-    ({}, "questions.type"),
-    ({"type": "top"}, "questions.k"),
-    ({"type": "top", "k": 0}, "questions.k"),
-    ({"type": "top", "k": True}, "questions.k"),
-    ({"type": "top", "k": 2, "ordered": "yes"}, "questions.ordered"),
-    ({"type": "order", "certainty": 1.0}, "questions.certainty"),
-    ({"type": "order", "certainty": 0.3}, "questions.certainty"),
-    ({"type": "order", "certainty": "high"}, "questions.certainty"),
-    ({"type": "order", "k": 3}, "unknown key `questions.k`"),
-    ({"type": "place"}, "questions.bot"),
-    ({"type": "place", "bot": "x", "within": -1}, "questions.within"),
-    ("top 3", "must be a table"),
-])
+@pytest.mark.parametrize(
+    "table, words",
+    [
+        ({"type": "best"}, "questions.type"),
+        ({}, "questions.type"),
+        ({"type": "top"}, "questions.k"),
+        ({"type": "top", "k": 0}, "questions.k"),
+        ({"type": "top", "k": True}, "questions.k"),
+        ({"type": "top", "k": 2, "ordered": "yes"}, "questions.ordered"),
+        ({"type": "order", "certainty": 1.0}, "questions.certainty"),
+        ({"type": "order", "certainty": 0.3}, "questions.certainty"),
+        ({"type": "order", "certainty": "high"}, "questions.certainty"),
+        ({"type": "order", "k": 3}, "unknown key `questions.k`"),
+        ({"type": "place"}, "questions.bot"),
+        ({"type": "place", "bot": "x", "within": -1}, "questions.within"),
+        ("top 3", "must be a table"),
+    ],
+)
 def test_parse_question_names_the_key_and_the_fix(table, words):
     with pytest.raises(ValueError, match=words.replace("`", ".").replace("(", r"\(")):
         parse_question(table)
@@ -83,6 +98,7 @@ def test_labels():
 
 # -- answering ------------------------------------------------------------------------------
 
+
 def test_questions_open_on_few_matches_and_answered_on_many():
     few = fit_history(round_robin(CLEAR, 1))
     many = fit_history(round_robin(CLEAR, 80))
@@ -98,8 +114,10 @@ def test_questions_open_on_few_matches_and_answered_on_many():
 
 def test_top_k_focus_is_the_cutoff_and_place_focus_the_neighbours():
     # a and b far ahead; c and d close at the cutoff of the top 3; the rest far behind
-    field = Field({"a": 12.0, "b": 10.0, "c": 5.1, "d": 5.0, "e": -4.0, "f": -6.0, "g": -8.0,
-                   "h": -10.0}, luck=2.0)
+    field = Field(
+        {"a": 12.0, "b": 10.0, "c": 5.1, "d": 5.0, "e": -4.0, "f": -6.0, "g": -8.0, "h": -10.0},
+        luck=2.0,
+    )
     fit = fit_history(round_robin(field, 12, seed=3))
     a = answer(TopK(3, 0.99), fit)
     assert not a.answered
@@ -118,6 +136,7 @@ def test_a_place_question_for_a_bot_without_a_result_is_open():
 
 
 # -- policy ---------------------------------------------------------------------------------
+
 
 def test_extra_tables_only_for_open_questions_and_seat_the_doubtful():
     fit = fit_history(round_robin(CLEAR, 2))
@@ -189,8 +208,10 @@ def test_a_simulated_ladder_stops_at_the_stated_certainty():
 def test_only_the_doubt_that_breaks_the_claim_counts():
     # new and d are equally strong, every other gap is wide: new's place to +-1 is known
     # however new and d fall, its exact place is not, and then d is all the doubt there is
-    field = Field({"a": 12.0, "b": 8.0, "c": 4.0, "d": 0.0, "new": 0.0, "e": -4.0,
-                   "f": -8.0, "g": -12.0}, luck=1.5)
+    field = Field(
+        {"a": 12.0, "b": 8.0, "c": 4.0, "d": 0.0, "new": 0.0, "e": -4.0, "f": -8.0, "g": -12.0},
+        luck=1.5,
+    )
     fit = fit_history(round_robin(field, 30, seed=2))
     assert 0.1 < fit.p_ahead("new", "d") < 0.9
     assert answered(Place("new", 0.95, within=1), fit)

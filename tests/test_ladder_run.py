@@ -43,17 +43,26 @@ def keyed_db(path: Path, name: str = "lad") -> Path:
 
 def state_of(db: Path, name: str = "lad") -> dict:
     with Store(db, readonly=True) as store:
-        epochs = [{k: v for k, v in e.items() if k != "created"}
-                  for e in store.ladders.epochs(name)]
+        epochs = [
+            {k: v for k, v in e.items() if k != "created"} for e in store.ladders.epochs(name)
+        ]
         matches = sorted((i, tuple(p), tuple(r)) for i, p, r in store.indexed_results(name))
         seeds = [(i, store.match(f"{name}/{i}")["seed"]) for i, _, _ in matches]
-        return {"epochs": epochs, "tables": store.ladders.tables(name), "matches": matches,
-                "seeds": seeds, "standings": ladder_view(store, name)["standings"]}
+        return {
+            "epochs": epochs,
+            "tables": store.ladders.tables(name),
+            "matches": matches,
+            "seeds": seeds,
+            "standings": ladder_view(store, name)["standings"],
+        }
 
 
 def test_a_ladder_resumed_after_kill_9_is_the_ladder_never_stopped(tmp_path):
-    path = ladder_file(tmp_path, f"max_matches = 60\nbots = {FIELD!r}\n".replace("'", '"')
-                       + '[[questions]]\ntype = "order"\ncertainty = 0.99\n')
+    path = ladder_file(
+        tmp_path,
+        f"max_matches = 60\nbots = {FIELD!r}\n".replace("'", '"')
+        + '[[questions]]\ntype = "order"\ncertainty = 0.99\n',
+    )
     whole = keyed_db(tmp_path / "whole.db")
     ran = invoke("ladder", "run", path, "--db", whole, "--workers", "1", "--quiet")
     assert ran.exit_code == 0, ran.output
@@ -61,9 +70,13 @@ def test_a_ladder_resumed_after_kill_9_is_the_ladder_never_stopped(tmp_path):
     total = len(reference["matches"])
     assert total >= 60 and len(reference["epochs"]) >= 2
     cut = keyed_db(tmp_path / "cut.db")
-    proc = subprocess.Popen([MALLOWS, "ladder", "run", str(path), "--db", str(cut),
-                             "--workers", "1", "--quiet"], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "ladder", "run", str(path), "--db", str(cut), "--workers", "1", "--quiet"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         stored = 0
@@ -106,12 +119,22 @@ def start(tmp_path: Path, data: dict):
 
 
 def epoch(store, resolver, ladder, **kw):
-    return run_ladder(ladder, store, lambda snapshots: InProcessExecutor(), resolver,
-                      max_epochs=1, **kw)
+    return run_ladder(
+        ladder, store, lambda snapshots: InProcessExecutor(), resolver, max_epochs=1, **kw
+    )
 
 
-BASE = {"name": "lad", "game": "take4", "players": 3, "seed": 3, "bots": FIELD[:3],
-        "boost": 3, "max_matches": 5000, "limits": {"sandbox": "off"}, "questions": []}
+BASE = {
+    "name": "lad",
+    "game": "take4",
+    "players": 3,
+    "seed": 3,
+    "bots": FIELD[:3],
+    "boost": 3,
+    "max_matches": 5000,
+    "limits": {"sandbox": "off"},
+    "questions": [],
+}
 
 
 def test_a_submitted_version_joins_at_its_boosted_rate_and_a_withdrawn_one_stops(tmp_path):
@@ -164,6 +187,7 @@ def test_with_newest_versions_a_new_version_joins_and_the_old_one_retires(tmp_pa
     # a submission withdrawn with `bots withdraw` leaves the ladder at the next epoch
     assert invoke("bots", "withdraw", "nv@2", "--db", store.path).exit_code == 0
     from mallows.tournaments.ladder_run import plan_next
+
     tables, why, _ = plan_next(store, read_state(store, ladder), resolver, None)
     assert tables and why == ""
     third = store.ladders.epochs("lad")[2]
@@ -185,6 +209,7 @@ def test_the_questions_stop_the_ladder_at_their_certainty(tmp_path):
     from mallows.ladder.questions import TopK, answer
     from mallows.results.plackett_luce import fit_history
     from mallows.tournaments.ladder_run import restrict
+
     before = [(p, r) for i, p, r in store.indexed_results("lad") if i < epochs[-1]["first"]]
     field = epochs[-1]["field"]
     fit = restrict(fit_history(before, bots=field), field)
@@ -194,8 +219,13 @@ def test_the_questions_stop_the_ladder_at_their_certainty(tmp_path):
 
 
 def test_finals_freeze_entries_cut_by_rank_and_end_with_a_final_table(tmp_path):
-    data = {**BASE, "bots": FIELD, "questions": [], "max_matches": 5000,
-            "finals": {"cutoffs": [3], "epochs": 1}}
+    data = {
+        **BASE,
+        "bots": FIELD,
+        "questions": [],
+        "max_matches": 5000,
+        "finals": {"cutoffs": [3], "epochs": 1},
+    }
     store, resolver, ladder = start(tmp_path, data)
     epoch(store, resolver, ladder)
     out = invoke("ladder", "finals", "lad", "--db", store.path)
@@ -233,8 +263,11 @@ def test_an_entrant_that_fails_the_check_is_refused_and_never_scheduled(tmp_path
 
 
 def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
-    path = ladder_file(tmp_path, 'kind = "gauntlet"\nchallengers = ["denial"]\n'
-                       'bots = ["random", "greedy", "random:call=0.9"]\nmax_matches = 30\n')
+    path = ladder_file(
+        tmp_path,
+        'kind = "gauntlet"\nchallengers = ["denial"]\n'
+        'bots = ["random", "greedy", "random:call=0.9"]\nmax_matches = 30\n',
+    )
     db = tmp_path / "g.db"
     ran = invoke("ladder", "run", path, "--db", db, "--workers", "1", "--quiet")
     assert ran.exit_code == 0, ran.output
@@ -242,8 +275,12 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
     with Store(db, readonly=True) as store:
         tables = store.ladders.tables("lad")
         assert tables and all("denial" in t["bots"] for t in tables)
-        assert {b for t in tables for b in t["bots"]} == {"denial", "random", "greedy",
-                                                          "random:call=0.9"}
+        assert {b for t in tables for b in t["bots"]} == {
+            "denial",
+            "random",
+            "greedy",
+            "random:call=0.9",
+        }
     status = invoke("ladder", "status", "lad", "--db", db)
     assert status.exit_code == 0 and "recent matches:" in status.output
     as_json = invoke("ladder", "status", "lad", "--db", db, "--json")
@@ -254,19 +291,24 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
     site = tmp_path / "site"
     assert invoke("report", "-o", site, "--db", db).exit_code == 0
     from mallows.report.data import slug
+
     page = (site / "l" / f"{slug('lad')}.html").read_text()
     assert 'id="ladder-standings"' in page and "place of denial" in page
     assert 'href="l/' in (site / "index.html").read_text()
-    assert json.loads((site / "l" / f"{slug('lad')}.json").read_text())["stored"] == \
-        view["stored"]
+    assert json.loads((site / "l" / f"{slug('lad')}.json").read_text())["stored"] == view["stored"]
 
 
 def test_stop_ends_a_running_ladder_and_run_resumes_it(tmp_path):
     path = ladder_file(tmp_path, f"max_matches = 100000\nbots = {FIELD!r}\n".replace("'", '"'))
     db = tmp_path / "s.db"
-    proc = subprocess.Popen([MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers",
-                             "1", "--quiet"], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -287,15 +329,20 @@ def test_stop_ends_a_running_ladder_and_run_resumes_it(tmp_path):
         assert 3 <= store.count_matches("lad") < 1000
 
 
-@pytest.mark.parametrize("args, words", [
-    (["ladder", "status", "nosuch"], "no ladder 'nosuch'"),
-    (["ladder", "withdraw", "lad", "nobody"], "has no entrant 'nobody'"),
-    (["ladder", "finals", "lad"], "has no [finals]"),
-    (["ladder", "join", "lad", "no-such-bot"], "cannot load 'no-such-bot'"),
-    (["ladder", "join", "lad", "greedy"], "already an entrant"),
-    (["bots", "submit", str(REPO / "bots" / "example_python"), "--ladder", "nosuch"],
-     "no ladder 'nosuch'"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["ladder", "status", "nosuch"], "no ladder 'nosuch'"),
+        (["ladder", "withdraw", "lad", "nobody"], "has no entrant 'nobody'"),
+        (["ladder", "finals", "lad"], "has no [finals]"),
+        (["ladder", "join", "lad", "no-such-bot"], "cannot load 'no-such-bot'"),
+        (["ladder", "join", "lad", "greedy"], "already an entrant"),
+        (
+            ["bots", "submit", str(REPO / "bots" / "example_python"), "--ladder", "nosuch"],
+            "no ladder 'nosuch'",
+        ),
+    ],
+)
 def test_bad_ladder_commands_exit_2_naming_the_problem(tmp_path, args, words):
     store, resolver, ladder = start(tmp_path, {**BASE, "questions": []})
     db = store.path

@@ -26,8 +26,8 @@ def test_an_epoch_seats_everyone_and_every_seat_once_a_deal():
     for t in tables:
         for deal in range(2):
             specs = [s.spec(t.first + deal * 3 + r) for r in range(3)]
-            assert len({sp.seed for sp in specs}) == 1          # duplicate: one deal ...
-            for seat in range(3):                                # ... every bot in every seat
+            assert len({sp.seed for sp in specs}) == 1  # duplicate: one deal ...
+            for seat in range(3):  # ... every bot in every seat
                 assert {sp.seats[seat] for sp in specs} == set(t.bots)
     # the two deals of a table sit in different cyclic orders (neighbours balanced)
     t = tables[0]
@@ -57,9 +57,17 @@ def test_epochs_are_deterministic_and_differ_from_each_other():
 
 
 def test_a_newcomer_gets_its_boosted_tables_and_extra_tables_carry_their_question():
-    tables = plan_epoch(1, 0, 0, 0, FIELD, 3, 1, boosted=[("b6", 2)],
-                        extra=[(("b0", "b1", "b2"), "extra:top 3 at 95%"),
-                               (("b0", "b0", "b1"), "extra:bad")])
+    tables = plan_epoch(
+        1,
+        0,
+        0,
+        0,
+        FIELD,
+        3,
+        1,
+        boosted=[("b6", 2)],
+        extra=[(("b0", "b1", "b2"), "extra:top 3 at 95%"), (("b0", "b0", "b1"), "extra:bad")],
+    )
     newcomer = [t for t in tables if t.reason == "newcomer:b6"]
     assert len(newcomer) == 2 and all("b6" in t.bots for t in newcomer)
     extra = [t for t in tables if t.reason.startswith("extra:")]
@@ -78,6 +86,7 @@ def test_a_gauntlet_seats_a_challenger_at_every_table_and_meets_the_whole_field(
 
 def test_epochs_grow_with_the_ladder():
     from mallows.tournaments.ladder_run import EPOCH_SHARE, MIN_EPOCH_MATCHES, epoch_passes
+
     ladder = parse_ladder(BASE)  # 3 bots, 3 seats: one table, 3 matches a pass
     assert epoch_passes(ladder, 0, 1) * 3 >= MIN_EPOCH_MATCHES
     assert epoch_passes(ladder, 60_000, 1) * 3 >= 60_000 // EPOCH_SHARE
@@ -94,32 +103,48 @@ def test_match_seeds_are_keyed_with_the_ladders_key():
         plain.spec(len(plain))
 
 
-BASE = {"name": "l", "game": "take4", "players": 3, "bots": ["random", "greedy", "denial"],
-        "seed": 4}
+BASE = {
+    "name": "l",
+    "game": "take4",
+    "players": 3,
+    "bots": ["random", "greedy", "denial"],
+    "seed": 4,
+}
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"kind": "league"}, "`kind` must be"),
-    ({"players": 1}, "`players` must be"),
-    ({"bots": ["random"]}, "a table needs 3"),
-    ({"challengers": ["x"]}, "is for kind = \"gauntlet\""),
-    ({"kind": "gauntlet"}, "needs `challengers`"),
-    ({"kind": "gauntlet", "challengers": ["random"]}, "both a challenger"),
-    ({"submitted": "all"}, "`submitted` must be"),
-    ({"finals": {"cutoffs": [2]}}, "cutoffs"),
-    ({"finals": {"cutoffs": [4, 8]}}, "decreasing"),
-    ({"questions": [{"type": "newcomers", "k": 3}]}, "takes certainty and within"),
-    ({"extra": 1}, "unknown key `extra`"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"kind": "league"}, "`kind` must be"),
+        ({"players": 1}, "`players` must be"),
+        ({"bots": ["random"]}, "a table needs 3"),
+        ({"challengers": ["x"]}, 'is for kind = "gauntlet"'),
+        ({"kind": "gauntlet"}, "needs `challengers`"),
+        ({"kind": "gauntlet", "challengers": ["random"]}, "both a challenger"),
+        ({"submitted": "all"}, "`submitted` must be"),
+        ({"finals": {"cutoffs": [2]}}, "cutoffs"),
+        ({"finals": {"cutoffs": [4, 8]}}, "decreasing"),
+        ({"questions": [{"type": "newcomers", "k": 3}]}, "takes certainty and within"),
+        ({"extra": 1}, "unknown key `extra`"),
+    ],
+)
 def test_a_bad_ladder_file_names_the_key(change, words):
     with pytest.raises(LadderError, match=words.replace("(", r"\(")):
         parse_ladder({**BASE, **change}, "l.toml")
 
 
 def test_a_definition_reads_back_as_the_same_ladder():
-    ladder = parse_ladder({**BASE, "questions": [{"type": "top", "k": 1, "certainty": 0.9},
-                                                 {"type": "newcomers", "certainty": 0.8}],
-                           "finals": {"cutoffs": [3], "epochs": 2}, "submitted": "newest"})
+    ladder = parse_ladder(
+        {
+            **BASE,
+            "questions": [
+                {"type": "top", "k": 1, "certainty": 0.9},
+                {"type": "newcomers", "certainty": 0.8},
+            ],
+            "finals": {"cutoffs": [3], "epochs": 2},
+            "submitted": "newest",
+        }
+    )
     again = from_definition(ladder.definition())
     assert again.definition() == ladder.definition() and again.digest() == ladder.digest()
     gauntlet = parse_ladder({**BASE, "kind": "gauntlet", "challengers": ["heuristic"]})
@@ -128,12 +153,14 @@ def test_a_definition_reads_back_as_the_same_ladder():
 
 def test_a_schema_4_file_gains_the_ladder_tables_and_keeps_its_rows(tmp_path, monkeypatch):
     from mallows.results.store import MatchRow, Store, schema
+
     path = tmp_path / "old.db"
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 4)
     with Store(path) as old:
         old.add_tournament("t", "take4", "{}", "d", "f", 1, {})
-        old.add_matches([MatchRow("t/0", "t", 0, "take4", 0, 0, 0, 1, ["a", "b"], [0, 1], 0,
-                                  '{"x": 1}')])
+        old.add_matches(
+            [MatchRow("t/0", "t", 0, "take4", 0, 0, 0, 1, ["a", "b"], [0, 1], 0, '{"x": 1}')]
+        )
         assert old.schema_version() == 4
         assert "ladder_tables" not in old.db.table_names()
     monkeypatch.undo()
@@ -148,25 +175,59 @@ def test_a_schema_4_file_gains_the_ladder_tables_and_keeps_its_rows(tmp_path, mo
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 10 ** 7), st.floats(allow_nan=True),
-                   st.text(max_size=8), st.lists(st.text(max_size=6), max_size=3),
-                   st.dictionaries(st.sampled_from(["type", "k", "certainty", "cutoffs",
-                                                    "epochs", "x"]),
-                                   st.one_of(st.integers(-1, 9), st.text(max_size=4),
-                                             st.floats(0, 1)), max_size=3),
-                   st.lists(st.dictionaries(st.sampled_from(["type", "k", "certainty", "bot"]),
-                                            st.one_of(st.integers(0, 5),
-                                                      st.sampled_from(["top", "order", "place",
-                                                                       "newcomers", "x"]),
-                                                      st.floats(0.4, 1)), max_size=3),
-                            max_size=2))
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10**7),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.lists(st.text(max_size=6), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["type", "k", "certainty", "cutoffs", "epochs", "x"]),
+        st.one_of(st.integers(-1, 9), st.text(max_size=4), st.floats(0, 1)),
+        max_size=3,
+    ),
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["type", "k", "certainty", "bot"]),
+            st.one_of(
+                st.integers(0, 5),
+                st.sampled_from(["top", "order", "place", "newcomers", "x"]),
+                st.floats(0.4, 1),
+            ),
+            max_size=3,
+        ),
+        max_size=2,
+    ),
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.dictionaries(st.sampled_from(["kind", "players", "seed", "deals", "passes", "boost",
-                                        "max_matches", "bots", "challengers", "submitted",
-                                        "options", "limits", "questions", "finals", "rules"]),
-                       VALUES, max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "kind",
+                "players",
+                "seed",
+                "deals",
+                "passes",
+                "boost",
+                "max_matches",
+                "bots",
+                "challengers",
+                "submitted",
+                "options",
+                "limits",
+                "questions",
+                "finals",
+                "rules",
+            ]
+        ),
+        VALUES,
+        max_size=4,
+    )
+)
 def test_any_ladder_file_is_read_or_refused_with_a_ladder_error(change):
     """Fuzzed values in every key: a ``Ladder`` or a ``LadderError``, never another
     exception (the CLI turns a LadderError into a message and exit 2)."""

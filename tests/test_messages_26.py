@@ -10,8 +10,7 @@ from mallows.agents.checks import canonical_name
 from mallows.errors import BotError
 from mallows.tournaments.spec import load_tournament
 
-GOOD = ('name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\n'
-        'bots = ["random", "greedy"]\n')
+GOOD = 'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\nbots = ["random", "greedy"]\n'
 
 
 def test_a_tournament_file_with_a_byte_order_mark_is_read(tmp_path):

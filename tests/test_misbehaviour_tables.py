@@ -26,24 +26,43 @@ sandbox = "off"
 """
 
 
-def run(tmp_path: Path, name: str, workers: int, deals: int = 6,
-        key: str | None = None) -> tuple[list, int]:
+def run(
+    tmp_path: Path, name: str, workers: int, deals: int = 6, key: str | None = None
+) -> tuple[list, int]:
     """The table and forfeit count of a run in a new database; ``key``: the secret key of an
     earlier run's tournament, so this one plays the very same matches (``--key``)."""
     toml = tmp_path / "liar.toml"
     toml.write_text(TOURNAMENT.format(deals=deals, liar=LIAR))
     db = tmp_path / f"{name}.db"
-    args = [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers",
-            str(workers), "--quiet"] + (["--batch-size", "4"] if workers > 1 else []) \
+    args = (
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(toml),
+            "--db",
+            str(db),
+            "--workers",
+            str(workers),
+            "--quiet",
+        ]
+        + (["--batch-size", "4"] if workers > 1 else [])
         + (["--key", key] if key else [])
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=600,
-                          env=ray_env(), cwd=tmp_path)
+    )
+    proc = subprocess.run(
+        args, capture_output=True, text=True, timeout=600, env=ray_env(), cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    out = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--format", "json"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     table = json.loads(out.stdout)
     from mallows.results.store import Store
+
     forfeits = sum(int(r["forfeits"]) for r in Store(db, readonly=True).export())
     return table, forfeits
 

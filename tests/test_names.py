@@ -12,14 +12,17 @@ import pytest
 
 from conftest import MALLOWS, REPO
 
-BOT = "import random\nfrom mallows.agents.policy import random_action\n\nclass Bot:\n" \
-      "    games = ('take4',)\n\n    def __init__(self):\n        self.rng = random.Random(0)\n\n" \
-      "    def act(self, observation):\n        return random_action(observation, self.rng)\n"
+BOT = (
+    "import random\nfrom mallows.agents.policy import random_action\n\nclass Bot:\n"
+    "    games = ('take4',)\n\n    def __init__(self):\n        self.rng = random.Random(0)\n\n"
+    "    def act(self, observation):\n        return random_action(observation, self.rng)\n"
+)
 
 
 def run(*args, cwd: Path = REPO, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([MALLOWS, *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, env=env)
+    return subprocess.run(
+        [MALLOWS, *map(str, args)], capture_output=True, text=True, timeout=300, cwd=cwd, env=env
+    )
 
 
 @pytest.fixture
@@ -43,8 +46,7 @@ SQUATS = [  # --name, what the message must say
 
 
 @pytest.mark.parametrize("name,message", SQUATS, ids=[repr(s[0]) for s in SQUATS])
-def test_a_name_another_bot_has_or_no_bot_can_have_is_refused(tmp_path, squatter, name,
-                                                               message):
+def test_a_name_another_bot_has_or_no_bot_can_have_is_refused(tmp_path, squatter, name, message):
     db = tmp_path / "m.db"
     proc = run("bots", "submit", squatter, "--db", db, "--name", name, "--games", "1")
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -60,16 +62,47 @@ def test_a_bot_folder_of_the_current_folder_owns_its_name(tmp_path, squatter):
     (here / "notes").write_text("a file called notes")
     env = dict(os.environ)
     env.pop("MALLOWS_BOTS_DIR", None)
-    proc = run("bots", "submit", squatter, "--db", tmp_path / "m.db", "--name", "mine",
-               "--games", "1", cwd=here, env=env)
+    proc = run(
+        "bots",
+        "submit",
+        squatter,
+        "--db",
+        tmp_path / "m.db",
+        "--name",
+        "mine",
+        "--games",
+        "1",
+        cwd=here,
+        env=env,
+    )
     assert proc.returncode == 2 and "is taken by the bot 'mine' in " in proc.stderr, proc.stderr
     assert str(here / "bots" / "mine.py") in proc.stderr
-    proc = run("bots", "submit", squatter, "--db", tmp_path / "m.db", "--name", "notes",
-               "--games", "1", cwd=here, env=env)
+    proc = run(
+        "bots",
+        "submit",
+        squatter,
+        "--db",
+        tmp_path / "m.db",
+        "--name",
+        "notes",
+        "--games",
+        "1",
+        cwd=here,
+        env=env,
+    )
     assert proc.returncode == 2 and "is taken by the file" in proc.stderr, proc.stderr
     # the bot that owns a name may be submitted under it
-    ok = run("bots", "submit", here / "bots" / "mine.py", "--db", tmp_path / "m.db",
-             "--games", "1", cwd=here, env=env)
+    ok = run(
+        "bots",
+        "submit",
+        here / "bots" / "mine.py",
+        "--db",
+        tmp_path / "m.db",
+        "--games",
+        "1",
+        cwd=here,
+        env=env,
+    )
     assert ok.returncode == 0 and ok.stdout.strip().endswith("mine@1"), ok.stdout + ok.stderr
 
 
@@ -82,21 +115,33 @@ def test_an_entry_point_owns_its_name(tmp_path, squatter):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: squatted-dist\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[mallows.bots]\nfancy = fancy_pkg:Bot\n")
     env = dict(os.environ, PYTHONPATH=str(site))
-    proc = run("bots", "submit", squatter, "--db", tmp_path / "m.db", "--name", "fancy",
-               "--games", "1", env=env)
+    proc = run(
+        "bots",
+        "submit",
+        squatter,
+        "--db",
+        tmp_path / "m.db",
+        "--name",
+        "fancy",
+        "--games",
+        "1",
+        env=env,
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "is taken by the installed entry point 'fancy' (fancy_pkg:Bot)" in proc.stderr
 
 
 def test_a_plain_new_name_is_accepted(tmp_path, squatter):
-    proc = run("bots", "submit", squatter, "--db", tmp_path / "m.db", "--name", "squat-2",
-               "--games", "1")
+    proc = run(
+        "bots", "submit", squatter, "--db", tmp_path / "m.db", "--name", "squat-2", "--games", "1"
+    )
     assert proc.returncode == 0 and proc.stdout.strip().endswith("squat-2@1"), proc.stderr
 
 
 def test_a_comparison_name_with_a_control_character_is_refused(tmp_path):
-    proc = run("compare", "random", "greedy", "--game", "take4", "--db", tmp_path / "m.db",
-               "--name", "x\n")
+    proc = run(
+        "compare", "random", "greedy", "--game", "take4", "--db", tmp_path / "m.db", "--name", "x\n"
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "holds the control character \\n" in proc.stderr
     assert not (tmp_path / "m.db").exists()
@@ -104,8 +149,10 @@ def test_a_comparison_name_with_a_control_character_is_refused(tmp_path):
 
 def test_a_tournament_name_with_a_control_character_is_refused(tmp_path):
     path = tmp_path / "t.toml"
-    path.write_text('name = "x\\u001b[2K"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
-                    'bots = ["random", "greedy"]\n')
+    path.write_text(
+        'name = "x\\u001b[2K"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        'bots = ["random", "greedy"]\n'
+    )
     proc = run("tournament", "run", path, "--db", tmp_path / "m.db")
     assert proc.returncode == 2
     assert "holds the control character(s) \\x1b" in proc.stderr and "\x1b" not in proc.stderr

@@ -21,7 +21,6 @@ from mallows.games import GAMES, game_ids, get_game
 from mallows.testing import ConformanceError, check_game
 
 
-
 @pytest.fixture
 def highcard(monkeypatch, in_repo):
     monkeypatch.setitem(GAMES, "highcard", "toy_highcard")  # the one line
@@ -44,34 +43,53 @@ def test_a_registered_game_is_known_everywhere(highcard, tmp_path):
     assert "highcard" in load_bot("random").games  # the random bot plays every game
     manifest = tmp_path / "b" / "bot.toml"
     manifest.parent.mkdir()
-    manifest.write_text('name = "b"\nversion = "1"\ncommand = ["python", "b.py"]\n'
-                        'games = ["highcard"]\n')
+    manifest.write_text(
+        'name = "b"\nversion = "1"\ncommand = ["python", "b.py"]\ngames = ["highcard"]\n'
+    )
     assert load_bot(str(manifest.parent)).games == ("highcard",)
 
 
 def test_play_tournament_ratings_replay_and_bots_check(highcard, tmp_path):
     record = tmp_path / "m.json"
-    code, out = invoke("play", "highcard", "--bot", "random", "--bot", "random:call=0.5",
-                       "--bot", "random", "--seed", "4", "--record", record, "--option",
-                       "rounds=5")
+    code, out = invoke(
+        "play",
+        "highcard",
+        "--bot",
+        "random",
+        "--bot",
+        "random:call=0.5",
+        "--bot",
+        "random",
+        "--seed",
+        "4",
+        "--record",
+        record,
+        "--option",
+        "rounds=5",
+    )
     assert code == 0, out
     data = json.loads(record.read_text())
     assert data["game"] == "highcard" and data["options"] == {"rounds": 5}
     assert sum(data["result"]["wins"]) == 5 and "wins" in out
 
-    code, out = invoke("play", "highcard", "--bot", "random", "--bot", "random",
-                       "--option", "rounds=12")
+    code, out = invoke(
+        "play", "highcard", "--bot", "random", "--bot", "random", "--option", "rounds=12"
+    )
     assert code == 2 and "rounds, a whole number from 1 to 9" in out
 
     toml = tmp_path / "hc.toml"
-    toml.write_text('name = "hc"\ngame = "highcard"\nplayers = 2\ndeals = 3\nseed = 9\n'
-                    'bots = ["random", "random:call=0.5", "random:call=0.9"]\n'
-                    '[options]\nrounds = 4\n')
+    toml.write_text(
+        'name = "hc"\ngame = "highcard"\nplayers = 2\ndeals = 3\nseed = 9\n'
+        'bots = ["random", "random:call=0.5", "random:call=0.9"]\n'
+        "[options]\nrounds = 4\n"
+    )
     db = tmp_path / "r.db"
     code, out = invoke("tournament", "run", toml, "--db", db, "--workers", "1", "--quiet")
     assert code == 0, out
     with sqlite3.connect(db) as conn:
-        assert conn.execute("select count(*) from matches").fetchone()[0] == 18  # 3 pairs x 3 deals x 2 seatings
+        assert (
+            conn.execute("select count(*) from matches").fetchone()[0] == 18
+        )  # 3 pairs x 3 deals x 2 seatings
 
     code, out = invoke("ratings", "--db", db, "--format", "json")
     assert code == 0, out
@@ -92,7 +110,10 @@ def test_play_tournament_ratings_replay_and_bots_check(highcard, tmp_path):
     from report_helpers import data_matches
 
     from mallows.report.data import slug
-    assert (site / "g" / "highcard.html").is_file() and (site / "m" / f"{slug('hc')}.html").is_file()
+
+    assert (site / "g" / "highcard.html").is_file() and (
+        site / "m" / f"{slug('hc')}.html"
+    ).is_file()
     matches = data_matches(site, "hc")  # the replay data the one replay page reads
     assert sorted(matches) == list(range(18))
     assert matches[0]["error"] and any("wins the round" in line for line in matches[0]["lines"])
@@ -151,17 +172,20 @@ def _hidden_variants(state, seat, rng):
 
     other = copy.deepcopy(state)
     rng.shuffle(other.deck)
-    other.cards[:] = other.deck[:len(other.cards)]
+    other.cards[:] = other.deck[: len(other.cards)]
     other.cards[seat] = state.cards[seat]
     return [other]
 
 
-@pytest.mark.parametrize("patch, message", [
-    (("State.observation", _held_observation), "changed after it was handed out"),
-    (("State.apply", _lenient_apply), "refused but changed the state"),
-    (("random_action", _global_random_action), "not deterministic"),
-    (("State.observation", _leaky_observation), "leaks hidden information"),
-])
+@pytest.mark.parametrize(
+    "patch, message",
+    [
+        (("State.observation", _held_observation), "changed after it was handed out"),
+        (("State.apply", _lenient_apply), "refused but changed the state"),
+        (("random_action", _global_random_action), "not deterministic"),
+        (("State.observation", _leaky_observation), "leaks hidden information"),
+    ],
+)
 def test_check_game_catches_a_broken_game(highcard, monkeypatch, patch, message):
     target, value = patch
     monkeypatch.setattr(toy_highcard, "hidden_variants", _hidden_variants, raising=False)
@@ -179,8 +203,7 @@ def highcard_plugin(tmp_path, monkeypatch, in_repo):
 
     info = tmp_path / "site" / "mallows_highcard-1.0.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mallows-highcard\n"
-                                   "Version: 1.0\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mallows-highcard\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[mallows.games]\nhighcard = toy_highcard\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     plugin_games(refresh=True)
@@ -190,7 +213,8 @@ def highcard_plugin(tmp_path, monkeypatch, in_repo):
 
 
 def test_a_game_from_an_installed_distribution_is_registered_by_its_entry_point(
-        highcard_plugin, tmp_path):
+    highcard_plugin, tmp_path
+):
     assert "highcard" in game_ids() and "highcard" not in GAMES
     assert get_game("highcard") is toy_highcard
     code, out = invoke("play", "highcard", "--bot", "random", "--bot", "random", "--seed", "1")

@@ -35,7 +35,7 @@ from mallows.results.store import Store
 
 runner = CliRunner()
 
-MYBOT = '''
+MYBOT = """
 import random
 from mallows.agents.policy import random_action
 
@@ -51,15 +51,15 @@ class Bot:
 
     def act(self, observation):
         return random_action(observation, self.rng)
-'''
+"""
 
-TOML = '''name = "t"
+TOML = """name = "t"
 game = "take4"
 players = 2
 deals = 1
 seed = 3
 bots = ["./mybot.py", "greedy", "random"]
-'''  # 3 tables x 2 rotations x 1 deal = 6 matches
+"""  # 3 tables x 2 rotations x 1 deal = 6 matches
 
 
 def invoke(*args, code: int | tuple = 0):
@@ -96,8 +96,19 @@ RESUME = "cannot resume: its first run pinned the code of every bot, and this co
 
 def test_a_comparison_resumed_after_its_bot_changed_is_refused_like_a_tournament(here):
     db = here / "c.db"
-    args = ["compare", "./mybot.py", "greedy", "--game", "take4", "--workers", "1", "--db", db,
-            "--name", "cmp"]
+    args = [
+        "compare",
+        "./mybot.py",
+        "greedy",
+        "--game",
+        "take4",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        "--name",
+        "cmp",
+    ]
     invoke(*args, "--max-matches", "20", code=(0, 1, 3))
     stored = matches(db, "cmp")
     assert stored > 0
@@ -112,8 +123,8 @@ def test_a_comparison_resumed_after_its_bot_changed_is_refused_like_a_tournament
     with sqlite3.connect(here / "t.db") as con:
         con.execute("DELETE FROM matches WHERE idx = 5")
     con.close()
-    tour = invoke("tournament", "run", "t.toml", "--db", here / "t.db", "--workers", "1",
-                  code=2)
+    tour = invoke("tournament", "run", "t.toml", "--db", here / "t.db", "--workers", "1", code=2)
+
     def tail(text: str) -> str:
         return re.sub(r"\s+", " ", text.split(RESUME, 1)[1].split("pinned", 1)[0])
 
@@ -123,13 +134,28 @@ def test_a_comparison_resumed_after_its_bot_changed_is_refused_like_a_tournament
 
 # -- bug: compare NAME@2 NAME@1 --db ------------------------------------------------------------
 
+
 def test_compare_resolves_submitted_versions_from_its_db(here):
     db = here / "league.db"
     for _ in range(2):
         invoke("bots", "submit", "mybot.py", "--name", "mybot", "--db", db, "--games", "1")
         edit(here / "mybot.py")
-    result = invoke("compare", "mybot@2", "mybot@1", "--game", "take4", "--players", "3",
-                    "--max-matches", "4", "--workers", "1", "--db", db, code=(0, 1, 3))
+    result = invoke(
+        "compare",
+        "mybot@2",
+        "mybot@1",
+        "--game",
+        "take4",
+        "--players",
+        "3",
+        "--max-matches",
+        "4",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        code=(0, 1, 3),
+    )
     assert "compare mybot@2 (A) vs mybot@1 (B)" in result.output
     with Store(db, readonly=True) as store:
         name = next(t["name"] for t in store.tournaments())
@@ -141,21 +167,45 @@ def test_compare_resolves_submitted_versions_from_its_db(here):
 
 # -- bug: two programs under one name -------------------------------------------------------------
 
+
 def test_two_programs_never_share_a_shown_name(here):
     db = here / "m.db"
     invoke("tournament", "run", "t.toml", "--db", db, "--workers", "1", "--quiet")
     edit(here / "mybot.py")
-    changed = invoke("compare", "./mybot.py", "greedy", "--game", "take4", "--max-matches", "4",
-                     "--workers", "1", "--db", db, code=(0, 1, 3))
+    changed = invoke(
+        "compare",
+        "./mybot.py",
+        "greedy",
+        "--game",
+        "take4",
+        "--max-matches",
+        "4",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        code=(0, 1, 3),
+    )
     assert "compare mybot~2 (A) vs greedy (B)" in changed.output
     # a copy under another file name is shown by its class's name, never by the file's
     (here / "mybot_v1_backup.py").write_text(MYBOT)
-    backup = invoke("compare", "mybot_v1_backup.py", "random", "--game", "take4",
-                    "--max-matches", "4", "--workers", "1", "--db", db, code=(0, 1, 3))
+    backup = invoke(
+        "compare",
+        "mybot_v1_backup.py",
+        "random",
+        "--game",
+        "take4",
+        "--max-matches",
+        "4",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        code=(0, 1, 3),
+    )
     head = backup.output.split(" · ")[0]  # the default --name keeps the file name (resumes)
     assert re.fullmatch(r"compare mybot(~\d+)? \(A\) vs random \(B\)", head), head
-    rows = json.loads(invoke("ratings", "--game", "take4", "--db", db, "--format",
-                             "json").output)
+    rows = json.loads(invoke("ratings", "--game", "take4", "--db", db, "--format", "json").output)
     bots = [r["bot"] for r in rows]
     assert len(bots) == len(set(bots))
     assert {"mybot", "mybot~2", "greedy", "random"} <= set(bots)
@@ -170,26 +220,29 @@ def test_two_programs_never_share_a_shown_name(here):
 
 # -- bug: phantom rows, ranks over the rows shown -------------------------------------------------
 
+
 def _board_bots(html: str) -> list[str]:
     body = html.split('<table class="sortable board">', 1)[1].split("</table>", 1)[0]
     rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1], re.DOTALL)
-    return [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, re.DOTALL)[1]).strip()
-            for r in rows]
+    return [
+        re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, re.DOTALL)[1]).strip()
+        for r in rows
+    ]
 
 
 def test_no_phantom_row_in_report_and_ranks_over_the_rows_shown(here):
     db = here / "m.db"
     invoke("tournament", "run", "t.toml", "--db", db, "--workers", "1", "--quiet")
-    rows = json.loads(invoke("ratings", "--tournament", "t", "--db", db, "--format",
-                             "json").output)
+    rows = json.loads(invoke("ratings", "--tournament", "t", "--db", db, "--format", "json").output)
     assert sorted(r["bot"] for r in rows) == ["greedy", "mybot", "random"]
     assert [r["rank"] for r in rows] == [1, 2, 3] and all(r["matches"] for r in rows)
     out = here / "site"
     invoke("report", "--db", db, "-o", out)
     board = (out / "t" / f"{slug('t')}.html").read_text()
     assert sorted(_board_bots(board)) == ["greedy", "mybot", "random"]
-    assert sorted(p.name for p in (out / "b").glob("*.html")) == \
-        sorted(f"{slug(b)}.html" for b in ("greedy", "mybot", "random"))
+    assert sorted(p.name for p in (out / "b").glob("*.html")) == sorted(
+        f"{slug(b)}.html" for b in ("greedy", "mybot", "random")
+    )
     for bot in ("greedy", "mybot", "random"):
         page = (out / "b" / f"{slug(bot)}.html").read_text()
         assert re.search(r"rank [123] of 3 ", page), bot
@@ -202,16 +255,24 @@ def test_a_table_stored_with_a_phantom_row_is_shown_without_it(here):
     invoke("tournament", "run", "t.toml", "--db", db, "--workers", "1", "--quiet")
     with sqlite3.connect(db) as con:
         cols = [r[1] for r in con.execute("PRAGMA table_info(ratings)")]
-        row = dict(zip(cols, con.execute("SELECT * FROM ratings WHERE scope = 'tournament' "
-                                         "ORDER BY rank LIMIT 1").fetchone()))
+        row = dict(
+            zip(
+                cols,
+                con.execute(
+                    "SELECT * FROM ratings WHERE scope = 'tournament' ORDER BY rank LIMIT 1"
+                ).fetchone(),
+            )
+        )
         con.execute("UPDATE ratings SET rank = rank + 1 WHERE scope = 'tournament'")
-        con.execute(f"INSERT INTO ratings ({', '.join(cols)}) VALUES "
-                    f"({', '.join('?' for _ in cols)})",
-                    [{**row, "bot": "./mybot.py", "rank": 1, "games": 0, "wins": 0,
-                      "mu": 99.0}.get(c) for c in cols])
+        con.execute(
+            f"INSERT INTO ratings ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+            [
+                {**row, "bot": "./mybot.py", "rank": 1, "games": 0, "wins": 0, "mu": 99.0}.get(c)
+                for c in cols
+            ],
+        )
     con.close()
-    rows = json.loads(invoke("ratings", "--tournament", "t", "--db", db, "--format",
-                             "json").output)
+    rows = json.loads(invoke("ratings", "--tournament", "t", "--db", db, "--format", "json").output)
     assert [r["rank"] for r in rows] == [1, 2, 3]
     assert "./mybot.py" not in [r["bot"] for r in rows]
 
@@ -219,9 +280,13 @@ def test_a_table_stored_with_a_phantom_row_is_shown_without_it(here):
 def test_serve_shows_no_phantom_row(here):
     db = here / "m.db"
     invoke("tournament", "run", "t.toml", "--db", db, "--workers", "1", "--quiet")
-    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
         assert m
@@ -238,14 +303,18 @@ def test_serve_shows_no_phantom_row(here):
 
 # -- one name, one value type ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,base,version,params", [
-    ("ismcts:budget=0.5,seed=3", "ismcts", None, {"budget": "0.5", "seed": "3"}),
-    ("mybot@2", "mybot", 2, {}),
-    ("mybot@2:depth=3", "mybot", 2, {"depth": "3"}),
-    ("./odd@2.py", "./odd@2.py", None, {}),        # a path never names a version
-    ("bots/x@3", "bots/x@3", None, {}),
-    ("mybot~2", "mybot~2", None, {}),
-])
+
+@pytest.mark.parametrize(
+    "text,base,version,params",
+    [
+        ("ismcts:budget=0.5,seed=3", "ismcts", None, {"budget": "0.5", "seed": "3"}),
+        ("mybot@2", "mybot", 2, {}),
+        ("mybot@2:depth=3", "mybot", 2, {"depth": "3"}),
+        ("./odd@2.py", "./odd@2.py", None, {}),  # a path never names a version
+        ("bots/x@3", "bots/x@3", None, {}),
+        ("mybot~2", "mybot~2", None, {}),
+    ],
+)
 def test_botname_parses_and_formats_back(text, base, version, params):
     name = BotName.parse(text)
     assert (name.base, name.version, name.param_dict) == (base, version, params)
@@ -264,8 +333,10 @@ def test_botname_refuses_what_cannot_be_a_name():
 def test_the_roster_is_one_picklable_value_jobs_carry():
     from mallows.agents.protocol import Limits
     from mallows.tournaments.executor import Job, play_job
-    roster = Roster((("shown-greedy", RosterEntry(load="greedy")),
-                     ("shown-random", RosterEntry(load="random"))))
+
+    roster = Roster(
+        (("shown-greedy", RosterEntry(load="greedy")), ("shown-random", RosterEntry(load="random")))
+    )
     job = Job(0, "take4", {}, 7, ("shown-greedy", "shown-random"), Limits(), roster)
     again = pickle.loads(pickle.dumps(job))
     assert again == job and hash(again.roster) == hash(roster)
@@ -278,6 +349,7 @@ def test_the_roster_is_one_picklable_value_jobs_carry():
 def test_no_module_global_or_environment_variable_carries_names():
     from mallows.agents import registry
     from mallows.tournaments import executor, pinning
+
     assert not hasattr(registry, "ROSTER") and not hasattr(registry, "SUBMITTED")
     assert not hasattr(pinning, "use_database")
     for path in (REPO / "platform" / "mallows").rglob("*.py"):
@@ -287,16 +359,29 @@ def test_no_module_global_or_environment_variable_carries_names():
 
 def test_parsing_a_tournament_file_starts_nothing(tmp_path):
     from mallows.tournaments.spec import load_tournament, parse_tournament
+
     # a bot that does not exist, and one whose start would leave a mark: parsing touches neither
     mark = tmp_path / "started"
     bot = tmp_path / "marks.py"
-    bot.write_text(f"open({str(mark)!r}, 'w').close()\nclass Bot:\n    def act(self, o):\n"
-                   f"        return o['legal_actions'][0]\n")
-    t = parse_tournament({"name": "p", "game": "take4", "players": 2, "deals": 1, "seed": 1,
-                          "bots": [str(bot), "nosuchbot"]})
+    bot.write_text(
+        f"open({str(mark)!r}, 'w').close()\nclass Bot:\n    def act(self, o):\n"
+        f"        return o['legal_actions'][0]\n"
+    )
+    t = parse_tournament(
+        {
+            "name": "p",
+            "game": "take4",
+            "players": 2,
+            "deals": 1,
+            "seed": 1,
+            "bots": [str(bot), "nosuchbot"],
+        }
+    )
     assert t.bots == (str(bot), "nosuchbot") and not t.bot_sources and not mark.exists()
-    (tmp_path / "p.toml").write_text(f'name = "p"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
-                                     f'seed = 1\nbots = ["{bot}", "random"]\n')
+    (tmp_path / "p.toml").write_text(
+        f'name = "p"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        f'seed = 1\nbots = ["{bot}", "random"]\n'
+    )
     assert load_tournament(tmp_path / "p.toml").match_count() == 2 and not mark.exists()
     checked = load_tournament(tmp_path / "p.toml").check_bots(sandbox="off")
     assert mark.exists() and set(checked.bot_sources) == {str(bot), "random"}
@@ -304,15 +389,27 @@ def test_parsing_a_tournament_file_starts_nothing(tmp_path):
 
 # -- issue 20 item 3, lookup side: a path is that file; a submission shadows nothing --------------
 
+
 def _submit_directly(store: Store, name: str, path: Path) -> None:
     """A submission under ``name``, stored as an older version (that did not check names at
     submit time) may have stored it."""
     from mallows.agents.submissions import read_files
+
     snap = read_files(path, name)
-    store.add_submission(name, snap.digest, snap.files,
-                         {"entry": snap.entry, "kind": "python", "manifest": "",
-                          "source": str(path), "bytes": snap.size, "files": len(snap.files),
-                          "check": "{}"})
+    store.add_submission(
+        name,
+        snap.digest,
+        snap.files,
+        {
+            "entry": snap.entry,
+            "kind": "python",
+            "manifest": "",
+            "source": str(path),
+            "bytes": snap.size,
+            "files": len(snap.files),
+            "check": "{}",
+        },
+    )
 
 
 def test_a_submission_shadows_no_path_and_no_registry_bot(here):
@@ -327,15 +424,25 @@ def test_a_submission_shadows_no_path_and_no_registry_bot(here):
         resolver = Resolver(store)
         assert resolver.load("example_python").origin == "bots"
         assert resolver.load("greedy").source.startswith(str(REPO / "bots"))
-        assert resolver.load("mybot.py").origin == "path"          # the local file
+        assert resolver.load("mybot.py").origin == "path"  # the local file
         assert resolver.load("./mybot.py").origin == "path"
         assert resolver.load("onlysubmitted").origin == "submission"
         assert resolver.load("onlysubmitted").name == "onlysubmitted@1"
-        assert resolver.load("greedy@1").origin == "submission"    # NAME@N: only a submission
+        assert resolver.load("greedy@1").origin == "submission"  # NAME@N: only a submission
         with pytest.raises(BotError, match="no file or folder"):
-            resolver.load("./onlysubmitted.py")                     # a path never a submission
-    played = invoke("play", "take4", "--bot", "mybot.py", "--bot", "example_python",
-                    "--db", db, "--sandbox", "off")
+            resolver.load("./onlysubmitted.py")  # a path never a submission
+    played = invoke(
+        "play",
+        "take4",
+        "--bot",
+        "mybot.py",
+        "--bot",
+        "example_python",
+        "--db",
+        db,
+        "--sandbox",
+        "off",
+    )
     assert "squatter" not in played.output and "onlysubmitted" not in played.output
 
 

@@ -27,14 +27,34 @@ chromium.require()
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     folder = tmp_path_factory.mktemp("play")
-    (folder / "t.toml").write_text('name = "bots"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
-                                   'seed = 1\nbots = ["greedy", "random"]\n')
+    (folder / "t.toml").write_text(
+        'name = "bots"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
+        'seed = 1\nbots = ["greedy", "random"]\n'
+    )
     db = folder / "play.db"
-    subprocess.run([MALLOWS, "tournament", "run", str(folder / "t.toml"), "--db", str(db),
-                    "--workers", "1", "--quiet"], check=True, cwd=REPO, capture_output=True)
-    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(folder / "t.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        check=True,
+        cwd=REPO,
+        capture_output=True,
+    )
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+", line)
@@ -51,8 +71,7 @@ def page(browser):
         yield pg
 
 
-def start(pg, base: str, game: str, opponents: str, seat: int, seed: int,
-          rules: str = "") -> None:
+def start(pg, base: str, game: str, opponents: str, seat: int, seed: int, rules: str = "") -> None:
     pg.goto(f"{base}/play.html")
     pg.select_option("#game", game)
     pg.fill("#opponents", opponents)
@@ -66,9 +85,11 @@ def play_by_clicking(pg, choose) -> int:
     """Click until the match is over; ``choose(buttons texts)`` gives the index to click."""
     clicks = 0
     for _ in range(3000):
-        pg.wait_for_function("document.querySelector('#status').dataset.over === '1' || "
-                             "document.querySelectorAll('#legal button:not([disabled])')"
-                             ".length > 0")
+        pg.wait_for_function(
+            "document.querySelector('#status').dataset.over === '1' || "
+            "document.querySelectorAll('#legal button:not([disabled])')"
+            ".length > 0"
+        )
         if pg.locator("#status").get_attribute("data-over") == "1":
             return clicks
         decision = pg.locator("#status").get_attribute("data-decision")
@@ -84,13 +105,18 @@ def play_by_clicking(pg, choose) -> int:
             pg.click("#reveal")
         pg.wait_for_function(
             f"document.querySelector('#status').dataset.over === '1' || "
-            f"document.querySelector('#status').dataset.decision !== '{decision}'")
+            f"document.querySelector('#status').dataset.decision !== '{decision}'"
+        )
     raise AssertionError("the match did not end")
 
 
 def stored(db, tournament: str) -> list[dict]:
-    out = subprocess.run([MALLOWS, "export", "--db", str(db), "--tournament", tournament],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [MALLOWS, "export", "--db", str(db), "--tournament", tournament],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
@@ -108,6 +134,7 @@ def test_a_whole_take4_match_by_clicking(served, page):
     # seed 7 is keyed with this user's key, as `mallows play --seed 7` is (a bot cannot find
     # the match seed by trying small numbers)
     from mallows.seeding import KEYED, Chance, local_key
+
     assert record["players"] == ["greedy", "human"]
     assert record["seed"] == Chance(KEYED, local_key(create=False) or b"").play_seed(7)
     assert not any(record["result"]["forfeits"])
@@ -115,12 +142,18 @@ def test_a_whole_take4_match_by_clicking(served, page):
     page.click("#replay-link")
     page.wait_for_selector("#table")
     # flagged human: off the bots' game leaderboard, on its own tournament's
-    game_board = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--game", "take4",
-                                 "--format", "json"], capture_output=True, text=True)
+    game_board = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--game", "take4", "--format", "json"],
+        capture_output=True,
+        text=True,
+    )
     assert game_board.returncode == 0, game_board.stderr
     assert "human" not in game_board.stdout and "greedy" in game_board.stdout
-    own = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--tournament", "play-take4",
-                          "--format", "json"], capture_output=True, text=True)
+    own = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--tournament", "play-take4", "--format", "json"],
+        capture_output=True,
+        text=True,
+    )
     assert "human" in own.stdout
 
 
@@ -147,8 +180,7 @@ def test_an_arschmallows_round_by_clicking(served, page):
     [row] = stored(db, "play-arschmallows")[-1:]
     record = row["record"]
     assert record["players"] == ["human", "random"]
-    actions = [e["action"] for e in record["events"]
-               if e["type"] == "action" and e["seat"] == 0]
+    actions = [e["action"] for e in record["events"] if e["type"] == "action" and e["seat"] == 0]
     assert any(a["type"] == "get_rid" and len(a["slots"]) == 2 for a in actions)
     assert not record["result"]["forfeits"][0]
 
@@ -168,8 +200,12 @@ def test_the_table_shows_only_the_seats_own_cards(served, page):
 
 
 def post(url: str, body: dict) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.status, json.loads(answer.read())
@@ -179,14 +215,13 @@ def post(url: str, body: dict) -> tuple[int, dict]:
 
 def test_bad_requests_are_explained(served):
     base, _ = served
-    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "nosuchbot",
-                                             "seat": 0})
+    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "nosuchbot", "seat": 0})
     assert code == 400 and "unknown bot 'nosuchbot'" in answer["error"]
-    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "greedy",
-                                             "seat": 5})
+    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "greedy", "seat": 5})
     assert code == 400 and "choose a seat from 0 to 1" in answer["error"]
-    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "greedy",
-                                             "seat": 0, "seed": 1})
+    code, answer = post(
+        f"{base}/play/new", {"game": "take4", "opponents": "greedy", "seat": 0, "seed": 1}
+    )
     assert code == 200
     sid = answer["id"]
     code, answer = post(f"{base}/play/{sid}/act", {"index": 99})
@@ -195,13 +230,16 @@ def test_bad_requests_are_explained(served):
 
 def test_paths_and_other_sites_posts_are_refused(served):
     base, _ = served
-    code, answer = post(f"{base}/play/new", {"game": "take4", "opponents": "/tmp/evil.py",
-                                             "seat": 0})
+    code, answer = post(
+        f"{base}/play/new", {"game": "take4", "opponents": "/tmp/evil.py", "seat": 0}
+    )
     assert code == 400 and "takes bot names" in answer["error"]
     request = urllib.request.Request(
-        f"{base}/play/new", method="POST",
+        f"{base}/play/new",
+        method="POST",
         data=json.dumps({"game": "take4", "opponents": "greedy", "seat": 0}).encode(),
-        headers={"Content-Type": "application/json", "Origin": "https://example.com"})
+        headers={"Content-Type": "application/json", "Origin": "https://example.com"},
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=30)
     assert refused.value.code == 403

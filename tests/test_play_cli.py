@@ -30,8 +30,9 @@ def play(*args):
 @pytest.mark.parametrize("rules", ["standard", "supermallows"])
 def test_every_player_count_and_rule_set_plays_to_a_record(tmp_path, players, rules):
     path = tmp_path / "m.json"
-    code, output = play(*["--bot", "random"] * players, "--rules", rules, "--seed", "7",
-                        "--record", str(path))
+    code, output = play(
+        *["--bot", "random"] * players, "--rules", rules, "--seed", "7", "--record", str(path)
+    )
     assert code == 0, output
     record = json.loads(path.read_text())
     assert record["rules"] == rules and record["players"] == ["random"] * players
@@ -44,8 +45,9 @@ def test_every_player_count_and_rule_set_plays_to_a_record(tmp_path, players, ru
 
 def test_option_override_reaches_the_deal_and_the_record(tmp_path):
     path = tmp_path / "m.json"
-    code, output = play("--bot", "random", "--bot", "random", "--option", "table_cards=4",
-                        "--record", str(path))
+    code, output = play(
+        "--bot", "random", "--bot", "random", "--option", "table_cards=4", "--record", str(path)
+    )
     assert code == 0, output
     record = json.loads(path.read_text())
     assert record["options"]["table_cards"] == 4
@@ -54,22 +56,38 @@ def test_option_override_reaches_the_deal_and_the_record(tmp_path):
 def test_same_seed_same_record_different_seed_different_deal(tmp_path):
     paths = [tmp_path / f"{i}.json" for i in range(3)]
     for path, seed in zip(paths, [11, 11, 12]):
-        assert play("--bot", "random", "--bot", "random", "--bot", "random",
-                    "--seed", str(seed), "--record", str(path))[0] == 0
+        assert (
+            play(
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--seed",
+                str(seed),
+                "--record",
+                str(path),
+            )[0]
+            == 0
+        )
     a, b, c = (json.loads(p.read_text()) for p in paths)
     assert a == b
     assert a["events"][0]["deck"] != c["events"][0]["deck"]
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--bot", "random"], "2 to 6 players"),
-    (["--bot", "random"] * 7, "2 to 6 players"),
-    (["--bot", "random", "--bot", "random", "--rules", "xxl"], "xxl"),
-    (["--bot", "random", "--bot", "random", "--option", "table_cards=99"], "table_cards"),
-    (["--bot", "random", "--bot", "random", "--option", "shield=true"], "shield"),
-    (["--bot", "random", "--bot", "random", "--option", "nonsense"], "KEY=VALUE"),
-    (["--bot", "random", "--bot", "no_such_bot"], "no_such_bot"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--bot", "random"], "2 to 6 players"),
+        (["--bot", "random"] * 7, "2 to 6 players"),
+        (["--bot", "random", "--bot", "random", "--rules", "xxl"], "xxl"),
+        (["--bot", "random", "--bot", "random", "--option", "table_cards=99"], "table_cards"),
+        (["--bot", "random", "--bot", "random", "--option", "shield=true"], "shield"),
+        (["--bot", "random", "--bot", "random", "--option", "nonsense"], "KEY=VALUE"),
+        (["--bot", "random", "--bot", "no_such_bot"], "no_such_bot"),
+    ],
+)
 def test_bad_input_exits_2_with_a_message(args, words):
     code, output = play(*args)
     assert code == 2, output
@@ -79,12 +97,37 @@ def test_bad_input_exits_2_with_a_message(args, words):
 
 def test_console_script_plays_and_refuses_bad_input(tmp_path):
     env = {**os.environ, "COLUMNS": "200"}
-    ok = subprocess.run([console_script(), "play", "arschmallows", "--bot", "random", "--bot",
-                         "random", "--bot", "random", "--seed", "3", "--rules", "supermallows"],
-                        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    ok = subprocess.run(
+        [
+            console_script(),
+            "play",
+            "arschmallows",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--seed",
+            "3",
+            "--rules",
+            "supermallows",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert ok.returncode == 0, ok.stderr
     assert "place" in ok.stdout and "random" in ok.stdout
-    bad = subprocess.run([console_script(), "play", "arschmallows", "--bot", "random"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    bad = subprocess.run(
+        [console_script(), "play", "arschmallows", "--bot", "random"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert bad.returncode == 2
     assert "error:" in bad.stderr and "Traceback" not in bad.stderr + bad.stdout

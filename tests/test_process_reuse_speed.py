@@ -31,8 +31,9 @@ CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 ON = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0)
 OFF = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0, sandbox="off")
 LIMITS = ON if sandbox.problem() is None else OFF
-needs_cpus = pytest.mark.skipif(CPUS < 2 or not hasattr(os, "sched_setaffinity"),
-                                reason="needs two CPUs and Linux affinity")
+needs_cpus = pytest.mark.skipif(
+    CPUS < 2 or not hasattr(os, "sched_setaffinity"), reason="needs two CPUs and Linux affinity"
+)
 
 
 def cpus_of(pid: int) -> str:
@@ -71,8 +72,13 @@ def test_two_workers_are_pinned_to_different_cpus_and_a_third_is_not_pinned(tmp_
     try:
         seen = []
         for _ in range(CPUS + 1):
-            p = subprocess.Popen([sys.executable, "-c", PIN], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, text=True, env=env)
+            p = subprocess.Popen(
+                [sys.executable, "-c", PIN],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
             procs.append(p)
             seen.append(set(map(int, p.stdout.readline().split(","))))
         pinned, last = seen[:-1], seen[-1]
@@ -83,8 +89,9 @@ def test_two_workers_are_pinned_to_different_cpus_and_a_third_is_not_pinned(tmp_
         for p in procs:
             p.communicate("\n", timeout=10)
     # the claims went with the processes: a new worker is pinned again
-    p = subprocess.run([sys.executable, "-c", PIN], input="\n", capture_output=True, text=True,
-                       timeout=30, env=env)
+    p = subprocess.run(
+        [sys.executable, "-c", PIN], input="\n", capture_output=True, text=True, timeout=30, env=env
+    )
     assert len(p.stdout.split(",")) == 1, p.stdout
 
 
@@ -105,9 +112,11 @@ def test_a_pinned_block_restores_the_threads_cpus(own_claims):
 
 @needs_cpus
 def test_move_takes_a_process_its_threads_and_its_children():
-    code = ("import subprocess, sys, threading, time; threading.Thread(target=time.sleep, "
-            "args=(30,), daemon=True).start(); c = subprocess.Popen(['sleep', '30']); "
-            "print(c.pid, flush=True); time.sleep(30)")
+    code = (
+        "import subprocess, sys, threading, time; threading.Thread(target=time.sleep, "
+        "args=(30,), daemon=True).start(); c = subprocess.Popen(['sleep', '30']); "
+        "print(c.pid, flush=True); time.sleep(30)"
+    )
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         child = int(p.stdout.readline())
@@ -124,9 +133,15 @@ def test_move_takes_a_process_its_threads_and_its_children():
 
 # -- the pool: spares in the background ----------------------------------------------------------
 
+
 def play_one(handles, seed: int) -> dict:
-    record = play_match("take4", get_game("take4").make_options(None, None), seed, handles,
-                        [f"s{i}" for i in range(len(handles))])
+    record = play_match(
+        "take4",
+        get_game("take4").make_options(None, None),
+        seed,
+        handles,
+        [f"s{i}" for i in range(len(handles))],
+    )
     assert record["result"]["forfeits"] == [None] * len(handles), record["result"]["forfeits"]
     return record
 
@@ -174,8 +189,10 @@ def test_a_process_plays_on_the_cpu_of_its_match(user_random, own_claims):
                 self.lease.close()
 
         for deal in (1, 2, 3):
-            play_one([Watch(pool.handle(spec, LIMITS, ("take4", deal), spares=2)),
-                      other.handle(LIMITS)], deal)
+            play_one(
+                [Watch(pool.handle(spec, LIMITS, ("take4", deal), spares=2)), other.handle(LIMITS)],
+                deal,
+            )
         assert set(seen) == {str(min(here))}, seen
 
 
@@ -221,14 +238,16 @@ def test_a_bot_process_is_told_the_platforms_games_and_scans_nothing(tmp_path, l
     path.chmod(0o644)
     hello = load_bot(str(path)).describe(sandbox=limits.sandbox)
     from mallows.games import game_ids
+
     assert hello["name"] == f"scanned=False games={','.join(game_ids())}", hello
 
 
 def test_a_malformed_games_variable_falls_back_to_the_scan():
-    code = ("import os; os.environ['MALLOWS_GAME_PLUGINS'] = '[1, 2'; "
-            "from mallows.games import game_ids; print(','.join(game_ids()))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+    code = (
+        "import os; os.environ['MALLOWS_GAME_PLUGINS'] = '[1, 2'; "
+        "from mallows.games import game_ids; print(','.join(game_ids()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "arschmallows" in out.stdout and "take4" in out.stdout, out
 
 
@@ -247,8 +266,11 @@ SLOW_BOT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("delay,spinning", [("0", True), ("0.01", False)],
-                         ids=["quick bot: watched", "slow bot: not watched"])
+@pytest.mark.parametrize(
+    "delay,spinning",
+    [("0", True), ("0.01", False)],
+    ids=["quick bot: watched", "slow bot: not watched"],
+)
 def test_the_platform_watches_only_for_answers_that_come_quickly(tmp_path, delay, spinning):
     tmp_path.chmod(0o755)
     path = tmp_path / "paced.py"
@@ -269,8 +291,7 @@ def test_the_platform_watches_only_for_answers_that_come_quickly(tmp_path, delay
         assert handle.caught > 0, (handle._spins, handle._misses)
     else:  # a slow one is never caught watching: after SPIN_MISSES misses in a row it is no
         # longer watched
-        assert handle.caught == 0 and handle._misses >= SPIN_MISSES, \
-            (handle._spins, handle._misses)
+        assert handle.caught == 0 and handle._misses >= SPIN_MISSES, (handle._spins, handle._misses)
 
 
 def test_an_answer_that_arrives_while_the_platform_watches_is_read_whole(tmp_path):

@@ -52,10 +52,23 @@ def test_plain_lines_every_interval():
 def test_run_prints_plain_progress_when_piped(tmp_path):
     (tmp_path / "t.toml").write_text(
         'name = "p"\ngame = "take4"\nplayers = 2\ndeals = 2\nseed = 1\n'
-        'bots = ["random", "greedy"]\n')
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "t.toml"), "--db",
-                           str(tmp_path / "r.db"), "--workers", "1"], capture_output=True,
-                          text=True, cwd=REPO)
+        'bots = ["random", "greedy"]\n'
+    )
+    proc = subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(tmp_path / "t.toml"),
+            "--db",
+            str(tmp_path / "r.db"),
+            "--workers",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "p: 1/4 matches (25%)" in proc.stderr
     assert "\x1b[" not in proc.stderr  # no terminal control codes in a log
@@ -63,15 +76,18 @@ def test_run_prints_plain_progress_when_piped(tmp_path):
 
 # -- issue 22 item 7: the count survives a narrow terminal; a log ends on a last line ---------
 
+
 def test_fit_line_never_cuts_the_count():
     from mallows.cli.progress import fit_line
 
     for width in (14, 30, 60, 80, 120, 200):
-        line = fit_line(width, "club-take4-progress", 125, 800, "263.5 matches/s", "0:00:07",
-                        "greedy (25.0)").plain
+        line = fit_line(
+            width, "club-take4-progress", 125, 800, "263.5 matches/s", "0:00:07", "greedy (25.0)"
+        ).plain
         assert "125/800" in line and len(line) <= width, (width, line)
-    wide = fit_line(120, "club-take4-progress", 125, 800, "263.5 matches/s", "0:00:07",
-                    "greedy (25.0)").plain
+    wide = fit_line(
+        120, "club-take4-progress", 125, 800, "263.5 matches/s", "0:00:07", "greedy (25.0)"
+    ).plain
     assert wide.startswith("club-take4-progress ━")
     assert wide.endswith("125/800 263.5 matches/s ETA 0:00:07 leader: greedy (25.0)")
 
@@ -91,8 +107,15 @@ def run_in_terminal(args: list[str], columns: int, timeout: float = 300) -> tupl
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = dict(os.environ, COLUMNS=str(columns), LINES="24", TERM="xterm-256color")
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([MALLOWS, *args], stdin=slave, stdout=slave, stderr=slave,
-                            cwd=REPO, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=REPO,
+        env=env,
+        start_new_session=True,
+    )
     os.close(slave)
     chunks, deadline = [], time.monotonic() + timeout
     while True:
@@ -115,9 +138,20 @@ def run_in_terminal(args: list[str], columns: int, timeout: float = 300) -> tupl
 def test_progress_keeps_its_count_at_80_columns(tmp_path):
     (tmp_path / "t.toml").write_text(
         'name = "club-take4-progress"\ngame = "take4"\nplayers = 2\ndeals = 40\nseed = 1\n'
-        'bots = ["random", "greedy", "denial", "random:call=0.5"]\n')
-    code, text = run_in_terminal(["tournament", "run", str(tmp_path / "t.toml"), "--db",
-                                  str(tmp_path / "r.db"), "--workers", "1"], columns=80)
+        'bots = ["random", "greedy", "denial", "random:call=0.5"]\n'
+    )
+    code, text = run_in_terminal(
+        [
+            "tournament",
+            "run",
+            str(tmp_path / "t.toml"),
+            "--db",
+            str(tmp_path / "r.db"),
+            "--workers",
+            "1",
+        ],
+        columns=80,
+    )
     assert code == 0, text[-3000:]
     drawn = [line for line in text.splitlines() if "club-take4-prog" in line and "━" in line]
     assert drawn, text[-3000:]
@@ -132,10 +166,23 @@ def test_progress_keeps_its_count_at_80_columns(tmp_path):
 def test_a_short_run_off_a_terminal_ends_on_a_last_line(tmp_path):
     (tmp_path / "t.toml").write_text(
         'name = "p"\ngame = "take4"\nplayers = 2\ndeals = 20\nseed = 1\n'
-        'bots = ["random", "greedy"]\n')
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "t.toml"), "--db",
-                           str(tmp_path / "r.db"), "--workers", "1"], capture_output=True,
-                          text=True, cwd=REPO)
+        'bots = ["random", "greedy"]\n'
+    )
+    proc = subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(tmp_path / "t.toml"),
+            "--db",
+            str(tmp_path / "r.db"),
+            "--workers",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if re.match(r"p: \d+/", line)]
     assert lines[0].startswith("p: 1/40 matches")

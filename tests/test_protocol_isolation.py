@@ -49,14 +49,20 @@ def shared_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
-def play(bot: str, game: str = "take4", seat: int = 1, players: int = 2,
-         limits: Limits = FAST, seed: int = 7, isolate: bool | None = True):
+def play(
+    bot: str,
+    game: str = "take4",
+    seat: int = 1,
+    players: int = 2,
+    limits: Limits = FAST,
+    seed: int = 7,
+    isolate: bool | None = True,
+):
     """One match: ``bot`` in ``seat``, random bots elsewhere. Returns the record and the handle."""
     spec = load_bot(bot, isolate=isolate)
     module = get_game(game)
     handle = spec.handle(limits)
-    handles = [handle if s == seat else load_bot("random").handle(limits)
-               for s in range(players)]
+    handles = [handle if s == seat else load_bot("random").handle(limits) for s in range(players)]
     names = [spec.name if s == seat else "random" for s in range(players)]
     record = play_match(game, module.make_options(None, None), seed, handles, names)
     return record, handle
@@ -69,8 +75,9 @@ def assert_reaped(handle) -> None:
         os.kill(proc.pid, 0)
 
 
-def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=False,
-                   kind: str | None = None) -> str:
+def assert_forfeit(
+    record: dict, seat: int, *fragments: str, before_first_deal=False, kind: str | None = None
+) -> str:
     """A valid, complete record in which ``seat`` (and only it) forfeited for a reason holding
     every fragment; returns the reason."""
     json.loads(json.dumps(record))  # plain JSON
@@ -80,11 +87,13 @@ def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=F
     assert reason, f"seat {seat} did not forfeit: {result}"
     for fragment in fragments:
         assert fragment in reason, f"{fragment!r} not in the reason {reason!r}"
-    assert [f for s, f in enumerate(result["forfeits"]) if s != seat] == \
-        [None] * (len(result["forfeits"]) - 1)
+    assert [f for s, f in enumerate(result["forfeits"]) if s != seat] == [None] * (
+        len(result["forfeits"]) - 1
+    )
     forfeits = [e for e in record["events"] if e["type"] == "forfeit"]
-    assert forfeits == [{"type": "forfeit", "seat": seat, "reason": reason,
-                         "kind": forfeits[0]["kind"]}]
+    assert forfeits == [
+        {"type": "forfeit", "seat": seat, "reason": reason, "kind": forfeits[0]["kind"]}
+    ]
     assert forfeits[0]["kind"] in KINDS
     if kind is not None:
         assert forfeits[0]["kind"] == kind, (forfeits[0]["kind"], reason)
@@ -103,24 +112,44 @@ def assert_forfeit(record: dict, seat: int, *fragments: str, before_first_deal=F
 
 # -- one test per misbehaviour --------------------------------------------------------------
 
+
 def test_a_bot_that_raises_forfeits_with_the_exception_and_its_line():
     record, handle = play(str(BOTS / "raiser.py"))
-    assert_forfeit(record, 1, "decision 2", "ValueError: raiser gives up on purpose",
-                   "raiser.py:", "in act", kind="error")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "ValueError: raiser gives up on purpose",
+        "raiser.py:",
+        "in act",
+        kind="error",
+    )
     assert_reaped(handle)
 
 
 def test_a_bot_that_exits_forfeits_with_its_status_and_stderr():
     record, handle = play(str(BOTS / "exiter.py"))
-    assert_forfeit(record, 1, "decision 2", "exited with status 3",
-                   "exiter: out of ideas, leaving", kind="exit")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "exited with status 3",
+        "exiter: out of ideas, leaving",
+        kind="exit",
+    )
     assert_reaped(handle)
 
 
 def test_a_bot_that_crashes_forfeits_with_the_signal():
     record, handle = play(str(BOTS / "segfault.py"), game="arschmallows", players=3, seat=2)
-    assert_forfeit(record, 2, "decision 2", "killed by SIGSEGV",
-                   "segfault: dereferencing a null pointer", kind="crash")
+    assert_forfeit(
+        record,
+        2,
+        "decision 2",
+        "killed by SIGSEGV",
+        "segfault: dereferencing a null pointer",
+        kind="crash",
+    )
     assert_reaped(handle)
 
 
@@ -129,16 +158,24 @@ def test_a_bot_that_hangs_is_stopped_at_the_decision_limit():
     t0 = time.monotonic()
     record, handle = play(str(BOTS / "hanger.py"), limits=limits)
     assert time.monotonic() - t0 < 5.0
-    assert_forfeit(record, 1, "decision 2", "within the time limit of 0.3 s",
-                   "decision_seconds", "stopped", kind="timeout")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "within the time limit of 0.3 s",
+        "decision_seconds",
+        "stopped",
+        kind="timeout",
+    )
     assert_reaped(handle)  # it ignored SIGTERM: only the kill stops it
 
 
 def test_a_slow_bot_runs_out_of_its_match_budget():
     limits = Limits(decision_seconds=1.0, match_seconds=0.25, start_seconds=10.0)
     record, handle = play(str(BOTS / "slowpoke.py:delay=0.06"), limits=limits)
-    reason = assert_forfeit(record, 1, "match time budget of 0.25 s", "match_seconds",
-                            kind="timeout")
+    reason = assert_forfeit(
+        record, 1, "match time budget of 0.25 s", "match_seconds", kind="timeout"
+    )
     decisions = int(reason.split(",")[0].split()[1])
     assert 2 <= decisions <= 5  # 0.25 s at 0.06 s (or more, on a busy machine) a decision
     assert_reaped(handle)
@@ -146,8 +183,9 @@ def test_a_slow_bot_runs_out_of_its_match_budget():
 
 def test_a_bot_that_prints_garbage_forfeits_quoting_the_line():
     record, handle = play(str(BOTS / "garbage"))
-    assert_forfeit(record, 1, "decision 2", "not JSON", "thinking very hard about pick",
-                   kind="garbage")
+    assert_forfeit(
+        record, 1, "decision 2", "not JSON", "thinking very hard about pick", kind="garbage"
+    )
     assert_reaped(handle)
 
 
@@ -159,15 +197,29 @@ def test_a_bot_that_answers_the_wrong_json_shape_forfeits():
 
 def test_a_bot_that_writes_a_second_line_forfeits():
     record, handle = play(str(BOTS / "chatty"))
-    assert_forfeit(record, 1, "decision 2", "and another thing", "after its answer",
-                   "nobody asked for", kind="garbage")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "and another thing",
+        "after its answer",
+        "nobody asked for",
+        kind="garbage",
+    )
     assert_reaped(handle)
 
 
 def test_a_bot_that_answers_an_illegal_action_forfeits_with_answer_and_legal_actions():
     record, handle = play(str(BOTS / "illegal.py"), game="arschmallows", seat=0)
-    reason = assert_forfeit(record, 0, "decision 2", '"type":"teleport"', "which is illegal",
-                            "Legal actions were", kind="illegal")
+    reason = assert_forfeit(
+        record,
+        0,
+        "decision 2",
+        '"type":"teleport"',
+        "which is illegal",
+        "Legal actions were",
+        kind="illegal",
+    )
     assert '{"type":"peek","slots":[0,1]}' in reason or '"type":"draw"' in reason
     assert_reaped(handle)
 
@@ -176,55 +228,73 @@ def test_a_bot_that_floods_its_output_is_stopped():
     t0 = time.monotonic()
     record, handle = play(str(BOTS / "flooder"))
     assert time.monotonic() - t0 < 10.0
-    assert_forfeit(record, 1, "decision 2", "flooded its output",
-                   f"more than {MAX_LINE_BYTES} bytes", "xxxx", kind="flood")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "flooded its output",
+        f"more than {MAX_LINE_BYTES} bytes",
+        "xxxx",
+        kind="flood",
+    )
     assert_reaped(handle)
 
 
 def test_a_bot_that_never_says_hello_forfeits_before_the_first_deal():
     limits = Limits(decision_seconds=0.5, match_seconds=30.0, start_seconds=0.5)
     record, handle = play(str(BOTS / "nohello"), limits=limits)
-    assert_forfeit(record, 1, "handshake", "start_seconds", before_first_deal=True,
-                   kind="timeout")
+    assert_forfeit(record, 1, "handshake", "start_seconds", before_first_deal=True, kind="timeout")
     assert_reaped(handle)
 
 
 def test_a_bot_that_fails_to_load_forfeits_before_the_first_deal():
     record, handle = play(str(BOTS / "broken_import.py"))
-    assert_forfeit(record, 1, "could not load the bot",
-                   "ModuleNotFoundError: No module named 'mallows_no_such_module'",
-                   before_first_deal=True, kind="error")
+    assert_forfeit(
+        record,
+        1,
+        "could not load the bot",
+        "ModuleNotFoundError: No module named 'mallows_no_such_module'",
+        before_first_deal=True,
+        kind="error",
+    )
     assert_reaped(handle)
 
 
 def test_a_protocol_mismatch_is_a_clear_forfeit():
     record, handle = play(str(BOTS / "protocol3"))
-    assert_forfeit(record, 1, "the bot speaks protocol 3",
-                   "this platform speaks protocols 1, 2", before_first_deal=True,
-                   kind="protocol")
+    assert_forfeit(
+        record,
+        1,
+        "the bot speaks protocol 3",
+        "this platform speaks protocols 1, 2",
+        before_first_deal=True,
+        kind="protocol",
+    )
     assert_reaped(handle)
 
 
 def test_a_missing_program_is_a_forfeit_not_a_crash_of_the_match(tmp_path):
     folder = tmp_path / "gone"
     folder.mkdir()
-    (folder / "bot.toml").write_text('name = "gone"\nversion = "1"\ncommand = ["./run.sh"]\n'
-                                     'games = ["take4"]\n')
+    (folder / "bot.toml").write_text(
+        'name = "gone"\nversion = "1"\ncommand = ["./run.sh"]\ngames = ["take4"]\n'
+    )
     script = folder / "run.sh"
     script.write_text("#!/bin/sh\nexec ./no-such-binary\n")
     script.chmod(0o755)
     record, handle = play(str(folder))
-    assert_forfeit(record, 1, "exited with status 127", "no-such-binary",
-                   before_first_deal=True, kind="exit")
+    assert_forfeit(
+        record, 1, "exited with status 127", "no-such-binary", before_first_deal=True, kind="exit"
+    )
     assert_reaped(handle)
 
 
 # -- reaping, bounds --------------------------------------------------------------------------
 
+
 def test_stopping_a_bot_also_kills_what_it_spawned(shared_dir):
     pidfile = shared_dir / "pids"
-    limits = Limits(decision_seconds=0.3, match_seconds=30.0, start_seconds=10.0,
-                    sandbox="off")
+    limits = Limits(decision_seconds=0.3, match_seconds=30.0, start_seconds=10.0, sandbox="off")
     record, handle = play(f"{BOTS / 'spawner'}:pidfile={pidfile}", limits=limits)
     assert_forfeit(record, 1, "decision 2", "within the time limit")
     bot_pid, grandchild = (int(p) for p in pidfile.read_text().split())
@@ -256,8 +326,13 @@ def test_stderr_is_bounded_and_the_match_goes_on(monkeypatch):
         real_close()
 
     handle.close = close
-    record = play_match("take4", get_game("take4").make_options(None, None), 3,
-                        [load_bot("random").handle(), handle], ["random", spec.name])
+    record = play_match(
+        "take4",
+        get_game("take4").make_options(None, None),
+        3,
+        [load_bot("random").handle(), handle],
+        ["random", spec.name],
+    )
     assert record["result"]["forfeits"] == [None, None]
     assert 0 < sizes[0] <= 1 << 20
     assert_reaped(handle)
@@ -275,6 +350,7 @@ def test_a_clean_match_leaves_no_process_and_matches_in_process_play():
 
 # -- the cheat test ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("game", game_ids())
 def test_an_isolated_bot_cannot_find_the_engine_state_but_in_process_it_can(shared_dir, game):
     out = shared_dir / "found.txt"
@@ -289,6 +365,7 @@ def test_an_isolated_bot_cannot_find_the_engine_state_but_in_process_it_can(shar
 
 
 # -- the wire layer ---------------------------------------------------------------------------
+
 
 def test_bothost_speaks_the_platform_protocol_version():
     assert bothost.PROTOCOL_VERSION == PROTOCOL_VERSION
@@ -306,14 +383,18 @@ def test_a_bot_may_say_hello_before_it_is_asked(tmp_path):
         "    if m['type'] == 'quit': break\n"
         "    r = {'type':'ok'} if m['type'] != 'act' else "
         "{'type':'action','action':m['observation']['legal_actions'][0]}\n"
-        "    print(json.dumps(r), flush=True)\n")
+        "    print(json.dumps(r), flush=True)\n"
+    )
     import sys
+
     handle = SubprocessBot("eager", [sys.executable, str(script)], limits=FAST)
     time.sleep(0.3)  # whatever the timing
     handle.start({"seed": 1})
     assert handle.hello["name"] == "eager"
-    assert handle.act({"legal_actions": [{"type": "pick", "position": 3}]}) == \
-        {"type": "pick", "position": 3}
+    assert handle.act({"legal_actions": [{"type": "pick", "position": 3}]}) == {
+        "type": "pick",
+        "position": 3,
+    }
     handle.close()
     assert_reaped(handle)
 
@@ -327,15 +408,18 @@ def test_a_failed_command_is_a_bot_failure_not_an_exception():
 
 def test_an_answer_that_is_not_json_compatible_is_named(tmp_path):
     path = tmp_path / "setbot.py"
-    path.write_text("class Bot:\n"
-                    "    def act(self, observation):\n"
-                    "        return {'type': 'pick', 'position': {1, 2}}\n")
+    path.write_text(
+        "class Bot:\n"
+        "    def act(self, observation):\n"
+        "        return {'type': 'pick', 'position': {1, 2}}\n"
+    )
     record, handle = play(str(path))
     assert_forfeit(record, 1, "decision 1", "act() returned", "not JSON-compatible")
     assert_reaped(handle)
 
 
 # -- hardening: the platform's memory, the bot's user, its limits ----------------------------
+
 
 def _readable_copy(folder: Path) -> Path:
     """A copy of ``folder`` that every user can read. The project may sit in a private folder
@@ -372,8 +456,10 @@ print(json.dumps({"secret": secret[15:].decode(), "report": report}))
 def system_python() -> str | None:
     """A Python that ``nobody`` can run (when we are root), for the peeker as ``nobody``."""
     for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
-        if os.path.exists(candidate) and isolation.plan_run_as(
-                [candidate, str(PEEKER)], str(PEEKER.parent)).user is not None:
+        if (
+            os.path.exists(candidate)
+            and isolation.plan_run_as([candidate, str(PEEKER)], str(PEEKER.parent)).user is not None
+        ):
             return candidate
     return None
 
@@ -410,8 +496,10 @@ def test_an_isolated_bot_cannot_read_the_platforms_memory_environ_or_ptrace_it()
     record, handle = play(str(BOTS / "peeker"), limits=PLAIN)
     assert record["result"]["forfeits"] == [None, None]
     assert_locked_out(handle.hello["report"], secret)
-    assert isolation.PR_GET_DUMPABLE and \
-        ctypes.CDLL(None).prctl(isolation.PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+    assert (
+        isolation.PR_GET_DUMPABLE
+        and ctypes.CDLL(None).prctl(isolation.PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+    )
     if ROOT:  # and as nobody, when a Python that nobody can run exists
         python = system_python()
         if python is not None:
@@ -432,12 +520,17 @@ def test_the_peeker_does_read_a_dumpable_parent_of_its_own_user(mode):
         python = system_python()
         if python is None:
             pytest.skip("no Python that nobody can run, for a parent without privileges")
-        run_as = dict(user="nobody", group=isolation.pwd.getpwnam("nobody").pw_gid,
-                      extra_groups=[])
+        run_as = dict(user="nobody", group=isolation.pwd.getpwnam("nobody").pw_gid, extra_groups=[])
     else:
         python, run_as = sys.executable, {}
-    out = subprocess.run([python, "-c", DRIVER, mode, str(PEEKER)], capture_output=True,
-                         text=True, timeout=60, cwd="/", **run_as)
+    out = subprocess.run(
+        [python, "-c", DRIVER, mode, str(PEEKER)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+        **run_as,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     report, secret = data["report"], data["secret"]
@@ -465,14 +558,17 @@ def test_a_named_bot_user_that_cannot_run_the_bot_is_a_clear_failure(monkeypatch
     script = tmp_path / "private" / "bot.py"  # under pytest's private tmp folder
     script.parent.mkdir()
     script.write_text("print('never')\n")
-    handle = SubprocessBot("private", [sys.executable, str(script)], cwd=str(script.parent),
-                           limits=PLAIN)
+    handle = SubprocessBot(
+        "private", [sys.executable, str(script)], cwd=str(script.parent), limits=PLAIN
+    )
     with pytest.raises(BotFailure) as failure:
         handle.start({})
     handle.close()
     reason = str(failure.value)
-    assert "cannot run the bot as user 'nobody'" in reason or \
-        "cannot run the bot as user nobody" in reason, reason
+    assert (
+        "cannot run the bot as user 'nobody'" in reason
+        or "cannot run the bot as user nobody" in reason
+    ), reason
     if ROOT:
         assert "MALLOWS_BOT_USER=nobody" in reason and "user nobody cannot" in reason
         assert "chmod o+rx" in reason
@@ -490,23 +586,39 @@ MEMORY = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=10.0, me
 
 def test_a_python_bot_over_its_memory_limit_forfeits_saying_so():
     record, handle = play(str(BOTS / "hog.py"), limits=MEMORY)
-    assert_forfeit(record, 1, "decision 2", "MemoryError", "hog.py:",
-                   "memory limit is 300 MiB", "memory_mb", kind="memory")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "MemoryError",
+        "hog.py:",
+        "memory limit is 300 MiB",
+        "memory_mb",
+        kind="memory",
+    )
     assert_reaped(handle)
 
 
 def test_a_subprocess_bot_that_dies_of_its_memory_limit_forfeits_saying_so():
     record, handle = play(str(BOTS / "hog_native"), limits=MEMORY)
-    assert_forfeit(record, 1, "decision 2", "exited with status 1",
-                   "memory limit is 300 MiB", "MemoryError", kind="memory")
+    assert_forfeit(
+        record,
+        1,
+        "decision 2",
+        "exited with status 1",
+        "memory limit is 300 MiB",
+        "MemoryError",
+        kind="memory",
+    )
     assert_reaped(handle)
 
 
 def test_the_child_limits_are_set_before_the_bot_runs(tmp_path):
-    code = ("import resource, sys; g = resource.getrlimit; print(g(resource.RLIMIT_AS), "
-            "g(resource.RLIMIT_CORE), g(resource.RLIMIT_FSIZE), file=sys.stderr)")
-    handle = SubprocessBot("limits", [sys.executable, "-c", code],
-                           limits=Limits(memory_mb=123))
+    code = (
+        "import resource, sys; g = resource.getrlimit; print(g(resource.RLIMIT_AS), "
+        "g(resource.RLIMIT_CORE), g(resource.RLIMIT_FSIZE), file=sys.stderr)"
+    )
+    handle = SubprocessBot("limits", [sys.executable, "-c", code], limits=Limits(memory_mb=123))
     handle.spawn()
     handle.proc.wait(10)
     size = os.fstat(handle.process._err.fileno()).st_size

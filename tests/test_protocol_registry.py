@@ -42,6 +42,7 @@ def test_a_shipped_bot_runs_in_process_and_gets_its_parameters():
 
 def test_shipped_bots_do_not_shadow_the_standard_library():
     import random as stdlib_random
+
     load_bot("random")
     assert sys.modules["random"] is stdlib_random
     assert str(PROJECT_BOTS) not in sys.path
@@ -91,13 +92,16 @@ def test_an_unknown_bot_says_where_it_looked():
         load_bot("./nowhere/bot.py")
 
 
-@pytest.mark.parametrize("target, fragments", [
-    ("syntax_error.py", ["does not parse", "SyntaxError at line 5"]),
-    ("no_bot_class.py", ["defines no class Bot"]),
-    ("protocol3_manifest", ["protocol = 3", "speaks protocols 1, 2"]),
-    ("bad_manifest", ["bot.toml needs command"]),
-    ("missing_command", ["'mallows-no-such-program'", "not on PATH"]),
-])
+@pytest.mark.parametrize(
+    "target, fragments",
+    [
+        ("syntax_error.py", ["does not parse", "SyntaxError at line 5"]),
+        ("no_bot_class.py", ["defines no class Bot"]),
+        ("protocol3_manifest", ["protocol = 3", "speaks protocols 1, 2"]),
+        ("bad_manifest", ["bot.toml needs command"]),
+        ("missing_command", ["'mallows-no-such-program'", "not on PATH"]),
+    ],
+)
 def test_a_broken_bot_says_what_failed(target, fragments):
     with pytest.raises(BotError) as err:
         load_bot(str(BOTS / target))
@@ -186,28 +190,47 @@ def venv(tmp_path_factory):
     (pkg / "mallows_epbot").mkdir(parents=True)
     (pkg / "mallows_epbot" / "__init__.py").write_text(EP_BOT)
     (pkg / "backend.py").write_text(BACKEND)
-    (pkg / "pyproject.toml").write_text(textwrap.dedent('''
+    (pkg / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [build-system]
         requires = []
         build-backend = "backend"
         backend-path = ["."]
-        '''))
+        """)
+    )
     env = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
     # The new environment sees this one's packages (mallows, pip), whether this one is the
     # system's or itself a venv: a .pth line adds each of our site directories.
-    venv_site = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+    venv_site = subprocess.run(
+        [str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(venv_site, "_parent_env.pth").write_text(
-        "".join(f"import site; site.addsitedir({d!r})\n" for d in site.getsitepackages()))
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
-                    "--no-build-isolation", "--no-index", str(pkg)], check=True)
+        "".join(f"import site; site.addsitedir({d!r})\n" for d in site.getsitepackages())
+    )
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            str(pkg),
+        ],
+        check=True,
+    )
     return python
 
 
 def test_an_entry_point_of_an_installed_distribution_resolves_and_plays(venv):
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         import json
         from mallows.agents.registry import load_bot
         from mallows.tournaments.match import play_match
@@ -221,7 +244,7 @@ def test_an_entry_point_of_an_installed_distribution_resolves_and_plays(venv):
                             [spec.handle(), load_bot("random").handle()])
         out["forfeits"] = record["result"]["forfeits"]
         print(json.dumps(out))
-        ''')
+        """)
     run = subprocess.run([str(venv), "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
@@ -238,12 +261,17 @@ def test_an_entry_point_of_an_installed_distribution_resolves_and_plays(venv):
 
 def test_bots_list_and_check_see_the_entry_point(venv):
     cli = "import sys; from mallows.cli import main; sys.argv = ['mallows'] + sys.argv[1:]; main()"
-    run = subprocess.run([str(venv), "-c", cli, "bots", "list"], capture_output=True,
-                         text=True, timeout=60)
+    run = subprocess.run(
+        [str(venv), "-c", cli, "bots", "list"], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     line = next(ln for ln in run.stdout.splitlines() if "epbot" in ln)
     assert "0.3" in line and "python, isolated" in line and "take4" in line
-    run = subprocess.run([str(venv), "-c", cli, "bots", "check", "epbot", "--games", "2"],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [str(venv), "-c", cli, "bots", "check", "epbot", "--games", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "OK: epbot passed 2 match(es) in take4" in run.stdout

@@ -33,6 +33,7 @@ PLAIN = Limits(sandbox="off", decision_seconds=5.0, start_seconds=20.0)
 
 # -- item 3: perfect recall, checked over the registry ---------------------------------------
 
+
 def test_every_registered_game_passes_the_perfect_recall_check():
     assert set(check_registry(seeds=(0,), sample_every=40)) >= {"arschmallows", "take4"}
 
@@ -40,8 +41,7 @@ def test_every_registered_game_passes_the_perfect_recall_check():
 @settings(max_examples=4, deadline=None)
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 4))
 def test_perfect_recall_holds_for_any_deal(seed, players):
-    check_events("arschmallows", (seed,), players=[players], rules=["standard"],
-                 sample_every=60)
+    check_events("arschmallows", (seed,), players=[players], rules=["standard"], sample_every=60)
     check_events("take4", (seed,), players=[players], sample_every=10)
 
 
@@ -70,6 +70,7 @@ def test_a_dropped_public_event_is_caught(toy, monkeypatch):
 
 
 # -- item 1: the events -----------------------------------------------------------------------
+
 
 def _v2_match(game, seed, history="delta", players=3):
     module = get_game(game)
@@ -115,6 +116,7 @@ def test_private_parts_go_to_their_seat_alone():
 
 # -- item 2: full and delta, the same information ---------------------------------------------
 
+
 @pytest.mark.parametrize("game", ["arschmallows", "take4"])
 def test_full_and_delta_give_a_bot_the_same_information(game):
     delta_record, delta_log = _v2_match(game, 21, "delta")
@@ -128,12 +130,17 @@ def test_full_and_delta_give_a_bot_the_same_information(game):
 def test_a_v2_bot_plays_as_the_v1_random_bot_does():
     """The protocol is the channel, not the game: same seed, same bots' choices."""
     v2, _ = _v2_match("take4", 5, players=2)
-    v1 = play_match("take4", get_game("take4").make_options(), 5,
-                    [load_bot("random").handle(), load_bot("random").handle()])
+    v1 = play_match(
+        "take4",
+        get_game("take4").make_options(),
+        5,
+        [load_bot("random").handle(), load_bot("random").handle()],
+    )
     assert v2["events"] == v1["events"]
 
 
 # -- item 2: negotiation, hosted and other-language bots, one tournament ----------------------
+
 
 def _play(game, handles, seed=3):
     return play_match(game, get_game(game).make_options(), seed, handles)
@@ -150,15 +157,19 @@ def test_a_hosted_python_v2_bot_negotiates_2_and_keeps_recall_over_the_pipe():
 def test_a_v2_bot_is_refused_clearly_by_a_platform_offering_only_v1():
     from mallows.agents.process import SubprocessBot
 
-    handle = SubprocessBot("recall", [sys.executable, "-P", "-m", "mallows.agents.host",
-                                      RECALL], limits=PLAIN)
+    handle = SubprocessBot(
+        "recall", [sys.executable, "-P", "-m", "mallows.agents.host", RECALL], limits=PLAIN
+    )
     record = _play("take4", [handle, load_bot("random").handle()])
-    assert "the bot speaks protocol 2, but this platform speaks protocol 1" in \
-        record["result"]["forfeits"][0]
+    assert (
+        "the bot speaks protocol 2, but this platform speaks protocol 1"
+        in record["result"]["forfeits"][0]
+    )
 
 
-node = pytest.mark.skipif(shutil.which("node") is None,
-                          reason="node is not installed: the Node example bot cannot run")
+node = pytest.mark.skipif(
+    shutil.which("node") is None, reason="node is not installed: the Node example bot cannot run"
+)
 
 
 @node
@@ -183,12 +194,18 @@ def test_a_v1_bot_and_a_v2_bot_in_one_tournament(tmp_path):
     from mallows.results.store import Store
 
     spec = tmp_path / "mixed.toml"
-    spec.write_text(f'name = "mixed"\ngame = "take4"\nplayers = 2\ndeals = 2\nseed = 1\n'
-                    f'bots = ["random", "{RECALL}"]\n[limits]\nsandbox = "off"\n')
+    spec.write_text(
+        f'name = "mixed"\ngame = "take4"\nplayers = 2\ndeals = 2\nseed = 1\n'
+        f'bots = ["random", "{RECALL}"]\n[limits]\nsandbox = "off"\n'
+    )
     db = tmp_path / "m.db"
-    run = subprocess.run([MALLOWS, "tournament", "run", str(spec), "--db", str(db),
-                          "--workers", "1"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    run = subprocess.run(
+        [MALLOWS, "tournament", "run", str(spec), "--db", str(db), "--workers", "1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     rows = list(Store(db).export())
     assert len(rows) == 4  # 2 deals x 2 seatings
@@ -203,22 +220,37 @@ def test_a_v1_bot_and_a_v2_bot_in_one_tournament(tmp_path):
 RAW = HERE / "misbehaving_bots" / "raw_replies.py"
 
 
-@pytest.mark.parametrize("hello, words", [
-    ('{"type":"hello","protocol":2,"name":"x","version":"1","history":"sometimes"}',
-     'whose "history" is neither "delta"'),
-    ('{"type":"hello","protocol":2,"name":"x","version":"1","history":null}',
-     'whose "history" is neither "delta"'),
-    ('{"type":"hello","protocol":3,"name":"x","version":"1"}',
-     "the bot speaks protocol 3, but this platform speaks protocols 1, 2"),
-    ('{"type":"hello","protocol":"2","name":"x","version":"1"}',
-     'must say "protocol": 1 or 2 (the integer)'),
-])
+@pytest.mark.parametrize(
+    "hello, words",
+    [
+        (
+            '{"type":"hello","protocol":2,"name":"x","version":"1","history":"sometimes"}',
+            'whose "history" is neither "delta"',
+        ),
+        (
+            '{"type":"hello","protocol":2,"name":"x","version":"1","history":null}',
+            'whose "history" is neither "delta"',
+        ),
+        (
+            '{"type":"hello","protocol":3,"name":"x","version":"1"}',
+            "the bot speaks protocol 3, but this platform speaks protocols 1, 2",
+        ),
+        (
+            '{"type":"hello","protocol":"2","name":"x","version":"1"}',
+            'must say "protocol": 1 or 2 (the integer)',
+        ),
+    ],
+)
 def test_a_bad_protocol_choice_is_a_clear_protocol_failure(hello, words):
     from mallows.agents.process import SubprocessBot
     from mallows.agents.protocol import BotFailure
 
-    handle = SubprocessBot("raw", [sys.executable, str(RAW), json.dumps({"hello": hello + "\n"})],
-                           limits=PLAIN, protocols=(1, 2))
+    handle = SubprocessBot(
+        "raw",
+        [sys.executable, str(RAW), json.dumps({"hello": hello + "\n"})],
+        limits=PLAIN,
+        protocols=(1, 2),
+    )
     try:
         with pytest.raises(BotFailure) as err:
             handle.start({"seed": 1, "game": "take4", "options": {}})
@@ -236,8 +268,9 @@ def test_an_in_process_bot_with_an_unknown_protocol_forfeits_before_the_first_de
 
     record = _play("take4", [InProcessBot(Three(), "three"), load_bot("random").handle()])
     reason = record["result"]["forfeits"][0]
-    assert reason.startswith("before the first deal") and "protocol 3 is not one of 1, 2" in \
-        reason, reason
+    assert (
+        reason.startswith("before the first deal") and "protocol 3 is not one of 1, 2" in reason
+    ), reason
 
 
 def test_an_in_process_v2_bot_cannot_change_what_the_other_seats_get():
@@ -251,6 +284,7 @@ def test_an_in_process_v2_bot_cannot_change_what_the_other_seats_get():
             return observation["legal_actions"][0]
 
     recall.Bot.LOG = []
-    record = _play("arschmallows", [InProcessBot(Vandal(), "vandal"),
-                                    InProcessBot(recall.Bot(), "recall")])
+    record = _play(
+        "arschmallows", [InProcessBot(Vandal(), "vandal"), InProcessBot(recall.Bot(), "recall")]
+    )
     assert record["result"]["forfeits"] == [None, None], record["result"]["forfeits"]

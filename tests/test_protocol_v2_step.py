@@ -84,8 +84,9 @@ def test_a_broken_step_observation_is_caught_by_the_recall_check(monkeypatch):
     from mallows.testing.events import check_events
 
     right = events.step_observation
-    monkeypatch.setattr(events, "step_observation",
-                        lambda state, seat: dict(right(state, seat), turn=0))
+    monkeypatch.setattr(
+        events, "step_observation", lambda state, seat: dict(right(state, seat), turn=0)
+    )
     with pytest.raises(ConformanceError, match="step observation"):
         check_events("arschmallows", (0,), players=(3,))
 
@@ -95,10 +96,15 @@ def test_a_bad_observation_choice_is_refused_with_the_reason(view):
     from mallows.agents.process import SubprocessBot
     from mallows.agents.protocol import BotFailure
 
-    hello = json.dumps({"type": "hello", "protocol": 2, "name": "x", "version": "1",
-                        "observation": view})
-    handle = SubprocessBot("raw", [sys.executable, str(RAW), json.dumps({"hello": hello + "\n"})],
-                           limits=PLAIN, protocols=(1, 2))
+    hello = json.dumps(
+        {"type": "hello", "protocol": 2, "name": "x", "version": "1", "observation": view}
+    )
+    handle = SubprocessBot(
+        "raw",
+        [sys.executable, str(RAW), json.dumps({"hello": hello + "\n"})],
+        limits=PLAIN,
+        protocols=(1, 2),
+    )
     try:
         with pytest.raises(BotFailure) as err:
             handle.start({"seed": 1, "game": "take4", "options": {}})
@@ -119,8 +125,11 @@ def test_an_in_process_bot_with_a_bad_observation_choice_forfeits_saying_why():
 
     record = _match("take4", 1, [InProcessBot(Legal(), "legal"), load_bot("random").handle()])
     reason = record["result"]["forfeits"][0]
-    assert reason.startswith("before the first deal") and "observation 'legal' is not " \
-        "\"full\"" in reason and 'observation = "full" or "step"' in reason, reason
+    assert (
+        reason.startswith("before the first deal")
+        and "observation 'legal' is not \"full\"" in reason
+        and 'observation = "full" or "step"' in reason
+    ), reason
     assert check_choice(2, "delta", observation="step") is None
     assert check_choice(2, "delta") is None  # "full", the default
     assert check_choice(1, None, observation="legal") is None  # protocol 1 has no such choice

@@ -114,13 +114,18 @@ from statistics import NormalDist  # noqa: E402 (the section's own imports)
 from mallows.results.ratings import TRUESKILL  # noqa: E402
 
 N01 = NormalDist()
-LIBRARY_DEFAULTS = {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300,
-                    "draw_probability": 0.10}
+LIBRARY_DEFAULTS = {
+    "mu": 25.0,
+    "sigma": 25 / 3,
+    "beta": 25 / 6,
+    "tau": 25 / 300,
+    "draw_probability": 0.10,
+}
 
 
 def _truncate(mean, var, eps, tie):
     """Moments of N(mean, var) truncated to d > eps (a win) or |d| <= eps (a shared place)."""
-    c = var ** 0.5
+    c = var**0.5
     t, e = mean / c, eps / c
     if tie:
         z = N01.cdf(e - t) - N01.cdf(-e - t)
@@ -134,10 +139,10 @@ def _truncate(mean, var, eps, tie):
 
 def expectation_propagation(ratings, ranks, mu, sigma, beta, tau, draw_probability):
     n = len(ratings)
-    eps = N01.inv_cdf((draw_probability + 1) / 2) * 2 ** 0.5 * beta
+    eps = N01.inv_cdf((draw_probability + 1) / 2) * 2**0.5 * beta
     order = sorted(range(n), key=lambda i: ranks[i])
     prior = [(m, s * s + tau * tau + beta * beta) for m, s in ratings]  # performances
-    up = [(0.0, 0.0)] * (n - 1)    # (precision, precision*mean): diff k -> order[k]
+    up = [(0.0, 0.0)] * (n - 1)  # (precision, precision*mean): diff k -> order[k]
     down = [(0.0, 0.0)] * (n - 1)  # diff k -> order[k + 1]
 
     def times(*gaussians):  # product of (mean, var) and natural-parameter messages
@@ -166,7 +171,7 @@ def expectation_propagation(ratings, ranks, mu, sigma, beta, tau, draw_probabili
         messages = ([down[k - 1]] if k > 0 else []) + ([up[k]] if k < n - 1 else [])
         pm, pv = times(*messages)
         post_mean, post_var = times(natural(m, s * s + tau * tau), natural(pm, pv + beta * beta))
-        out.append((post_mean, post_var ** 0.5))
+        out.append((post_mean, post_var**0.5))
     return out
 
 
@@ -175,13 +180,15 @@ def two_player_closed_form(winner, loser, beta, tau, draw_probability, drawn=Fal
     (mw, sw), (ml, sl) = winner, loser
     sw2, sl2 = sw * sw + tau * tau, sl * sl + tau * tau
     c2 = 2 * beta * beta + sw2 + sl2
-    eps = N01.inv_cdf((draw_probability + 1) / 2) * 2 ** 0.5 * beta
+    eps = N01.inv_cdf((draw_probability + 1) / 2) * 2**0.5 * beta
     mean, var = _truncate(mw - ml, c2, eps, drawn)
-    c = c2 ** 0.5
-    v = (mean - (mw - ml)) / c       # the v of the paper, recovered from the moments
+    c = c2**0.5
+    v = (mean - (mw - ml)) / c  # the v of the paper, recovered from the moments
     w = 1 - var / c2
-    return ((mw + sw2 / c * v, (sw2 * (1 - sw2 / c2 * w)) ** 0.5),
-            (ml - sl2 / c * v, (sl2 * (1 - sl2 / c2 * w)) ** 0.5))
+    return (
+        (mw + sw2 / c * v, (sw2 * (1 - sw2 / c2 * w)) ** 0.5),
+        (ml - sl2 / c * v, (sl2 * (1 - sl2 / c2 * w)) ** 0.5),
+    )
 
 
 def ours(players, ranks, params):
@@ -197,15 +204,17 @@ def prior(params, n):
     return [(params["mu"], params["sigma"])] * n
 
 
-@pytest.mark.parametrize("ranks, published", [
-    ([0, 1], [(29.396, 7.171), (20.604, 7.171)]),
-    ([0, 0], [(25.000, 6.458), (25.000, 6.458)]),
-    ([0, 1, 2, 3], [(33.207, 6.348), (27.401, 5.787), (22.599, 5.787), (16.793, 6.348)]),
-    ([0, 0, 0], [(25.000, 5.698), (25.000, 5.695), (25.000, 5.698)]),
-])
+@pytest.mark.parametrize(
+    "ranks, published",
+    [
+        ([0, 1], [(29.396, 7.171), (20.604, 7.171)]),
+        ([0, 0], [(25.000, 6.458), (25.000, 6.458)]),
+        ([0, 1, 2, 3], [(33.207, 6.348), (27.401, 5.787), (22.599, 5.787), (16.793, 6.348)]),
+        ([0, 0, 0], [(25.000, 5.698), (25.000, 5.695), (25.000, 5.698)]),
+    ],
+)
 def test_the_independent_computation_gives_the_published_numbers(ranks, published):
-    mine = expectation_propagation(prior(LIBRARY_DEFAULTS, len(ranks)), ranks,
-                                   **LIBRARY_DEFAULTS)
+    mine = expectation_propagation(prior(LIBRARY_DEFAULTS, len(ranks)), ranks, **LIBRARY_DEFAULTS)
     players = [f"p{i}" for i in range(len(ranks))]
     for got, theirs, (m, s) in zip(mine, ours(players, ranks, LIBRARY_DEFAULTS), published):
         # published to three decimals by calculators that stop iterating once messages move
@@ -218,18 +227,21 @@ def test_the_independent_computation_gives_the_published_numbers(ranks, publishe
 def test_one_on_one_matches_the_closed_form_with_our_defaults(drawn):
     p = TRUESKILL.defaults()
     ranks = [0, 0] if drawn else [0, 1]
-    expected = two_player_closed_form((25.0, 25 / 3), (25.0, 25 / 3), p["beta"], p["tau"],
-                                      p["draw_probability"], drawn)
+    expected = two_player_closed_form(
+        (25.0, 25 / 3), (25.0, 25 / 3), p["beta"], p["tau"], p["draw_probability"], drawn
+    )
     assert flat(ours(["w", "l"], ranks, p)) == pytest.approx(flat(expected), rel=1e-6)
     # an uneven pair: the favourite loses
     prior_rows = [(["a", "b"], [0, 1])] * 3  # a ahead three times
     rows = {r.bot: r for r in TRUESKILL.leaderboard(prior_rows, p)}
     start = [(rows["b"].mu, rows["b"].sigma), (rows["a"].mu, rows["a"].sigma)]
     upset = {r.bot: r for r in TRUESKILL.leaderboard(prior_rows + [(["b", "a"], ranks)], p)}
-    want = two_player_closed_form(start[0], start[1], p["beta"], p["tau"],
-                                  p["draw_probability"], drawn)
-    assert [upset["b"].mu, upset["b"].sigma, upset["a"].mu, upset["a"].sigma] == \
-        pytest.approx(flat(want), rel=1e-6)
+    want = two_player_closed_form(
+        start[0], start[1], p["beta"], p["tau"], p["draw_probability"], drawn
+    )
+    assert [upset["b"].mu, upset["b"].sigma, upset["a"].mu, upset["a"].sigma] == pytest.approx(
+        flat(want), rel=1e-6
+    )
 
 
 def test_a_four_player_ranking_with_a_tie_matches_the_paper_with_our_defaults():
@@ -265,21 +277,29 @@ def test_the_tournament_guide_shows_the_rating_systems_defaults_and_ranges():
 
 # -- the fast free-for-all path is the library, bit for bit -----------------------------------
 
+
 @settings(max_examples=400, deadline=None)
-@given(data=st.data(), n=st.integers(2, 7),
-       params=st.sampled_from([None, {"tau": 0.083, "draw_probability": 0.1},
-                               {"beta": 1.0, "draw_probability": 0.5}]))
+@given(
+    data=st.data(),
+    n=st.integers(2, 7),
+    params=st.sampled_from(
+        [None, {"tau": 0.083, "draw_probability": 0.1}, {"beta": 1.0, "draw_probability": 0.5}]
+    ),
+)
 def test_fast_ffa_rating_is_bit_identical_to_trueskill(data, n, params):
     from mallows.results import ffa
     from mallows.results.ratings import make_env
+
     env = make_env(params)
     mus = data.draw(st.lists(st.floats(-50, 100), min_size=n, max_size=n))
     sigmas = data.draw(st.lists(st.floats(0.01, 20), min_size=n, max_size=n))
     ranks = data.draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n))
     ratings = [env.create_rating(m, s) for m, s in zip(mus, sigmas)]
     try:
-        lib = [(float(g[0].mu), float(g[0].sigma))
-               for g in env.rate([(r,) for r in ratings], ranks=ranks)]
+        lib = [
+            (float(g[0].mu), float(g[0].sigma))
+            for g in env.rate([(r,) for r in ratings], ranks=ranks)
+        ]
     except (FloatingPointError, ZeroDivisionError, ValueError):
         lib = None  # the Rater falls back to the library here, so the fast path may raise too
     try:
@@ -294,6 +314,7 @@ def test_fast_ffa_rating_is_bit_identical_to_trueskill(data, n, params):
 def test_rater_tables_equal_the_library_path_on_a_long_sequence():
     import random
     from mallows.results import ratings as R
+
     rng = random.Random(5)
     bots = [f"b{i}" for i in range(7)]
     results = []
@@ -313,4 +334,5 @@ def test_rater_tables_equal_the_library_path_on_a_long_sequence():
 def test_fast_ffa_inlined_cdf_and_pdf_are_the_backends(x):
     from trueskill import backends
     from mallows.results import ffa
+
     assert ffa._cdf(x) == backends.cdf(x) and ffa._pdf(x) == backends.pdf(x)

@@ -27,7 +27,7 @@ bots = ["random", "crashonce", "random:call=0.1", "random:call=0.3", "random:cal
 
 # Plays like `random`; in a process whose environment names a marker file that does not exist
 # yet, it creates the file and kills its whole process (the Ray worker: MALLOWS_ISOLATE=0).
-CRASH_BOT = '''
+CRASH_BOT = """
 import os, random
 from mallows.agents.policy import EveryGame, random_action
 
@@ -46,7 +46,7 @@ class Bot:
 
     def act(self, observation):
         return random_action(observation, self.rng)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -62,15 +62,25 @@ def setup(tmp_path_factory):
 
 
 def run_cli(args, env, cwd, timeout=120):
-    proc = subprocess.run([MALLOWS, "tournament", "run", *map(str, args), "--quiet"],
-                          env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [MALLOWS, "tournament", "run", *map(str, args), "--quiet"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
 
 def snapshot(db: Path) -> tuple:
-    out = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--format", "json"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     records = {row["id"]: row["record"] for row in Store(db).export()}
     assert len(records) == 5 * 4 * 3
@@ -89,20 +99,44 @@ def test_local_ray_with_two_workers_gives_identical_ratings(setup, in_process):
     root, toml, env = setup
     db = root / "local.db"
     # the in-process run's secret key: the very same matches on Ray
-    out = run_cli([toml, "--db", db, "--workers", "2", "--batch-size", "4",
-                   "--key", chance_key(root / "inproc.db")], env, root)
+    out = run_cli(
+        [
+            toml,
+            "--db",
+            db,
+            "--workers",
+            "2",
+            "--batch-size",
+            "4",
+            "--key",
+            chance_key(root / "inproc.db"),
+        ],
+        env,
+        root,
+    )
     assert "ray, 2 workers" in out
     assert snapshot(db) == in_process
 
 
-def test_cluster_by_address_with_a_lost_batch_gives_identical_ratings(setup, in_process,
-                                                                        ray_head):
+def test_cluster_by_address_with_a_lost_batch_gives_identical_ratings(setup, in_process, ray_head):
     root, toml, env = setup
     db = root / "cluster.db"
     marker = root / "crashed"
-    out = run_cli([toml, "--db", db, "--address", ray_head, "--batch-size", "4",
-                   "--key", chance_key(root / "inproc.db")],
-                  dict(env, MALLOWS_TEST_CRASH_MARKER=str(marker)), root)
+    out = run_cli(
+        [
+            toml,
+            "--db",
+            db,
+            "--address",
+            ray_head,
+            "--batch-size",
+            "4",
+            "--key",
+            chance_key(root / "inproc.db"),
+        ],
+        dict(env, MALLOWS_TEST_CRASH_MARKER=str(marker)),
+        root,
+    )
     assert marker.exists(), "the crash bot never ran on the cluster"
     assert "lost with its worker was run again" in out or "lost with their worker" in out
     assert snapshot(db) == in_process
@@ -116,10 +150,23 @@ def test_join_refused_by_token_authentication_says_so(setup, tmp_path):
         join_env = dict(env, HOME=str(tmp_path))  # no token file, no token variable
         join_env.pop("RAY_AUTH_MODE", None)
         join_env["RAY_gcs_server_port_wait_time_s"] = "5"  # give up joining after ~5 s
-        result = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db",
-                                 str(tmp_path / "m.db"), "--address", address],
-                                env=join_env, cwd=root, capture_output=True, text=True,
-                                timeout=120)
+        result = subprocess.run(
+            [
+                MALLOWS,
+                "tournament",
+                "run",
+                str(toml),
+                "--db",
+                str(tmp_path / "m.db"),
+                "--address",
+                address,
+            ],
+            env=join_env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         stop_ray_head(proc)
     assert result.returncode == 2
@@ -133,8 +180,21 @@ def test_ray_client_address_gives_identical_ratings(setup, in_process, ray_clust
     # a 79-line traceback: "Streaming actor methods ... not supported ... Ray Client")
     root, toml, env = setup
     db = root / "client.db"
-    out = run_cli([toml, "--db", db, "--address", ray_cluster[1], "--batch-size", "4",
-                   "--key", chance_key(root / "inproc.db")], env, root)
+    out = run_cli(
+        [
+            toml,
+            "--db",
+            db,
+            "--address",
+            ray_cluster[1],
+            "--batch-size",
+            "4",
+            "--key",
+            chance_key(root / "inproc.db"),
+        ],
+        env,
+        root,
+    )
     assert "Traceback" not in out
     assert snapshot(db) == in_process
 
@@ -153,10 +213,23 @@ def test_joining_says_connecting_at_once(setup, tmp_path):
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
         address = "127.0.0.1:%d" % listener.getsockname()[1]
-        proc = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db",
-                                 str(tmp_path / "m.db"), "--address", address],
-                                env=env, cwd=root, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                MALLOWS,
+                "tournament",
+                "run",
+                str(toml),
+                "--db",
+                str(tmp_path / "m.db"),
+                "--address",
+                address,
+            ],
+            env=env,
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         try:
             t0 = time.monotonic()
             said = b""  # what it wrote so far, read from the pipe unbuffered (a seed warning

@@ -63,8 +63,9 @@ DIGESTS = [
 
 def record_json(game, rules, overrides, seed, players, quit_at) -> str:
     options = get_game(game).make_options(rules, overrides)
-    bots = [InProcessBot(_Random(quit_at if seat == 1 else None), f"r{seat}")
-            for seat in range(players)]
+    bots = [
+        InProcessBot(_Random(quit_at if seat == 1 else None), f"r{seat}") for seat in range(players)
+    ]
     record = play_match(game, options, seed, bots)
     return json.dumps(record, separators=(",", ":"))
 
@@ -74,8 +75,11 @@ def as_first_pinned(text: str) -> str:
     0, phase use`` (the observation's round index) where records now say ``decision 7 in round
     1, phase use`` (counted from 1, as the replay counts; issue 22, item 8). Nothing else of a
     record changed, which this proves."""
-    return re.sub(r"decision (\d+) in round (\d+)",
-                  lambda m: f"decision {m.group(1)}, round {int(m.group(2)) - 1}", text)
+    return re.sub(
+        r"decision (\d+) in round (\d+)",
+        lambda m: f"decision {m.group(1)}, round {int(m.group(2)) - 1}",
+        text,
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[3]}" for c in CASES])

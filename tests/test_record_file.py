@@ -20,14 +20,16 @@ from mallows.tournaments.record_format import MAX_DEPTH, check_record, parse_rec
 from typer.testing import CliRunner
 
 DATA = REPO / "tests" / "data"
-RECORDS = {g: json.loads((DATA / f"record-{g}.json").read_text())
-           for g in ("arschmallows", "take4")}
+RECORDS = {
+    g: json.loads((DATA / f"record-{g}.json").read_text()) for g in ("arschmallows", "take4")
+}
 
 
 def replay(path: Path, *extra: str):
     result = CliRunner().invoke(app, ["replay", str(path), *extra])
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        "".join(__import__("traceback").format_exception(result.exception))
+    assert result.exception is None or isinstance(result.exception, SystemExit), "".join(
+        __import__("traceback").format_exception(result.exception)
+    )
     return result
 
 
@@ -45,6 +47,7 @@ def _set(path, value):
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
+
     return edit
 
 
@@ -54,6 +57,7 @@ def _delete(*path):
         for key in path[:-1]:
             node = node[key]
         del node[path[-1]]
+
     return edit
 
 
@@ -66,16 +70,28 @@ CASES = [
     ("an event a string", _set(["events", 3], "deal"), "events[3] should be an event"),
     ("an event a list", _set(["events", 0], [1, 2]), "events[0] should be an event"),
     ("an event with no type", _set(["events", 2], {"seat": 0}), "events[2] has no 'type'"),
-    ("a seat out of range", _set(["events", 1, "seat"], 9),
-     "events[1].seat should be a seat of the match (0 to 2), but is the number 9"),
+    (
+        "a seat out of range",
+        _set(["events", 1, "seat"], 9),
+        "events[1].seat should be a seat of the match (0 to 2), but is the number 9",
+    ),
     ("a seat a boolean", _set(["events", 1, "seat"], True), "events[1].seat should be"),
-    ("an action a string", _set(["events", 1, "action"], "draw"),
-     "events[1].action should be an action"),
+    (
+        "an action a string",
+        _set(["events", 1, "action"], "draw"),
+        "events[1].action should be an action",
+    ),
     ("a deck not a list", _set(["events", 0, "deck"], 3), "events[0].deck should be a list"),
-    ("ranks too short", _set(["result", "ranks"], [0, 1]),
-     "result.ranks should be a list of 3 ranks"),
-    ("ranks not a ranking", _set(["result", "ranks"], [0, 0, 1]),
-     "is not a standard competition ranking"),
+    (
+        "ranks too short",
+        _set(["result", "ranks"], [0, 1]),
+        "result.ranks should be a list of 3 ranks",
+    ),
+    (
+        "ranks not a ranking",
+        _set(["result", "ranks"], [0, 0, 1]),
+        "is not a standard competition ranking",
+    ),
     ("a rank a string", _set(["result", "ranks", 0], "first"), "result.ranks[0] should be"),
     ("a rank negative", _set(["result", "ranks", 2], -1), "result.ranks[2] should be"),
     ("result not an object", _set(["result"], [0, 1, 2]), "result should be an object"),
@@ -87,11 +103,18 @@ CASES = [
     ("a record version 2", _set(["record_version"], 2), "record_version should be 1"),
     ("a seed a string", _set(["seed"], "7"), "seed should be an integer"),
     ("totals a string", _set(["result", "totals"], "111"), "result.totals should be a list"),
-    ("forfeits not by seat", _set(["result", "forfeits"], [None]),
-     "result.forfeits should be a list of 3"),
-    ("a round end's scores wrong", lambda r: next(e for e in r["events"]
-                                                  if e["type"] == "round_end")
-     .__setitem__("scores", [1, "x", 2]), ".scores[1] should be a number"),
+    (
+        "forfeits not by seat",
+        _set(["result", "forfeits"], [None]),
+        "result.forfeits should be a list of 3",
+    ),
+    (
+        "a round end's scores wrong",
+        lambda r: next(e for e in r["events"] if e["type"] == "round_end").__setitem__(
+            "scores", [1, "x", 2]
+        ),
+        ".scores[1] should be a number",
+    ),
 ]
 
 
@@ -108,9 +131,11 @@ def test_a_hand_edited_record_names_the_first_thing_wrong(tmp_path, name, edit, 
 
 
 def test_take4_edits(tmp_path):
-    for edit, words in ((_set(["events", 0, "deck", 0], None), "events[0].deck[0] should be"),
-                        (_set(["events", 1, "picks"], "1,2"), "events[1].picks should be"),
-                        (_set(["players", 1], None), "players[1] should be")):
+    for edit, words in (
+        (_set(["events", 0, "deck", 0], None), "events[0].deck[0] should be"),
+        (_set(["events", 1, "picks"], "1,2"), "events[1].picks should be"),
+        (_set(["players", 1], None), "players[1] should be"),
+    ):
         result = replay(edited(tmp_path, "take4", edit))
         assert result.exit_code == 2 and words in " ".join(result.output.split())
 
@@ -124,18 +149,19 @@ def test_ten_thousand_deep_nesting_is_refused(tmp_path):
     result = replay(path)
     assert result.exit_code == 2
     assert f"more than {MAX_DEPTH} levels deep" in " ".join(result.output.split())
-    path.write_text('{"a": ' + "{\"a\": " * 10000 + "1" + "}" * 10001)
+    path.write_text('{"a": ' + '{"a": ' * 10000 + "1" + "}" * 10001)
     assert replay(path).exit_code == 2
 
 
 def test_text_that_is_not_a_record(tmp_path):
     path = tmp_path / "x.json"
-    for content, words in ((b"\xef\xbb\xbf" + json.dumps(RECORDS["take4"]).encode(),
-                            "byte-order mark (BOM)"),
-                           (b"\xff\xfe{}", "is not UTF-8 text"),
-                           (b'{"game": ', "is not JSON"),
-                           (b'[1, 2]', "the record should be an object"),
-                           (b'{"seed": ' + b"9" * 5000 + b"}", "number too long to read")):
+    for content, words in (
+        (b"\xef\xbb\xbf" + json.dumps(RECORDS["take4"]).encode(), "byte-order mark (BOM)"),
+        (b"\xff\xfe{}", "is not UTF-8 text"),
+        (b'{"game": ', "is not JSON"),
+        (b"[1, 2]", "the record should be an object"),
+        (b'{"seed": ' + b"9" * 5000 + b"}", "number too long to read"),
+    ):
         path.write_bytes(content)
         result = replay(path)
         text = " ".join(result.output.split())
@@ -156,6 +182,7 @@ def test_records_mallows_writes_pass(tmp_path):
     import shutil
 
     from mallows.results.store import Store
+
     db = tmp_path / "v1.db"
     shutil.copy(DATA / "schema-v1.db", db)
     store = Store(db, readonly=True)
@@ -176,9 +203,30 @@ def _paths(node, prefix=()):
 
 
 def _hostile(rng: random.Random):
-    return rng.choice([None, True, False, -1, 0, 2**70, 1.5, float("1e308"), "", "x" * 300,
-                       [], [None], [[[]]], {}, {"type": None}, {"type": "action"},
-                       {"type": "action", "seat": 0}, "deal", 99, [1, "a", None]])
+    return rng.choice(
+        [
+            None,
+            True,
+            False,
+            -1,
+            0,
+            2**70,
+            1.5,
+            float("1e308"),
+            "",
+            "x" * 300,
+            [],
+            [None],
+            [[[]]],
+            {},
+            {"type": None},
+            {"type": "action"},
+            {"type": "action", "seat": 0},
+            "deal",
+            99,
+            [1, "a", None],
+        ]
+    )
 
 
 @pytest.mark.parametrize("game", ["arschmallows", "take4"])
@@ -218,8 +266,9 @@ def test_fuzzed_records_never_end_in_a_traceback(tmp_path, game):
 
 def test_console_script_refuses_with_the_message(tmp_path):
     path = edited(tmp_path, "arschmallows", _set(["players"], "greedy"))
-    proc = subprocess.run([MALLOWS, "replay", str(path)], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [MALLOWS, "replay", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "players should be a non-empty list of bot names" in proc.stderr
 

@@ -56,14 +56,23 @@ def test_plays_complete_matches_without_forfeit(name):
         for players in counts:
             for seed in (players, 100 + players):
                 # self-play, and a mixed table with the bot in a different seat each time
-                tables = [[name] * players,
-                          [name if s == seed % players else ("random" if s % 2 else "greedy")
-                           for s in range(players)]]
+                tables = [
+                    [name] * players,
+                    [
+                        name if s == seed % players else ("random" if s % 2 else "greedy")
+                        for s in range(players)
+                    ],
+                ]
                 for names in tables:
                     options = {"rounds": 2} if game == "arschmallows" else None
                     record = _play(game, names, seed, options)
-                    assert record["result"]["forfeits"] == [None] * players, \
-                        (name, game, players, seed, record["result"]["forfeits"])
+                    assert record["result"]["forfeits"] == [None] * players, (
+                        name,
+                        game,
+                        players,
+                        seed,
+                        record["result"]["forfeits"],
+                    )
                     if game == "arschmallows":
                         ends = [e for e in record["events"] if e["type"] == "round_end"]
                         assert len(ends) == 2
@@ -80,15 +89,18 @@ def test_parameters_parse():
     assert load_bot("ismcts:search=end").handle().bot.phases == {"end"}
 
 
-@pytest.mark.parametrize("name, words", [
-    ("ismcts:budget=abc", ["budget", "abc"]),
-    ("ismcts:budget=0", ["budget", "out of range"]),
-    ("ismcts:search=peek", ["search"]),
-    ("ismcts:speed=2", ["speed"]),
-    ("greedy:margin=lots", ["margin"]),
-    ("heuristic:risk=2", ["risk", "out of range"]),
-    ("denial:deny=x", ["deny"]),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("ismcts:budget=abc", ["budget", "abc"]),
+        ("ismcts:budget=0", ["budget", "out of range"]),
+        ("ismcts:search=peek", ["search"]),
+        ("ismcts:speed=2", ["speed"]),
+        ("greedy:margin=lots", ["margin"]),
+        ("heuristic:risk=2", ["risk", "out of range"]),
+        ("denial:deny=x", ["deny"]),
+    ],
+)
 def test_bad_parameter_is_a_clear_error(name, words):
     with pytest.raises(BotError) as info:
         load_bot(name).handle()
@@ -100,14 +112,16 @@ def test_bad_parameter_is_a_clear_error(name, words):
 
 # ------------------------------------------------------------------------ Arschmallows helpers
 
+
 def _observations(seed: int, players: int = 4, policy=None, limit: int = 400):
     """Yield (state, observation of the seat to move) along a mostly heuristic-played match;
     the state is live: it moves on when the next item is asked for."""
     module = get_game("arschmallows")
     state = module.new_state(module.make_options("standard", {}), players, SeededChance(seed))
     rng = random.Random(seed)
-    policy = policy or (lambda obs: botlib.heuristic_decide(obs)
-                        if rng.random() < 0.8 else _random(obs, rng))
+    policy = policy or (
+        lambda obs: botlib.heuristic_decide(obs) if rng.random() < 0.8 else _random(obs, rng)
+    )
     count = 0
     while not state.is_terminal() and count < limit:
         seat = state.to_move()[0]
@@ -119,6 +133,7 @@ def _observations(seed: int, players: int = 4, policy=None, limit: int = 400):
 
 def _random(obs, rng):
     from mallows.agents.policy import random_action
+
     return random_action(obs, rng)
 
 
@@ -126,8 +141,9 @@ def test_unseen_is_the_deck_minus_what_the_observation_shows():
     for seed in range(3):
         for state, obs in _observations(seed, limit=150):
             pool = botlib.unseen(obs)
-            shown = Counter(s["value"] for row in obs["rows"] for s in row
-                            if s["value"] is not None)
+            shown = Counter(
+                s["value"] for row in obs["rows"] for s in row if s["value"] is not None
+            )
             shown.update(obs["discard"])
             if obs["held"] is not None:
                 shown[obs["held"]["value"]] += 1
@@ -137,8 +153,7 @@ def test_unseen_is_the_deck_minus_what_the_observation_shows():
             # and it really is what the seat has not seen: the true hidden cards
             seat = obs["seat"]
             view = state.knowledge.views[seat]
-            truly = Counter(state.values[c] for row in state.rows for c in row
-                            if view[c] is None)
+            truly = Counter(state.values[c] for row in state.rows for c in row if view[c] is None)
             truly.update(state.values[c] for c in state.draw)
             assert truly == pool
 
@@ -176,8 +191,7 @@ def test_simulator_scores_rounds_like_the_engine():
     for seed in range(8):
         module = get_game("arschmallows")
         players = 2 + seed % 5
-        state = module.new_state(module.make_options("standard", {}), players,
-                                 SeededChance(seed))
+        state = module.new_state(module.make_options("standard", {}), players, SeededChance(seed))
         rng = random.Random(seed)
         sim = None
         round_ = 0
@@ -193,8 +207,7 @@ def test_simulator_scores_rounds_like_the_engine():
                         sim.values[sim.rows[p][i]] = state.values[card]
                 for k, card in enumerate(state.draw):
                     sim.values[sim.draw[k]] = state.values[card]
-            action = (botlib.heuristic_decide(obs) if rng.random() < 0.7
-                      else _random(obs, rng))
+            action = botlib.heuristic_decide(obs) if rng.random() < 0.7 else _random(obs, rng)
             before = len(state.events)
             state.apply(seat, action)
             new = state.events[before:]
@@ -242,6 +255,7 @@ def test_ismcts_is_reproducible_with_an_iteration_cap():
 
 
 # ------------------------------------------------------------------------ order (cheap checks)
+
 
 def _duplicate(game: str, names: list[str], seeds, options=None) -> list[list[float]]:
     """Per bot index, its results over every cyclic seat rotation of every seed: the match

@@ -13,7 +13,9 @@ def test_the_driver_trusts_the_shipped_bots_it_finds_in_the_project(monkeypatch)
 
 
 def test_a_user_bot_shadowing_a_shipped_name_is_not_trusted(tmp_path, monkeypatch):
-    (tmp_path / "random.py").write_text("class Bot:\n    def act(self, o):\n        return o['legal_actions'][0]\n")
+    (tmp_path / "random.py").write_text(
+        "class Bot:\n    def act(self, o):\n        return o['legal_actions'][0]\n"
+    )
     monkeypatch.setenv("MALLOWS_BOTS_DIR", str(tmp_path))
     assert "random" not in trusted_shipped()
     assert "greedy" in trusted_shipped()

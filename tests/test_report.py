@@ -23,8 +23,12 @@ def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     db = make_db(folder)
     out = folder / "site"
-    proc = subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out)],
-                          capture_output=True, text=True, cwd=REPO)
+    proc = subprocess.run(
+        [MALLOWS, "report", "--db", str(db), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "index.html" in proc.stdout
     return db, out
@@ -36,9 +40,14 @@ def test_every_page_exists(site):
     for name in ("arsch-small", "take4-small"):
         page = out / "t" / f"{slug(name)}.html"
         assert page.is_file() and f"t/{slug(name)}.html" in index
-        board = json.loads(subprocess.run([MALLOWS, "ratings", "--db", str(db), "--tournament",
-                                           name, "--format", "json"], capture_output=True,
-                                          text=True, check=True).stdout)
+        board = json.loads(
+            subprocess.run(
+                [MALLOWS, "ratings", "--db", str(db), "--tournament", name, "--format", "json"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         for row in board:
             bot_page = out / "b" / f"{slug(row['bot'])}.html"
             assert bot_page.is_file(), row["bot"]
@@ -115,8 +124,19 @@ def test_replay_pages_option_writes_a_page_per_match(site, tmp_path):
     holding every event of its record; no data files."""
     db, _ = site
     out = tmp_path / "pages"
-    result = CliRunner().invoke(app, ["report", "--db", str(db), "-o", str(out),
-                                      "--tournament", "arsch-small", "--replay-pages"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            "--db",
+            str(db),
+            "-o",
+            str(out),
+            "--tournament",
+            "arsch-small",
+            "--replay-pages",
+        ],
+    )
     assert result.exit_code == 0, result.output
     for i in range(6):
         record = stored_record(db, f"arsch-small/{i}")
@@ -137,8 +157,9 @@ def test_arschmallows_frames_follow_the_record(site):
     ends = iter(e for e in record["events"] if e["type"] == "round_end")
     for f, e in zip(fs, record["events"]):
         if e["type"] == "deal":  # the rows are the deck's slices, face down; discard shows
-            assert [[c[0] for c in row] for row in f["rows"]] == \
-                [e["deck"][s * t:(s + 1) * t] for s in range(n)]
+            assert [[c[0] for c in row] for row in f["rows"]] == [
+                e["deck"][s * t : (s + 1) * t] for s in range(n)
+            ]
             assert all(c[1] == 0 for row in f["rows"] for c in row)
             assert f["discard"] == e["deck"][n * t]
             assert f["draw_pile"] == len(e["deck"]) - n * t - 1
@@ -177,8 +198,9 @@ def test_a_tampered_record_does_not_replay(site):
     db, _ = site
     record = cli_json("replay", "arsch-small/0", "--db", str(db), "--json")
     actions = [e for e in record["events"] if e["type"] == "action"]
-    actions[3]["action"] = {"type": "call"} if actions[3]["action"]["type"] != "call" \
-        else {"type": "pass"}
+    actions[3]["action"] = (
+        {"type": "call"} if actions[3]["action"]["type"] != "call" else {"type": "pass"}
+    )
     with pytest.raises(ReplayMismatch):
         frames(record)
     record = cli_json("replay", "take4-small/0", "--db", str(db), "--json")
@@ -190,20 +212,31 @@ def test_a_tampered_record_does_not_replay(site):
 def test_report_one_tournament_and_bad_arguments(site, tmp_path):
     db, _ = site
     out = tmp_path / "one"
-    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), "--tournament",
-                    "take4-small"], check=True, capture_output=True)
+    subprocess.run(
+        [MALLOWS, "report", "--db", str(db), "-o", str(out), "--tournament", "take4-small"],
+        check=True,
+        capture_output=True,
+    )
     assert (out / "t" / f"{slug('take4-small')}.html").is_file()
     assert not (out / "t" / f"{slug('arsch-small')}.html").exists()
     assert not (out / "m" / f"{slug('arsch-small')}.html").exists()
     assert not (out / "d" / slug("arsch-small")).exists()
     assert (out / "d" / slug("take4-small")).is_dir()
-    for args, words in ((["--tournament", "nope"], "no tournament 'nope'"),
-                        (["--game", "chess"], "no 'chess' tournaments")):
-        proc = subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out), *args],
-                              capture_output=True, text=True)
+    for args, words in (
+        (["--tournament", "nope"], "no tournament 'nope'"),
+        (["--game", "chess"], "no 'chess' tournaments"),
+    ):
+        proc = subprocess.run(
+            [MALLOWS, "report", "--db", str(db), "-o", str(out), *args],
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
-    proc = subprocess.run([MALLOWS, "report", "--db", str(tmp_path / "none.db"), "-o",
-                           str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [MALLOWS, "report", "--db", str(tmp_path / "none.db"), "-o", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "no database" in proc.stderr
     assert not (tmp_path / "none.db").exists()
 
@@ -223,25 +256,43 @@ def test_a_damaged_record_gets_a_page_without_a_table(site, tmp_path):
     copy = tmp_path / "damaged.db"
     shutil.copy(db, copy)
     from mallows.results.store import Store
+
     with Store(copy, readonly=True) as store:  # records are stored compressed: read them here
         record = json.loads(store.record("arsch-small/1"))
     record["events"] = record["events"][:-5]  # cut short
     con = sqlite3.connect(copy)
     with con:  # stored back as plain text (codec NULL), a form the store still reads
-        con.execute("UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
-                    "WHERE id = 'arsch-small/1'", [json.dumps(record)])
+        con.execute(
+            "UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
+            "WHERE id = 'arsch-small/1'",
+            [json.dumps(record)],
+        )
     con.close()
     out = tmp_path / "site"
-    proc = subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out),
-                           "--tournament", "arsch-small"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [MALLOWS, "report", "--db", str(copy), "-o", str(out), "--tournament", "arsch-small"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     shown = data_matches(out, "arsch-small")
     assert "does not replay" in shown[1]["error"] or "cut short" in shown[1]["error"]
     assert shown[1]["frames"] == [] and len(shown[1]["lines"]) >= len(record["events"])
     assert any("does not match its digest" in n for n in shown[1]["notes"])
     assert shown[0]["error"] is None and shown[0]["frames"]  # the others replay
-    result = CliRunner().invoke(app, ["report", "--db", str(copy), "-o", str(out),
-                                      "--tournament", "arsch-small", "--replay-pages"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            "--db",
+            str(copy),
+            "-o",
+            str(out),
+            "--tournament",
+            "arsch-small",
+            "--replay-pages",
+        ],
+    )
     assert result.exit_code == 0, result.output
     page = (out / "m" / slug("arsch-small") / "1.html").read_text()
     assert "No card table for this match" in page and 'id="frames"' not in page
@@ -254,11 +305,16 @@ def test_templates_and_static_files_are_package_data():
     import fnmatch
     import tomllib
 
-    patterns = tomllib.loads((REPO / "pyproject.toml").read_text()
-                             )["tool"]["setuptools"]["package-data"]["mallows.report"]
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["mallows.report"]
     folder = REPO / "platform" / "mallows" / "report"
-    files = [p.relative_to(folder).as_posix() for sub in ("templates", "static")
-             for p in (folder / sub).iterdir() if p.is_file()]
+    files = [
+        p.relative_to(folder).as_posix()
+        for sub in ("templates", "static")
+        for p in (folder / sub).iterdir()
+        if p.is_file()
+    ]
     assert files
     for f in files:
         assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f"{f} would not be installed"

@@ -51,9 +51,12 @@ def go(pg, link_text: str) -> None:
 def drawn(pg, match_id: str | None = None) -> None:
     """Wait until a tournament's replay page has drawn its match (``match_id``: that one;
     a match's own page draws at once)."""
-    pg.wait_for_function("id => { const r = document.getElementById('replay');"
-                         " return !r || (!r.hidden && (id === null || r.dataset.match === id))"
-                         " || !document.getElementById('problem').hidden; }", arg=match_id)
+    pg.wait_for_function(
+        "id => { const r = document.getElementById('replay');"
+        " return !r || (!r.hidden && (id === null || r.dataset.match === id))"
+        " || !document.getElementById('problem').hidden; }",
+        arg=match_id,
+    )
     problem = pg.locator("#problem")
     assert not problem.count() or problem.is_hidden(), problem.inner_text()
 
@@ -75,29 +78,35 @@ def check_arschmallows(pg, record: dict, prefix: str) -> None:
     # the deal, all-seeing: every card's value as dealt, face down; the discard's top
     for s in range(n):
         values = pg.locator(f'.seat[data-seat="{s}"] .card').evaluate_all(
-            "cards => cards.map(c => parseInt(c.dataset.value, 10))")
-        assert values == deck[s * t:(s + 1) * t]
+            "cards => cards.map(c => parseInt(c.dataset.value, 10))"
+        )
+        assert values == deck[s * t : (s + 1) * t]
     assert int(pg.locator("#discard").get_attribute("data-value")) == deck[n * t]
     assert "draw pile" in pg.locator("#table").inner_text()
     assert str(len(deck) - n * t - 1) == pg.locator("#draw-pile").inner_text()
     # seat 1's view: nothing of anyone's row known before the peeks
     pg.select_option("#view", "1")
     assert pg.locator(".seat .card.hidden").count() == n * t
-    peek = next(i for i, e in enumerate(events)
-                if e["type"] == "action" and e["seat"] == 1 and e["action"]["type"] == "peek")
+    peek = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "action" and e["seat"] == 1 and e["action"]["type"] == "peek"
+    )
     pg.locator("#slider").focus()
     step_to(pg, peek)
     slots = events[peek]["action"]["slots"]
     known = pg.locator('.seat[data-seat="1"] .card.known').evaluate_all(
         "cards => cards.map(c => [parseInt(c.parentNode.querySelector('.card').dataset.slot, 10),"
-        " parseInt(c.dataset.value, 10)])")
+        " parseInt(c.dataset.value, 10)])"
+    )
     assert sorted(known) == sorted([sl, deck[t + sl]] for sl in slots)
     assert pg.locator('.seat[data-seat="0"] .card.known').count() == 0
     shot(pg, f"{prefix}-replay-seat-view")
     pg.select_option("#view", "all")
     # a draw: the held card is the drawn value, said in words
-    draw = next(i for i, e in enumerate(events)
-                if e["type"] == "action" and e["action"]["type"] == "draw")
+    draw = next(
+        i for i, e in enumerate(events) if e["type"] == "action" and e["action"]["type"] == "draw"
+    )
     step_to(pg, draw)
     held = pg.locator("#held").get_attribute("data-value")
     assert f"draws {held}" in pg.locator("#text").inner_text()
@@ -128,7 +137,8 @@ def check_take4(pg, record: dict, prefix: str) -> None:
     final = record["result"]["collections"]
     for s, held in enumerate(final):
         have = pg.locator(f'.seat[data-seat="{s}"] .card[data-count]').evaluate_all(
-            "cs => cs.map(c => [c.dataset.value, parseInt(c.dataset.count, 10)])")
+            "cs => cs.map(c => [c.dataset.value, parseInt(c.dataset.count, 10)])"
+        )
         assert {k: v for k, v in have if v} == {c: held.count(c) for c in set(held)}
     shot(pg, f"{prefix}-replay-take4")
 
@@ -139,11 +149,11 @@ def walk(pg, start_url: str, db: Path, prefix: str) -> None:
     shot(pg, f"{prefix}-index")
     go(pg, "arsch-small")
     rows = pg.locator("table.board tbody tr")
-    board = cli_json("ratings", "--db", str(db), "--tournament", "arsch-small", "--format",
-                     "json")
+    board = cli_json("ratings", "--db", str(db), "--tournament", "arsch-small", "--format", "json")
     assert rows.count() == len(board)
-    assert [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())] == \
-        [r["bot"] for r in board]
+    assert [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())] == [
+        r["bot"] for r in board
+    ]
     # sort by clicking a header: matches, then mu (descending on the first click)
     pg.locator("table.board th", has_text="mu").first.click()
     mus = [float(x) for x in pg.locator("table.board tbody td:nth-child(3)").all_inner_texts()]
@@ -173,16 +183,24 @@ def walk(pg, start_url: str, db: Path, prefix: str) -> None:
 @pytest.mark.slow
 def test_static_report_in_chromium(db, page, tmp_path):
     out = tmp_path / "site"
-    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out)], check=True,
-                   capture_output=True, cwd=REPO)
+    subprocess.run(
+        [MALLOWS, "report", "--db", str(db), "-o", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     walk(page, (out / "index.html").as_uri(), db, "static")
 
 
 @pytest.mark.slow
 def test_serve_in_chromium(db, page):
-    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
@@ -190,6 +208,7 @@ def test_serve_in_chromium(db, page):
         walk(page, url.group(0), db, "serve")
         # a written report's replay address lands on the match's own page here
         from mallows.report.data import slug
+
         base = url.group(0).rsplit("/", 1)[0]
         page.goto(f"{base}/m/{slug('take4-small')}.html#2")
         page.wait_for_url(f"{base}/m/{slug('take4-small')}/2.html")
@@ -203,8 +222,12 @@ def test_serve_in_chromium(db, page):
 @pytest.fixture(scope="module")
 def site(db, tmp_path_factory):
     out = tmp_path_factory.mktemp("site") / "site"
-    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(out)], check=True,
-                   capture_output=True, cwd=REPO)
+    subprocess.run(
+        [MALLOWS, "report", "--db", str(db), "-o", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     return out
 
 
@@ -294,14 +317,15 @@ def test_a_replay_in_a_later_data_file(db, page, tmp_path, monkeypatch):
         Site(store, tournament="take4-small", replay_data=True).write(out)
     assert len(list((out / "d" / slug("take4-small")).glob("*.js"))) == 3  # 12 matches
     url = (out / "m" / f"{slug('take4-small')}.html").as_uri()
-    loaded = "() => [...document.scripts].map(s => s.src).filter(s => s.includes('/d/'))" \
-             ".map(s => s.split('/').pop())"
+    loaded = (
+        "() => [...document.scripts].map(s => s.src).filter(s => s.includes('/d/'))"
+        ".map(s => s.split('/').pop())"
+    )
     for idx, files in ((11, ["2.js"]), (4, ["2.js", "0.js"]), (7, ["2.js", "0.js", "1.js"])):
         page.goto(f"{url}#{idx}")
         drawn(page, f"take4-small/{idx}")
         record = stored_record(db, f"take4-small/{idx}")
-        shown = page.locator(".position .card").evaluate_all(
-            "cs => cs.map(c => c.dataset.value)")
+        shown = page.locator(".position .card").evaluate_all("cs => cs.map(c => c.dataset.value)")
         assert shown == record["events"][0]["deck"][:4]
         assert page.evaluate(loaded) == files
     assert page.locator("#next-match").is_visible()
@@ -327,12 +351,19 @@ def test_a_record_that_does_not_replay_shows_its_events_in_words(db, page, tmp_p
     record["events"] = record["events"][:-5]  # cut short
     con = sqlite3.connect(copy)
     with con:  # stored back as plain text (codec NULL), a form the store still reads
-        con.execute("UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
-                    "WHERE id = 'arsch-small/1'", [json.dumps(record)])
+        con.execute(
+            "UPDATE matches SET record = ?, record_z = NULL, codec = NULL "
+            "WHERE id = 'arsch-small/1'",
+            [json.dumps(record)],
+        )
     con.close()
     out = tmp_path / "site"
-    subprocess.run([MALLOWS, "report", "--db", str(copy), "-o", str(out), "--tournament",
-                    "arsch-small"], check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [MALLOWS, "report", "--db", str(copy), "-o", str(out), "--tournament", "arsch-small"],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     page.goto((out / "m" / f"{slug('arsch-small')}.html").as_uri() + "#1")
     drawn(page, "arsch-small/1")
     assert page.locator("#error").inner_text().startswith("No card table for this match: ")
@@ -368,7 +399,8 @@ class _StaticHost:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder))
+        )
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
 
@@ -385,8 +417,7 @@ def test_the_report_on_a_web_server_and_an_older_reports_links(site, db, page):
         page.goto(f"{host.base}/m/{slug('take4-small')}/2.html")
         drawn(page, "take4-small/2")
         assert page.url.endswith(f"/m/{slug('take4-small')}.html#2")
-        check_take4(page, stored_record(db, "take4-small/2"),
-                    "http")
+        check_take4(page, stored_record(db, "take4-small/2"), "http")
         # the old address itself answers 404 (the browser says so on its console): only that
         assert [e for e in page.errors if "status of 404" in e] == page.errors[:1]
         del page.errors[:1]
@@ -402,17 +433,27 @@ def compared(tmp_path_factory):
     folder = tmp_path_factory.mktemp("compare")
     db = folder / "c.db"
     printed = {}
-    for args, code in ((["greedy", "random"], 0),
-                       (["random", "random:call=0.5", "--max-matches", "6"], 3)):
-        out = subprocess.run([MALLOWS, "compare", *args, "--game", "take4", "--workers", "1",
-                              "--db", str(db)], capture_output=True, text=True, cwd=REPO,
-                             timeout=600)
+    for args, code in (
+        (["greedy", "random"], 0),
+        (["random", "random:call=0.5", "--max-matches", "6"], 3),
+    ):
+        out = subprocess.run(
+            [MALLOWS, "compare", *args, "--game", "take4", "--workers", "1", "--db", str(db)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=600,
+        )
         assert out.returncode == code, out.stdout + out.stderr
         name = re.search(r"stored as (\S+):", out.stdout).group(1)
         printed[name] = out.stdout
     site = folder / "site"
-    subprocess.run([MALLOWS, "report", "--db", str(db), "-o", str(site)], check=True,
-                   capture_output=True, cwd=REPO)
+    subprocess.run(
+        [MALLOWS, "report", "--db", str(db), "-o", str(site)],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     return site, printed
 
 
@@ -427,18 +468,23 @@ def test_compare_page_shows_the_verdict_the_terminal_printed(compared, page):
     verdicts = set()
     for name, text in printed.items():
         page.goto((site / "t" / f"{slug(name)}.html").as_uri())
-        status = re.findall(r"Pairs: (\d+) \(\d+ matches\), Diff: ([+-]\d\.\d+) \+/- (\S+) "
-                            r"places/match, LLR: (-?\d+\.\d\d) \(\S+\) \((-?\d+\.\d\d), "
-                            r"(-?\d+\.\d\d)\)", text)[-1]
+        status = re.findall(
+            r"Pairs: (\d+) \(\d+ matches\), Diff: ([+-]\d\.\d+) \+/- (\S+) "
+            r"places/match, LLR: (-?\d+\.\d\d) \(\S+\) \((-?\d+\.\d\d), "
+            r"(-?\d+\.\d\d)\)",
+            text,
+        )[-1]
         pairs, diff, half, llr, lower, upper = status
-        verdict = ("H1" if "H1 accepted" in text else "H0" if "H0 accepted" in text
-                   else "none")
+        verdict = "H1" if "H1 accepted" in text else "H0" if "H0 accepted" in text else "none"
         verdicts.add(verdict)
         assert page.locator("#verdict").get_attribute("data-verdict") == verdict
         assert page.locator("#compare-verdict").inner_text() == verdict
         assert page.locator("#compare-llr").inner_text() == llr
-        assert page.locator("#compare-bounds").inner_text().startswith(f"{lower} (accept H0), "
-                                                                       f"{upper} (accept H1)")
+        assert (
+            page.locator("#compare-bounds")
+            .inner_text()
+            .startswith(f"{lower} (accept H0), {upper} (accept H1)")
+        )
         assert page.locator("#compare-pairs").inner_text().startswith(f"{pairs} (")
         estimate = page.locator("#compare-estimate").inner_text()
         assert estimate.startswith(f"A better by {diff} ± {half} places per match"), estimate

@@ -29,8 +29,11 @@ def db(tmp_path_factory):
 
 
 def tree(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.blake2b(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.blake2b(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def report(db: Path, out: Path, *extra: str):
@@ -41,11 +44,15 @@ def report(db: Path, out: Path, *extra: str):
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
     folder = tmp_path_factory.mktemp("small")
-    (folder / "t.toml").write_text('name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
-                                   'seed = 1\nbots = ["random", "greedy", "denial"]\n')
+    (folder / "t.toml").write_text(
+        'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        'seed = 1\nbots = ["random", "greedy", "denial"]\n'
+    )
     db = folder / "small.db"
-    result = CliRunner().invoke(app, ["tournament", "run", str(folder / "t.toml"), "--db",
-                                      str(db), "--workers", "1", "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        ["tournament", "run", str(folder / "t.toml"), "--db", str(db), "--workers", "1", "--quiet"],
+    )
     assert result.exit_code == 0, result.output
     return db
 
@@ -89,8 +96,12 @@ def test_pages_that_no_longer_exist_are_removed(db, tmp_path):
     out = tmp_path / "site"
     assert report(mine, out).exit_code == 0
     assert (out / "t" / f"{slug('arsch-small')}.html").exists()
-    subprocess.run([MALLOWS, "tournament", "delete", "arsch-small", "--yes", "--db", str(mine)],
-                   check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [MALLOWS, "tournament", "delete", "arsch-small", "--yes", "--db", str(mine)],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     assert report(mine, out).exit_code == 0
     assert not (out / "t" / f"{slug('arsch-small')}.html").exists()
     assert not (out / "m" / slug("arsch-small")).exists()

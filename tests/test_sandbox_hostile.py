@@ -35,15 +35,17 @@ ON = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0)
 OFF = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0, sandbox="off")
 ROOT = os.geteuid() == 0
 USER_UID = 65534
-pytestmark = pytest.mark.skipif(sandbox.problem() is not None,
-                                reason=f"no sandbox on this machine: {sandbox.problem()}")
+pytestmark = pytest.mark.skipif(
+    sandbox.problem() is not None, reason=f"no sandbox on this machine: {sandbox.problem()}"
+)
 
 
 def play(seats: list[str], limits: Limits, game: str = "take4", seed: int = 3):
     specs = [load_bot(name) for name in seats]
     handles = [s.handle(limits) for s in specs]
-    record = play_match(game, get_game(game).make_options(None, None), seed, handles,
-                        [s.name for s in specs])
+    record = play_match(
+        game, get_game(game).make_options(None, None), seed, handles, [s.name for s in specs]
+    )
     json.loads(json.dumps(record))
     return record, handles
 
@@ -54,6 +56,7 @@ def reason(record, seat: int) -> str:
 
 # -- 1. never root to the kernel ----------------------------------------------------------------
 
+
 def test_no_kernel_file_opens_for_writing_and_no_sys_with_seccomp_on():
     record, _ = play([str(HOSTILE / "kernel.py"), "random"], ON)
     why = reason(record, 0)
@@ -63,16 +66,39 @@ def test_no_kernel_file_opens_for_writing_and_no_sys_with_seccomp_on():
     assert tried > 100, why  # every file under /proc/sys was tried
 
 
-@pytest.mark.skipif(not ROOT, reason="the control needs a root platform: as root, bwrap run "
-                                     "as root (the old sandbox) maps the bot to kernel uid 0")
+@pytest.mark.skipif(
+    not ROOT,
+    reason="the control needs a root platform: as root, bwrap run "
+    "as root (the old sandbox) maps the bot to kernel uid 0",
+)
 def test_control_bwrap_run_as_root_leaves_a_kernel_file_writable():
     """What the old sandbox did (bwrap as root): uid 1000 inside is kernel uid 0, and
     ``core_pattern`` opens for writing. Opening is enough to show it; nothing is written."""
-    probe = ("import os; fd = os.open('/proc/sys/kernel/core_pattern', os.O_WRONLY); "
-             "print('opened'); os.close(fd)")
-    run = subprocess.run([sandbox.bwrap_binary(), "--unshare-all", "--unshare-user", "--uid",
-                          "1000", "--ro-bind", "/", "/", "--proc", "/proc", "--", sys.executable,
-                          "-c", probe], capture_output=True, text=True, timeout=30)
+    probe = (
+        "import os; fd = os.open('/proc/sys/kernel/core_pattern', os.O_WRONLY); "
+        "print('opened'); os.close(fd)"
+    )
+    run = subprocess.run(
+        [
+            sandbox.bwrap_binary(),
+            "--unshare-all",
+            "--unshare-user",
+            "--uid",
+            "1000",
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "--",
+            sys.executable,
+            "-c",
+            probe,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert "opened" in run.stdout, run.stderr
 
 
@@ -94,8 +120,17 @@ def test_uid_1000_inside_is_an_unprivileged_uid_outside():
     spec = load_bot(str(HOSTILE / "victim.py"))
     handle = spec.handle(ON)
     try:
-        handle.start({"protocol": 1, "game": "take4", "options": {}, "seat": 0, "players": 2,
-                      "seed": 1, "names": ["a", "b"]})
+        handle.start(
+            {
+                "protocol": 1,
+                "game": "take4",
+                "options": {},
+                "seat": 0,
+                "players": 2,
+                "seed": 1,
+                "names": ["a", "b"],
+            }
+        )
         view = _host_view(handle)
         assert view, "no process of the bot was seen"
         expected = USER_UID if ROOT else os.geteuid()
@@ -110,10 +145,10 @@ def test_uid_1000_inside_is_an_unprivileged_uid_outside():
 def _interpreter_for(uid: int) -> str | None:
     """A Python of this version that ``uid`` can run (this one, else the system's)."""
     from mallows.agents.sandbox.hostuser import reachable
+
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     for candidate in (sys.executable, f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
-        if os.path.exists(candidate) and reachable(os.path.realpath(candidate), uid, uid,
-                                                   False):
+        if os.path.exists(candidate) and reachable(os.path.realpath(candidate), uid, uid, False):
             return candidate
     return None
 
@@ -165,6 +200,7 @@ def test_as_an_ordinary_user_too_no_kernel_file_opens_and_the_uid_is_the_users()
     """The platform itself as an ordinary user (uid 65534 through ``setpriv``): the bot is
     that user outside, and no kernel file opens for writing."""
     import tempfile
+
     tmp_path = Path(tempfile.mkdtemp(prefix="mallows-as-user-"))
     try:
         _as_user(tmp_path)
@@ -176,18 +212,28 @@ def _as_user(tmp_path: Path) -> None:
     setpriv = shutil.which("setpriv")
     python = _interpreter_for(USER_UID)
     if setpriv is None or python is None:
-        pytest.skip("cannot run the platform as uid 65534 here: no setpriv, or no Python "
-                    f"{sys.version_info[0]}.{sys.version_info[1]} that uid can run")
+        pytest.skip(
+            "cannot run the platform as uid 65534 here: no setpriv, or no Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]} that uid can run"
+        )
     paths = [str(REPO / "platform")] + [p for p in sys.path if p.endswith("-packages")]
     from mallows.agents.sandbox.hostuser import reachable
+
     if not all(reachable(p, USER_UID, USER_UID, True) for p in paths):
         pytest.skip(f"uid {USER_UID} cannot read the project or its packages ({paths})")
     script = tmp_path / "as_user.py"
     script.write_text(AS_USER)
     script.chmod(0o644)
     tmp_path.chmod(0o1777)
-    for name in ("kernel.py", "colluder.py", "exit_status.py", "honest_cpu.py", "victim.py",
-                 "cpuhog.py", "closer"):
+    for name in (
+        "kernel.py",
+        "colluder.py",
+        "exit_status.py",
+        "honest_cpu.py",
+        "victim.py",
+        "cpuhog.py",
+        "closer",
+    ):
         if (HOSTILE / name).is_dir():
             shutil.copytree(HOSTILE / name, tmp_path / name)
             (tmp_path / name).chmod(0o755)
@@ -196,11 +242,31 @@ def _as_user(tmp_path: Path) -> None:
         for p in [tmp_path / name, *(tmp_path / name).rglob("*")]:
             p.chmod(0o755 if p.is_dir() else 0o644)
     bot = tmp_path / "kernel.py"
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(paths), "HOME": str(tmp_path),
-           "MALLOWS_SNAPSHOTS": str(tmp_path / "snapshots")}
-    run = subprocess.run([setpriv, "--reuid", str(USER_UID), "--regid", str(USER_UID),
-                          "--clear-groups", python, "-P", str(script), str(bot)],
-                         capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": ":".join(paths),
+        "HOME": str(tmp_path),
+        "MALLOWS_SNAPSHOTS": str(tmp_path / "snapshots"),
+    }
+    run = subprocess.run(
+        [
+            setpriv,
+            "--reuid",
+            str(USER_UID),
+            "--regid",
+            str(USER_UID),
+            "--clear-groups",
+            python,
+            "-P",
+            str(script),
+            str(bot),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["euid"] == USER_UID
@@ -219,15 +285,16 @@ def _as_user(tmp_path: Path) -> None:
 
 # -- 2. only what the organiser allows is seen --------------------------------------------------
 
+
 def _manifest_bot(folder: Path, program: str) -> Path:
     folder.mkdir()
-    (folder / "bot.toml").write_text(f'name = "abs"\nversion = "1"\ncommand = ["{program}"]\n'
-                                     f'games = ["take4"]\n')
+    (folder / "bot.toml").write_text(
+        f'name = "abs"\nversion = "1"\ncommand = ["{program}"]\ngames = ["take4"]\n'
+    )
     return folder
 
 
-def test_an_absolute_command_outside_the_allowed_places_is_refused_at_load(tmp_path,
-                                                                            monkeypatch):
+def test_an_absolute_command_outside_the_allowed_places_is_refused_at_load(tmp_path, monkeypatch):
     outside = tmp_path / "organiser" / "bin" / "tool"
     outside.parent.mkdir(parents=True)
     outside.write_text("#!/bin/sh\n")
@@ -248,12 +315,16 @@ def test_an_absolute_command_outside_the_allowed_places_is_refused_at_load(tmp_p
 
 def test_bots_submit_refuses_an_absolute_command_too(tmp_path):
     from conftest import MALLOWS
+
     folder = _manifest_bot(tmp_path / "abs", sys.executable)  # the venv's python, by path
     if os.path.realpath(sys.executable).startswith(sandbox.SYSTEM_DIRS):
         pytest.skip("this Python lives in a system folder: a command naming it is allowed")
-    run = subprocess.run([MALLOWS, "bots", "submit", str(folder), "--name", "abs",
-                          "--db", str(tmp_path / "m.db")], capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [MALLOWS, "bots", "submit", str(folder), "--name", "abs", "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2, run.stdout + run.stderr
     assert "MALLOWS_SANDBOX_BIND" in run.stdout + run.stderr
 
@@ -262,16 +333,23 @@ def test_bots_check_lists_every_bind_and_path_shows_only_what_the_bot_sees(tmp_p
     from typer.testing import CliRunner
 
     from mallows.cli import app
-    result = CliRunner().invoke(app, ["bots", "check", str(HOSTILE / "victim.py"),
-                                      "--games", "1", "--game", "take4"])
+
+    result = CliRunner().invoke(
+        app, ["bots", "check", str(HOSTILE / "victim.py"), "--games", "1", "--game", "take4"]
+    )
     text = " ".join(result.output.split())
     assert "bound into its sandbox, read-only:" in text, result.output
     handle = load_bot(str(HOSTILE / "victim.py")).handle(ON)
     process = getattr(handle, "process", handle)
     for p in sandbox.binds_for(process.command, python=True, bot_paths=process.bot_paths):
         assert p in text, (p, result.output)
-    w = sandbox.wrap(["true"], None, python=False, bot_paths=[],
-                     env={"PATH": f"/root/secret/bin:{tmp_path}:/usr/bin:/bin"})
+    w = sandbox.wrap(
+        ["true"],
+        None,
+        python=False,
+        bot_paths=[],
+        env={"PATH": f"/root/secret/bin:{tmp_path}:/usr/bin:/bin"},
+    )
     try:
         assert w.env["PATH"] == "/usr/bin:/bin"
     finally:
@@ -281,6 +359,7 @@ def test_bots_check_lists_every_bind_and_path_shows_only_what_the_bot_sees(tmp_p
 
 
 # -- 3. CPU fairness -----------------------------------------------------------------------------
+
 
 def test_an_honest_bot_beside_a_cpu_hog_never_forfeits_and_keeps_its_pace():
     """The hog's 48 spinning setsid children are frozen while the honest bot decides: no
@@ -314,14 +393,17 @@ class _Watched:
 
     def act(self, observation):
         import time
+
         answer = self.inner.act(observation)
         if self.seen is None:
             group = self.inner.wrapped.cgroup
             time.sleep(0.3)  # its children started: frozen with it
             used = group.cpu_seconds()
             time.sleep(0.5)
-            self.seen = (group.cpu_seconds() - used,
-                         [os.sched_getaffinity(p) for p in tree(self.inner.process.init_pid)])
+            self.seen = (
+                group.cpu_seconds() - used,
+                [os.sched_getaffinity(p) for p in tree(self.inner.process.init_pid)],
+            )
         return answer
 
     def __getattr__(self, name):
@@ -332,12 +414,14 @@ def test_a_bot_cannot_leave_its_cpuset_and_its_processes_are_frozen_between_requ
     """The hog's children spin on every CPU they can set themselves to: between its requests
     they use no CPU at all (frozen), and they are held to the match's CPU (a cpuset)."""
     from mallows.agents.sandbox.cgroups import base
+
     if base("cpuset") is None or base("freezer") is None or base("cpuacct") is None:
         pytest.skip(f"no cpuset, freezer or cpuacct cgroup here: {sandbox.cpu_control()}")
     hog = _Watched(load_bot(str(HOSTILE / "cpuhog.py") + ":children=3").handle(ON))
     other = load_bot("random").handle(ON)
-    record = play_match("take4", get_game("take4").make_options(None, None), 3, [hog, other],
-                        ["hog", "random"])
+    record = play_match(
+        "take4", get_game("take4").make_options(None, None), 3, [hog, other], ["hog", "random"]
+    )
     assert reason(record, 0) == "", reason(record, 0)
     idle_cpu, cpus = hog.seen
     assert idle_cpu < 0.05, f"{idle_cpu:.3f} s of CPU used while frozen"
@@ -350,6 +434,7 @@ def test_closing_a_frozen_bot_never_waits_on_it_whatever_its_freezer_noted():
     set wrong by hand here: the bot's processes are frozen, its freezer says they run."""
     import threading
     import time
+
     copy = str(REPO / "bots" / "random.py")
     handle = load_bot(copy).handle(ON)
     handle.handshake(time.monotonic() + 20)  # started, answered, frozen again
@@ -372,8 +457,7 @@ def test_closing_a_frozen_bot_never_waits_on_it_whatever_its_freezer_noted():
 
 def test_a_timeout_reason_says_how_much_cpu_the_bot_used():
     limits = Limits(decision_seconds=0.5, match_seconds=60.0, start_seconds=20.0)
-    record, _ = play([str(REPO / "tests" / "misbehaving_bots" / "hanger.py"), "random"],
-                     limits)
+    record, _ = play([str(REPO / "tests" / "misbehaving_bots" / "hanger.py"), "random"], limits)
     why = reason(record, 0)
     assert "no answer" in why and "s of CPU" in why and "not computing" in why, why
     record, _ = play([str(HOSTILE / "honest_cpu.py") + ":work=1000000000", "random"], limits)
@@ -387,28 +471,37 @@ SECRET = "1011001110001011"
 
 
 def test_colluding_bots_pass_no_bit_through_locks():
-    seats = [f"{HOSTILE / 'colluder.py'}:role=send,secret={SECRET}",
-             f"{HOSTILE / 'colluder.py'}:role=recv,secret={SECRET}"]
+    seats = [
+        f"{HOSTILE / 'colluder.py'}:role=send,secret={SECRET}",
+        f"{HOSTILE / 'colluder.py'}:role=recv,secret={SECRET}",
+    ]
     record, _ = play(seats, ON)
     why = reason(record, 1) or reason(record, 0)
     assert "RECEIVED" not in why and "LOCKS REFUSED" in why, why
 
 
 def test_control_without_the_sandbox_the_lock_channel_works():
-    seats = [f"{HOSTILE / 'colluder.py'}:role=send,secret={SECRET}",
-             f"{HOSTILE / 'colluder.py'}:role=recv,secret={SECRET}"]
+    seats = [
+        f"{HOSTILE / 'colluder.py'}:role=send,secret={SECRET}",
+        f"{HOSTILE / 'colluder.py'}:role=recv,secret={SECRET}",
+    ]
     record, _ = play(seats, OFF)
-    assert f"RECEIVED {len(SECRET)} of {len(SECRET)} bits right" in reason(record, 1), \
-        record["result"]["forfeits"]
+    assert f"RECEIVED {len(SECRET)} of {len(SECRET)} bits right" in reason(record, 1), record[
+        "result"
+    ]["forfeits"]
 
 
 # -- 6. honest reasons ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bot, expect, kind", [
-    ("closer", "closed its standard output", "protocol"),
-    ("exit_status.py:code=200", "exited with status 200", "exit"),
-    ("exit_status.py:code=255", "exited with status 255", "exit"),
-])
+
+@pytest.mark.parametrize(
+    "bot, expect, kind",
+    [
+        ("closer", "closed its standard output", "protocol"),
+        ("exit_status.py:code=200", "exited with status 200", "exit"),
+        ("exit_status.py:code=255", "exited with status 255", "exit"),
+    ],
+)
 def test_reasons_read_as_they_do_without_the_sandbox(bot, expect, kind):
     limits = Limits(decision_seconds=1.0, match_seconds=60.0, start_seconds=20.0)
     off = Limits(decision_seconds=1.0, match_seconds=60.0, start_seconds=20.0, sandbox="off")
@@ -429,6 +522,7 @@ def test_a_signal_still_reads_as_a_signal_in_the_sandbox():
 
 def test_bwraps_exit_convention_is_decoded():
     from mallows.agents.failures import sandbox_status
+
     assert sandbox_status(200) == 200 and sandbox_status(255) == 255
     assert sandbox_status(128 + 9) == -9 and sandbox_status(128 + 11) == -11
     assert sandbox_status(3) == 3 and sandbox_status(0) == 0
@@ -436,11 +530,19 @@ def test_bwraps_exit_convention_is_decoded():
 
 # -- 4. (cont.) the machine-wide counters of /proc ----------------------------------------------
 
+
 def _sandboxed_output(command: list[str]) -> str:
     w = sandbox.wrap(command, None, python=False, bot_paths=[], env={"PATH": "/usr/bin:/bin"})
     try:
-        run = subprocess.run(w.command(), env=w.env, capture_output=True, text=True,
-                             pass_fds=tuple(w.fds), preexec_fn=w.setup(None), timeout=30)
+        run = subprocess.run(
+            w.command(),
+            env=w.env,
+            capture_output=True,
+            text=True,
+            pass_fds=tuple(w.fds),
+            preexec_fn=w.setup(None),
+            timeout=30,
+        )
     finally:
         w.close_fds()
         if w.cgroup is not None:
@@ -454,6 +556,7 @@ def test_machine_wide_proc_counters_are_frozen_copies_in_the_sandbox():
     measured through meminfo, benchmarks/bench_channels.py): inside they are copies that do not
     move, while the machine's own do."""
     import time
+
     read = ["/bin/sh", "-c", "cat /proc/meminfo /proc/stat /proc/loadavg /proc/uptime"]
     first = _sandboxed_output(read)
     host = Path("/proc/stat").read_text()
@@ -461,8 +564,10 @@ def test_machine_wide_proc_counters_are_frozen_copies_in_the_sandbox():
     assert _sandboxed_output(read) == first
     assert Path("/proc/stat").read_text() != host
     assert "MemTotal" in first and "cpu " in first
-    probe = ("import ctypes; b = ctypes.create_string_buffer(256); "
-             "print(ctypes.CDLL(None, use_errno=True).sysinfo(b), ctypes.get_errno())")
+    probe = (
+        "import ctypes; b = ctypes.create_string_buffer(256); "
+        "print(ctypes.CDLL(None, use_errno=True).sysinfo(b), ctypes.get_errno())"
+    )
     assert _sandboxed_output([sys.executable, "-S", "-c", probe]).split() == ["-1", "1"]
 
 
@@ -470,12 +575,16 @@ def test_probes_are_cached_and_make_nothing():
     """Issue 18: finding bwrap, the cgroup bases, the host user and the staging folder are
     cached probes that create nothing (the old cgroup probe made and removed a folder)."""
     from mallows.agents.sandbox import binary, cgroups, hostuser
+
     folders = {c: cgroups.base(c) for c in cgroups.CONTROLLERS}
 
     def ours() -> dict:  # other processes on the machine make cgroups too
         mine = (f"-{os.getpid()}-", "probe")
-        return {c: sorted(n for n in os.listdir(f[0]) if any(m in n for m in mine))
-                for c, f in folders.items() if f}
+        return {
+            c: sorted(n for n in os.listdir(f[0]) if any(m in n for m in mine))
+            for c, f in folders.items()
+            if f
+        }
 
     before = ours()
     cgroups.base.cache_clear()
@@ -493,6 +602,7 @@ def test_probes_are_cached_and_make_nothing():
 
 def test_a_root_platform_that_cannot_drop_to_another_user_refuses_untrusted_bots(monkeypatch):
     from mallows.agents.sandbox import hostuser, probe
+
     if not ROOT:
         pytest.skip("only a root platform drops to another user")
     monkeypatch.setenv(hostuser.USER_ENV, "root")
@@ -509,6 +619,7 @@ def test_a_root_platform_that_cannot_drop_to_another_user_refuses_untrusted_bots
 @pytest.mark.parametrize("odd", ["hard link", "named pipe"])
 def test_bots_submit_refuses_hard_links_and_special_files(tmp_path, odd):
     from conftest import MALLOWS
+
     folder = tmp_path / "mybot"
     folder.mkdir()
     shutil.copy(REPO / "bots" / "random.py", folder / "__init__.py")
@@ -518,9 +629,12 @@ def test_bots_submit_refuses_hard_links_and_special_files(tmp_path, odd):
         os.link(outside, folder / "data.txt")
     else:
         os.mkfifo(folder / "data.txt")
-    run = subprocess.run([MALLOWS, "bots", "submit", str(folder), "--name", "mybot",
-                          "--db", str(tmp_path / "m.db")], capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [MALLOWS, "bots", "submit", str(folder), "--name", "mybot", "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     text = " ".join((run.stdout + run.stderr).split())
     assert run.returncode == 2, text
     assert "data.txt" in text and odd in text, text

@@ -8,7 +8,13 @@ from hypothesis import given, settings, strategies as st
 
 from mallows import seeding
 from mallows.tournaments.schedule import (
-    SCHEDULE_VERSION, adjacency_imbalance, balanced_orders, make_schedule, match_id, pair_seats)
+    SCHEDULE_VERSION,
+    adjacency_imbalance,
+    balanced_orders,
+    make_schedule,
+    match_id,
+    pair_seats,
+)
 
 BOTS = ["a", "b", "c", "d", "e"]
 
@@ -66,10 +72,12 @@ def test_match_ids_are_name_and_index():
 
 # -- the lazy schedule against the list the platform used to build ---------------------------
 
+
 def _old_list(bots, players, deals, seed):
     """The schedule as it was built before it became lazy (a list of every match)."""
     from itertools import combinations
     from mallows.tournaments.schedule import MatchSpec, deal_seed
+
     out = []
     for table, subset in enumerate(combinations(tuple(bots), players)):
         for deal in range(deals):
@@ -81,15 +89,14 @@ def _old_list(bots, players, deals, seed):
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 9), data=st.data(), deals=st.integers(1, 4),
-       seed=st.integers(0, 2**63 - 1))
+@given(n=st.integers(1, 9), data=st.data(), deals=st.integers(1, 4), seed=st.integers(0, 2**63 - 1))
 def test_lazy_schedule_is_the_old_list(n, data, deals, seed):
     k = data.draw(st.integers(1, n))
     bots = [f"bot{i}" for i in range(n)]
     old = _old_list(bots, k, deals, seed)
     lazy = make_schedule(bots, k, deals, seed, version=1)
     assert len(lazy) == len(old)
-    assert list(lazy) == old                                  # iteration
+    assert list(lazy) == old  # iteration
     picks = data.draw(st.lists(st.integers(0, len(old) - 1), max_size=20))
     assert [lazy[i] for i in picks] == [old[i] for i in picks]  # random access (unranking)
     assert lazy[-1] == old[-1]
@@ -100,14 +107,14 @@ def test_lazy_schedule_is_the_old_list(n, data, deals, seed):
     assert lazy[a:b] == old[a:b]
     # version 2 differs from it only in the seats' order: same places, deals, seeds, subsets
     new = make_schedule(bots, k, deals, seed)
-    assert [(s.index, s.table, s.subset, s.rotation, s.deal, s.seed, sorted(s.seats))
-            for s in new] == [(s.index, s.table, s.subset, s.rotation, s.deal, s.seed,
-                               sorted(s.seats)) for s in old]
+    assert [
+        (s.index, s.table, s.subset, s.rotation, s.deal, s.seed, sorted(s.seats)) for s in new
+    ] == [(s.index, s.table, s.subset, s.rotation, s.deal, s.seed, sorted(s.seats)) for s in old]
 
 
 def test_lazy_schedule_of_a_huge_tournament_is_never_materialised():
     bots = [f"bot{i}" for i in range(200)]
-    s = make_schedule(bots, 4, 10, seed=1)          # C(200, 4) * 4 * 10 = 2.6e9 matches
+    s = make_schedule(bots, 4, 10, seed=1)  # C(200, 4) * 4 * 10 = 2.6e9 matches
     assert len(s) == comb(200, 4) * 40
     last = s[len(s) - 1]
     assert last.subset == tuple(bots[-4:]) and last.rotation == 3 and last.deal == 9
@@ -118,6 +125,7 @@ def test_lazy_schedule_of_a_huge_tournament_is_never_materialised():
 
 def test_index_out_of_range_is_refused():
     import pytest
+
     s = make_schedule(BOTS, 3, 1, seed=0)
     with pytest.raises(IndexError):
         s[len(s)]
@@ -127,13 +135,15 @@ def test_index_out_of_range_is_refused():
 
 # -- balanced seat orders (schedule version 2, issue 21) -------------------------------------
 
+
 def _adjacency(specs, players: int) -> dict:
     """Per table: (a, b) -> the number of deals in which bot a sits directly before bot b."""
     out: dict = {}
     for s in specs:
         if s.rotation == 0:  # one match a deal: every rotation has the same cyclic order
-            counts = out.setdefault(s.table, Counter(
-                {(a, b): 0 for a in s.subset for b in s.subset if a != b}))
+            counts = out.setdefault(
+                s.table, Counter({(a, b): 0 for a in s.subset for b in s.subset if a != b})
+            )
             for i in range(players):
                 counts[(s.seats[i], s.seats[(i + 1) % players])] += 1
     return out
@@ -172,6 +182,7 @@ SIZES = {3: 2, 4: 6, 5: 4, 6: 10}
 
 def test_balanced_orders_are_the_smallest_sets_and_balanced():
     from itertools import permutations
+
     for k, size in SIZES.items():
         orders = balanced_orders(k)
         assert len(orders) == size and len(set(orders)) == size
@@ -204,8 +215,9 @@ def test_tables_of_3_to_6_seats_are_balanced():
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(2, 8), data=st.data(), deals=st.integers(1, 25),
-       seed=st.integers(0, 2**63 - 1))
+@given(
+    n=st.integers(2, 8), data=st.data(), deals=st.integers(1, 25), seed=st.integers(0, 2**63 - 1)
+)
 def test_property_random_bot_counts_and_deals(n, data, deals, seed):
     k = data.draw(st.integers(2, min(n, 6)))
     bots = [f"bot{i}" for i in range(n)]
@@ -237,6 +249,7 @@ def test_file_order_no_longer_decides_who_sits_after_whom():
 
 def test_unknown_version_is_refused():
     import pytest
+
     with pytest.raises(ValueError, match="schedule version"):
         make_schedule(BOTS, 3, 1, 0, version=3)
 
@@ -252,7 +265,8 @@ def test_compare_pairs_cycle_through_balanced_orders_around_the_tested_seat():
             s = seating.index("X")
             assert s == p % k and seating.count("X") == 1
             assert pair_seats("Y", opponents, k, p, 2) == tuple(
-                "Y" if b == "X" else b for b in seating)  # B meets A's neighbours
+                "Y" if b == "X" else b for b in seating
+            )  # B meets A's neighbours
             before[seating[(s - 1) % k]] += 1
             after[seating[(s + 1) % k]] += 1
             seats[s] += 1
@@ -277,8 +291,7 @@ def test_property_compare_pairs_are_balanced_around_the_tested_bot(k, extra, sta
         seating = pair_seats("A", opponents, k, p, 2)
         s = seating.index("A")
         assert s == p % k and len(set(seating)) == k
-        assert pair_seats("B", opponents, k, p, 2) == tuple(
-            "B" if b == "A" else b for b in seating)
+        assert pair_seats("B", opponents, k, p, 2) == tuple("B" if b == "A" else b for b in seating)
         before[seating[s - 1]] += 1
         after[seating[(s + 1) % k]] += 1
         seats[s] += 1

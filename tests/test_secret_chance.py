@@ -37,13 +37,16 @@ CRACKER = REPO / "tests" / "hostile_bots" / "seed_cracker.py"
 CRACKED = re.compile(r'answered \{"type":"cracked","seed":(\d+),"how":"(\w+)"\}')
 
 
-def tournament_file(tmp_path: Path, extra: str = "seed = 2026\n", name: str = "crack",
-                    bots: str | None = None) -> Path:
+def tournament_file(
+    tmp_path: Path, extra: str = "seed = 2026\n", name: str = "crack", bots: str | None = None
+) -> Path:
     path = tmp_path / f"{name}.toml"
     bots = bots or f'["{CRACKER}", "random", "greedy"]'
     # 3 tables x 2 rotations x 2 deals = 12 matches, 8 with the cracker; places 0 to 5
-    path.write_text(f'name = "{name}"\ngame = "take4"\nplayers = 2\ndeals = 2\n{extra}'
-                    f'bots = {bots}\n[limits]\ndecision_seconds = 10.0\n')
+    path.write_text(
+        f'name = "{name}"\ngame = "take4"\nplayers = 2\ndeals = 2\n{extra}'
+        f"bots = {bots}\n[limits]\ndecision_seconds = 10.0\n"
+    )
     return path
 
 
@@ -84,9 +87,24 @@ def run_api(t, db: Path) -> None:
 
 
 def run_cli(path: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db", str(db),
-                           "--workers", "1", "--quiet", *extra],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    proc = subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(path),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
 
@@ -109,8 +127,9 @@ def test_a_published_seed_still_gives_the_deals_away_and_the_run_warns(tmp_path)
     assert "leave `seed` out, or keep the file private until the tournament ends" in proc.stderr
     found = cracks(stored_records(tmp_path / "m.db", "crack"))
     assert not [f for f in found if f[2] == "bot_seed"], found
-    assert [f for f in found if f[0] == f[1] and f[2] == "deal"], \
+    assert [f for f in found if f[0] == f[1] and f[2] == "deal"], (
         "the deal of a published seed can be computed (the warning's reason)"
+    )
 
 
 def test_a_file_without_seed_gives_nothing_away_and_resumes_with_its_drawn_seed(tmp_path):
@@ -122,8 +141,9 @@ def test_a_file_without_seed_gives_nothing_away_and_resumes_with_its_drawn_seed(
     records = stored_records(db, "fresh")
     assert len(records) == 12
     assert not [f for f in cracks(records) if f[0] == f[1]]
-    definition = json.loads(sqlite3.connect(db).execute(
-        "SELECT definition FROM tournaments").fetchone()[0])
+    definition = json.loads(
+        sqlite3.connect(db).execute("SELECT definition FROM tournaments").fetchone()[0]
+    )
     assert definition["drawn_seed"] is True and definition["chance"] == 2
     assert definition["seed"] not in range(0, 100000)  # drawn from the OS, 53 bits
     # the same file again (no seed in it): the stored drawn seed, nothing to play
@@ -141,8 +161,12 @@ def test_secret_deals_give_nothing_away_and_replay_with_the_key(tmp_path):
     public = [seeding.child_seed(2026, k) for k in range(6)]
     assert not {r["seed"] for r in records} & set(public)  # not the file's deals
     # the key stays secret until the tournament is finished; then anyone can check it
-    shown = subprocess.run([MALLOWS, "tournament", "show", "hush", "--db", str(db),
-                            "--reveal-key"], capture_output=True, text=True, timeout=120)
+    shown = subprocess.run(
+        [MALLOWS, "tournament", "show", "hush", "--db", str(db), "--reveal-key"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 0, shown.stderr
     key = re.search(r"secret key: ([0-9a-f]{64})", shown.stdout)[1]
     promise = re.search(r"key commitment (sha256:[0-9a-f]{64})", proc.stderr)[1]
@@ -150,13 +174,15 @@ def test_secret_deals_give_nothing_away_and_replay_with_the_key(tmp_path):
     # ... and rerun the published file with it in a database of their own: the same matches
     other = tmp_path / "other.db"
     run_cli(path, other, "--key", key)
-    assert [(r["seed"], r["players"], r["result"]["ranks"]) for r in stored_records(other, "hush")] \
-        == [(r["seed"], r["players"], r["result"]["ranks"]) for r in records]
+    assert [
+        (r["seed"], r["players"], r["result"]["ranks"]) for r in stored_records(other, "hush")
+    ] == [(r["seed"], r["players"], r["result"]["ranks"]) for r in records]
 
 
 def test_the_key_is_not_revealed_before_the_end(tmp_path):
-    path = tournament_file(tmp_path, extra="secret = true\n", name="early",
-                           bots='["random", "greedy"]')
+    path = tournament_file(
+        tmp_path, extra="secret = true\n", name="early", bots='["random", "greedy"]'
+    )
     db = tmp_path / "m.db"
     run_cli(path, db)
     con = sqlite3.connect(db)
@@ -164,8 +190,12 @@ def test_the_key_is_not_revealed_before_the_end(tmp_path):
     con.execute("UPDATE tournaments SET finished = NULL")
     con.commit()
     con.close()
-    shown = subprocess.run([MALLOWS, "tournament", "show", "early", "--db", str(db),
-                            "--reveal-key"], capture_output=True, text=True, timeout=120)
+    shown = subprocess.run(
+        [MALLOWS, "tournament", "show", "early", "--db", str(db), "--reveal-key"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 2 and "is not finished: its key stays secret" in shown.stderr
     assert "secret key:" not in shown.stdout
 
@@ -174,9 +204,25 @@ def test_play_seed_gives_nothing_away_and_repeats_on_this_machine(tmp_path):
     out = []
     for n in range(2):
         record = tmp_path / f"m{n}.json"
-        proc = subprocess.run([MALLOWS, "play", "take4", "--bot", str(CRACKER), "--bot",
-                               "random", "--seed", "5", "--record", str(record)],
-                              capture_output=True, text=True, timeout=120, cwd=REPO)
+        proc = subprocess.run(
+            [
+                MALLOWS,
+                "play",
+                "take4",
+                "--bot",
+                str(CRACKER),
+                "--bot",
+                "random",
+                "--seed",
+                "5",
+                "--record",
+                str(record),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
         out.append(json.loads(record.read_text()))
     assert out[0] == out[1]  # the same --seed, the same match (this user's key)
@@ -185,10 +231,18 @@ def test_play_seed_gives_nothing_away_and_repeats_on_this_machine(tmp_path):
 
 def test_control_an_unkeyed_play_seed_gives_the_deal_away():
     module = get_game("take4")
-    handles = [load_bot(str(CRACKER)).handle(Limits(decision_seconds=10.0)),
-               load_bot("random").handle(Limits())]
-    record = play_match("take4", module.make_options(None, None), 5, handles,
-                        ["seed_cracker", "random"], chance=seeding.UNKEYED)
+    handles = [
+        load_bot(str(CRACKER)).handle(Limits(decision_seconds=10.0)),
+        load_bot("random").handle(Limits()),
+    ]
+    record = play_match(
+        "take4",
+        module.make_options(None, None),
+        5,
+        handles,
+        ["seed_cracker", "random"],
+        chance=seeding.UNKEYED,
+    )
     assert cracks([record]) == [(5, 5, "bot_seed")]
 
 
@@ -208,13 +262,13 @@ def test_a_tournament_stored_before_secret_keys_resumes_with_the_same_matches(tm
     """Derivation 1 stays for what was stored under it: half the matches of an old tournament
     are removed, the file is run again by today's code, and the matches are those of the
     uninterrupted old run, record for record."""
-    path = tournament_file(tmp_path, bots='["random", "greedy", "random:call=0.2"]',
-                           name="old")
+    path = tournament_file(tmp_path, bots='["random", "greedy", "random:call=0.2"]', name="old")
     t = dataclasses.replace(load_tournament(path), derivation=seeding.LEGACY)
     full, half = tmp_path / "full.db", tmp_path / "half.db"
     run_api(t, full)
-    assert "chance" not in json.loads(sqlite3.connect(full).execute(
-        "SELECT definition FROM tournaments").fetchone()[0])
+    assert "chance" not in json.loads(
+        sqlite3.connect(full).execute("SELECT definition FROM tournaments").fetchone()[0]
+    )
     shutil.copy(full, half)
     con = sqlite3.connect(half)
     con.execute("DELETE FROM matches WHERE idx % 2 = 1")
@@ -230,13 +284,29 @@ def test_a_tournament_stored_before_secret_keys_resumes_with_the_same_matches(tm
         store.close()
 
 
-@pytest.mark.parametrize("bad,message", [
-    ("nothex", "is not a secret key"), ("ab" * 4, "is not a secret key")])
+@pytest.mark.parametrize(
+    "bad,message", [("nothex", "is not a secret key"), ("ab" * 4, "is not a secret key")]
+)
 def test_a_bad_key_is_refused(tmp_path, bad, message):
     path = tournament_file(tmp_path, bots='["random", "greedy"]', name="k")
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db",
-                           str(tmp_path / "m.db"), "--workers", "1", "--key", bad],
-                          capture_output=True, text=True, timeout=120, cwd=REPO)
+    proc = subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(path),
+            "--db",
+            str(tmp_path / "m.db"),
+            "--workers",
+            "1",
+            "--key",
+            bad,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
 
 
@@ -249,16 +319,23 @@ def test_a_comparison_gives_nothing_away_and_the_control_does(tmp_path):
     limits = {"decision_seconds": 10.0}
     found = {}
     for derivation in (seeding.LEGACY, seeding.KEYED):
-        c = make_comparison(str(CRACKER), "random", game="take4", max_matches=8,
-                            limits=limits, name=f"c{derivation}")
+        c = make_comparison(
+            str(CRACKER),
+            "random",
+            game="take4",
+            max_matches=8,
+            limits=limits,
+            name=f"c{derivation}",
+        )
         c = dataclasses.replace(c, derivation=derivation)
         db = tmp_path / f"c{derivation}.db"
         store = Store(db)
         try:
             with make_executor(1, None) as executor:
                 run_comparison(c, store, executor)
-            assert ("chance" in json.loads(store.tournament(c.name)["definition"])) \
-                == (derivation == seeding.KEYED)
+            assert ("chance" in json.loads(store.tournament(c.name)["definition"])) == (
+                derivation == seeding.KEYED
+            )
         finally:
             store.close()
         found[derivation] = cracks(stored_records(db, c.name))
@@ -276,13 +353,20 @@ def test_a_file_may_ask_for_derivation_1_to_replay_an_old_tournament_and_is_warn
     assert len(found) == 8 and all(real == guess for real, guess, _ in found)
 
 
-@pytest.mark.parametrize("extra,message", [
-    ("seed = 1\nchance = 3\n", "`chance` must be one of 1, 2"),
-    ("chance = 1\n", "takes the old file's `seed` and no `secret`"),
-    ("seed = 1\nsecret = true\nchance = 1\n", "takes the old file's `seed` and no `secret`"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        ("seed = 1\nchance = 3\n", "`chance` must be one of 1, 2"),
+        ("chance = 1\n", "takes the old file's `seed` and no `secret`"),
+        ("seed = 1\nsecret = true\nchance = 1\n", "takes the old file's `seed` and no `secret`"),
+    ],
+)
 def test_a_bad_chance_is_refused(tmp_path, extra, message):
     path = tournament_file(tmp_path, extra=extra, bots='["random", "greedy"]', name="bad")
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db",
-                           str(tmp_path / "m.db")], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [MALLOWS, "tournament", "run", str(path), "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr

@@ -17,8 +17,10 @@ import pytest
 from conftest import MALLOWS, REPO
 from mallows.report.data import slug
 
-TOML = ('name = "live"\ngame = "take4"\nplayers = 2\ndeals = 3\nseed = 4\n'
-        'bots = ["random", "greedy", "denial"]\n')  # 3 tables x 2 rotations x 3 deals = 18
+TOML = (
+    'name = "live"\ngame = "take4"\nplayers = 2\ndeals = 3\nseed = 4\n'
+    'bots = ["random", "greedy", "denial"]\n'
+)  # 3 tables x 2 rotations x 3 deals = 18
 
 
 def get(url: str) -> tuple[int, str]:
@@ -33,16 +35,34 @@ def get(url: str) -> tuple[int, str]:
 def served(tmp_path):
     (tmp_path / "t.toml").write_text(TOML)
     db = tmp_path / "r.db"
-    subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "t.toml"), "--db", str(db),
-                    "--workers", "1", "--quiet"], check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(tmp_path / "t.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     # as if killed mid-run: the last 8 matches are not stored yet
     con = sqlite3.connect(db)
     with con:
         con.execute("DELETE FROM matches WHERE idx >= 10")
     con.close()
-    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0", "--refresh", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--refresh", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = proc.stdout.readline()
         m = re.search(r"http://(127\.0\.0\.1):(\d+)/index\.html", line)
@@ -65,17 +85,45 @@ def test_running_tournament_shows_progress_and_refreshes(served):
     assert '<meta http-equiv="refresh" content="2">' in page
     assert "incomplete" in page
     # the tournament resumes; the same URL now shows it finished, without the reload
-    subprocess.run([MALLOWS, "tournament", "run", str(folder / "t.toml"), "--db", str(db),
-                    "--workers", "1", "--quiet"], check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(folder / "t.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     status, page = get(f"{base}/t/{slug('live')}.html")
     assert status == 200 and "18/18 matches" in page
-    assert "http-equiv=\"refresh\"" not in page
+    assert 'http-equiv="refresh"' not in page
     status, page = get(f"{base}/m/{slug('live')}/17.html")
     assert status == 200 and 'id="frames"' in page
     # a tournament started after the server shows up too
     (folder / "u.toml").write_text(TOML.replace('"live"', '"later"'))
-    subprocess.run([MALLOWS, "tournament", "run", str(folder / "u.toml"), "--db", str(db),
-                    "--workers", "1", "--quiet"], check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(folder / "u.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     assert f"t/{slug('later')}.html" in get(f"{base}/index.html")[1]
     assert get(f"{base}/t/{slug('later')}.html")[0] == 200
 
@@ -99,8 +147,14 @@ def test_a_client_that_sends_nothing_blocks_no_one(served):
 
 def test_unknown_pages_are_404_and_the_server_stays_up(served):
     _, _, base = served
-    for path in ("/nope.html", "/t/nope.html", "/m/x/1.html", "/../../etc/passwd",
-                 "/static/../site.py", "/m/" + slug("live") + "/999.html"):
+    for path in (
+        "/nope.html",
+        "/t/nope.html",
+        "/m/x/1.html",
+        "/../../etc/passwd",
+        "/static/../site.py",
+        "/m/" + slug("live") + "/999.html",
+    ):
         status, body = get(base + path)
         assert status == 404, path
     assert get(base + "/index.html")[0] == 200
@@ -108,19 +162,41 @@ def test_unknown_pages_are_404_and_the_server_stays_up(served):
 
 
 def test_serve_refuses_a_missing_database_and_a_busy_port(tmp_path):
-    proc = subprocess.run([MALLOWS, "serve", "--db", str(tmp_path / "none.db")],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [MALLOWS, "serve", "--db", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 2 and "no database" in proc.stderr
     assert not (tmp_path / "none.db").exists()
     (tmp_path / "t.toml").write_text(TOML)
     db = tmp_path / "r.db"
-    subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "t.toml"), "--db", str(db),
-                    "--workers", "1", "--quiet"], check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(tmp_path / "t.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        proc = subprocess.run([MALLOWS, "serve", "--db", str(db), "--port", str(port)],
-                              capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            [MALLOWS, "serve", "--db", str(db), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert proc.returncode == 2 and "cannot listen on 127.0.0.1" in proc.stderr
     assert "Traceback" not in proc.stderr

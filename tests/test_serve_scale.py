@@ -30,8 +30,10 @@ from mallows.report.live import LiveBoards, PartialBoard
 from mallows.report.site import Site
 from mallows.results.store import Store
 
-TOML = ('name = "{name}"\ngame = "take4"\nplayers = 2\ndeals = {deals}\nseed = 4\n'
-        'bots = ["random", "greedy", "denial"]\n')
+TOML = (
+    'name = "{name}"\ngame = "take4"\nplayers = 2\ndeals = {deals}\nseed = 4\n'
+    'bots = ["random", "greedy", "denial"]\n'
+)
 
 
 def get(url: str, timeout: float = 30) -> tuple[int, str]:
@@ -48,6 +50,7 @@ _PLAYED: dict[tuple[str, int], Path] = {}
 def played(tmp_path: Path, name: str = "live", deals: int = 3) -> Path:
     """A database with tournament ``name`` played (each kind once per session, then copied)."""
     import shutil
+
     key = (name, deals)
     if key not in _PLAYED or not _PLAYED[key].exists():
         _PLAYED[key] = _play(tmp_path / "cache", name, deals)
@@ -60,15 +63,23 @@ def _play(tmp_path: Path, name: str, deals: int) -> Path:
     toml = tmp_path / f"{name}.toml"
     toml.write_text(TOML.format(name=name, deals=deals))
     db = tmp_path / "r.db"
-    subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers",
-                    "1", "--quiet"], check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     return db
 
 
 def serve(db: Path, *args: str) -> tuple[subprocess.Popen, str, str]:
-    proc = subprocess.Popen([MALLOWS, "serve", "--db", str(db), "--port", "0", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--db", str(db), "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     line = proc.stdout.readline()
     m = re.search(r"(http://\S+?):(\d+)/index\.html", line)
     if not m:
@@ -84,6 +95,7 @@ def stop(proc: subprocess.Popen) -> str:
 
 
 # -- ports and hosts ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("port", ["70000", "-1", "65536", "99999999999999999999"])
 def test_a_port_out_of_range_is_a_message(tmp_path, port):
@@ -133,13 +145,18 @@ def test_ipv6_loopback_serves_or_says_ipv6_is_off(tmp_path):
         finally:
             stop(proc)
     else:
-        result = subprocess.run([MALLOWS, "serve", "--db", str(db), "--host", "::1"],
-                                capture_output=True, text=True, timeout=30)
+        result = subprocess.run(
+            [MALLOWS, "serve", "--db", str(db), "--host", "::1"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert result.returncode == 2 and "IPv6 may be off" in result.stderr
         assert "choose another --port" not in result.stderr
 
 
 # -- big tournaments: paginated, cheap ---------------------------------------------------------
+
 
 def test_the_match_list_is_paginated(tmp_path, monkeypatch):
     db = played(tmp_path, deals=10)  # 60 matches
@@ -188,10 +205,17 @@ def test_a_slow_page_blocks_no_other(tmp_path, monkeypatch):
         "site.Site.replay_page = slow\n"
         "from mallows.cli import app\n"
         "sys.argv = ['mallows', 'serve', '--db', sys.argv[1], '--port', '0']\n"
-        "app()\n")
+        "app()\n"
+    )
     import sys
-    proc = subprocess.Popen([sys.executable, str(script), str(db)], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = proc.stdout.readline()
         base = re.search(r"(http://\S+?:\d+)/", line).group(1)
@@ -210,17 +234,29 @@ def test_requests_never_fail_while_a_run_writes(tmp_path):
     db = played(tmp_path, name="done", deals=2)
     toml = tmp_path / "w.toml"
     toml.write_text(TOML.format(name="writing", deals=2000))
-    writer = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                               "--workers", "1", "--quiet"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    writer = subprocess.Popen(
+        [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     proc, base, _ = serve(db)
     try:
         time.sleep(1)
-        paths = ["/index.html", f"/t/{slug('done')}.html", f"/t/{slug('writing')}.html",
-                 f"/m/{slug('done')}/1.html", f"/b/{slug('greedy')}.html"]
+        paths = [
+            "/index.html",
+            f"/t/{slug('done')}.html",
+            f"/t/{slug('writing')}.html",
+            f"/m/{slug('done')}/1.html",
+            f"/b/{slug('greedy')}.html",
+        ]
         with ThreadPoolExecutor(8) as pool:
-            results = list(pool.map(lambda p: get(base + p, timeout=60)[0],
-                                    [paths[i % len(paths)] for i in range(80)]))
+            results = list(
+                pool.map(
+                    lambda p: get(base + p, timeout=60)[0],
+                    [paths[i % len(paths)] for i in range(80)],
+                )
+            )
         assert writer.poll() is None, "the run ended before the requests did"
         assert results.count(200) == len(results), results
     finally:

@@ -54,10 +54,17 @@ def session_members(sid: int) -> list[tuple[int, str]]:
             continue
         try:
             stat = Path(f"/proc/{entry.name}/stat").read_text()
-            fields = stat[stat.rindex(")") + 2:].split()
+            fields = stat[stat.rindex(")") + 2 :].split()
             if int(fields[3]) == sid and fields[0] != "Z":
-                out.append((int(entry.name), Path(f"/proc/{entry.name}/cmdline").read_bytes()
-                            .replace(b"\0", b" ").decode(errors="replace")[:400]))
+                out.append(
+                    (
+                        int(entry.name),
+                        Path(f"/proc/{entry.name}/cmdline")
+                        .read_bytes()
+                        .replace(b"\0", b" ")
+                        .decode(errors="replace")[:400],
+                    )
+                )
         except (OSError, ValueError):
             continue
     return out
@@ -71,14 +78,30 @@ def interruptible() -> None:
 
 
 def start(toml: Path, db: Path, workers: int) -> subprocess.Popen:
-    return subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                             "--workers", str(workers), "--quiet"], env=ray_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=interruptible)
+    return subprocess.Popen(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(toml),
+            "--db",
+            str(db),
+            "--workers",
+            str(workers),
+            "--quiet",
+        ],
+        env=ray_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=interruptible,
+    )
 
 
-def wait_for(db: Path, at_least: int, proc: subprocess.Popen, timeout: float = 240,
-             name: str | None = None) -> None:
+def wait_for(
+    db: Path, at_least: int, proc: subprocess.Popen, timeout: float = 240, name: str | None = None
+) -> None:
     deadline = time.monotonic() + timeout
     while count(db, name) < at_least:
         assert proc.poll() is None, proc.communicate()
@@ -104,6 +127,7 @@ def long_file(tmp_path):
         path = tmp_path / f"{name}.toml"
         path.write_text(LONG.format(name=name, deals=deals))
         return path
+
     return make
 
 
@@ -117,8 +141,9 @@ def test_in_process_run_stops_on_term_and_hup_like_ctrl_c(tmp_path, long_file, s
     out, err = proc.communicate(timeout=60)
     stored = count(db)
     assert proc.returncode == 128 + sig, err
-    assert f"interrupted by {sig.name}: {stored} of 24000 matches are stored in {db}" in \
-        " ".join(err.split())
+    assert f"interrupted by {sig.name}: {stored} of 24000 matches are stored in {db}" in " ".join(
+        err.split()
+    )
     assert "rerun the same command to resume" in " ".join(err.split())
     assert "Traceback" not in err
     assert_nothing_left(proc.pid)
@@ -168,9 +193,13 @@ def test_a_dying_raylet_is_a_message_and_a_rerun_resumes(tmp_path, long_file):
     assert "Traceback" not in err
     assert_nothing_left(proc.pid)
     stored = count(db)
-    rerun = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                            "--workers", "1", "--quiet"], env=ray_env(), capture_output=True,
-                           text=True, timeout=600)
+    rerun = subprocess.run(
+        [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+        env=ray_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert rerun.returncode == 0, rerun.stderr
     assert f"({stored} already stored)" in " ".join(rerun.stdout.split())
     assert count(db) == 480
@@ -182,17 +211,35 @@ def test_one_writer_per_tournament(tmp_path, long_file):
     first = start(toml, db, 1)
     try:
         wait_for(db, 3, first)
-        second = subprocess.run([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                                 "--workers", "1", "--quiet"], capture_output=True, text=True,
-                                timeout=120)
+        second = subprocess.run(
+            [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert second.returncode == 2
         text = " ".join(second.stderr.split())
-        assert f"tournament 'long' is being run on {db} by another process (pid {first.pid}," \
-            in text and "Traceback" not in text
+        assert (
+            f"tournament 'long' is being run on {db} by another process (pid {first.pid}," in text
+            and "Traceback" not in text
+        )
         other = long_file(name="other", deals=1)
-        beside = subprocess.run([MALLOWS, "tournament", "run", str(other), "--db", str(db),
-                                 "--workers", "1", "--quiet"], capture_output=True, text=True,
-                                timeout=300)
+        beside = subprocess.run(
+            [
+                MALLOWS,
+                "tournament",
+                "run",
+                str(other),
+                "--db",
+                str(db),
+                "--workers",
+                "1",
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert beside.returncode == 0, beside.stderr  # another tournament runs at once
         assert count(db, "other") == 12
         assert first.poll() is None
@@ -226,17 +273,24 @@ def test_signals_at_random_moments_never_hang_a_run(tmp_path):
     bots.chmod(0o755)
     shutil.copy(REPO / "bots" / "random.py", bots / "mine.py")
     toml, db = tmp_path / "mixed.toml", tmp_path / "m.db"
-    toml.write_text('name = "mixed"\ngame = "take4"\nplayers = 3\ndeals = 400\nseed = 5\n'
-                    'bots = ["random", "greedy", "mine", "denial"]\n'
-                    + ("" if sandbox.problem() is None else '[limits]\nsandbox = "off"\n'))
+    toml.write_text(
+        'name = "mixed"\ngame = "take4"\nplayers = 3\ndeals = 400\nseed = 5\n'
+        'bots = ["random", "greedy", "mine", "denial"]\n'
+        + ("" if sandbox.problem() is None else '[limits]\nsandbox = "off"\n')
+    )
     env = ray_env(MALLOWS_BOTS_DIR=str(bots))
     pick = stdlib_random.Random(11)
     for attempt in range(8):
         before = count(db)
-        proc = subprocess.Popen([MALLOWS, "tournament", "run", str(toml), "--db", str(db),
-                                 "--workers", "1", "--quiet"], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                preexec_fn=interruptible)
+        proc = subprocess.Popen(
+            [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            preexec_fn=interruptible,
+        )
         # a moment inside the run: once it stores matches (a signal while Python is still
         # importing kills by default, a documented limit), then anywhere in the next 1.5 s
         wait_for(db, before + 1, proc, timeout=120)
@@ -266,10 +320,27 @@ def test_sigterm_while_ray_starts_exits_143(tmp_path, long_file, command):
     if command == "tournament":
         proc = start(toml, db, 2)
     else:
-        proc = subprocess.Popen([MALLOWS, "compare", "random", "greedy", "--game", "take4",
-                                 "--workers", "2", "--db", str(db), "--quiet"], env=ray_env(),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True, preexec_fn=interruptible)
+        proc = subprocess.Popen(
+            [
+                MALLOWS,
+                "compare",
+                "random",
+                "greedy",
+                "--game",
+                "take4",
+                "--workers",
+                "2",
+                "--db",
+                str(db),
+                "--quiet",
+            ],
+            env=ray_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            preexec_fn=interruptible,
+        )
     deadline = time.monotonic() + 120
     while not any("raylet" in cmd for _, cmd in session_members(proc.pid)):
         assert proc.poll() is None, proc.communicate()

@@ -45,8 +45,15 @@ def new_store(request, tmp_path):
         except Exception:
             pass
 
-BASE = {"name": "s", "game": "take4", "players": 2, "deals": 2, "seed": 1,
-        "bots": ["random", "greedy"]}
+
+BASE = {
+    "name": "s",
+    "game": "take4",
+    "players": 2,
+    "deals": 2,
+    "seed": 1,
+    "bots": ["random", "greedy"],
+}
 
 
 def tournament(**changes):
@@ -54,16 +61,33 @@ def tournament(**changes):
 
 
 def fake_record(spec, ranks):
-    return {"record_version": 1, "game": "take4", "seed": spec.seed, "players": list(spec.seats),
-            "events": [], "result": {"ranks": ranks, "forfeits": [None, "boom"]}}
+    return {
+        "record_version": 1,
+        "game": "take4",
+        "seed": spec.seed,
+        "players": list(spec.seats),
+        "events": [],
+        "result": {"ranks": ranks, "forfeits": [None, "boom"]},
+    }
 
 
 def match_row(t, spec, record):
     """The store's plain-value row for a record (what the run module builds from an outcome)."""
     forfeits = forfeit_count(record)
-    return MatchRow(f"{t.name}/{spec.index}", t.name, spec.index, t.game, spec.table,
-                    spec.rotation, spec.deal, spec.seed, record["players"],
-                    record["result"]["ranks"], forfeits, json.dumps(record))
+    return MatchRow(
+        f"{t.name}/{spec.index}",
+        t.name,
+        spec.index,
+        t.game,
+        spec.table,
+        spec.rotation,
+        spec.deal,
+        spec.seed,
+        record["players"],
+        record["result"]["ranks"],
+        forfeits,
+        json.dumps(record),
+    )
 
 
 def test_wal_schema_version_and_tables(tmp_path):
@@ -71,8 +95,9 @@ def test_wal_schema_version_and_tables(tmp_path):
     Store(path).close()
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] \
-        == str(SCHEMA_VERSION)
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(
+        SCHEMA_VERSION
+    )
     tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"bots", "tournaments", "matches", "ratings", "meta"} <= tables
     con.close()
@@ -168,10 +193,12 @@ def test_a_readonly_store_answers_and_refuses_every_write(new_store):
     ro = new_store(readonly=True)
     assert ro.readonly and ro.count_matches("s") == 1
     assert ro.tournament("s")["digest"] == t.digest()
-    writes = [lambda: ro.add_match(match_row(t, specs[1], fake_record(specs[1], [0, 1]))),
-              lambda: ro.add_tournament("x", "take4", "{}", "d", "", 1, {}),
-              lambda: ro.mark_finished("s"),
-              lambda: ro.save_ratings("tournament", "s", "take4", [], stamp=1)]
+    writes = [
+        lambda: ro.add_match(match_row(t, specs[1], fake_record(specs[1], [0, 1]))),
+        lambda: ro.add_tournament("x", "take4", "{}", "d", "", 1, {}),
+        lambda: ro.mark_finished("s"),
+        lambda: ro.save_ratings("tournament", "s", "take4", [], stamp=1),
+    ]
     for write in writes:
         with pytest.raises(StorageError, match="read-only"):
             write()
@@ -199,6 +226,7 @@ def test_a_stale_leaderboard_is_computed_in_memory_from_a_readonly_store(new_sto
 
 
 # -- the SQLite backend's own ------------------------------------------------------------------
+
 
 def test_readonly_never_changes_the_file(tmp_path):
     path = tmp_path / "m.db"
@@ -230,8 +258,7 @@ def test_a_database_written_before_the_move_opens_read_only_and_read_write(tmp_p
         assert record["game"] == "arschmallows"
     with Store(path) as rw:
         assert rw.count_matches("v1-arsch") == 3
-        assert [r["bot"] for r in board(rw, "game", "take4")] == \
-            [r["bot"] for r in rows]
+        assert [r["bot"] for r in board(rw, "game", "take4")] == [r["bot"] for r in rows]
 
 
 def test_an_older_schema_opened_readonly_is_migrated_in_memory_only(tmp_path, monkeypatch):

@@ -20,7 +20,7 @@ from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store
 
 
-BOT = '''import random
+BOT = """import random
 
 
 class Bot:
@@ -33,7 +33,7 @@ class Bot:
 
     def act(self, observation):
         return observation["legal_actions"][{pick}]
-'''
+"""
 
 
 def write_bot(folder: Path, pick: str = "0", name: str = "obslog.py") -> Path:
@@ -51,18 +51,23 @@ def submit(path: Path, db: Path, *extra) -> str:
 
 def counts(db: Path) -> tuple[int, int]:
     with sqlite3.connect(db) as conn:
-        return (conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0],
-                conn.execute("SELECT COUNT(*) FROM snapshot_files").fetchone()[0])
+        return (
+            conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0],
+            conn.execute("SELECT COUNT(*) FROM snapshot_files").fetchone()[0],
+        )
 
 
 def toml(tmp_path: Path, name: str, bots: list[str], deals: int = 1, players: int = 2) -> Path:
     path = tmp_path / f"{name}.toml"
-    path.write_text(f'name = "{name}"\ngame = "take4"\nplayers = {players}\ndeals = {deals}\n'
-                    f'seed = 7\nbots = {json.dumps(bots)}\n')
+    path.write_text(
+        f'name = "{name}"\ngame = "take4"\nplayers = {players}\ndeals = {deals}\n'
+        f"seed = 7\nbots = {json.dumps(bots)}\n"
+    )
     return path
 
 
 # -- digests -------------------------------------------------------------------------------------
+
 
 def test_digest_covers_paths_and_bytes_in_sorted_order():
     files = {"b/x.py": b"1", "a.py": b"22"}
@@ -86,9 +91,9 @@ def test_a_folder_bot_snapshot_leaves_out_caches_and_is_capped(tmp_path):
         read_files(folder, "bot")
 
 
-def test_a_materialised_snapshot_is_read_only_and_checked_against_its_digest(tmp_path,
-                                                                            monkeypatch):
+def test_a_materialised_snapshot_is_read_only_and_checked_against_its_digest(tmp_path, monkeypatch):
     from mallows.agents.submissions import materialise, materialised
+
     monkeypatch.setenv("MALLOWS_SNAPSHOTS", str(tmp_path / "cache"))
     files = {"mybot/bot.py": b"class Bot: pass\n", "mybot/run": b"#!/bin/sh\n"}
     digest = digest_files(files)
@@ -120,6 +125,7 @@ def test_a_materialised_snapshot_is_read_only_and_checked_against_its_digest(tmp
 
 # -- submit --------------------------------------------------------------------------------------
 
+
 def test_submit_resubmit_and_a_one_byte_change(tmp_path):
     db = tmp_path / "m.db"
     path = write_bot(tmp_path / "src")
@@ -145,7 +151,7 @@ def test_submit_resubmit_and_a_one_byte_change(tmp_path):
     assert submit(path, db, "--name", "other") == "other@1"
 
 
-WRITER = '''class Bot:
+WRITER = """class Bot:
     name = "writer"
     games = ["take4"]
 
@@ -156,12 +162,13 @@ WRITER = '''class Bot:
         except OSError:
             return observation["legal_actions"][0]
         raise RuntimeError("wrote into its own snapshot")
-'''
+"""
 
 
 def test_a_submitted_bot_runs_its_snapshot_read_only_in_the_sandbox(tmp_path):
     from mallows.agents.sandbox import problem
     from mallows.agents.submissions import materialised
+
     if problem():
         pytest.skip(f"no sandbox here: {problem()}")
     (tmp_path / "src").mkdir()
@@ -194,6 +201,7 @@ def test_submit_refuses_a_shipped_name_and_a_missing_path(tmp_path):
 
 # -- names, pins, ratings per version --------------------------------------------------------------
 
+
 def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     db = tmp_path / "m.db"
     path = write_bot(tmp_path / "src")
@@ -201,8 +209,13 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     path.write_text(BOT.replace("{pick}", "-1"))
     submit(path, db)
     other = write_bot(tmp_path / "elsewhere", pick="1")  # another obslog, by path
-    t = toml(tmp_path, "versions", ["obslog@1", "obslog@2", "random", f"{path}:seed=5",
-                                    f"{other}:seed=3"], deals=1, players=3)
+    t = toml(
+        tmp_path,
+        "versions",
+        ["obslog@1", "obslog@2", "random", f"{path}:seed=5", f"{other}:seed=3"],
+        deals=1,
+        players=3,
+    )
     result = invoke("tournament", "run", t, "--db", db, "--workers", "1", "--quiet")
     assert result.exit_code == 0, result.output
 
@@ -216,14 +229,18 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     assert store.snapshot_files(by_path["digest"]) == {"obslog.py": path.read_bytes()}
     assert pins["random"]["origin"] == "shipped"
     assert pins["random"]["digest"] == digest_files(
-        {"random.py": (REPO / "bots" / "random.py").read_bytes()})
+        {"random.py": (REPO / "bots" / "random.py").read_bytes()}
+    )
     # shown names: short, never a path; two different codes called obslog told apart
     shown = {p["display"] for p in pins.values()}
     # (the path bot holds obslog@2's very code, so it is shown, and rated, as obslog@2 would
     # be: listing both is refused; here it plays with parameters, as a variant)
     assert shown == {"obslog@1", "obslog@2", "random", "obslog@2:seed=5", "obslog:seed=3"}
-    players = {p for row in store.db.query("SELECT players FROM matches")
-               for p in json.loads(row["players"])}
+    players = {
+        p
+        for row in store.db.query("SELECT players FROM matches")
+        for p in json.loads(row["players"])
+    }
     assert players == shown
     bots = [r["bot"] for r in store.ratings("tournament", "versions")]
     assert sorted(bots) == sorted(shown)
@@ -238,8 +255,15 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
     assert {r["bot"] for r in latest} == shown - {"obslog@1"}
     # two different codes with one short name are told apart by a suffix
     other2 = write_bot(tmp_path / "third", pick="2")
-    result = invoke("tournament", "run", toml(tmp_path, "more", [str(other2), str(other)]),
-                    "--db", db, "--workers", "1")
+    result = invoke(
+        "tournament",
+        "run",
+        toml(tmp_path, "more", [str(other2), str(other)]),
+        "--db",
+        db,
+        "--workers",
+        "1",
+    )
     assert result.exit_code == 0, result.output
     assert {p["display"] for p in store.pins("more")} == {"obslog", "obslog~2"}
     assert [r["rank"] for r in latest] == list(range(1, len(latest) + 1))
@@ -253,8 +277,10 @@ def test_two_versions_rated_apart_pinned_and_shown_by_short_name(tmp_path):
 
 
 def test_newest_versions_keeps_parameters_apart():
-    rows = [{"bot": b, "rank": i} for i, b in enumerate(
-        ["a@1", "a@3:x=1", "b", "a@3", "a@2:x=1", "a@2"], 1)]
+    rows = [
+        {"bot": b, "rank": i}
+        for i, b in enumerate(["a@1", "a@3:x=1", "b", "a@3", "a@2:x=1", "a@2"], 1)
+    ]
     assert [r["bot"] for r in newest_versions(rows)] == ["a@3:x=1", "b", "a@3"]
 
 
@@ -264,9 +290,13 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     # enough isolated matches that the run is still going when it is killed
     t = toml(tmp_path, "killed", [str(path), "random", "greedy"], deals=80)  # 480 matches
     env = dict(os.environ)
-    proc = subprocess.Popen([MALLOWS, "tournament", "run", str(t), "--db", str(db),
-                             "--workers", "1", "--quiet"], env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers", "1", "--quiet"],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         stored = 0
@@ -288,8 +318,12 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     assert 0 < stored < 480
     path.write_text(path.read_text() + "# one more line\n")
     now = digest_files({"obslog.py": path.read_bytes()})
-    done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",
-                           "1", "--quiet"], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers", "1", "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert pinned in done.stderr and now in done.stderr and str(path) in done.stderr
     assert "restore the old code" in done.stderr and "Traceback" not in done.stderr
@@ -301,14 +335,19 @@ def test_changing_a_path_bot_between_a_killed_run_and_its_rerun_is_refused(tmp_p
     result = invoke("bots", "show", pinned[:16], "--db", db, "--extract", out)
     assert result.exit_code == 0, result.output
     shutil.copy(out / "obslog.py", path)
-    done = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers",
-                           "1", "--quiet"], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [MALLOWS, "tournament", "run", str(t), "--db", str(db), "--workers", "1", "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 480
 
 
 # -- withdraw and delete ---------------------------------------------------------------------------
+
 
 def test_withdraw_keeps_history_and_refuses_new_tournaments(tmp_path):
     db = tmp_path / "m.db"
@@ -322,13 +361,27 @@ def test_withdraw_keeps_history_and_refuses_new_tournaments(tmp_path):
     assert result.exit_code == 0 and "withdrew obslog@2" in result.output
     # history kept: its matches and rating stay
     assert "obslog@2" in [r["bot"] for r in Store(db).ratings("game", "take4")]
-    result = invoke("tournament", "run", toml(tmp_path, "second", ["obslog@2", "random"]),
-                    "--db", db, "--workers", "1")
+    result = invoke(
+        "tournament",
+        "run",
+        toml(tmp_path, "second", ["obslog@2", "random"]),
+        "--db",
+        db,
+        "--workers",
+        "1",
+    )
     assert result.exit_code == 2 and "withdrawn" in result.output
     assert Store(db).tournament("second") is None  # refused: nothing kept
     # a bare name is now the newest version not withdrawn; the fixed file keeps its name
-    result = invoke("tournament", "run", toml(tmp_path, "second", ["obslog", "random"]),
-                    "--db", db, "--workers", "1")
+    result = invoke(
+        "tournament",
+        "run",
+        toml(tmp_path, "second", ["obslog", "random"]),
+        "--db",
+        db,
+        "--workers",
+        "1",
+    )
     assert result.exit_code == 0, result.output
     assert {p["display"] for p in Store(db).pins("second")} == {"obslog@1", "random"}
     # the tournament that played it before it was withdrawn still reads and reruns
@@ -339,8 +392,9 @@ def test_withdraw_keeps_history_and_refuses_new_tournaments(tmp_path):
 def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_path):
     db = tmp_path / "m.db"
     for name, bots in (("keep", ["random", "greedy"]), ("drop", ["random", "denial"])):
-        result = invoke("tournament", "run", toml(tmp_path, name, bots, deals=3), "--db", db,
-                        "--workers", "1")
+        result = invoke(
+            "tournament", "run", toml(tmp_path, name, bots, deals=3), "--db", db, "--workers", "1"
+        )
         assert result.exit_code == 0, result.output
     store = Store(db)
     assert "denial" in [r["bot"] for r in store.ratings("game", "take4")]
@@ -352,13 +406,15 @@ def test_delete_removes_a_tournament_and_recomputes_the_game_leaderboard(tmp_pat
     assert store.ratings("tournament", "drop") == [] and store.pins("drop") == []
     board = store.ratings("game", "take4")
     expected = TRUESKILL.leaderboard(store.results(game="take4"))
-    assert [(r["bot"], round(r["mu"], 9), r["games"]) for r in board] == \
-        [(r.bot, round(r.mu, 9), r.matches) for r in expected]
+    assert [(r["bot"], round(r["mu"], 9), r["games"]) for r in board] == [
+        (r.bot, round(r.mu, 9), r.matches) for r in expected
+    ]
     assert "denial" not in [r["bot"] for r in board]
     assert invoke("tournament", "delete", "drop", "--db", db, "--yes").exit_code == 2
 
 
 # -- a cluster that shares no files ----------------------------------------------------------------
+
 
 @pytest.mark.ray
 @pytest.mark.slow
@@ -367,14 +423,23 @@ def test_a_submitted_bot_from_outside_the_project_plays_on_a_joined_cluster(tmp_
     source = write_bot(tmp_path / "outside")
     # the organiser's own snapshot cache, which the cluster's workers cannot see
     env = dict(ray_env(), MALLOWS_SNAPSHOTS=str(tmp_path / "organiser-cache"))
-    out = subprocess.run([MALLOWS, "bots", "submit", str(source), "--db", str(db), "--games",
-                          "1"], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [MALLOWS, "bots", "submit", str(source), "--db", str(db), "--games", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0 and out.stdout.strip().endswith("obslog@1"), out.stderr
     shutil.rmtree(source.parent)  # the submission is in the database now, nowhere else
     t = toml(tmp_path, "cluster", ["obslog@1", "random", "greedy"], deals=2)
-    out = subprocess.run([MALLOWS, "tournament", "run", str(t), "--db", str(db), "--address",
-                          ray_head, "--quiet"], env=env, capture_output=True, text=True,
-                         cwd=tmp_path, timeout=600)
+    out = subprocess.run(
+        [MALLOWS, "tournament", "run", str(t), "--db", str(db), "--address", ray_head, "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     store = Store(db)
     assert store.count_matches("cluster") == 12
@@ -386,12 +451,14 @@ def test_a_submitted_bot_from_outside_the_project_plays_on_a_joined_cluster(tmp_
 
 # -- migration -------------------------------------------------------------------------------------
 
+
 def test_a_schema_1_database_upgrades_keeping_every_match_and_rating(tmp_path):
     db = tmp_path / "v1.db"
     shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'"
-                            ).fetchone()[0] == "1"
+        assert (
+            conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "1"
+        )
         matches = conn.execute("SELECT id, record FROM matches ORDER BY id").fetchall()
         ratings = conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot").fetchall()
     assert matches and ratings
@@ -399,22 +466,30 @@ def test_a_schema_1_database_upgrades_keeping_every_match_and_rating(tmp_path):
     assert store.schema_version() == SCHEMA_VERSION >= 4
     assert {"submissions", "snapshot_files", "pins", "bot_names"} <= set(store.db.table_names())
     # every record reads back identical (they may be stored re-encoded), every rating as it was
-    upgraded = sorted((mid, text) for t in store.tournaments()
-                      for mid, text in store.records(t["name"]))
+    upgraded = sorted(
+        (mid, text) for t in store.tournaments() for mid, text in store.records(t["name"])
+    )
     assert upgraded == matches
     store.close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot"
-                            ).fetchall() == ratings
+        assert conn.execute("SELECT * FROM ratings ORDER BY scope, name, bot").fetchall() == ratings
     # and the upgraded database takes a submission and a tournament beside the old ones
     submit(write_bot(tmp_path / "src"), db)
-    result = invoke("tournament", "run", toml(tmp_path, "after", ["obslog@1", "random"]),
-                    "--db", db, "--workers", "1")
+    result = invoke(
+        "tournament",
+        "run",
+        toml(tmp_path, "after", ["obslog@1", "random"]),
+        "--db",
+        db,
+        "--workers",
+        "1",
+    )
     assert result.exit_code == 0, result.output
     assert len(Store(db).tournaments()) == 3
 
 
 # -- play and bots check take submitted versions ---------------------------------------------
+
 
 def test_play_and_check_run_a_submitted_version_shown_as_name_at_n(tmp_path):
     db = tmp_path / "m.db"
@@ -427,8 +502,9 @@ def test_play_and_check_run_a_submitted_version_shown_as_name_at_n(tmp_path):
     assert "obslog@1" in result.output
     # a bare submitted name is its newest version
     record = tmp_path / "match.json"
-    result = invoke("play", "take4", "--bot", "obslog", "--bot", "random", "--db", db,
-                    "--record", record)
+    result = invoke(
+        "play", "take4", "--bot", "obslog", "--bot", "random", "--db", db, "--record", record
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(record.read_text())["players"][0] == "obslog@1"
 
@@ -436,23 +512,30 @@ def test_play_and_check_run_a_submitted_version_shown_as_name_at_n(tmp_path):
     assert result.exit_code == 0, result.output
     assert "obslog@1" in result.output and "OK" in result.output
     # the same through the console script, in a fresh process
-    proc = subprocess.run([MALLOWS, "play", "take4", "--bot", "obslog@1", "--bot", "random",
-                           "--db", db], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [MALLOWS, "play", "take4", "--bot", "obslog@1", "--bot", "random", "--db", db],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "obslog@1" in proc.stdout
     assert "obslog@1" in result.output and "OK" in result.output
 
     # an unknown version names the versions there are
-    for args in (("play", "take4", "--bot", "obslog@7", "--bot", "random"),
-                 ("bots", "check", "obslog@7")):
+    for args in (
+        ("play", "take4", "--bot", "obslog@7", "--bot", "random"),
+        ("bots", "check", "obslog@7"),
+    ):
         result = invoke(*args, "--db", db)
         assert result.exit_code == 2, result.output
         assert "obslog@7" in result.output and "versions 1" in result.output, result.output
         assert "Traceback" not in result.output
 
     # without the database, NAME@N is refused with a message (exit 2), not a traceback
-    result = invoke("play", "take4", "--bot", "obslog@1", "--bot", "random",
-                    "--db", tmp_path / "missing.db")
+    result = invoke(
+        "play", "take4", "--bot", "obslog@1", "--bot", "random", "--db", tmp_path / "missing.db"
+    )
     assert result.exit_code == 2 and "database" in result.output, result.output
     assert not (tmp_path / "missing.db").exists()
 

@@ -20,37 +20,51 @@ LIMITS = Limits(decision_seconds=30.0, match_seconds=1e9)
 
 
 def test_module_constants():
-    assert (take4.NAME, take4.MIN_PLAYERS, take4.MAX_PLAYERS, take4.SIMULTANEOUS) == \
-        ("take4", 2, 4, True)
+    assert (take4.NAME, take4.MIN_PLAYERS, take4.MAX_PLAYERS, take4.SIMULTANEOUS) == (
+        "take4",
+        2,
+        4,
+        True,
+    )
     assert take4.DEFAULT_RULES in take4.RULE_SETS
     assert take4.make_options() == {"max_rounds": 1000, "rank_losers_by_progress": False}
 
 
-@pytest.mark.parametrize("overrides, expected", [
-    ({"max_rounds": "20"}, {"max_rounds": 20}),
-    ({"max_rounds": 1}, {"max_rounds": 1}),
-    ({"rank_losers_by_progress": "true"}, {"rank_losers_by_progress": True}),
-    ({"rank_losers_by_progress": "No"}, {"rank_losers_by_progress": False}),
-    ({"rank_losers_by_progress": 1}, {"rank_losers_by_progress": True}),
-    ({"rank_losers_by_progress": True}, {"rank_losers_by_progress": True}),
-])
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        ({"max_rounds": "20"}, {"max_rounds": 20}),
+        ({"max_rounds": 1}, {"max_rounds": 1}),
+        ({"rank_losers_by_progress": "true"}, {"rank_losers_by_progress": True}),
+        ({"rank_losers_by_progress": "No"}, {"rank_losers_by_progress": False}),
+        ({"rank_losers_by_progress": 1}, {"rank_losers_by_progress": True}),
+        ({"rank_losers_by_progress": True}, {"rank_losers_by_progress": True}),
+    ],
+)
 def test_make_options_coerces(overrides, expected):
     options = take4.make_options("default", overrides)
     assert options == {**take4.make_options(), **expected}
     assert all(type(options[k]) is type(take4.make_options()[k]) for k in options)
 
 
-@pytest.mark.parametrize("rules, overrides, names", [
-    (None, {"max_rounds": "0"}, ["max_rounds", "1 to"]),
-    (None, {"max_rounds": -3}, ["max_rounds"]),
-    (None, {"max_rounds": "2.5"}, ["max_rounds", "whole number"]),
-    (None, {"max_rounds": True}, ["max_rounds"]),
-    (None, {"max_rounds": 10**9}, ["max_rounds", "out of range"]),
-    (None, {"rank_losers_by_progress": "perhaps"}, ["rank_losers_by_progress", "true or false"]),
-    (None, {"rank_losers_by_progress": 2}, ["rank_losers_by_progress"]),
-    (None, {"table_cards": 4}, ["table_cards", "max_rounds, rank_losers_by_progress"]),
-    ("standard", {}, ["standard", "default"]),
-])
+@pytest.mark.parametrize(
+    "rules, overrides, names",
+    [
+        (None, {"max_rounds": "0"}, ["max_rounds", "1 to"]),
+        (None, {"max_rounds": -3}, ["max_rounds"]),
+        (None, {"max_rounds": "2.5"}, ["max_rounds", "whole number"]),
+        (None, {"max_rounds": True}, ["max_rounds"]),
+        (None, {"max_rounds": 10**9}, ["max_rounds", "out of range"]),
+        (
+            None,
+            {"rank_losers_by_progress": "perhaps"},
+            ["rank_losers_by_progress", "true or false"],
+        ),
+        (None, {"rank_losers_by_progress": 2}, ["rank_losers_by_progress"]),
+        (None, {"table_cards": 4}, ["table_cards", "max_rounds, rank_losers_by_progress"]),
+        ("standard", {}, ["standard", "default"]),
+    ],
+)
 def test_make_options_refuses_with_the_option_and_the_fix(rules, overrides, names):
     with pytest.raises(GameConfigError) as info:
         take4.make_options(rules, overrides)
@@ -63,17 +77,25 @@ def _record(winners, collections, reason, forfeits=None, max_rounds=1000):
     forfeits = forfeits or [None] * n
     events = [{"type": "picks", "round": r, "picks": [1] * n} for r in range(7)]
     events.append({"type": "game_end", "reason": reason, "winners": winners})
-    return {"game": "take4", "options": {"max_rounds": max_rounds,
-                                         "rank_losers_by_progress": False},
-            "players": [f"bot{s}" for s in range(n)], "events": events,
-            "result": {"ranks": rules.ranks(winners, collections, forfeits, False),
-                       "winners": winners, "collections": collections, "forfeits": forfeits}}
+    return {
+        "game": "take4",
+        "options": {"max_rounds": max_rounds, "rank_losers_by_progress": False},
+        "players": [f"bot{s}" for s in range(n)],
+        "events": events,
+        "result": {
+            "ranks": rules.ranks(winners, collections, forfeits, False),
+            "winners": winners,
+            "collections": collections,
+            "forfeits": forfeits,
+        },
+    }
 
 
 def test_summary_shared_win_and_forfeit():
     c, f = list(SQUADS["Classic"]), list(SQUADS["Fantasy"])
     headers, rows, notes = take4.summary(
-        _record([0, 1], [c, f, ["Cam", "Cam"]], "squad", [None, None, "act() raised X"]))
+        _record([0, 1], [c, f, ["Cam", "Cam"]], "squad", [None, None, "act() raised X"])
+    )
     assert headers[:3] == ["place", "seat", "bot"]  # places from 1, as every table shows them
     assert [(row[0], row[1]) for row in rows] == [("1", 0), ("1", 1), ("3 (forfeit)", 2)]
     assert rows[2][-1] == "Cam, Cam"
@@ -83,10 +105,13 @@ def test_summary_shared_win_and_forfeit():
     assert any("seat 2 (bot2) forfeited: act() raised X" in n for n in notes)
 
 
-@pytest.mark.parametrize("reason, words", [
-    ("deck_empty", "deck ran out after 7 rounds"),
-    ("round_limit", "round limit of 7 rounds"),
-])
+@pytest.mark.parametrize(
+    "reason, words",
+    [
+        ("deck_empty", "deck ran out after 7 rounds"),
+        ("round_limit", "round limit of 7 rounds"),
+    ],
+)
 def test_summary_without_winner(reason, words):
     _, rows, notes = take4.summary(_record([], [["Cam"], []], reason, max_rounds=7))
     assert any(words in n for n in notes) and any("No winner" in n for n in notes)
@@ -95,13 +120,24 @@ def test_summary_without_winner(reason, words):
 
 # -- the bots -----------------------------------------------------------------------------------
 
+
 def _obs(seat, positions, collections):
     legal = [{"type": "pick", "position": p} for p in range(1, 5) if positions[p - 1]]
-    return {"protocol": 1, "game": "take4", "seat": seat, "players": len(collections),
-            "phase": "pick", "legal_actions": legal, "positions": positions,
-            "collections": collections, "round": 0, "deck": 10, "history": [],
-            "options": take4.make_options(),
-            "squads": {k: list(v) for k, v in SQUADS.items()}}
+    return {
+        "protocol": 1,
+        "game": "take4",
+        "seat": seat,
+        "players": len(collections),
+        "phase": "pick",
+        "legal_actions": legal,
+        "positions": positions,
+        "collections": collections,
+        "round": 0,
+        "deck": 10,
+        "history": [],
+        "options": take4.make_options(),
+        "squads": {k: list(v) for k, v in SQUADS.items()},
+    }
 
 
 def greedy():
@@ -110,16 +146,19 @@ def greedy():
     return bot
 
 
-@pytest.mark.parametrize("positions, mine, expected", [
-    # the card that completes a squad beats everything
-    (["Archie", "Lola", "Maui", "Carl"], ["Cam", "Winston", "Malcolm", "Maui", "Carl"], 2),
-    # never a character already held, even in the best squad
-    (["Cam", "Patty", None, None], ["Cam", "Winston"], 2),
-    # the squad it is furthest in
-    (["Tatiana", "Stacy", "Chanel", "Cam"], ["Sheldon", "Gordon", "Maui"], 2),
-    # a short deck: only filled positions
-    (["Cam", None, None, None], [], 1),
-])
+@pytest.mark.parametrize(
+    "positions, mine, expected",
+    [
+        # the card that completes a squad beats everything
+        (["Archie", "Lola", "Maui", "Carl"], ["Cam", "Winston", "Malcolm", "Maui", "Carl"], 2),
+        # never a character already held, even in the best squad
+        (["Cam", "Patty", None, None], ["Cam", "Winston"], 2),
+        # the squad it is furthest in
+        (["Tatiana", "Stacy", "Chanel", "Cam"], ["Sheldon", "Gordon", "Maui"], 2),
+        # a short deck: only filled positions
+        (["Cam", None, None, None], [], 1),
+    ],
+)
 def test_greedy_take4_choice(positions, mine, expected):
     bot = greedy()
     for _ in range(20):
@@ -160,8 +199,9 @@ def test_shipped_bots_play_take4_without_forfeits(name):
     assert "take4" in spec.cls.games
     for players in (2, 3, 4):
         for seed in range(5):
-            record = play_match("take4", take4.make_options(), seed,
-                                [spec.handle(LIMITS) for _ in range(players)])
+            record = play_match(
+                "take4", take4.make_options(), seed, [spec.handle(LIMITS) for _ in range(players)]
+            )
             assert record["result"]["forfeits"] == [None] * players
             assert record["players"] == [name] * players
 
@@ -172,8 +212,13 @@ def test_greedy_beats_random_over_a_fixed_set_of_deals():
     for seed in range(30):
         for order in (("greedy", "random"), ("random", "greedy")):
             specs = [greedy_spec if n == "greedy" else random_spec for n in order]
-            record = play_match("take4", take4.make_options(), seed,
-                                [s.handle(LIMITS) for s in specs], names=list(order))
+            record = play_match(
+                "take4",
+                take4.make_options(),
+                seed,
+                [s.handle(LIMITS) for s in specs],
+                names=list(order),
+            )
             for seat in record["result"]["winners"]:
                 wins[order[seat]] += 1
     assert wins["greedy"] > 3 * wins["random"], wins

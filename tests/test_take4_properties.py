@@ -20,8 +20,7 @@ from mallows.agents.registry import load_bot
 from mallows.tournaments.match import play_match
 
 take4 = get_game("take4")
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LIMITS = Limits(decision_seconds=30.0, match_seconds=1e9)
 
 seeds = st.integers(0, 2**63 - 1)
@@ -79,8 +78,12 @@ def test_64_cards_accounted_for_every_round(seed, players, data):
     while not state.is_terminal():
         assert accounted(state) == Counter(DECK)
         observation = state.observation(0)
-        assert observation["deck"] + sum(c is not None for c in observation["positions"]) \
-            + sum(map(len, observation["collections"])) == 64
+        assert (
+            observation["deck"]
+            + sum(c is not None for c in observation["positions"])
+            + sum(map(len, observation["collections"]))
+            == 64
+        )
         for seat in state.to_move():
             state.apply(seat, rng.choice(state.legal_actions(seat)))
         rounds += 1
@@ -147,15 +150,16 @@ def test_no_observation_depends_on_a_pick_already_made_this_round(seed, players,
 @SETTINGS
 @given(seeds, st.lists(policies, min_size=2, max_size=4), st.booleans(), st.integers(1, 70))
 def test_a_record_replays_without_its_seed(seed, kinds, by_progress, max_rounds):
-    record, _ = run(seed, kinds, {"rank_losers_by_progress": by_progress,
-                                  "max_rounds": max_rounds})
+    record, _ = run(seed, kinds, {"rank_losers_by_progress": by_progress, "max_rounds": max_rounds})
     record = json.loads(json.dumps(record))  # as read back from a file
     state = take4.replay(record)
     assert state.is_terminal()
     assert state.result(record["result"]["forfeits"]) == record["result"]
     assert state.events == record["events"]
     # and by hand, from the events alone: ReplayChance + the picks
-    by_hand = take4.new_state(record["options"], len(kinds), ReplayChance(record["events"], take4.CHANCE_EVENTS))
+    by_hand = take4.new_state(
+        record["options"], len(kinds), ReplayChance(record["events"], take4.CHANCE_EVENTS)
+    )
     for event in record["events"]:
         if event["type"] == "picks":
             for seat, position in enumerate(event["picks"]):
@@ -194,9 +198,11 @@ class AnswersGarbage:
 
 def test_forfeits_stand_where_the_decision_failed_and_rank_below_everyone():
     for seed in range(20):
-        handles = [InProcessBot(CrashOnSecond(), "crash", LIMITS),
-                   InProcessBot(PolicyBot("random"), "r1", LIMITS),
-                   InProcessBot(AnswersGarbage(), "garbage", LIMITS)]
+        handles = [
+            InProcessBot(CrashOnSecond(), "crash", LIMITS),
+            InProcessBot(PolicyBot("random"), "r1", LIMITS),
+            InProcessBot(AnswersGarbage(), "garbage", LIMITS),
+        ]
         record = play_match("take4", take4.make_options(), seed, handles)
         kinds = [e["type"] for e in record["events"]]
         forfeits = [e for e in record["events"] if e["type"] == "forfeit"]

@@ -64,6 +64,7 @@ def events_of(state, kind):
 
 # -- T1 / T2: the deck and the player count -------------------------------------------------
 
+
 def test_T1_deck_is_16_characters_times_4_in_four_squads():
     assert len(DECK) == 64
     assert Counter(DECK) == {name: 4 for members in SQUADS.values() for name in members}
@@ -90,6 +91,7 @@ def test_T2_two_to_four_players_start(players):
 
 # -- T3 / T4: one shuffle, positions from the top ---------------------------------------------
 
+
 def test_T3_T4_one_deal_event_with_the_whole_deck_and_positions_from_the_top():
     top = ["Lola", "Gordon", "Maui", "Cam", "Patty", "Carl", "Stacy", "Leonard"]
     chance = FixedChance(top)
@@ -104,6 +106,7 @@ def test_T3_T4_one_deal_event_with_the_whole_deck_and_positions_from_the_top():
 
 # -- T6: uncontested positions ----------------------------------------------------------------
 
+
 def test_T6_uncontested_picks_take_their_cards_without_a_race():
     top = ["Cam", "Tatiana", "Archie", "Maui"]
     chance = FixedChance(top)
@@ -116,6 +119,7 @@ def test_T6_uncontested_picks_take_their_cards_without_a_race():
 
 # -- T7: contested positions ------------------------------------------------------------------
 
+
 def test_T7_contested_position_is_raced_among_its_pickers_only():
     top = ["Cam", "Tatiana", "Archie", "Maui"]
     chance = FixedChance(top, race={2: 1})
@@ -124,7 +128,8 @@ def test_T7_contested_position_is_raced_among_its_pickers_only():
     assert chance.calls == [(0, 2, [0, 1])]
     assert state.collections == [[], ["Tatiana"], ["Archie"]]
     assert events_of(state, "race") == [
-        {"type": "race", "position": 2, "contenders": [0, 1], "winner": 1}]
+        {"type": "race", "position": 2, "contenders": [0, 1], "winner": 1}
+    ]
     # the race follows the round's picks in the record
     kinds = [e["type"] for e in state.events]
     assert kinds == ["deal", "picks", "race"]
@@ -137,11 +142,14 @@ def test_T7_several_contests_in_one_round_race_in_position_order():
     play_round(state, [3, 1, 3, 1])
     assert chance.calls == [(0, 1, [1, 3]), (0, 3, [0, 2])]
     assert [(e["position"], e["contenders"], e["winner"]) for e in events_of(state, "race")] == [
-        (1, [1, 3], 3), (3, [0, 2], 0)]
+        (1, [1, 3], 3),
+        (3, [0, 2], 0),
+    ]
     assert state.collections == [["Archie"], [], [], ["Cam"]]
     assert state.history[-1]["races"] == [
         {"position": 1, "contenders": [1, 3], "winner": 3},
-        {"position": 3, "contenders": [0, 2], "winner": 0}]
+        {"position": 3, "contenders": [0, 2], "winner": 0},
+    ]
 
 
 def test_T7_everyone_on_one_position():
@@ -158,6 +166,7 @@ def test_T7_a_race_winner_outside_the_contenders_is_refused():
 
 
 # -- T8: leftovers to the bottom in position order -------------------------------------------
+
 
 def test_T8_leftovers_go_to_the_bottom_in_position_order():
     top = ["Cam", "Tatiana", "Archie", "Maui", "Lola", "Patty", "Gordon", "Floyd"]
@@ -184,6 +193,7 @@ def test_T8_leftovers_come_back_up_in_that_order_after_the_deck_cycles():
 
 
 # -- T4 / T10: a short deck, the deck_empty ending -------------------------------------------
+
 
 def _no_squad_owner():
     """Seat 0 collects the first three characters of every squad, seat 1 the fourth: 64 cards
@@ -233,8 +243,11 @@ def test_T10_deck_empty_ends_the_game_with_no_winner():
     assert state.reason == "deck_empty"
     assert state.events[-1] == {"type": "game_end", "reason": "deck_empty", "winners": []}
     assert state.result([None, None]) == {
-        "ranks": [0, 0], "winners": [], "collections": state.collections,
-        "forfeits": [None, None]}
+        "ranks": [0, 0],
+        "winners": [],
+        "collections": state.collections,
+        "forfeits": [None, None],
+    }
 
 
 @pytest.mark.parametrize("max_rounds", [1, 3, 17])
@@ -258,6 +271,7 @@ def test_T10_round_limit_ends_after_max_rounds_rounds_without_a_winner(max_round
 
 # -- T9: winning, shared wins ----------------------------------------------------------------
 
+
 def _two_squads_deck():
     """Round r: seat 0's Classic character r at position 1, seat 1's Fantasy character r at 2,
     fillers for seats 2 and 3 (copies of one character each) at 3 and 4."""
@@ -269,11 +283,28 @@ def _two_squads_deck():
 
 def test_T9_completing_a_squad_ends_the_game_and_copies_do_not_count():
     # seat 0 gets Cam, Cam, Winston, Malcolm (no win: a copy), then Lola (win)
-    top = ["Cam", "Archie", "Archie", "Archie",
-           "Cam", "Archie", "Maui", "Maui",
-           "Winston", "Sheldon", "Maui", "Maui",
-           "Malcolm", "Sheldon", "Carl", "Carl",
-           "Lola", "Sheldon", "Carl", "Carl"]
+    top = [
+        "Cam",
+        "Archie",
+        "Archie",
+        "Archie",
+        "Cam",
+        "Archie",
+        "Maui",
+        "Maui",
+        "Winston",
+        "Sheldon",
+        "Maui",
+        "Maui",
+        "Malcolm",
+        "Sheldon",
+        "Carl",
+        "Carl",
+        "Lola",
+        "Sheldon",
+        "Carl",
+        "Carl",
+    ]
     state = new(2, FixedChance(top))
     for r in range(4):
         play_round(state, [1, 2])
@@ -304,36 +335,51 @@ C, F, S, D = (SQUADS[k] for k in ("Classic", "Fantasy", "Sealife", "Food"))
 WIN = list(C)
 
 
-@pytest.mark.parametrize("winners, collections, forfeits, by_progress, expected", [
-    # one winner, everyone else shares rank 1
-    ([0], [WIN, [F[0]], [S[0], S[1]], []], [None] * 4, False, [0, 1, 1, 1]),
-    # no winner: everyone shares first place
-    ([], [[C[0]], [F[0], F[1]], []], [None] * 3, False, [0, 0, 0]),
-    # progress: best squad's distinct count first, then total distinct count, more is better
-    ([0], [WIN, [C[0], C[1], C[2], F[0], F[1]], [C[0], C[1], C[2], F[0], F[1], S[0], S[1]],
-           [C[0], C[1], F[0], F[1], S[0], S[1], D[0], D[1]]], [None] * 4, True, [0, 2, 1, 3]),
-    # progress: copies do not count; equal progress shares a place
-    ([], [[C[0], C[0], C[0]], [F[2]], [S[0], S[1]]], [None] * 3, True, [1, 1, 0]),
-    # progress off: the same collections share first place
-    ([], [[C[0], C[0], C[0]], [F[2]], [S[0], S[1]]], [None] * 3, False, [0, 0, 0]),
-    # a forfeited loser ranks below everyone
-    ([0], [WIN, [], [], []], [None, "crashed", None, None], False, [0, 3, 1, 1]),
-    # a forfeited winner ranks below everyone and is not counted in 'rank = number of winners'
-    ([0, 1], [WIN, list(F), [], []], ["timeout", None, None, None], False, [3, 0, 1, 1]),
-    # the only winner forfeited: the rest share first place
-    ([2], [[], [], list(S)], [None, None, "illegal"], False, [0, 0, 2]),
-    # forfeited seats tie among themselves, whatever their progress
-    ([], [[C[0], C[1]], [], [F[0]]], ["a", "b", None], True, [1, 1, 0]),
-])
+@pytest.mark.parametrize(
+    "winners, collections, forfeits, by_progress, expected",
+    [
+        # one winner, everyone else shares rank 1
+        ([0], [WIN, [F[0]], [S[0], S[1]], []], [None] * 4, False, [0, 1, 1, 1]),
+        # no winner: everyone shares first place
+        ([], [[C[0]], [F[0], F[1]], []], [None] * 3, False, [0, 0, 0]),
+        # progress: best squad's distinct count first, then total distinct count, more is better
+        (
+            [0],
+            [
+                WIN,
+                [C[0], C[1], C[2], F[0], F[1]],
+                [C[0], C[1], C[2], F[0], F[1], S[0], S[1]],
+                [C[0], C[1], F[0], F[1], S[0], S[1], D[0], D[1]],
+            ],
+            [None] * 4,
+            True,
+            [0, 2, 1, 3],
+        ),
+        # progress: copies do not count; equal progress shares a place
+        ([], [[C[0], C[0], C[0]], [F[2]], [S[0], S[1]]], [None] * 3, True, [1, 1, 0]),
+        # progress off: the same collections share first place
+        ([], [[C[0], C[0], C[0]], [F[2]], [S[0], S[1]]], [None] * 3, False, [0, 0, 0]),
+        # a forfeited loser ranks below everyone
+        ([0], [WIN, [], [], []], [None, "crashed", None, None], False, [0, 3, 1, 1]),
+        # a forfeited winner ranks below everyone and is not counted in 'rank = number of winners'
+        ([0, 1], [WIN, list(F), [], []], ["timeout", None, None, None], False, [3, 0, 1, 1]),
+        # the only winner forfeited: the rest share first place
+        ([2], [[], [], list(S)], [None, None, "illegal"], False, [0, 0, 2]),
+        # forfeited seats tie among themselves, whatever their progress
+        ([], [[C[0], C[1]], [], [F[0]]], ["a", "b", None], True, [1, 1, 0]),
+    ],
+)
 def test_T12_ranks(winners, collections, forfeits, by_progress, expected):
     assert rules.ranks(winners, collections, forfeits, by_progress) == expected
 
 
-@pytest.mark.parametrize("by_progress, expected", [("true", [0, 1, 3, 2]),
-                                                    ("false", [0, 1, 1, 1])])
+@pytest.mark.parametrize("by_progress, expected", [("true", [0, 1, 3, 2]), ("false", [0, 1, 1, 1])])
 def test_T12_progress_option_reaches_the_result_of_a_played_match(by_progress, expected):
-    state = new(4, FixedChance(_two_squads_deck()[:12] + ["Lola", "Stacy", "Archie", "Carl"]),
-                rank_losers_by_progress=by_progress)
+    state = new(
+        4,
+        FixedChance(_two_squads_deck()[:12] + ["Lola", "Stacy", "Archie", "Carl"]),
+        rank_losers_by_progress=by_progress,
+    )
     for _ in range(4):
         play_round(state, [1, 2, 3, 4])
     # seat 0 completes Classic; seat 1 holds 3 Fantasy + Stacy; seats 2 and 3 hold one
@@ -355,18 +401,22 @@ def test_T10_T12_options_are_read_once_so_a_bot_mutating_them_changes_nothing():
 
 # -- T5 / T11: picks, observations --------------------------------------------------------------
 
-@pytest.mark.parametrize("action, message", [
-    (None, "dict"),
-    ("pick 1", "dict"),
-    ({"type": "draw"}, "pick"),
-    ({"type": "pick"}, "integer"),
-    ({"type": "pick", "position": "1"}, "integer"),
-    ({"type": "pick", "position": 1.0}, "integer"),
-    ({"type": "pick", "position": True}, "integer"),
-    ({"type": "pick", "position": 0}, "does not exist"),
-    ({"type": "pick", "position": 5}, "does not exist"),
-    ({"type": "pick", "position": 1, "extra": 2}, "keys"),
-])
+
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (None, "dict"),
+        ("pick 1", "dict"),
+        ({"type": "draw"}, "pick"),
+        ({"type": "pick"}, "integer"),
+        ({"type": "pick", "position": "1"}, "integer"),
+        ({"type": "pick", "position": 1.0}, "integer"),
+        ({"type": "pick", "position": True}, "integer"),
+        ({"type": "pick", "position": 0}, "does not exist"),
+        ({"type": "pick", "position": 5}, "does not exist"),
+        ({"type": "pick", "position": 1, "extra": 2}, "keys"),
+    ],
+)
 def test_T5_malformed_picks_are_illegal_and_change_nothing(action, message):
     state = new(2, FixedChance())
     before = (state.observation(0), list(state.events))
@@ -400,16 +450,25 @@ def test_T11_observation_keys_and_public_state():
     state = new(3, FixedChance(top, race={1: 1}), max_rounds=50)
     play_round(state, [1, 1, 4])
     assert state.observation(2) == {
-        "protocol": 1, "game": "take4",
+        "protocol": 1,
+        "game": "take4",
         "options": {"max_rounds": 50, "rank_losers_by_progress": False},
-        "seat": 2, "players": 3, "phase": "pick",
+        "seat": 2,
+        "players": 3,
+        "phase": "pick",
         "legal_actions": [{"type": "pick", "position": k} for k in (1, 2, 3, 4)],
         "round": 1,
         "positions": top[4:8],
         "collections": [[], ["Cam"], ["Maui"]],
         "deck": 64 - 8 + 2,
-        "history": [{"round": 0, "positions": top[:4], "picks": [1, 1, 4],
-                     "races": [{"position": 1, "contenders": [0, 1], "winner": 1}]}],
+        "history": [
+            {
+                "round": 0,
+                "positions": top[:4],
+                "picks": [1, 1, 4],
+                "races": [{"position": 1, "contenders": [0, 1], "winner": 1}],
+            }
+        ],
         "squads": {k: list(v) for k, v in SQUADS.items()},
     }
 
@@ -426,4 +485,6 @@ def test_T11_observations_are_fresh_objects():
     obs["options"]["max_rounds"] = 1
     assert state.observation(0) != obs
     assert state.observation(1) == dict(state.observation(0), seat=1)
-    assert "Benny" not in state.positions and state.collections[0] == [state.history[0]["positions"][0]]
+    assert "Benny" not in state.positions and state.collections[0] == [
+        state.history[0]["positions"][0]
+    ]

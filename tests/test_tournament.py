@@ -37,7 +37,6 @@ bots = ["random", "random:call=0.2", "random:call=0.01"]
 """
 
 
-
 # -- validation -------------------------------------------------------------------------------
 
 BAD = [
@@ -45,13 +44,18 @@ BAD = [
     (GOOD.replace('"greedy"', '"nosuchbot"'), ["`bots`", "nosuchbot", "bots/"]),
     (GOOD + "[options]\nmax_rounds = -5\n", ["[options]", "max_rounds"]),
     (GOOD + "[options]\ntable_cards = 4\n", ["[options]", "table_cards"]),
-    (GOOD.replace("players = 2", "players = 3"),
-     ["`bots` has 2 bots but `players` = 3", "add bots or lower `players`"]),
+    (
+        GOOD.replace("players = 2", "players = 3"),
+        ["`bots` has 2 bots but `players` = 3", "add bots or lower `players`"],
+    ),
     (GOOD.replace("deals = 3\n", ""), ["missing key `deals`", "deals = 10"]),  # `seed`: optional
     (GOOD + "secret = 1\n", ["`secret` must be true or false"]),
     (GOOD.replace("players = 2", 'players = "two"'), ["`players` must be a whole number"]),
     (GOOD.replace("players = 2", "players = 9"), ["`players` must be from 2 to 4"]),
-    (GOOD + "[ratings]\ndraw_probability = 0\n", ["ratings.draw_probability", "breaks down at exactly 0"]),
+    (
+        GOOD + "[ratings]\ndraw_probability = 0\n",
+        ["ratings.draw_probability", "breaks down at exactly 0"],
+    ),
     (GOOD + "[ratings]\nsigmma = 3\n", ["unknown key `ratings.sigmma`", "did you mean 'sigma'"]),
     (GOOD + "[limits]\ndecision = 1\n", ["unknown key `limits.decision`", "decision_seconds"]),
     (GOOD.replace('"greedy"', '"random"'), ["lists 'random' twice"]),
@@ -62,8 +66,9 @@ BAD = [
 
 
 @pytest.mark.parametrize("text,needles", BAD, ids=[f"bad{i}" for i in range(len(BAD))])
-def test_malformed_files_exit_2_with_a_message_naming_the_key(in_repo, write_toml, tmp_path,
-                                                               text, needles):
+def test_malformed_files_exit_2_with_a_message_naming_the_key(
+    in_repo, write_toml, tmp_path, text, needles
+):
     path = write_toml(text)
     with pytest.raises(TournamentError) as err:  # the file, then the plan's check of its bots
         load_tournament(path).check_bots()
@@ -77,8 +82,10 @@ def test_malformed_files_exit_2_with_a_message_naming_the_key(in_repo, write_tom
 
 def test_a_bot_that_does_not_play_the_game_is_refused(in_repo, write_toml, tmp_path):
     bot = tmp_path / "t4only.py"
-    bot.write_text('class Bot:\n    games = ("take4",)\n\n    def act(self, o):\n'
-                   '        return o["legal_actions"][0]\n')
+    bot.write_text(
+        'class Bot:\n    games = ("take4",)\n\n    def act(self, o):\n'
+        '        return o["legal_actions"][0]\n'
+    )
     text = GOOD.replace('game = "take4"', 'game = "arschmallows"').replace('"greedy"', f'"{bot}"')
     result = invoke("tournament", "run", write_toml(text), "--db", tmp_path / "m.db")
     assert result.exit_code == 2 and "plays take4, not arschmallows" in result.output
@@ -86,14 +93,21 @@ def test_a_bot_that_does_not_play_the_game_is_refused(in_repo, write_toml, tmp_p
 
 def test_malformed_file_through_the_console_script(in_repo, write_toml, tmp_path):
     path = write_toml(GOOD + "colour = 3\n")
-    proc = subprocess.run([MALLOWS, "tournament", "run", str(path), "--db",
-                           str(tmp_path / "m.db"), "--workers", "1"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [MALLOWS, "tournament", "run", str(path), "--db", str(tmp_path / "m.db"), "--workers", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "unknown key `colour`" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
-    missing = subprocess.run([MALLOWS, "tournament", "run", str(tmp_path / "nope.toml")],
-                             capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        [MALLOWS, "tournament", "run", str(tmp_path / "nope.toml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert missing.returncode == 2 and "no tournament file" in missing.stderr
 
 
@@ -110,6 +124,7 @@ def test_shipped_tournament_files_are_valid(in_repo):
 
 
 # -- running, resuming, refusing ----------------------------------------------------------------
+
 
 def ratings_json(db: Path, *extra: str) -> list[dict]:
     result = invoke("ratings", "--db", db, "--format", "json", *extra)
@@ -206,8 +221,9 @@ def test_replay_json_is_the_stored_record_and_a_missing_match_is_named(two_games
 
 def test_read_only_commands_never_write_the_database(in_repo, write_toml, tmp_path):
     db = tmp_path / "m.db"
-    assert invoke("tournament", "run", write_toml(GOOD), "--db", db, "--workers", "1"
-                  ).exit_code == 0
+    assert (
+        invoke("tournament", "run", write_toml(GOOD), "--db", db, "--workers", "1").exit_code == 0
+    )
     expected = ratings_json(db, "--tournament", "t")
     con = sqlite3.connect(db)
     with con:  # make every stored leaderboard stale, as after a kill -9
@@ -217,14 +233,23 @@ def test_read_only_commands_never_write_the_database(in_repo, write_toml, tmp_pa
     con.close()
     before = db.read_bytes()
     shown = ratings_json(db, "--tournament", "t")  # computed in memory and shown
-    assert [(r["bot"], r["mu"], r["matches"]) for r in shown] == \
-        [(r["bot"], r["mu"], r["matches"]) for r in expected]
-    for args in (("tournament", "list"), ("tournament", "show", "t"), ("replay", "t/0"),
-                 ("ratings",)):
+    assert [(r["bot"], r["mu"], r["matches"]) for r in shown] == [
+        (r["bot"], r["mu"], r["matches"]) for r in expected
+    ]
+    for args in (
+        ("tournament", "list"),
+        ("tournament", "show", "t"),
+        ("replay", "t/0"),
+        ("ratings",),
+    ):
         result = invoke(*args, "--db", db)
         assert result.exit_code == 0, result.output
-    script = subprocess.run([MALLOWS, "ratings", "--db", str(db), "--format", "json"],
-                            capture_output=True, text=True, timeout=120)
+    script = subprocess.run(
+        [MALLOWS, "ratings", "--db", str(db), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert script.returncode == 0, script.stderr
     assert {r["bot"] for r in json.loads(script.stdout)} == {"random", "greedy"}
     assert db.read_bytes() == before
@@ -245,15 +270,20 @@ def test_a_database_written_before_the_move_reads_through_every_read_only_comman
     replay = invoke("replay", "v1-arsch/0", "--db", db)
     assert replay.exit_code == 0 and "-- round 1 --" in replay.output  # rounds from 1 in words
     assert db.read_bytes() == before
-    seats = sum(len(json.loads(p)) for (p,) in sqlite3.connect(db).execute(
-        "SELECT players FROM matches WHERE tournament = 'v1-take4'"))
+    seats = sum(
+        len(json.loads(p))
+        for (p,) in sqlite3.connect(db).execute(
+            "SELECT players FROM matches WHERE tournament = 'v1-take4'"
+        )
+    )
     assert len(rows) == 4 and sum(r["matches"] for r in rows) == seats
 
 
 def test_duplicate_deals_across_rotations_in_stored_records(in_repo, write_toml, tmp_path):
     db = tmp_path / "m.db"
-    assert invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1"
-                  ).exit_code == 0
+    assert (
+        invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1").exit_code == 0
+    )
     groups = {}
     for row in Store(db).export():
         tbl, deal, r = row["tbl"], row["deal"], json.loads(row["record"])
@@ -294,9 +324,21 @@ def count(db: Path) -> int:
 def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tmp_path):
     path = write_toml(KILL)  # 5 tables x 4 rotations x 12 deals = 240 matches
     killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
-    proc = subprocess.Popen([MALLOWS, "tournament", "run", str(path), "--db", str(killed_db),
-                             "--workers", "1", "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            MALLOWS,
+            "tournament",
+            "run",
+            str(path),
+            "--db",
+            str(killed_db),
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while count(killed_db) < 25 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
@@ -308,26 +350,39 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
     assert resumed.exit_code == 0, resumed.output
     assert f"played {240 - at_kill} matches ({at_kill} already stored)" in resumed.output
     # the same secret key: the uninterrupted run plays the very same matches
-    clean = invoke("tournament", "run", path, "--db", clean_db, "--workers", "1",
-                   "--key", chance_key(killed_db))
+    clean = invoke(
+        "tournament",
+        "run",
+        path,
+        "--db",
+        clean_db,
+        "--workers",
+        "1",
+        "--key",
+        chance_key(killed_db),
+    )
     assert clean.exit_code == 0, clean.output
     assert ratings_json(killed_db) == ratings_json(clean_db)
     a, _b = sqlite3.connect(killed_db), sqlite3.connect(clean_db)
-    assert a.execute("SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
-                     ).fetchone() == (240, 240, 0, 239)
+    assert a.execute(
+        "SELECT COUNT(*), COUNT(DISTINCT idx), MIN(idx), MAX(idx) FROM matches"
+    ).fetchone() == (240, 240, 0, 239)
     assert stored_records(killed_db) == stored_records(clean_db)
 
 
 # -- size: the limit, and the estimate before a large run --------------------------------------
 
+
 def test_a_file_over_the_size_limit_names_its_size_and_database(write_toml):
     from mallows.tournaments.spec import MAX_MATCHES
+
     assert MAX_MATCHES >= 10**8
     bots = ", ".join(f'"random:call=0.{i:02d}"' for i in range(1, 13))
-    path = write_toml(ARSCH.replace("players = 3", "players = 4")
-                      .replace("deals = 2", "deals = 100000000")
-                      .replace('bots = ["random", "random:call=0.2", "random:call=0.01"]',
-                               f"bots = [{bots}]"))
+    path = write_toml(
+        ARSCH.replace("players = 3", "players = 4")
+        .replace("deals = 2", "deals = 100000000")
+        .replace('bots = ["random", "random:call=0.2", "random:call=0.01"]', f"bots = [{bots}]")
+    )
     with pytest.raises(TournamentError) as err:
         load_tournament(path)
     text = str(err.value)
@@ -336,9 +391,9 @@ def test_a_file_over_the_size_limit_names_its_size_and_database(write_toml):
     assert load_tournament(ok).match_count() == 90_000_000
 
 
-def test_a_large_run_prints_its_size_and_duration_first(in_repo, write_toml, tmp_path,
-                                                         monkeypatch):
+def test_a_large_run_prints_its_size_and_duration_first(in_repo, write_toml, tmp_path, monkeypatch):
     from mallows.tournaments import run as run_module
+
     monkeypatch.setattr(run_module, "LARGE_RUN", 5)  # this 6-match file counts as large
     db = tmp_path / "m.db"
     result = invoke("tournament", "run", write_toml(ARSCH), "--db", db, "--workers", "1")

@@ -21,10 +21,13 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("address, words", [
-    (f"127.0.0.1:{closed_port()}", ["could not reach a Ray cluster", "ray start --head"]),
-    ("not-an-address", ["is not HOST:PORT"]),
-])
+@pytest.mark.parametrize(
+    "address, words",
+    [
+        (f"127.0.0.1:{closed_port()}", ["could not reach a Ray cluster", "ray start --head"]),
+        ("not-an-address", ["is not HOST:PORT"]),
+    ],
+)
 def test_a_wrong_address_exits_2_at_once(tmp_path, address, words):
     db = tmp_path / "t.db"
     result = invoke("tournament", "run", FILE, "--db", db, "--address", address)
@@ -37,10 +40,23 @@ def test_a_wrong_address_exits_2_at_once(tmp_path, address, words):
 def test_the_console_script_refuses_a_dead_address_quickly(tmp_path):
     mallows = Path(sys.executable).with_name("mallows")
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    proc = subprocess.run([str(mallows), "tournament", "run",
-                           FILE, "--db", str(tmp_path / "t.db"), "--address",
-                           f"127.0.0.1:{closed_port()}"],
-                          capture_output=True, text=True, timeout=60, cwd=REPO, env=env)
+    proc = subprocess.run(
+        [
+            str(mallows),
+            "tournament",
+            "run",
+            FILE,
+            "--db",
+            str(tmp_path / "t.db"),
+            "--address",
+            f"127.0.0.1:{closed_port()}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+        env=env,
+    )
     assert proc.returncode == 2
     assert "could not reach a Ray cluster" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout

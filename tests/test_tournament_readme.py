@@ -34,7 +34,7 @@ def _python3_shim(folder: Path) -> Path:
     """A folder whose ``python3`` is the base interpreter of the venv running the tests."""
     folder.mkdir()
     shim = folder / "python3"
-    shim.write_text(f"#!/bin/sh\nexec {sys._base_executable} \"$@\"\n")
+    shim.write_text(f'#!/bin/sh\nexec {sys._base_executable} "$@"\n')
     shim.chmod(0o755)
     return folder
 
@@ -47,8 +47,11 @@ def test_readme_main_command_in_a_fresh_clone(tmp_path):
     guide = (REPO / "tournaments" / "README.md").read_text()
     assert line in guide.splitlines()  # the tournament guide shows the same command
     steps = line.split(" && ")
-    assert steps == ["python3 -m venv .venv", ".venv/bin/pip install -q -e .",
-                     ".venv/bin/mallows tournament run tournaments/demo.toml"]
+    assert steps == [
+        "python3 -m venv .venv",
+        ".venv/bin/pip install -q -e .",
+        ".venv/bin/mallows tournament run tournaments/demo.toml",
+    ]
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120)
     env = ray_env()
@@ -56,23 +59,44 @@ def test_readme_main_command_in_a_fresh_clone(tmp_path):
     env.pop("VIRTUAL_ENV", None)
     env.pop("PYTHONPATH", None)
     env["PATH"] = f"{_python3_shim(tmp_path / 'bin')}{os.pathsep}{env.get('PATH', '')}"
-    proc = subprocess.run(steps[0], shell=True, cwd=clone, env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        steps[0], shell=True, cwd=clone, env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    site = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-c",
-                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [
+            str(clone / ".venv" / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # every site-packages folder this test venv reads (a venv may chain to another one's
     # through a .pth file: the folders a .pth names are not scanned for .pth files again)
-    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-                  | {p for p in sys.path if p.rstrip("/").endswith("site-packages")})
+    deps = sorted(
+        {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+        | {p for p in sys.path if p.rstrip("/").endswith("site-packages")}
+    )
     (Path(site) / "zz-test-venv-deps.pth").write_text("\n".join(deps) + "\n")
-    proc = subprocess.run(" && ".join([steps[1] + " --no-deps", steps[2]]), shell=True,
-                          cwd=clone, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        " && ".join([steps[1] + " --no-deps", steps[2]]),
+        shell=True,
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    where = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-c",
-                            "import mallows; print(mallows.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, check=True).stdout.strip()
+    where = subprocess.run(
+        [str(clone / ".venv" / "bin" / "python"), "-c", "import mallows; print(mallows.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert Path(where).is_relative_to(clone), where
     assert (clone / "results" / "mallows.db").exists()
     matches = load_tournament(REPO / "tournaments" / "demo.toml").match_count()

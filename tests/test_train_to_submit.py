@@ -18,22 +18,35 @@ from mallows.interop.trajectories import decisions, trajectory_rows
 
 
 def run(*args: str, cwd=REPO, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([MALLOWS, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [MALLOWS, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory):
     folder = tmp_path_factory.mktemp("trajectories")
-    (folder / "t4.toml").write_text('name = "t4"\ngame = "take4"\nplayers = 3\ndeals = 1\n'
-                                    'seed = 4\nbots = ["greedy", "random", "denial"]\n')
-    (folder / "am.toml").write_text('name = "am"\ngame = "arschmallows"\nplayers = 2\n'
-                                    'deals = 2\nseed = 4\nbots = ["heuristic", "random"]\n'
-                                    'options = { rounds = 2 }\n')
+    (folder / "t4.toml").write_text(
+        'name = "t4"\ngame = "take4"\nplayers = 3\ndeals = 1\n'
+        'seed = 4\nbots = ["greedy", "random", "denial"]\n'
+    )
+    (folder / "am.toml").write_text(
+        'name = "am"\ngame = "arschmallows"\nplayers = 2\n'
+        'deals = 2\nseed = 4\nbots = ["heuristic", "random"]\n'
+        "options = { rounds = 2 }\n"
+    )
     db = folder / "t.db"
     for name in ("t4", "am"):
-        out = run("tournament", "run", str(folder / f"{name}.toml"), "--db", str(db),
-                  "--workers", "1", "--quiet")
+        out = run(
+            "tournament",
+            "run",
+            str(folder / f"{name}.toml"),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--quiet",
+        )
         assert out.returncode == 0, out.stderr
     return db
 
@@ -42,8 +55,10 @@ def test_export_trajectories_gives_every_decision_with_its_encoding(stored):
     out = run("export", "--db", str(stored), "--trajectories")
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    records = [json.loads(line)["record"] for line in
-               run("export", "--db", str(stored)).stdout.splitlines()]
+    records = [
+        json.loads(line)["record"]
+        for line in run("export", "--db", str(stored)).stdout.splitlines()
+    ]
     assert len(rows) == sum(len(list(decisions(r))) for r in records)
     take4 = [r for r in rows if r["game"] == "take4"]
     arsch = [r for r in rows if r["game"] == "arschmallows"]
@@ -90,8 +105,12 @@ def test_a_policy_for_another_encoder_is_refused(tmp_path):
 
     bot = tmp_path / "old"
     shutil.copytree(REPO / "bots" / "template_policy", bot)
-    np.savez(bot / "policy.npz", W=np.zeros((10, 4), np.float32), b=np.zeros(4, np.float32),
-             size=np.int64(10))
+    np.savez(
+        bot / "policy.npz",
+        W=np.zeros((10, 4), np.float32),
+        b=np.zeros(4, np.float32),
+        size=np.int64(10),
+    )
     out = run("play", "take4", "--bot", str(bot), "--bot", "random")
     assert out.returncode == 2
     assert "was trained for an encoder of 10 values" in out.stderr
@@ -100,15 +119,42 @@ def test_a_policy_for_another_encoder_is_refused(tmp_path):
 def test_the_example_trains_submits_and_beats_random(tmp_path):
     pytest.importorskip("pettingzoo", reason="the [pettingzoo] extra is not installed")
     db = tmp_path / "sub.db"
-    trained = subprocess.run([sys.executable, str(REPO / "examples" / "train_take4.py"),
-                              "--out", str(tmp_path / "short"), "--minutes", "0.15",
-                              "--matches", "60", "--submit", "--db", str(db)],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    trained = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "examples" / "train_take4.py"),
+            "--out",
+            str(tmp_path / "short"),
+            "--minutes",
+            "0.15",
+            "--matches",
+            "60",
+            "--submit",
+            "--db",
+            str(db),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert trained.returncode == 0, trained.stdout + trained.stderr
     assert "imitation:" in trained.stdout and "policy.npz" in trained.stdout
     shown = run("bots", "show", "short", "--db", str(db))
     assert shown.returncode == 0 and "short@1" in shown.stdout, shown.stdout + shown.stderr
-    compared = run("compare", "short@1", "random", "--game", "take4", "--workers", "1",
-                   "--db", str(db), "--quiet", "--max-matches", "400")
+    compared = run(
+        "compare",
+        "short@1",
+        "random",
+        "--game",
+        "take4",
+        "--workers",
+        "1",
+        "--db",
+        str(db),
+        "--quiet",
+        "--max-matches",
+        "400",
+    )
     assert compared.returncode == 0, compared.stdout + compared.stderr
     assert "H1 accepted" in compared.stdout

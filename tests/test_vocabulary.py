@@ -19,8 +19,13 @@ def invoke(*args):
     return result
 
 
-@pytest.mark.parametrize("game,bots", [("take4", ["greedy", "random", "denial"]),
-                                       ("arschmallows", ["greedy", "random", "heuristic"])])
+@pytest.mark.parametrize(
+    "game,bots",
+    [
+        ("take4", ["greedy", "random", "denial"]),
+        ("arschmallows", ["greedy", "random", "heuristic"]),
+    ],
+)
 @pytest.mark.parametrize("seed", [3, 11])
 def test_play_and_replay_agree_on_places_and_rounds(in_repo, tmp_path, game, bots, seed):
     path = tmp_path / "m.json"
@@ -33,8 +38,11 @@ def test_play_and_replay_agree_on_places_and_rounds(in_repo, tmp_path, game, bot
     assert headers[0] == "place"
     played = {int(row[1]): int(str(row[0]).split()[0]) for row in rows}  # seat -> place
     told = invoke("replay", path).output.splitlines()  # what mallows replay prints
-    replayed = {int(m.group(2)): int(m.group(1)) for line in told
-                if (m := re.match(r"\s+place (\d+): seat (\d+)", line))}
+    replayed = {
+        int(m.group(2)): int(m.group(1))
+        for line in told
+        if (m := re.match(r"\s+place (\d+): seat (\d+)", line))
+    }
     assert played == replayed and min(played.values()) == 1
     assert played == {s: r + 1 for s, r in enumerate(record["result"]["ranks"])}
     rounds = {int(n) for line in told for n in re.findall(r"round (\d+)", line)}
@@ -46,8 +54,10 @@ def test_play_and_replay_agree_on_places_and_rounds(in_repo, tmp_path, game, bot
 
 def test_leaderboards_count_places_from_1(in_repo, tmp_path):
     toml = tmp_path / "v.toml"
-    toml.write_text('name = "v"\ngame = "take4"\nplayers = 2\ndeals = 2\nseed = 1\n'
-                    'bots = ["random", "greedy"]\n')
+    toml.write_text(
+        'name = "v"\ngame = "take4"\nplayers = 2\ndeals = 2\nseed = 1\n'
+        'bots = ["random", "greedy"]\n'
+    )
     invoke("tournament", "run", toml, "--db", tmp_path / "m.db", "--workers", "1", "--quiet")
     rows = json.loads(invoke("ratings", "--db", tmp_path / "m.db", "--format", "json").output)
     assert sorted(r["rank"] for r in rows) == [1, 2]

@@ -44,8 +44,9 @@ def action_line(size: int, end: str = "\n") -> str:
     return f'{head}PAD{size - fixed}"}}{end}'
 
 
-@pytest.mark.parametrize("size,accepted", [(MAX_LINE_BYTES, True), (MAX_LINE_BYTES + 1, False),
-                                           (300 * 1024, False)])
+@pytest.mark.parametrize(
+    "size,accepted", [(MAX_LINE_BYTES, True), (MAX_LINE_BYTES + 1, False), (300 * 1024, False)]
+)
 def test_the_line_limit_holds_exactly(size, accepted):
     kind, text = exchange({"act": action_line(size)})
     if accepted:
@@ -57,11 +58,15 @@ def test_the_line_limit_holds_exactly(size, accepted):
 
 @pytest.mark.parametrize("value", ["true", "1.0", '"1"', "2", "null"])
 def test_protocol_must_be_the_integer_1(value):
-    kind, text = exchange({"hello": f'{{"type":"hello","protocol":{value},"name":"x",'
-                                    f'"version":"1"}}\n'})
+    kind, text = exchange(
+        {"hello": f'{{"type":"hello","protocol":{value},"name":"x","version":"1"}}\n'}
+    )
     assert kind == "protocol", text
-    assert ("the bot speaks protocol 2," if value == "2" else
-            f'says "protocol": {value}, which is not a protocol version') in text, text
+    assert (
+        "the bot speaks protocol 2,"
+        if value == "2"
+        else f'says "protocol": {value}, which is not a protocol version'
+    ) in text, text
     assert 'must say "protocol": 1' in text
 
 
@@ -73,22 +78,27 @@ def test_a_hello_without_protocol_says_so():
 @pytest.mark.parametrize("kind", ["hello", "start", "act", "end"])
 @pytest.mark.parametrize("form", ["bom", "crlf", "bom+crlf"])
 def test_a_bom_and_crlf_are_accepted_on_every_line(kind, form):
-    proper = {"hello": '{"type":"hello","protocol":1,"name":"x","version":"1"}',
-              "start": '{"type":"ok"}', "end": '{"type":"ok"}',
-              "act": '{"type":"action","action":ACTION}'}[kind]
-    line = ("\xef\xbb\xbf" if "bom" in form else "") + proper \
-        + ("\r\n" if "crlf" in form else "\n")
+    proper = {
+        "hello": '{"type":"hello","protocol":1,"name":"x","version":"1"}',
+        "start": '{"type":"ok"}',
+        "end": '{"type":"ok"}',
+        "act": '{"type":"action","action":ACTION}',
+    }[kind]
+    line = ("\xef\xbb\xbf" if "bom" in form else "") + proper + ("\r\n" if "crlf" in form else "\n")
     result, text = exchange({kind: line})
     assert result == "ok", text
 
 
-@pytest.mark.parametrize("kind,line,words", [
-    ("start", '{"ok":true}', "it has no \"type\" (its keys: 'ok')"),
-    ("start", '{"type":"okay"}', 'its "type" is "okay", not "ok"'),
-    ("end", '{"status":"ok"}', "it has no \"type\""),
-    ("act", '{"type":"ok"}', 'its "type" is "ok", not "action"'),
-    ("act", '{"type":"action","move":1}', 'it has no "action"'),
-])
+@pytest.mark.parametrize(
+    "kind,line,words",
+    [
+        ("start", '{"ok":true}', "it has no \"type\" (its keys: 'ok')"),
+        ("start", '{"type":"okay"}', 'its "type" is "okay", not "ok"'),
+        ("end", '{"status":"ok"}', 'it has no "type"'),
+        ("act", '{"type":"ok"}', 'its "type" is "ok", not "action"'),
+        ("act", '{"type":"action","move":1}', 'it has no "action"'),
+    ],
+)
 def test_valid_json_of_the_wrong_shape_is_told_what_is_wrong(kind, line, words):
     result, text = exchange({kind: line + "\n"})
     assert result == "garbage", text
@@ -96,15 +106,19 @@ def test_valid_json_of_the_wrong_shape_is_told_what_is_wrong(kind, line, words):
 
 
 def test_extra_fields_are_ignored():
-    for kind, line in (("start", '{"type":"ok","note":1}'), ("end", '{"type":"ok","x":[1]}'),
-                       ("act", '{"type":"action","action":ACTION,"why":"x"}')):
+    for kind, line in (
+        ("start", '{"type":"ok","note":1}'),
+        ("end", '{"type":"ok","x":[1]}'),
+        ("act", '{"type":"action","action":ACTION,"why":"x"}'),
+    ):
         result, text = exchange({kind: line + "\n"})
         assert result == "ok", (kind, text)
 
 
 def test_a_huge_number_is_named_not_called_not_json():
-    result, text = exchange({"act": '{"type":"action","action":{"type":"pick","position":'
-                                    + "9" * 1000 + "}}\n"})
+    result, text = exchange(
+        {"act": '{"type":"action","action":{"type":"pick","position":' + "9" * 1000 + "}}\n"}
+    )
     assert result == "garbage" and "a number out of range" in text, text
     assert "not JSON" not in text
     result, text = exchange({"act": '{"type":"action", oops}\n'})

@@ -30,8 +30,10 @@ def make_options(rules=None, overrides=None):
     for key, value in overrides.items():
         number = parse_int(value) if key == "rounds" else None
         if number is None or not 1 <= number <= 9:
-            raise GameConfigError(f"highcard option {key}={value!r}: the one option is "
-                                  f"rounds, a whole number from 1 to 9")
+            raise GameConfigError(
+                f"highcard option {key}={value!r}: the one option is "
+                f"rounds, a whole number from 1 to 9"
+            )
         options[key] = number
     return options
 
@@ -47,7 +49,7 @@ class State:
     def _deal(self):
         self.deck = self.chance.shuffle("deal", self.round, list(range(1, 11)))
         self.events.append({"type": "deal", "round": self.round, "deck": list(self.deck)})
-        self.cards, self.next, self.current = self.deck[:self.players], self.players, 0
+        self.cards, self.next, self.current = self.deck[: self.players], self.players, 0
 
     def to_move(self):
         return () if self.current is None else (self.current,)
@@ -59,9 +61,16 @@ class State:
         return [{"type": "keep"}, {"type": "swap"}] if seat == self.current else []
 
     def observation(self, seat):
-        return {"game": NAME, "seat": seat, "players": self.players, "round": self.round,
-                "card": self.cards[seat], "wins": list(self.wins),
-                "options": dict(self.options), "legal_actions": self.legal_actions(seat)}
+        return {
+            "game": NAME,
+            "seat": seat,
+            "players": self.players,
+            "round": self.round,
+            "card": self.cards[seat],
+            "wins": list(self.wins),
+            "options": dict(self.options),
+            "legal_actions": self.legal_actions(seat),
+        }
 
     def apply(self, seat, action):
         if seat != self.current:
@@ -85,8 +94,11 @@ class State:
                 self._deal()
 
     def result(self, forfeits):
-        return {"ranks": competition_ranks([-w for w in self.wins], forfeits),
-                "wins": list(self.wins), "forfeits": list(forfeits)}
+        return {
+            "ranks": competition_ranks([-w for w in self.wins], forfeits),
+            "wins": list(self.wins),
+            "forfeits": list(forfeits),
+        }
 
     def record_header(self):
         return {}
@@ -104,9 +116,14 @@ def replay(record):
 
 def summary(record):
     result = record["result"]
-    return (["seat", "bot", "rank", "wins"],
-            [[s, name, result["ranks"][s], result["wins"][s]]
-             for s, name in enumerate(record["players"])], [])
+    return (
+        ["seat", "bot", "rank", "wins"],
+        [
+            [s, name, result["ranks"][s], result["wins"][s]]
+            for s, name in enumerate(record["players"])
+        ],
+        [],
+    )
 
 
 def describe_event(record, event):

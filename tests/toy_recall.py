@@ -60,8 +60,11 @@ class Events(EventLog):
             live = k == self._live and state.round == event["round"] and not state.is_terminal()
             self.deck = state.deck if live else event["deck"]
             self.next = self.players
-            self.emit("deal", {"round": event["round"]},
-                      {s: {"card": self.deck[s]} for s in range(self.players)})
+            self.emit(
+                "deal",
+                {"round": event["round"]},
+                {s: {"card": self.deck[s]} for s in range(self.players)},
+            )
         elif kind == "action":
             seat, what = event["seat"], event["action"]["type"]
             public = {"seat": seat, "action": what}
@@ -80,8 +83,13 @@ class Events(EventLog):
 
 class SeatRecall:
     def __init__(self, info):
-        self.seat, self.wins, self.round, self.card, self.next_n = info["seat"], \
-            [0] * info["players"], 0, None, 0
+        self.seat, self.wins, self.round, self.card, self.next_n = (
+            info["seat"],
+            [0] * info["players"],
+            0,
+            None,
+            0,
+        )
 
     def add(self, events):
         for e in events:

@@ -5,6 +5,7 @@ writes one per line can be a bot. Logs go to stderr. Strategy, Take4: take the c
 a character to the squad it already holds most of. Arschmallows: keep low cards, swap out known
 high ones, refuse the rest, never call.
 """
+
 import json
 import random
 import sys
@@ -15,10 +16,12 @@ def choose(obs, rng):
     first = lambda kind: [a for a in legal if a["type"] == kind]
     if obs["game"] == "take4":
         mine = set(obs["collections"][obs["seat"]])
+
         def score(a):
             card = obs["positions"][a["position"] - 1]
             squad = next(s for s in obs["squads"].values() if card in s)
             return (card not in mine) * (1 + len(mine & set(squad))), rng.random()
+
         return max(legal, key=score)
     row = obs["rows"][obs["seat"]]
     held, top = obs["held"], (obs["discard"] or [None])[-1]
@@ -27,8 +30,11 @@ def choose(obs, rng):
             return first("take_discard")[0]
         return (first("draw") or legal)[0]
     if obs["phase"] == "use":
-        known = [(s["value"], i) for i, s in enumerate(row)
-                 if not s["face_up"] and s["value"] is not None]
+        known = [
+            (s["value"], i)
+            for i, s in enumerate(row)
+            if not s["face_up"] and s["value"] is not None
+        ]
         unknown = [i for i, s in enumerate(row) if not s["face_up"] and s["value"] is None]
         target = max(known)[1] if known and max(known)[0] > held["value"] else None
         if target is None and held["value"] <= 4 and unknown:
@@ -49,8 +55,13 @@ def main():
         msg = json.loads(line)
         kind = msg["type"]
         if kind == "hello":
-            reply = {"type": "hello", "protocol": 1, "name": "example_python", "version": "1.0",
-                     "games": ["arschmallows", "take4"]}
+            reply = {
+                "type": "hello",
+                "protocol": 1,
+                "name": "example_python",
+                "version": "1.0",
+                "games": ["arschmallows", "take4"],
+            }
         elif kind == "start":
             rng.seed(msg["info"]["seed"])
             reply = {"type": "ok"}

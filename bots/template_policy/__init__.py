@@ -33,8 +33,7 @@ class Bot:
     games = ("take4",)
 
     def __init__(self, temperature: float | str = 0.0, policy: str = "policy.npz") -> None:
-        self.temperature = number_param("template_policy", "temperature", temperature, 0.0,
-                                        10.0)
+        self.temperature = number_param("template_policy", "temperature", temperature, 0.0, 10.0)
         path = (HERE / str(policy)).resolve()
         if path.parent != HERE:
             raise ValueError(f"template_policy: policy={policy!r} must be a file in {HERE}")
@@ -43,9 +42,11 @@ class Bot:
             self.b = np.asarray(data["b"], dtype=np.float32)
             size = int(data["size"])
         if size != SIZE or self.W.shape != (SIZE, 4) or self.b.shape != (4,):
-            raise ValueError(f"template_policy: {path.name} was trained for an encoder of "
-                             f"{size} values with W {self.W.shape}; this platform encodes "
-                             f"{SIZE}: train it again (examples/train_take4.py)")
+            raise ValueError(
+                f"template_policy: {path.name} was trained for an encoder of "
+                f"{size} values with W {self.W.shape}; this platform encodes "
+                f"{SIZE}: train it again (examples/train_take4.py)"
+            )
         self.rng = np.random.default_rng(0)
 
     def match_start(self, info: dict) -> None:

@@ -33,14 +33,15 @@ def is_path(base: str) -> bool:
     """Whether ``base`` names a file or folder: it contains ``/`` (or the system's separator),
     starts with ``.`` or ``~``, or ends with ``.py`` or ``.toml``. Such a name always means
     that file or folder, never a submission or a bot of the registry."""
-    return ("/" in base or os.sep in base or base.startswith((".", "~"))
-            or base.endswith(PATH_SUFFIXES))
+    return (
+        "/" in base or os.sep in base or base.startswith((".", "~")) or base.endswith(PATH_SUFFIXES)
+    )
 
 
 @dataclass(frozen=True)
 class BotName:
-    base: str                                   # without @N and parameters
-    version: int | None = None                  # a submitted version, NAME@N
+    base: str  # without @N and parameters
+    version: int | None = None  # a submitted version, NAME@N
     params: tuple[tuple[str, str | None], ...] = ()  # as given (``canonical`` sorts them);
     # None: a part read leniently that is not key=value
 
@@ -56,9 +57,11 @@ class BotName:
             key, sep, value = part.partition("=")
             if not sep or not key.strip().isidentifier():
                 if strict:
-                    raise BotError(f"bot {text!r}: parameter {part!r} is not key=value. "
-                                   f"Parameters follow the name after a colon, separated by "
-                                   f"commas, for example ismcts:budget=0.5,seed=3")
+                    raise BotError(
+                        f"bot {text!r}: parameter {part!r} is not key=value. "
+                        f"Parameters follow the name after a colon, separated by "
+                        f"commas, for example ismcts:budget=0.5,seed=3"
+                    )
                 params.append((part, None))
                 continue
             params.append((key.strip(), value.strip()))

@@ -56,18 +56,44 @@ from __future__ import annotations
 import signal
 from typing import Sequence
 
-__all__ = ["KINDS", "BeliefError", "BotError", "BotFailure", "ClusterError", "CompareError",
-           "ConformanceError", "DamagedRecord", "DatabaseError", "ExecutorError",
-           "GameConfigError", "IllegalAction", "LadderError", "MallowsError", "MatchFailed", "PinError",
-           "PlatformError", "RecordError", "ReplayMismatch", "SandboxUnavailable", "StorageError",
-           "NeedChance", "SecretKeyError", "BadNameError", "Terminated", "TournamentBusy",
-           "TournamentError", "USER_ERROR_EXIT", "PLATFORM_ERROR_EXIT"]
+__all__ = [
+    "KINDS",
+    "BeliefError",
+    "BotError",
+    "BotFailure",
+    "ClusterError",
+    "CompareError",
+    "ConformanceError",
+    "DamagedRecord",
+    "DatabaseError",
+    "ExecutorError",
+    "GameConfigError",
+    "IllegalAction",
+    "LadderError",
+    "MallowsError",
+    "MatchFailed",
+    "PinError",
+    "PlatformError",
+    "RecordError",
+    "ReplayMismatch",
+    "SandboxUnavailable",
+    "StorageError",
+    "NeedChance",
+    "SecretKeyError",
+    "BadNameError",
+    "Terminated",
+    "TournamentBusy",
+    "TournamentError",
+    "USER_ERROR_EXIT",
+    "PLATFORM_ERROR_EXIT",
+]
 
-USER_ERROR_EXIT = 2       # the exit status of a ``MallowsError``
+USER_ERROR_EXIT = 2  # the exit status of a ``MallowsError``
 PLATFORM_ERROR_EXIT = 70  # the exit status of a ``PlatformError`` (sysexits.h EX_SOFTWARE)
 
 
 # -- the user's input (exit 2) ----------------------------------------------------------------
+
 
 class MallowsError(Exception):
     """A problem with the user's input; the message says what and how to fix it."""
@@ -152,6 +178,7 @@ class BadNameError(MallowsError):
 
 # -- the platform (exit 70) -------------------------------------------------------------------
 
+
 class PlatformError(Exception):
     """Mallows, or what it runs on, failed while running a valid command; the message says
     what failed and what was kept."""
@@ -174,8 +201,7 @@ class MatchFailed(PlatformError):
 #: its file-size limit), ``memory`` (out of memory, usually its ``memory_mb`` limit), ``error``
 #: (the bot raised or reported an error, or could not be started), ``protocol`` (the handshake
 #: or the channel: another protocol version, stdout closed).
-KINDS = ("timeout", "crash", "exit", "illegal", "garbage", "flood", "memory", "error",
-         "protocol")
+KINDS = ("timeout", "crash", "exit", "illegal", "garbage", "flood", "memory", "error", "protocol")
 
 
 class BotFailure(Exception):
@@ -193,11 +219,13 @@ class BotFailure(Exception):
 
 # -- a game's test (mallows.testing) ----------------------------------------------------------
 
+
 class ConformanceError(AssertionError):
     """A game broke a promise of the game contract; the message says which, where and how."""
 
 
 # -- a stop by signal (exit 128 + the signal) --------------------------------------------------
+
 
 class Terminated(KeyboardInterrupt):
     """The command was stopped by ``signum`` (SIGTERM or SIGHUP), not by Ctrl-C: it takes the

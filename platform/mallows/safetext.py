@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import unicodedata
 
-REASON_BYTES = 1024    # a forfeit reason, as stored in a record
-TEXT_BYTES = 256       # a bot's name, version or a file name, as stored or shown
+REASON_BYTES = 1024  # a forfeit reason, as stored in a record
+TEXT_BYTES = 256  # a bot's name, version or a file name, as stored or shown
 
 _SIMPLE = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _CONTROL_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -67,7 +67,7 @@ def cap(text: str, limit: int = REASON_BYTES) -> str:
     return head + note
 
 
-BRIEF_CHARS = 200      # a reason quoted again beside its full copy (a report's lists)
+BRIEF_CHARS = 200  # a reason quoted again beside its full copy (a report's lists)
 
 
 def brief(text: str, limit: int = BRIEF_CHARS) -> str:
@@ -93,7 +93,10 @@ def refuse_control(name: str, what: str, example: str) -> str:
     found = control_characters(name)
     if found:
         from mallows.errors import BadNameError
-        raise BadNameError(f"{what} {escape(name)!r} holds the control character"
-                           f"{'s' if len(found) > 1 else ''} {', '.join(found)}: a name is "
-                           f"plain text, for example {example}")
+
+        raise BadNameError(
+            f"{what} {escape(name)!r} holds the control character"
+            f"{'s' if len(found) > 1 else ''} {', '.join(found)}: a name is "
+            f"plain text, for example {example}"
+        )
     return name

@@ -38,8 +38,10 @@ def _np():
     global _numpy
     if _numpy is None:
         import numpy
+
         _numpy = numpy
     return _numpy
+
 
 _DEAL, _RESHUFFLE, _RACE, _BOT, _FALLBACK, _NAMED = range(6)
 #: chance streams whose spawn keys predate named streams (record v1): name -> key prefix
@@ -57,11 +59,14 @@ def stream_key(name: str, round_: int) -> tuple[int, ...]:
     that is not lower-case letters, digits and ``_`` (1 to 40, a letter first) or a negative
     round."""
     if not isinstance(name, str) or not STREAM_NAME.fullmatch(name):
-        raise ValueError(f"chance stream name {name!r}: use lower-case letters, digits and _, "
-                         f"a letter first, at most 40 characters (e.g. \"deal\")")
+        raise ValueError(
+            f"chance stream name {name!r}: use lower-case letters, digits and _, "
+            f'a letter first, at most 40 characters (e.g. "deal")'
+        )
     if isinstance(round_, bool) or not isinstance(round_, int) or round_ < 0:
-        raise ValueError(f"chance stream {name!r}: the round is a whole number >= 0, "
-                         f"not {round_!r}")
+        raise ValueError(
+            f"chance stream {name!r}: the round is a whole number >= 0, not {round_!r}"
+        )
     fixed = FIXED_STREAMS.get(name)
     if fixed is not None:
         return (fixed, round_)
@@ -104,8 +109,10 @@ def check_seed(seed: int, where: str = "--seed") -> int:
 
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         example = "--seed 7" if where.startswith("-") else f"{where} = 7"
-        raise MallowsError(f"{where} must be a whole number from 0 to {MAX_SEED} (seeds are "
-                           f"never negative), got {seed!r}: for example {example}")
+        raise MallowsError(
+            f"{where} must be a whole number from 0 to {MAX_SEED} (seeds are "
+            f"never negative), got {seed!r}: for example {example}"
+        )
     return seed
 
 
@@ -137,6 +144,7 @@ def keyed(key: bytes, purpose: bytes, *numbers: int) -> int:
 def fresh_key() -> bytes:
     """A new secret key from the operating system's random source."""
     import os
+
     return os.urandom(KEY_BYTES)
 
 
@@ -144,6 +152,7 @@ def fresh_seed() -> int:
     """A new seed from the operating system's random source (0 to 2**53 - 1: shown, stored
     and written in JSON exactly)."""
     import secrets
+
     return secrets.randbits(53)
 
 
@@ -151,11 +160,13 @@ def commitment(key: bytes) -> str:
     """What an organiser may publish before a tournament: the key's SHA-256, which fixes the
     key without revealing it (``verify_key`` checks a revealed key against it)."""
     import hashlib
+
     return "sha256:" + hashlib.sha256(b"mallows chance key\0" + key).hexdigest()
 
 
 def verify_key(key: bytes, published: str) -> bool:
     import hmac
+
     return hmac.compare_digest(commitment(key), published)
 
 
@@ -171,8 +182,10 @@ class Chance:
 
     def __init__(self, derivation: int = LEGACY, key: bytes = b"", secret_deals: bool = False):
         if derivation not in DERIVATIONS:
-            raise ValueError(f"unknown seed derivation {derivation!r}: this version knows "
-                             f"{', '.join(map(str, DERIVATIONS))} (a newer mallows made it?)")
+            raise ValueError(
+                f"unknown seed derivation {derivation!r}: this version knows "
+                f"{', '.join(map(str, DERIVATIONS))} (a newer mallows made it?)"
+            )
         if derivation == KEYED and len(key) < 16:
             raise ValueError("derivation 2 needs a secret key of at least 16 bytes")
         if secret_deals and derivation != KEYED:
@@ -180,13 +193,19 @@ class Chance:
         self.derivation, self.key, self.secret_deals = derivation, bytes(key), secret_deals
 
     def __repr__(self) -> str:
-        return (f"Chance(derivation={self.derivation}"
-                + (", key=<secret>" if self.key else "")
-                + (", secret_deals=True" if self.secret_deals else "") + ")")
+        return (
+            f"Chance(derivation={self.derivation}"
+            + (", key=<secret>" if self.key else "")
+            + (", secret_deals=True" if self.secret_deals else "")
+            + ")"
+        )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Chance) and (self.derivation, self.key, self.secret_deals) \
-            == (other.derivation, other.key, other.secret_deals)
+        return isinstance(other, Chance) and (self.derivation, self.key, self.secret_deals) == (
+            other.derivation,
+            other.key,
+            other.secret_deals,
+        )
 
     def __hash__(self) -> int:
         return hash((self.derivation, self.key, self.secret_deals))
@@ -231,8 +250,9 @@ def local_key(create: bool = True) -> bytes | None:
     import os
     from pathlib import Path
 
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                            "state")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     path = Path(base) / "mallows" / "chance.key"
     try:
         data = path.read_bytes()

@@ -8,5 +8,6 @@ class Bot:
     games = ("take4",)
 
     def act(self, observation):
-        raise ValueError("\x1b[2K\r(clean) all seats played without a forfeit\x07"
-                         "\x1b]0;pwned\x07\x1b[31mred")
+        raise ValueError(
+            "\x1b[2K\r(clean) all seats played without a forfeit\x07\x1b]0;pwned\x07\x1b[31mred"
+        )

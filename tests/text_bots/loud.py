@@ -1,4 +1,5 @@
 """Raises a 255 KiB incompressible error message at its first decision."""
+
 import os
 
 

@@ -41,16 +41,19 @@ class Bot:
         else:
             assert not events or events[0]["n"] == len(self.seen), "delta: a gap or a repeat"
         self.seen = events if self.history == "full" else self.seen + events
-        Bot.LOG.append((self.history, self.info["seat"], [dict(e) for e in self.seen],
-                        dict(observation)))
+        Bot.LOG.append(
+            (self.history, self.info["seat"], [dict(e) for e in self.seen], dict(observation))
+        )
         self.recall.add(events)
         folded = self.recall.observation()
         for key, value in observation.items():
             if key not in self.skip and folded.get(key, "<missing>") != value:
-                raise AssertionError(f"the fold says {key}={folded.get(key)!r}, the "
-                                     f"observation {value!r}")
-        full = dict(observation, **{k: self.info[k] for k in ("game", "seat", "players",
-                                                              "options")})
+                raise AssertionError(
+                    f"the fold says {key}={folded.get(key)!r}, the observation {value!r}"
+                )
+        full = dict(
+            observation, **{k: self.info[k] for k in ("game", "seat", "players", "options")}
+        )
         return random_action(full, self.rng)
 
     def match_end(self, info):

@@ -44,8 +44,9 @@ class Bot:
             assert info["protocol"] == 2 and info.get("observation", "full") == self.observation
             events = get_game(info["game"]).events
             self.recall = events.SeatRecall(info)
-            self.fixed = dict({k: info[k] for k in MATCH}, protocol=1,
-                              **events.static(info["options"]))
+            self.fixed = dict(
+                {k: info[k] for k in MATCH}, protocol=1, **events.static(info["options"])
+            )
 
     def act(self, observation, events=None):
         if self.protocol == 2:

@@ -54,10 +54,14 @@ def _claim(cpus: list[int]) -> tuple[int, int] | None:
     ``(cpu, fd)``, or None when every one is taken."""
     import fcntl
     import tempfile
+
     for cpu in cpus:
         try:
-            fd = os.open(os.path.join(tempfile.gettempdir(), f"mallows-cpu-{cpu}.lock"),
-                         os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+            fd = os.open(
+                os.path.join(tempfile.gettempdir(), f"mallows-cpu-{cpu}.lock"),
+                os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
+                0o644,
+            )
         except OSError:
             continue
         try:

@@ -55,9 +55,14 @@ def ensure(bases: list[str]) -> None:
         return
     read, write = os.pipe()  # both ends close-on-exec: no bot inherits the write end
     try:
-        subprocess.Popen([shell, "-c", _SCRIPT, "mallows-cgroup-reaper", str(me), *bases],
-                         stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
+        subprocess.Popen(
+            [shell, "-c", _SCRIPT, "mallows-cgroup-reaper", str(me), *bases],
+            stdin=read,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError:
         os.close(write)
         return

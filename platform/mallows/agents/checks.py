@@ -22,8 +22,8 @@ from mallows.botname import BotName
 from mallows.errors import BotError
 from mallows.safetext import control_characters, escape
 
-MAX_NAME = 1000        # characters in a bot name, parameters included
-MAX_COMPONENT = 255    # characters in one part of a path (the file system's limit)
+MAX_NAME = 1000  # characters in a bot name, parameters included
+MAX_COMPONENT = 255  # characters in one part of a path (the file system's limit)
 
 
 def _number_text(value: str) -> str:
@@ -46,22 +46,30 @@ def canonical_name(name: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise BotError(f"bot name {name!r} is empty: give a bot such as random or greedy")
     if "\0" in name:
-        raise BotError(f"bot name {name[:60]!r} holds a NUL character (\\x00), which no name "
-                       f"or path can: remove it")
+        raise BotError(
+            f"bot name {name[:60]!r} holds a NUL character (\\x00), which no name "
+            f"or path can: remove it"
+        )
     if len(name) > MAX_NAME:
-        raise BotError(f"bot name {name[:60]!r}... is {len(name)} characters long: a bot name "
-                       f"with its parameters has at most {MAX_NAME}")
+        raise BotError(
+            f"bot name {name[:60]!r}... is {len(name)} characters long: a bot name "
+            f"with its parameters has at most {MAX_NAME}"
+        )
     if control_characters(name):  # NUL, newline, ESC...: no file or bot has such a name
-        raise BotError(f"bot name {escape(name[:80])!r} holds the control character(s) "
-                       f"{', '.join(control_characters(name))}: a bot name is plain text, "
-                       f"such as random, bots/mybot.py or mybot:depth=3")
+        raise BotError(
+            f"bot name {escape(name[:80])!r} holds the control character(s) "
+            f"{', '.join(control_characters(name))}: a bot name is plain text, "
+            f"such as random, bots/mybot.py or mybot:depth=3"
+        )
     parsed = BotName.parse(name)
     base = parsed.plain
     for part in base.split("/"):
         if len(part.encode("utf-8", "surrogatepass")) > MAX_COMPONENT:
-            raise BotError(f"bot name {name[:60]!r}... has a part longer than "
-                           f"{MAX_COMPONENT} characters, more than a file name can be: give "
-                           f"a bot in bots/ or a path to one")
+            raise BotError(
+                f"bot name {name[:60]!r}... has a part longer than "
+                f"{MAX_COMPONENT} characters, more than a file name can be: give "
+                f"a bot in bots/ or a path to one"
+            )
     if "/" in base or base.endswith(".py"):
         path: Path | None
         shipped: Path | None
@@ -70,12 +78,17 @@ def canonical_name(name: str) -> str:
             shipped = project_bots_dir().resolve()
         except (OSError, RuntimeError):
             path = shipped = None
-        if path is not None and path.parent == shipped and path.suffix == ".py" \
-                and path.stem in SHIPPED:
+        if (
+            path is not None
+            and path.parent == shipped
+            and path.suffix == ".py"
+            and path.stem in SHIPPED
+        ):
             base = path.stem
     canon = parsed.with_base(base) if base != parsed.plain else parsed
-    return str(canon.with_params({k: _number_text(v) for k, v in parsed.param_dict.items()})
-               .canonical())
+    return str(
+        canon.with_params({k: _number_text(v) for k, v in parsed.param_dict.items()}).canonical()
+    )
 
 
 def ready(spec, game: str | None = None, sandbox: str = "on", timeout: float = 10.0) -> None:
@@ -90,6 +103,8 @@ def ready(spec, game: str | None = None, sandbox: str = "on", timeout: float = 1
         if callable(close):
             close()
     if game is not None and spec.games and game not in spec.games:
-        raise BotError(f"bot {spec.name!r} plays {', '.join(spec.games)}, not {game}: choose "
-                       f"a bot that plays {game} (mallows bots list shows which games each "
-                       f"bot plays)")
+        raise BotError(
+            f"bot {spec.name!r} plays {', '.join(spec.games)}, not {game}: choose "
+            f"a bot that plays {game} (mallows bots list shows which games each "
+            f"bot plays)"
+        )

@@ -24,8 +24,16 @@ from mallows import PROTOCOL_VERSIONS
 from mallows.games import get_game
 from mallows.games.events import MATCH_KEYS, slim
 
-__all__ = ["VERSIONS", "HISTORY_MODES", "OBSERVATION_MODES", "check_choice",
-           "observation_problem", "start_info", "step_keys", "Story"]
+__all__ = [
+    "VERSIONS",
+    "HISTORY_MODES",
+    "OBSERVATION_MODES",
+    "check_choice",
+    "observation_problem",
+    "start_info",
+    "step_keys",
+    "Story",
+]
 
 #: the protocol versions this platform speaks, in the order it offers them
 VERSIONS = PROTOCOL_VERSIONS
@@ -38,15 +46,18 @@ HISTORY_MODES = ("delta", "full")
 OBSERVATION_MODES = ("full", "step")
 
 
-def check_choice(protocol: Any, history: Any, offered: tuple[int, ...] = VERSIONS,
-                 observation: Any = "full") -> str | None:
+def check_choice(
+    protocol: Any, history: Any, offered: tuple[int, ...] = VERSIONS, observation: Any = "full"
+) -> str | None:
     """What is wrong with a bot's choice of ``protocol``, ``history`` and ``observation``
     (None: nothing)."""
     if type(protocol) is not int or protocol not in offered:
         return f"protocol {protocol!r} is not one of {', '.join(map(str, offered))}"
     if protocol >= 2 and history not in HISTORY_MODES:
-        return (f"history {history!r} is not \"delta\" (the events since the last message) or "
-                f"\"full\" (every event of the match in each message)")
+        return (
+            f'history {history!r} is not "delta" (the events since the last message) or '
+            f'"full" (every event of the match in each message)'
+        )
     if protocol >= 2 and observation not in OBSERVATION_MODES:
         return observation_problem(observation)
     return None
@@ -54,9 +65,11 @@ def check_choice(protocol: Any, history: Any, offered: tuple[int, ...] = VERSION
 
 def observation_problem(observation: Any) -> str:
     """Why ``observation`` is not an observation mode, with the two that are."""
-    return (f"observation {observation!r} is not \"full\" (the whole current observation in "
-            f"each act, the default) or \"step\" (only legal_actions and whose step it is; the "
-            f"rest follows from the events)")
+    return (
+        f'observation {observation!r} is not "full" (the whole current observation in '
+        f'each act, the default) or "step" (only legal_actions and whose step it is; the '
+        f"rest follows from the events)"
+    )
 
 
 def _events_of(game: str) -> Any:
@@ -93,15 +106,24 @@ class Story:
     (None for a protocol-1 seat); ``views[seat]`` its observation mode (default: all
     ``"full"``)."""
 
-    def __init__(self, game: str, players: int, options: Mapping[str, Any],
-                 modes: list[str | None], views: list[str | None] | None = None):
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        modes: list[str | None],
+        views: list[str | None] | None = None,
+    ):
         events = _events_of(game)
         self.steps = [v == "step" for v in views] if views is not None else [False] * players
         self._step = getattr(events, "step_observation", None) if events is not None else None
         self._step_keys = step_keys(game)
         self.log = events.match_events(players, options) if events is not None else None
-        self.dropped = frozenset(MATCH_KEYS) | frozenset(getattr(events, "STATIC_KEYS", ())) \
+        self.dropped = (
+            frozenset(MATCH_KEYS)
+            | frozenset(getattr(events, "STATIC_KEYS", ()))
             | frozenset(getattr(events, "HISTORY_KEYS", ()))
+        )
         self.modes = modes
         self.sent = [0] * players
         self._observe = getattr(events, "observation", None) if events is not None else None

@@ -46,6 +46,7 @@ from mallows.agents.wire import dumps, loads  # noqa: E402  (the shared codec)
 def describe_exception(exc: BaseException) -> str:
     """The exception in the bot's own code, this file's frames passed over."""
     from mallows.agents.protocol import describe_exception as describe
+
     return describe(exc, skip=__file__)
 
 
@@ -53,11 +54,13 @@ class traceback:  # noqa: N801  (the two functions of the module this file uses,
     @staticmethod
     def print_exc() -> None:
         import traceback as tb
+
         tb.print_exc()
 
     @staticmethod
     def clear_frames(tb_) -> None:
         import traceback as tb
+
         tb.clear_frames(tb_)
 
 
@@ -67,6 +70,7 @@ def make_non_dumpable() -> None:
     if sys.platform.startswith("linux"):
         try:
             import ctypes
+
             ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
         except (OSError, AttributeError):  # pragma: no cover - depends on the libc
             pass
@@ -86,10 +90,12 @@ def load_target(target: str):
         if os.path.isdir(target):
             init = os.path.join(target, "__init__.py")
             spec = importlib.util.spec_from_file_location(
-                f"mallows_hosted.{base}", init, submodule_search_locations=[target])
+                f"mallows_hosted.{base}", init, submodule_search_locations=[target]
+            )
         else:
             spec = importlib.util.spec_from_file_location(
-                f"mallows_hosted.{os.path.splitext(base)[0]}", target)
+                f"mallows_hosted.{os.path.splitext(base)[0]}", target
+            )
         if spec is None or spec.loader is None:
             raise ImportError(f"{target} is not a Python file or package folder")
         module = importlib.util.module_from_spec(spec)
@@ -122,7 +128,7 @@ class _Channel:
             i = buf.find(b"\n")
             if i >= 0:
                 line = bytes(buf[:i])
-                del buf[:i + 1]
+                del buf[: i + 1]
                 if line.strip():
                     return loads(line)
                 continue
@@ -134,7 +140,7 @@ class _Channel:
     def write(self, message: dict) -> None:
         data = dumps(message) + b"\n"
         while data:
-            data = data[os.write(self.wfd, data):]
+            data = data[os.write(self.wfd, data) :]
 
 
 def serve(target: str, params: dict, channel: _Channel) -> int:
@@ -159,16 +165,24 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
         if kind == "act" and act is not None:  # the hot path first
             what = "act()"
             try:
-                action = (act(message["observation"], message.get("events") or []) if v2
-                          else act(message["observation"]))
+                action = (
+                    act(message["observation"], message.get("events") or [])
+                    if v2
+                    else act(message["observation"])
+                )
                 try:
                     data = dumps({"type": "action", "action": action}) + b"\n"
                 except (TypeError, ValueError) as exc:
-                    write({"type": "error", "message": f"act() returned {action!r}, which is "
-                                                       f"not JSON-compatible ({exc})"})
+                    write(
+                        {
+                            "type": "error",
+                            "message": f"act() returned {action!r}, which is "
+                            f"not JSON-compatible ({exc})",
+                        }
+                    )
                     continue
                 while data:
-                    data = data[os.write(wfd, data):]
+                    data = data[os.write(wfd, data) :]
                 continue
             except Exception as exc:
                 _free(exc)
@@ -195,17 +209,32 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                 view = getattr(bot, "observation", None) if v2 else None
                 if view is not None:  # "step" (or "full"), as written: the platform checks it
                     extra["observation"] = view if isinstance(view, str) else repr(view)
-                write({"type": "hello", "protocol": wants if type(wants) is int else repr(wants),
-                       **extra,
-                       "name": str(getattr(bot, "name", os.path.splitext(
-                           os.path.basename(target.rstrip(os.sep)))[0])),
-                       "version": str(getattr(bot, "version", "0")),
-                       # as written (a string is refused by the platform, with the fix)
-                       "games": (games if games is None or isinstance(games, str) else
-                                 sorted(games) if isinstance(games, (set, frozenset)) else
-                                 list(games) if isinstance(games, (list, tuple)) else
-                                 repr(games)),
-                       "reuse": True})
+                write(
+                    {
+                        "type": "hello",
+                        "protocol": wants if type(wants) is int else repr(wants),
+                        **extra,
+                        "name": str(
+                            getattr(
+                                bot,
+                                "name",
+                                os.path.splitext(os.path.basename(target.rstrip(os.sep)))[0],
+                            )
+                        ),
+                        "version": str(getattr(bot, "version", "0")),
+                        # as written (a string is refused by the platform, with the fix)
+                        "games": (
+                            games
+                            if games is None or isinstance(games, str)
+                            else sorted(games)
+                            if isinstance(games, (set, frozenset))
+                            else list(games)
+                            if isinstance(games, (list, tuple))
+                            else repr(games)
+                        ),
+                        "reuse": True,
+                    }
+                )
             elif kind in ("start", "end") and bot is not None:
                 hook = "match_start" if kind == "start" else "match_end"
                 what = f"the {hook} hook"
@@ -220,14 +249,20 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                 fn = getattr(bot, hook, None)
                 info = message.get("info")
                 if v2 and kind == "end" and isinstance(info, dict):  # as in-process: in info
-                    info = dict(info, events=message.get("events") or [],
-                                reveal=message.get("reveal") or {})
+                    info = dict(
+                        info, events=message.get("events") or [], reveal=message.get("reveal") or {}
+                    )
                 if fn is not None:
                     fn(info)
                 write({"type": "ok"})
             else:
-                write({"type": "error", "message": f"bothost got the message {kind!r} out of "
-                                                   f"order or of an unknown type"})
+                write(
+                    {
+                        "type": "error",
+                        "message": f"bothost got the message {kind!r} out of "
+                        f"order or of an unknown type",
+                    }
+                )
         except Exception as exc:
             _free(exc)
             traceback.print_exc()

@@ -56,16 +56,18 @@ def check(observation: Mapping, action: Any) -> tuple[dict | None, str | None]:
             return None, "get_rid needs two or more different slots, in reveal order"
         bad = [s for s in slots if s not in allowed]
         if bad:
-            return None, (f"slot {bad[0]} is not one of your face-down slots "
-                          f"({', '.join(map(str, allowed))})")
+            return None, (
+                f"slot {bad[0]} is not one of your face-down slots ({', '.join(map(str, allowed))})"
+            )
         return {"type": "get_rid", "slots": list(slots)}, None
     for candidate in legal:
         if candidate.get("type") != "get_rid" and _same(candidate, action):
             return dict(candidate), None
     kinds = sorted({a["type"] for a in legal})
     if action.get("type") not in kinds:
-        return None, (f"{action.get('type')!r} is not possible now: the possible kinds are "
-                      f"{', '.join(kinds)}")
+        return None, (
+            f"{action.get('type')!r} is not possible now: the possible kinds are {', '.join(kinds)}"
+        )
     return None, "that is not one of the legal actions listed"
 
 
@@ -83,11 +85,16 @@ def choose(observation: Mapping, ask: Callable[[str], str], say: Callable[[str],
         if not text:
             continue
         if text in ("?", "help"):
-            say("give the number of an action from the list, or type an action: "
-                + ("`pick 2`" if observation.get("game") == "take4" else
-                   "`draw`, `take`, `swap 3`, `refuse 3`, `spy 1 4`, `exchange 0 2 5`, "
-                   "`get_rid 1 4`, `twice`, `peek 0 3`, `call`, `pass`")
-                + ', or the action as JSON, e.g. {"type": "pass"}; Ctrl-C ends the match')
+            say(
+                "give the number of an action from the list, or type an action: "
+                + (
+                    "`pick 2`"
+                    if observation.get("game") == "take4"
+                    else "`draw`, `take`, `swap 3`, `refuse 3`, `spy 1 4`, `exchange 0 2 5`, "
+                    "`get_rid 1 4`, `twice`, `peek 0 3`, `call`, `pass`"
+                )
+                + ', or the action as JSON, e.g. {"type": "pass"}; Ctrl-C ends the match'
+            )
             continue
         if text.isdigit():
             k = int(text)
@@ -96,11 +103,15 @@ def choose(observation: Mapping, ask: Callable[[str], str], say: Callable[[str],
                 continue
             action = dict(legal[k - 1])
             if action["type"] == "get_rid":  # the one template: the slots come next
-                slots = ask(f"slots to get rid of, in reveal order (of "
-                            f"{', '.join(map(str, action['choose_from']))}): ")
+                slots = ask(
+                    f"slots to get rid of, in reveal order (of "
+                    f"{', '.join(map(str, action['choose_from']))}): "
+                )
                 try:
-                    action = {"type": "get_rid",
-                              "slots": [int(w) for w in slots.replace(",", " ").split()]}
+                    action = {
+                        "type": "get_rid",
+                        "slots": [int(w) for w in slots.replace(",", " ").split()],
+                    }
                 except ValueError:
                     say("slots are numbers separated by spaces, e.g. 1 4")
                     continue
@@ -119,13 +130,20 @@ def choose(observation: Mapping, ask: Callable[[str], str], say: Callable[[str],
 class HumanSeat:
     """The ``BotHandle`` of a person at a terminal (``stdin``/``stdout`` by default)."""
 
-    def __init__(self, name: str = NAME, seconds: float | str | None = None,
-                 stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 **params: Any):
+    def __init__(
+        self,
+        name: str = NAME,
+        seconds: float | str | None = None,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        **params: Any,
+    ):
         unknown = sorted(set(params) - {"name"})
         if unknown:
-            raise ValueError(f"human: unknown parameter {unknown[0]!r}: the parameters are "
-                             f"seconds (a time limit per decision) and name")
+            raise ValueError(
+                f"human: unknown parameter {unknown[0]!r}: the parameters are "
+                f"seconds (a time limit per decision) and name"
+            )
         self.name = name
         self.shown = str(params.get("name") or "you")
         self.limit: float | None = None
@@ -133,8 +151,10 @@ class HumanSeat:
             try:
                 self.limit = float(seconds)
             except ValueError:
-                raise ValueError(f"human: seconds must be a number, got {seconds!r} (for "
-                                 f"example human:seconds=60)") from None
+                raise ValueError(
+                    f"human: seconds must be a number, got {seconds!r} (for "
+                    f"example human:seconds=60)"
+                ) from None
             if not 1 <= self.limit <= 86400:
                 raise ValueError(f"human: seconds={seconds} is out of range 1..86400")
         self.stdin = stdin if stdin is not None else sys.stdin
@@ -158,8 +178,10 @@ class HumanSeat:
                 ready = [self.stdin]
             if not ready:
                 self._say("")
-                raise BotFailure(f"no answer within {self.limit:g} s (the seat's time limit,"
-                                 f" human:seconds)", kind="timeout")
+                raise BotFailure(
+                    f"no answer within {self.limit:g} s (the seat's time limit, human:seconds)",
+                    kind="timeout",
+                )
         line = self.stdin.readline()
         if line == "":
             raise EOFError
@@ -169,10 +191,12 @@ class HumanSeat:
         if getattr(self.stdin, "closed", False):
             raise BotFailure("a human seat needs a terminal to read from", kind="error")
         self.seat, self.names = info["seat"], list(info.get("names") or [])
-        others = ", ".join(f"seat {s} {n}" for s, n in enumerate(self.names)
-                           if s != self.seat)
-        self._say(f"== {info['game']}: {self.shown} at seat {self.seat} of {info['players']}"
-                  + (f", against {others}" if others else "") + " ==")
+        others = ", ".join(f"seat {s} {n}" for s, n in enumerate(self.names) if s != self.seat)
+        self._say(
+            f"== {info['game']}: {self.shown} at seat {self.seat} of {info['players']}"
+            + (f", against {others}" if others else "")
+            + " =="
+        )
 
     def act(self, observation: dict) -> dict:
         deadline = None if self.limit is None else time.monotonic() + self.limit
@@ -207,7 +231,7 @@ class WebSeat:
         self.limit = seconds
         self.isolation = "in-process"
         self._cv = threading.Condition()
-        self.observation: dict | None = None   # the decision waiting for the person
+        self.observation: dict | None = None  # the decision waiting for the person
         self._answer: dict | None = None
         self._gone = False
         self.decisions = 0
@@ -250,8 +274,7 @@ class WebSeat:
         """Block until a decision later than number ``after`` waits, or ``timeout``."""
         end = time.monotonic() + timeout
         with self._cv:
-            while not (self.observation is not None and self.decisions > after) \
-                    and not self._gone:
+            while not (self.observation is not None and self.decisions > after) and not self._gone:
                 left = end - time.monotonic()
                 if left <= 0 or not self._cv.wait(timeout=left):
                     return

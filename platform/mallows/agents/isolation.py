@@ -37,18 +37,41 @@ from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.wire import dumps
 from mallows.games import PLUGINS_ENV, plugin_games
 
-STDERR_LIMIT_BYTES = 8 * 1024 * 1024  # the child's RLIMIT_FSIZE: its stderr file cannot grow past it
+STDERR_LIMIT_BYTES = (
+    8 * 1024 * 1024
+)  # the child's RLIMIT_FSIZE: its stderr file cannot grow past it
 MIB = 1024 * 1024
-BOT_USER_ENV = "MALLOWS_BOT_USER"     # auto (default) | none | a user name
-BOT_ENV_ENV = "MALLOWS_BOT_ENV"       # more variable names to pass to bots, comma-separated
+BOT_USER_ENV = "MALLOWS_BOT_USER"  # auto (default) | none | a user name
+BOT_ENV_ENV = "MALLOWS_BOT_ENV"  # more variable names to pass to bots, comma-separated
 DEFAULT_BOT_USER = "nobody"
 # The platform's environment variables a bot gets (plus LC_*, and the names in MALLOWS_BOT_ENV):
 # what programs need to run, nothing that could be a credential.
-BOT_ENV_KEEP = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "SHELL",
-    "PYTHONPATH", "PYTHONHOME", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONUNBUFFERED",
-    "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "NODE_PATH", "JAVA_HOME", "GOROOT",
-    "SYSTEMROOT"})
+BOT_ENV_KEEP = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "TMPDIR",
+        "SHELL",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONIOENCODING",
+        "PYTHONUTF8",
+        "PYTHONUNBUFFERED",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "LD_LIBRARY_PATH",
+        "NODE_PATH",
+        "JAVA_HOME",
+        "GOROOT",
+        "SYSTEMROOT",
+    }
+)
 
 _LINUX = sys.platform.startswith("linux")
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
@@ -90,8 +113,11 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 _can_drop: bool | None = None
@@ -223,10 +249,16 @@ def _path_problem(path: str, uid: int, gids: set[int], bits: int, user: str) -> 
                 owner += ":" + grp.getgrgid(st.st_gid).gr_name
             except KeyError:
                 owner += f":{st.st_gid}"
-            verb = ("enter" if not last else
-                    "read and enter" if stat.S_ISDIR(st.st_mode) else
-                    "execute" if need == _X else "read")
-            return (f"user {user} cannot {verb} {here} ({stat.filemode(st.st_mode)} {owner})")
+            verb = (
+                "enter"
+                if not last
+                else "read and enter"
+                if stat.S_ISDIR(st.st_mode)
+                else "execute"
+                if need == _X
+                else "read"
+            )
+            return f"user {user} cannot {verb} {here} ({stat.filemode(st.st_mode)} {owner})"
     return None
 
 
@@ -247,12 +279,16 @@ def _needed_paths(command: Sequence[str], cwd: str | None) -> list[tuple[str, in
                 out.append((path, _R, "the bot's file"))
     if os.path.exists(program) and os.path.realpath(program) == os.path.realpath(sys.executable):
         libs = {os.path.dirname(os.__file__)}
-        libs.update(p for p in (sysconfig.get_paths().get("purelib"),
-                                sysconfig.get_paths().get("platlib")) if p)
+        libs.update(
+            p
+            for p in (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib"))
+            if p
+        )
         if "mallows.agents.host" in command:
             libs.add(str(Path(__file__).resolve().parents[2]))  # the folder holding mallows/
-        out.extend((p, _R | _X, "the Python installation's") for p in sorted(libs)
-                   if os.path.isdir(p))
+        out.extend(
+            (p, _R | _X, "the Python installation's") for p in sorted(libs) if os.path.isdir(p)
+        )
     return out
 
 
@@ -276,15 +312,20 @@ def plan_run_as(command: Sequence[str], cwd: str | None) -> RunAs:
         pw = pwd.getpwnam(name)
     except KeyError:
         if explicit:
-            raise BotFailure(f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
-                             f"there is no such user", kind="error") from None
+            raise BotFailure(
+                f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
+                f"there is no such user",
+                kind="error",
+            ) from None
         pw = None
     euid = os.geteuid()
     if euid != 0 or (pw is not None and pw.pw_uid == euid):
         if explicit and pw is not None and pw.pw_uid != euid:  # (explicit: pw is known)
-            raise BotFailure(f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
-                             f"only a platform running as root can switch users",
-                             kind="error")
+            raise BotFailure(
+                f"cannot run the bot as user {name!r} ({BOT_USER_ENV}={choice}): "
+                f"only a platform running as root can switch users",
+                kind="error",
+            )
         return RunAs(note="as the platform's own user")
     problem: str | None = f"there is no user {name}"
     if pw is not None:
@@ -294,28 +335,38 @@ def plan_run_as(command: Sequence[str], cwd: str | None) -> RunAs:
             why = _path_problem(path, pw.pw_uid, gids, bits, name)
             if why:
                 problem = f"{why}, on the way to {what} {path}".replace(
-                    "the Python installation's", "the Python installation at")
+                    "the Python installation's", "the Python installation at"
+                )
                 break
         if problem is None:
-            return RunAs(user=name, uid=pw.pw_uid, gid=pw.pw_gid, home=pw.pw_dir,
-                           note=f"as user {name}")
+            return RunAs(
+                user=name, uid=pw.pw_uid, gid=pw.pw_gid, home=pw.pw_dir, note=f"as user {name}"
+            )
         if explicit:
-            raise BotFailure(f"cannot run the bot as user {name} ({BOT_USER_ENV}={choice}): "
-                             f"{problem}. Make it readable by {name} (for example chmod o+rx), "
-                             f"or unset {BOT_USER_ENV} to run such a bot as root without "
-                             f"capabilities", kind="error")
+            raise BotFailure(
+                f"cannot run the bot as user {name} ({BOT_USER_ENV}={choice}): "
+                f"{problem}. Make it readable by {name} (for example chmod o+rx), "
+                f"or unset {BOT_USER_ENV} to run such a bot as root without "
+                f"capabilities",
+                kind="error",
+            )
     if can_drop_capabilities():
         return RunAs(drop_caps=True, note=f"as root without capabilities ({problem})")
-    return RunAs(note=f"as root with its capabilities: {problem}, and this platform cannot "
-                        f"drop capabilities (not Linux, or no CAP_SETPCAP)")
+    return RunAs(
+        note=f"as root with its capabilities: {problem}, and this platform cannot "
+        f"drop capabilities (not Linux, or no CAP_SETPCAP)"
+    )
 
 
 def bot_environment(run_as: RunAs) -> dict:
     """The environment of a bot: the platform's variables in ``BOT_ENV_KEEP``, ``LC_*`` and
     those named in ``MALLOWS_BOT_ENV``; ``HOME``/``USER``/``LOGNAME`` of the bot's user."""
     extra = {n.strip() for n in os.environ.get(BOT_ENV_ENV, "").split(",") if n.strip()}
-    env = {k: v for k, v in os.environ.items()
-           if k in BOT_ENV_KEEP or k.startswith("LC_") or k in extra}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k in BOT_ENV_KEEP or k.startswith("LC_") or k in extra
+    }
     if run_as.user is not None:
         env.update(HOME=run_as.home or "/", USER=run_as.user, LOGNAME=run_as.user)
     env.setdefault("PYTHONUNBUFFERED", "1")  # a Python bot's print() reaches us at once

@@ -19,8 +19,10 @@ def number_param(bot: str, key: str, value, low: float, high: float, kind=float)
         x = kind(value)
     except (TypeError, ValueError):
         what = "whole number" if kind is int else "number"
-        raise ValueError(f"{bot}: parameter {key} must be a {what}, got {value!r} "
-                         f"(for example {bot}:{key}={kind(low) if low > 0 else kind(1)})") from None
+        raise ValueError(
+            f"{bot}: parameter {key} must be a {what}, got {value!r} "
+            f"(for example {bot}:{key}={kind(low) if low > 0 else kind(1)})"
+        ) from None
     if not low <= x <= high:
         raise ValueError(f"{bot}: parameter {key}={value} is out of range {low:g}..{high:g}")
     return x

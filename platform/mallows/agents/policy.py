@@ -19,11 +19,13 @@ from mallows.games.arschmallows.policy import CALL_PROBABILITY
 __all__ = ["CALL_PROBABILITY", "EveryGame", "random_action"]
 
 
-def random_action(observation: dict, rng: random.Random,
-                  call_probability: float = CALL_PROBABILITY, **params: Any) -> dict:
+def random_action(
+    observation: dict, rng: random.Random, call_probability: float = CALL_PROBABILITY, **params: Any
+) -> dict:
     """A random legal action for the observation's seat, from its game's policy."""
     return get_game(observation["game"]).random_action(
-        observation, rng, call_probability=call_probability, **params)
+        observation, rng, call_probability=call_probability, **params
+    )
 
 
 class EveryGame:

@@ -39,9 +39,9 @@ class _SpawnThread:
     started process is announced by a flag on the bot."""
 
     def __init__(self):
-        self._now: collections.deque = collections.deque()     # seats about to play
-        self._later: collections.deque = collections.deque()   # spares
-        self._wake: queue.SimpleQueue = queue.SimpleQueue()    # one token per job, or a stop
+        self._now: collections.deque = collections.deque()  # seats about to play
+        self._later: collections.deque = collections.deque()  # spares
+        self._wake: queue.SimpleQueue = queue.SimpleQueue()  # one token per job, or a stop
         self._thread = threading.Thread(target=self._work, name="mallows-spawner", daemon=True)
         self._thread.start()
 
@@ -126,7 +126,7 @@ class BotPool:
         self._spawning: _SpawnThread | None = None  # starts the spares, once there are any
         self._idle: dict[Hashable, list] = {}
         self.started = 0  # processes started through this pool
-        self.reused = 0   # matches played by a process that had played before
+        self.reused = 0  # matches played by a process that had played before
 
     def handle(self, spec, limits, deal: Hashable, spares: int = 0):
         """A handle for one seat of one match of ``deal`` (e.g. the game and the match seed:

@@ -61,16 +61,16 @@ from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.spawn import BotProcess, _wait_exit
 from mallows.agents.wire import dumps, loads, shape_problem, undecodable  # the shared codec
 
-MAX_LINE_BYTES = 256 * 1024          # one reply line, newline excluded
-QUIT_GRACE_SECONDS = 0.2              # after "quit", how long a bot may take to exit by itself
+MAX_LINE_BYTES = 256 * 1024  # one reply line, newline excluded
+QUIT_GRACE_SECONDS = 0.2  # after "quit", how long a bot may take to exit by itself
 #: After sending a decision, the platform watches the pipe for up to this long before it sleeps
 #: in ``poll`` (on more than one CPU). On a virtual machine a sleeping process takes 20-50 µs to
 #: wake, twice per round trip: a quick bot (most answer in tens of microseconds) is answered
 #: 2-3 times sooner. Adaptive: a bot whose answers keep arriving after the spin is not watched
 #: (one decision in ``SPIN_RETRY`` tries again), so a slow bot costs no CPU.
 SPIN_SECONDS = 0.0005 if (os.cpu_count() or 1) > 1 else 0.0
-SPIN_MISSES = 3       # answers in a row after the spin, before spinning stops
-SPIN_RETRY = 32       # then one decision in this many spins again
+SPIN_MISSES = 3  # answers in a row after the spin, before spinning stops
+SPIN_RETRY = 32  # then one decision in this many spins again
 READ_CHUNK = 65536
 _POLL_OUT = select.POLLOUT
 
@@ -85,10 +85,19 @@ class SubprocessBot:
     ``times`` holds the wall time of every decision.
     """
 
-    def __init__(self, name: str, command: Sequence[str], cwd: str | None = None,
-                 params: dict | None = None, limits: Limits = Limits(),
-                 env: dict | None = None, bot_paths: Sequence[str] | None = None,
-                 python: bool = False, reuse: bool = False, protocols: Sequence[int] = (1,)):
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        cwd: str | None = None,
+        params: dict | None = None,
+        limits: Limits = Limits(),
+        env: dict | None = None,
+        bot_paths: Sequence[str] | None = None,
+        python: bool = False,
+        reuse: bool = False,
+        protocols: Sequence[int] = (1,),
+    ):
         self.name = name
         #: the protocol versions offered in hello (the registry's handles offer 1 and 2); the
         #: bot's hello picks one: ``protocol``, and for 2 its ``history`` mode
@@ -103,8 +112,8 @@ class SubprocessBot:
             bot_paths += [a for a in self.command[1:] if os.path.isabs(a) and os.path.exists(a)]
         self._process_args = (name, self.command, cwd, env, limits, python, bot_paths)
         self.process = BotProcess(*self._process_args)
-        self.reuse = reuse            # the manifest opted in to many matches per process
-        self.matches = 0              # matches started in this process
+        self.reuse = reuse  # the manifest opted in to many matches per process
+        self.matches = 0  # matches started in this process
         self.cwd = cwd
         self.params = dict(params or {})
         self.limits = limits
@@ -112,10 +121,10 @@ class SubprocessBot:
         self.times: list[float] = []
         self.used = 0.0
         self._buf = bytearray()
-        self.spin = SPIN_SECONDS > 0       # watch for answers before sleeping (``_spin``)
-        self._spins = self._misses = 0     # decisions waited for; answers in a row after a spin
-        self.caught = 0                    # answers that arrived while the platform watched
-        self._quit_sent = 0.0              # when "quit" was sent (time.monotonic()), once it was
+        self.spin = SPIN_SECONDS > 0  # watch for answers before sleeping (``_spin``)
+        self._spins = self._misses = 0  # decisions waited for; answers in a row after a spin
+        self.caught = 0  # answers that arrived while the platform watched
+        self._quit_sent = 0.0  # when "quit" was sent (time.monotonic()), once it was
         self.isolation = "sandbox" if self.sandboxed else "process"
 
     # -- the process (``self.process``) as the protocol sees it -----------------------------
@@ -167,9 +176,14 @@ class SubprocessBot:
     def reusable(self) -> bool:
         """Whether this process may play another match: it opted in (its hello said
         ``"reuse": true``, or its manifest ``reuse = true``) and is alive and well."""
-        return (self.proc is not None and self.proc.returncode is None
-                and self.proc.poll() is None and not self._stopped and self.hello is not None
-                and (self.reuse or self.hello.get("reuse") is True))
+        return (
+            self.proc is not None
+            and self.proc.returncode is None
+            and self.proc.poll() is None
+            and not self._stopped
+            and self.hello is not None
+            and (self.reuse or self.hello.get("reuse") is True)
+        )
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -180,8 +194,12 @@ class SubprocessBot:
         self.matches += 1
         if self.proc is not None and self.hello is not None:  # a reused process: next match
             try:
-                reply = self._request({"type": "start", "info": self._start_info(info)},
-                                      deadline, "the match-start message", "start_seconds")
+                reply = self._request(
+                    {"type": "start", "info": self._start_info(info)},
+                    deadline,
+                    "the match-start message",
+                    "start_seconds",
+                )
                 self._expect_ok(reply, "the match-start message")
                 return
             except BotFailure:
@@ -192,13 +210,18 @@ class SubprocessBot:
                 self._discard_process()
                 deadline = time.monotonic() + self.limits.start_seconds
         self.handshake(deadline)
-        reply = self._request({"type": "start", "info": self._start_info(info)},
-                              deadline, "the match-start message", "start_seconds")
+        reply = self._request(
+            {"type": "start", "info": self._start_info(info)},
+            deadline,
+            "the match-start message",
+            "start_seconds",
+        )
         self._expect_ok(reply, "the match-start message")
 
     def _start_info(self, info: dict) -> dict:
         if self.protocol == 2:
             from mallows.agents.history import start_info
+
             info = start_info(info, self.history or "delta", self.observation_mode or "full")
         return dict(info, params=self.params)
 
@@ -217,22 +240,34 @@ class SubprocessBot:
 
     def act(self, observation: dict, events: list | None = None) -> Any:
         if self._stopped or self.proc is None:
-            raise BotFailure(f"the bot was already stopped: {self._stopped}" if self._stopped
-                             else "the bot was asked to decide before it was started",
-                             kind="crash")
+            raise BotFailure(
+                f"the bot was already stopped: {self._stopped}"
+                if self._stopped
+                else "the bot was asked to decide before it was started",
+                kind="crash",
+            )
         limit = self.limits.decision_seconds
         left = self.limits.match_seconds - self.used
         budget = left < limit
         t0 = time.monotonic()
         if self.protocol == 2:
-            data = (b'{"type":"act","events":' + dumps(events or []) + b',"observation":'
-                    + dumps(observation) + b'}\n')
+            data = (
+                b'{"type":"act","events":'
+                + dumps(events or [])
+                + b',"observation":'
+                + dumps(observation)
+                + b"}\n"
+            )
         else:
-            data = b'{"type":"act","observation":' + dumps(observation) + b'}\n'
+            data = b'{"type":"act","observation":' + dumps(observation) + b"}\n"
         try:
-            line = self._exchange(data, t0 + (left if budget else limit), "a decision",
-                                  "match_seconds" if budget else "decision_seconds",
-                                  spin=self.spin)
+            line = self._exchange(
+                data,
+                t0 + (left if budget else limit),
+                "a decision",
+                "match_seconds" if budget else "decision_seconds",
+                spin=self.spin,
+            )
         finally:
             spent = time.monotonic() - t0
             self.used += spent
@@ -244,7 +279,8 @@ class SubprocessBot:
         raise BotFailure(
             f"answered {_shown(line)}, but the answer to a decision must be "
             f'{{"type":"action","action":{{...}}}}: {shape_problem(reply, "action")}',
-            kind="garbage")
+            kind="garbage",
+        )
 
     def end(self, info: dict) -> None:
         if self._stopped or self.proc is None:
@@ -253,10 +289,13 @@ class SubprocessBot:
         message: dict = {"type": "end", "info": info}
         if self.protocol == 2:  # the remaining events and the reveal beside the info
             info = dict(info)
-            message = {"type": "end", "info": info, "events": info.pop("events", []),
-                       "reveal": info.pop("reveal", {})}
-        reply = self._request(message, deadline,
-                              "the match-end message", "start_seconds")
+            message = {
+                "type": "end",
+                "info": info,
+                "events": info.pop("events", []),
+                "reveal": info.pop("reveal", {}),
+            }
+        reply = self._request(message, deadline, "the match-end message", "start_seconds")
         self._expect_ok(reply, "the match-end message")
 
     def quit(self) -> None:
@@ -304,8 +343,9 @@ class SubprocessBot:
             raise BotFailure(f"the bot was already stopped: {self._stopped}", kind="crash")
         # A bot that says hello before it is asked is tolerated: the check for unrequested
         # output starts after the handshake.
-        line = self._exchange(dumps(message) + b"\n", deadline, what, limit_name,
-                              check=message["type"] != "hello")
+        line = self._exchange(
+            dumps(message) + b"\n", deadline, what, limit_name, check=message["type"] != "hello"
+        )
         return self._parse(line, what)
 
     def _check_hello(self, hello: dict) -> None:
@@ -314,7 +354,9 @@ class SubprocessBot:
             raise BotFailure(
                 f"answered the handshake with {_shown(dumps(hello))}, but the answer to "
                 f'hello must be {{"type":"hello","protocol":{PROTOCOL_VERSION},"name":...,'
-                f'"version":...}}', kind="garbage")
+                f'"version":...}}',
+                kind="garbage",
+            )
         proto = hello.get("protocol")
         offered = self.protocols
         said_versions = " or ".join(map(str, offered))
@@ -322,25 +364,37 @@ class SubprocessBot:
             self._stop("its handshake named no protocol")
             raise BotFailure(
                 f"answered the handshake with {_shown(dumps(hello))}, which has no "
-                f"\"protocol\": its hello reply must say \"protocol\": {said_versions} (an "
-                f"integer)", kind="protocol")
+                f'"protocol": its hello reply must say "protocol": {said_versions} (an '
+                f"integer)",
+                kind="protocol",
+            )
         if type(proto) is not int or proto not in offered:  # true == 1 in Python: not here
             self._stop("it speaks another protocol version")
             said = dumps(proto).decode(errors="replace")[:40]
-            speaks = (f"protocol {PROTOCOL_VERSION}" if len(offered) == 1 else
-                      f"protocols {', '.join(map(str, offered))}")
+            speaks = (
+                f"protocol {PROTOCOL_VERSION}"
+                if len(offered) == 1
+                else f"protocols {', '.join(map(str, offered))}"
+            )
             raise BotFailure(
-                (f"the bot speaks protocol {proto}" if type(proto) is int else
-                 f"the bot's hello says \"protocol\": {said}, which is not a protocol version")
+                (
+                    f"the bot speaks protocol {proto}"
+                    if type(proto) is int
+                    else f'the bot\'s hello says "protocol": {said}, which is not a protocol version'
+                )
                 + f", but this platform speaks {speaks}: its hello reply must "
-                f"say \"protocol\": {said_versions} (the integer)", kind="protocol")
+                f'say "protocol": {said_versions} (the integer)',
+                kind="protocol",
+            )
         history = hello.get("history", "delta") if proto == 2 else None
         if proto == 2 and history not in ("delta", "full"):
             self._stop("its handshake chose no history mode")
             raise BotFailure(
-                f"answered the handshake with {_shown(dumps(hello))}, whose \"history\" is "
-                f"neither \"delta\" (the events since the last message, the default) nor "
-                f"\"full\" (every event of the match in each message)", kind="protocol")
+                f'answered the handshake with {_shown(dumps(hello))}, whose "history" is '
+                f'neither "delta" (the events since the last message, the default) nor '
+                f'"full" (every event of the match in each message)',
+                kind="protocol",
+            )
         view = hello.get("observation", "full") if proto == 2 else None
         if proto == 2 and view not in ("full", "step"):  # history.OBSERVATION_MODES
             from mallows.agents.history import observation_problem
@@ -348,39 +402,55 @@ class SubprocessBot:
             self._stop("its handshake chose no observation mode")
             raise BotFailure(
                 f"answered the handshake with {_shown(dumps(hello))}, whose "
-                f"{observation_problem(view)}", kind="protocol")
+                f"{observation_problem(view)}",
+                kind="protocol",
+            )
         self.protocol, self.history, self.observation_mode = proto, history, view
         self.hello = hello
 
     def _expect_ok(self, reply: dict, what: str) -> None:
         if reply.get("type") != "ok":
             self._stop(f"it answered {what} wrongly")
-            raise BotFailure(f"answered {what} with {_shown(dumps(reply))}, but the answer "
-                             f'must be {{"type":"ok"}}: {shape_problem(reply, "ok")}',
-                             kind="garbage")
+            raise BotFailure(
+                f"answered {what} with {_shown(dumps(reply))}, but the answer "
+                f'must be {{"type":"ok"}}: {shape_problem(reply, "ok")}',
+                kind="garbage",
+            )
 
     def _parse(self, line: bytes, what: str) -> dict:
         try:
             reply = loads(line)
         except ValueError as exc:
             self._stop("it wrote something that is not JSON")
-            raise BotFailure(f"answered {what} with {undecodable(line, exc)}: {_shown(line)}; "
-                             f"write exactly one JSON object per line on stdout, and logs on "
-                             f"stderr", kind="garbage") from None
+            raise BotFailure(
+                f"answered {what} with {undecodable(line, exc)}: {_shown(line)}; "
+                f"write exactly one JSON object per line on stdout, and logs on "
+                f"stderr",
+                kind="garbage",
+            ) from None
         if not isinstance(reply, dict):
             self._stop("it wrote JSON that is not an object")
-            raise BotFailure(f"answered {what} with {_shown(line)}, which is not a JSON object",
-                             kind="garbage")
+            raise BotFailure(
+                f"answered {what} with {_shown(line)}, which is not a JSON object", kind="garbage"
+            )
         if reply.get("type") == "error":
             self._stop("it reported an error")
-            raise failures.reported_error(str(reply.get("message")), self.limits,
-                                          self.sandboxed, self._hit())
+            raise failures.reported_error(
+                str(reply.get("message")), self.limits, self.sandboxed, self._hit()
+            )
         return reply
 
     # -- bytes -----------------------------------------------------------------------------
 
-    def _exchange(self, data: bytes, deadline: float, what: str, limit_name: str,
-                  check: bool = True, spin: bool = False) -> bytes:
+    def _exchange(
+        self,
+        data: bytes,
+        deadline: float,
+        what: str,
+        limit_name: str,
+        check: bool = True,
+        spin: bool = False,
+    ) -> bytes:
         """Send one request, return the one reply line; every failure stops the bot.
         ``spin``: a decision, whose answer is watched for before sleeping (``_spin``)."""
         if check and (self._buf or self._rpoll.poll(0)):
@@ -459,7 +529,7 @@ class SubprocessBot:
                 self._flooded(what)
             if i >= 0:
                 line = bytes(buf[:i])
-                del buf[:i + 1]
+                del buf[: i + 1]
                 if buf and not buf.isspace():
                     self._unrequested(what, deadline, limit_name, first=line)
                 buf.clear()
@@ -469,8 +539,9 @@ class SubprocessBot:
                 self._flooded(what)
             self._fill(deadline, what, limit_name)
 
-    def _unrequested(self, what: str, deadline: float, limit_name: str,
-                     first: bytes | None = None) -> None:
+    def _unrequested(
+        self, what: str, deadline: float, limit_name: str, first: bytes | None = None
+    ) -> None:
         """The bot wrote a line nobody asked for (or died meanwhile): a protocol error."""
         if not self._buf:
             try:
@@ -481,8 +552,11 @@ class SubprocessBot:
                 self._died(what)
             self._buf += chunk
         settle = time.monotonic() + 0.05  # let the rest of that line arrive, to quote it
-        while b"\n" not in self._buf and len(self._buf) < SHOWN * 2 \
-                and self._rpoll.poll(max(0, math.ceil((settle - time.monotonic()) * 1000))):
+        while (
+            b"\n" not in self._buf
+            and len(self._buf) < SHOWN * 2
+            and self._rpoll.poll(max(0, math.ceil((settle - time.monotonic()) * 1000)))
+        ):
             try:
                 chunk = os.read(self._rfd, READ_CHUNK)
             except BlockingIOError:
@@ -492,20 +566,26 @@ class SubprocessBot:
             self._buf += chunk
         if first is not None:
             self._several_lines(first, what)
-        extra = bytes(self._buf[:SHOWN * 2]).split(b"\n", 1)[0]
+        extra = bytes(self._buf[: SHOWN * 2]).split(b"\n", 1)[0]
         self._stop("it wrote output nobody asked for")
-        raise BotFailure(f"wrote {_shown(extra)} before {what}, a line nobody asked for: "
-                         f"answer each request with exactly one line, and write logs on "
-                         f"stderr", kind="garbage")
+        raise BotFailure(
+            f"wrote {_shown(extra)} before {what}, a line nobody asked for: "
+            f"answer each request with exactly one line, and write logs on "
+            f"stderr",
+            kind="garbage",
+        )
 
     def _flooded(self, what: str) -> None:
         size = len(self._buf)
         head = bytes(self._buf[:SHOWN])
         self._stop("it flooded its output")
-        raise BotFailure(f"flooded its output during {what}: more than {MAX_LINE_BYTES} bytes "
-                         f"without a newline, beginning {_shown(head)} (a reply is one line "
-                         f"of at most {MAX_LINE_BYTES} bytes); read {size} bytes, then the "
-                         f"bot was stopped", kind="flood")
+        raise BotFailure(
+            f"flooded its output during {what}: more than {MAX_LINE_BYTES} bytes "
+            f"without a newline, beginning {_shown(head)} (a reply is one line "
+            f"of at most {MAX_LINE_BYTES} bytes); read {size} bytes, then the "
+            f"bot was stopped",
+            kind="flood",
+        )
 
     # -- failures: each gathers what happened, stops the bot and raises ---------------------
 
@@ -523,18 +603,27 @@ class SubprocessBot:
             rc = proc.returncode
             tail = self.process.stderr_tail()
             self._stop("it exited, and a process it started held its stdout")
-            raise failures.timed_out_exited(what, limit_name, rc, tail,
-                                            bwrap=self.wrapped is not None)
+            raise failures.timed_out_exited(
+                what, limit_name, rc, tail, bwrap=self.wrapped is not None
+            )
         if not self.process.holds_stdout():  # sandboxed: bwrap keeps the pipe open itself
             self._stop("it closed its stdout")
             raise failures.closed_stdout(what, self.process.stderr_tail())
         used, ready = self.process.cpu_since_thaw()
         self._stop(f"it ran over {limit_name}")
-        wall = (max(0.0, self.limits.match_seconds - self.used) if limit_name == "match_seconds"
-                else getattr(self.limits, limit_name))
-        raise failures.timed_out(what, limit_name, self.limits, len(self.times),
-                                 self.process.stderr_tail(),
-                                 failures.cpu_note(used, wall, ready))
+        wall = (
+            max(0.0, self.limits.match_seconds - self.used)
+            if limit_name == "match_seconds"
+            else getattr(self.limits, limit_name)
+        )
+        raise failures.timed_out(
+            what,
+            limit_name,
+            self.limits,
+            len(self.times),
+            self.process.stderr_tail(),
+            failures.cpu_note(used, wall, ready),
+        )
 
     def _several_lines(self, first: bytes, what: str) -> NoReturn:
         rest = [ln for ln in bytes(self._buf).split(b"\n") if ln.strip()]
@@ -552,5 +641,6 @@ class SubprocessBot:
         rc = proc.returncode
         tail = self.process.stderr_tail()
         self._stop("it exited")
-        raise failures.died(what, rc, tail, self.limits, self.sandboxed,
-                            self.wrapped is not None, self._hit())
+        raise failures.died(
+            what, rc, tail, self.limits, self.sandboxed, self.wrapped is not None, self._hit()
+        )

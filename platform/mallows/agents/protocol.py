@@ -31,8 +31,15 @@ from typing import Any, Protocol
 from mallows.errors import KINDS, BotFailure, MallowsError
 from mallows import PROTOCOL_VERSION
 
-__all__ = ["PROTOCOL_VERSION", "KINDS", "BotFailure", "BotHandle", "Limits", "InProcessBot",
-           "describe_exception"]
+__all__ = [
+    "PROTOCOL_VERSION",
+    "KINDS",
+    "BotFailure",
+    "BotHandle",
+    "Limits",
+    "InProcessBot",
+    "describe_exception",
+]
 
 
 #: The allowed range of each limit (inclusive): seconds, and MiB for ``memory_mb`` (0: none).
@@ -84,30 +91,43 @@ class Limits:
                 raise MallowsError(f"unknown limit {key!r}: the limits are {', '.join(known)}")
             if key == "sandbox":  # "on" (default) or "off": process isolation only
                 from mallows.agents.sandbox import check_mode
+
                 values[key] = check_mode(value, "limit sandbox")
                 continue
             if key == "names":  # what a bot's start info says about who sits where
                 if value not in NAME_MODES:
-                    raise MallowsError(f"limit names = {value!r} must be \"shown\" (bots see "
-                                       f"their opponents' names) or \"hidden\" (they see "
-                                       f"player1, player2, ...)")
+                    raise MallowsError(
+                        f'limit names = {value!r} must be "shown" (bots see '
+                        f'their opponents\' names) or "hidden" (they see '
+                        f"player1, player2, ...)"
+                    )
                 values[key] = value
                 continue
-            number = isinstance(value, (int, float)) and not isinstance(value, bool) \
+            number = (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
                 and math.isfinite(value)
+            )
             low, high = LIMIT_RANGES[key]
             if key == "memory_mb":  # MiB of an isolated bot's address space; 0: no limit
                 if not number or value != int(value) or not (value == 0 or low <= value <= high):
-                    raise MallowsError(f"limit memory_mb = {value!r} must be a whole number of "
-                                       f"MiB from {low} to {high} (0 for no limit)")
+                    raise MallowsError(
+                        f"limit memory_mb = {value!r} must be a whole number of "
+                        f"MiB from {low} to {high} (0 for no limit)"
+                    )
                 values[key] = int(value)
                 continue
             if not number or not low <= value <= high:
                 floor = number and value < low
                 raise MallowsError(
                     f"limit {key} = {value!r} must be a number of seconds from {low:g} to "
-                    f"{high:g}" + (": below the floor every seat would forfeit for want of "
-                                   "time" if floor and key == "decision_seconds" else ""))
+                    f"{high:g}"
+                    + (
+                        ": below the floor every seat would forfeit for want of time"
+                        if floor and key == "decision_seconds"
+                        else ""
+                    )
+                )
             values[key] = float(value)
         return cls(**values)
 
@@ -164,8 +184,9 @@ class InProcessBot:
             raise BotFailure(f"{what} raised {describe_exception(exc)}") from None
         spent = time.perf_counter() - t0
         if spent > limit:
-            raise BotFailure(f"{what} took {spent:.3f} s, over the limit of {limit:g} s",
-                             kind="timeout")
+            raise BotFailure(
+                f"{what} took {spent:.3f} s, over the limit of {limit:g} s", kind="timeout"
+            )
         return answer, spent
 
     def start(self, info: dict) -> None:
@@ -176,9 +197,12 @@ class InProcessBot:
         view = getattr(self.bot, "observation", "full") if protocol == 2 else None
         problem = check_choice(protocol, history, observation=view)
         if problem:
-            raise BotFailure(f"the bot's {problem}: a Python bot says protocol = 1 or 2 (and, "
-                             f"for 2, history = \"delta\" or \"full\", observation = \"full\" "
-                             f"or \"step\") as class attributes", kind="protocol")
+            raise BotFailure(
+                f"the bot's {problem}: a Python bot says protocol = 1 or 2 (and, "
+                f'for 2, history = "delta" or "full", observation = "full" '
+                f'or "step") as class attributes',
+                kind="protocol",
+            )
         self.protocol, self.history, self.observation_mode = protocol, history, view
         if protocol == 2:
             info = start_info(info, str(history), str(view))
@@ -187,6 +211,7 @@ class InProcessBot:
     def act(self, observation: dict, events: list | None = None) -> Any:
         if self.protocol == 2:
             import marshal  # the bot's own copies: a trusted bot may still change what it got
+
             args: tuple = (observation, marshal.loads(marshal.dumps(events or [])))
         else:
             args = (observation,)
@@ -195,7 +220,9 @@ class InProcessBot:
         if self.used > self.limits.match_seconds:
             raise BotFailure(
                 f"used {self.used:.3f} s in this match, over the match budget of "
-                f"{self.limits.match_seconds:g} s", kind="timeout")
+                f"{self.limits.match_seconds:g} s",
+                kind="timeout",
+            )
         return answer
 
     def end(self, info: dict) -> None:

@@ -110,17 +110,21 @@ def _trusted_by_driver() -> frozenset[str]:
     return frozenset(n for n in raw.split(",") if n in SHIPPED)
 
 
-def from_snapshot(name: str, digest: str, entry: str, params: dict,
-                  isolate: bool | None = None) -> "BotSpec":
+def from_snapshot(
+    name: str, digest: str, entry: str, params: dict, isolate: bool | None = None
+) -> "BotSpec":
     """A bot run from the materialised snapshot ``digest`` (never in-process unless forced),
     shown as ``name``."""
     from mallows.agents.submissions import cache_root, materialised
+
     folder = materialised(digest)
     if folder is None:
-        raise BotError(f"bot {name!r}: its snapshot {digest[:12]} is not in "
-                       f"{cache_root()}: it is written there from the database before a "
-                       f"run (and shipped with the job to a cluster): run from the machine "
-                       f"that holds the database")
+        raise BotError(
+            f"bot {name!r}: its snapshot {digest[:12]} is not in "
+            f"{cache_root()}: it is written there from the database before a "
+            f"run (and shipped with the job to a cluster): run from the machine "
+            f"that holds the database"
+        )
     base = Path(entry).stem
     spec = _from_path(name, base, dict(params), folder / entry, "snapshot", isolate)
     spec.name, spec.digest = name, digest
@@ -151,7 +155,7 @@ class BotSpec:
     its own process; ``trusted``: shipped with the project. ``version``/``games``/``bot_name``
     are ``None`` when unknown without running the bot (see ``describe``)."""
 
-    name: str                      # the full name as given, parameters included
+    name: str  # the full name as given, parameters included
     base: str
     params: dict = field(default_factory=dict)
     kind: str = "python"
@@ -159,16 +163,16 @@ class BotSpec:
     trusted: bool = False
     version: str | None = None
     games: tuple[str, ...] | None = None
-    bot_name: str | None = None    # the bot's own name (class attribute or manifest)
-    source: str = ""               # where it comes from, for people
-    origin: str = ""               # "bots", "path" or "entry point"
-    cls: Any = None                # in-process: the class
-    target: str | None = None      # isolated Python: what bothost loads
+    bot_name: str | None = None  # the bot's own name (class attribute or manifest)
+    source: str = ""  # where it comes from, for people
+    origin: str = ""  # "bots", "path" or "entry point"
+    cls: Any = None  # in-process: the class
+    target: str | None = None  # isolated Python: what bothost loads
     command: list[str] | None = None  # subprocess: argv (resolved)
     cwd: str | None = None
-    reuse: bool = False            # subprocess: the manifest says reuse = true
-    digest: str | None = None      # a snapshot's digest, when run from one
-    withdrawn: str | None = None   # a submitted version: when it was withdrawn, if it was
+    reuse: bool = False  # subprocess: the manifest says reuse = true
+    digest: str | None = None  # a snapshot's digest, when run from one
+    withdrawn: str | None = None  # a submitted version: when it was withdrawn, if it was
 
     @property
     def bot_paths(self) -> list[str]:
@@ -190,27 +194,44 @@ class BotSpec:
     def bot_command(self) -> list[str]:
         if self.kind == "subprocess":
             return list(self.command or ())
-        return [sys.executable, "-P", "-m", "mallows.agents.host", self.target or "",
-                *(f"{k}={v}" for k, v in self.params.items())]
+        return [
+            sys.executable,
+            "-P",
+            "-m",
+            "mallows.agents.host",
+            self.target or "",
+            *(f"{k}={v}" for k, v in self.params.items()),
+        ]
 
     def handle(self, limits: Limits = Limits()):
         """A fresh ``BotHandle`` for one match."""
         if self.kind == "human":  # a person at this terminal: its own limit, or none
             from mallows.agents.human import HumanSeat
+
             return HumanSeat(self.name, **self.params)
         if not self.isolated:
             try:
                 bot = self.cls(**self.params)
             except Exception as exc:
-                raise BotError(f"bot {self.name!r} ({self.source}) could not be constructed: "
-                               f"{self.cls.__name__}(**{self.params!r}) raised "
-                               f"{describe_exception(exc)}") from None
+                raise BotError(
+                    f"bot {self.name!r} ({self.source}) could not be constructed: "
+                    f"{self.cls.__name__}(**{self.params!r}) raised "
+                    f"{describe_exception(exc)}"
+                ) from None
             return InProcessBot(bot, self.name, limits)
         from mallows.agents.process import SubprocessBot
-        return SubprocessBot(self.name, self.bot_command(), cwd=self.cwd, params=self.params,
-                             limits=limits, bot_paths=self.bot_paths,
-                             python=self.kind == "python", reuse=self.reuse,
-                             protocols=VERSIONS)
+
+        return SubprocessBot(
+            self.name,
+            self.bot_command(),
+            cwd=self.cwd,
+            params=self.params,
+            limits=limits,
+            bot_paths=self.bot_paths,
+            python=self.kind == "python",
+            reuse=self.reuse,
+            protocols=VERSIONS,
+        )
 
     def prepare(self, timeout: float = 10.0, sandbox: str = "on") -> None:
         """Start the process the next ``describe`` (same ``timeout`` and ``sandbox``) will
@@ -235,8 +256,11 @@ class BotSpec:
         (``name``, ``version``, ``games``) and fill in what was unknown. ``BotError`` on
         failure. For an in-process bot, its class attributes."""
         if not self.isolated:
-            return {"name": self.bot_name, "version": self.version,
-                    "games": list(self.games) if self.games else None}
+            return {
+                "name": self.bot_name,
+                "version": self.version,
+                "games": list(self.games) if self.games else None,
+            }
         prepared = self.__dict__.pop("_prepared", None)
         if prepared is not None and prepared[0] == (timeout, sandbox):
             handle = prepared[1]
@@ -247,8 +271,9 @@ class BotSpec:
         try:
             hello = handle.handshake(time.monotonic() + timeout)
         except BotFailure as exc:
-            raise BotError(f"bot {self.name!r} ({self.source}) failed its handshake: {exc}") \
-                from None
+            raise BotError(
+                f"bot {self.name!r} ({self.source}) failed its handshake: {exc}"
+            ) from None
         finally:
             handle.close()
         # the bot's own words: kept short (``safetext``)
@@ -274,8 +299,9 @@ def _import_path(path: Path, modname: str):
     if key in _MODULES:
         return _MODULES[key]
     if path.is_dir():
-        spec = importlib.util.spec_from_file_location(modname, init,
-                                                      submodule_search_locations=[str(path)])
+        spec = importlib.util.spec_from_file_location(
+            modname, init, submodule_search_locations=[str(path)]
+        )
     else:
         spec = importlib.util.spec_from_file_location(modname, path)
     if spec is None or spec.loader is None:  # not a Python source file after all
@@ -300,20 +326,26 @@ def declared_games(value: Any, who: str) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        raise BotError(f"bot {who}: games = {json.dumps(value)} is a string; games is a tuple "
-                       f"of game names: write games = ({json.dumps(value)},)")
+        raise BotError(
+            f"bot {who}: games = {json.dumps(value)} is a string; games is a tuple "
+            f"of game names: write games = ({json.dumps(value)},)"
+        )
     if isinstance(value, (set, frozenset)):
         value = sorted(value, key=str)
     if not isinstance(value, (list, tuple)) or not all(isinstance(g, str) for g in value):
-        raise BotError(f"bot {who}: games = {value!r} is not a list of game names: write e.g. "
-                       f"games = (\"arschmallows\", \"take4\")")
+        raise BotError(
+            f"bot {who}: games = {value!r} is not a list of game names: write e.g. "
+            f'games = ("arschmallows", "take4")'
+        )
     return tuple(value) or None
 
 
 def _class_meta(cls: Any, who: str) -> dict:
-    return {"bot_name": getattr(cls, "name", None),
-            "version": None if getattr(cls, "version", None) is None else str(cls.version),
-            "games": declared_games(getattr(cls, "games", None), who)}
+    return {
+        "bot_name": getattr(cls, "name", None),
+        "version": None if getattr(cls, "version", None) is None else str(cls.version),
+        "games": declared_games(getattr(cls, "games", None), who),
+    }
 
 
 def _literal_assignments(body: list) -> Iterator[tuple[str, Any]]:
@@ -324,8 +356,11 @@ def _literal_assignments(body: list) -> Iterator[tuple[str, Any]]:
             pairs = [(item.target, item.value)]
         elif isinstance(item, ast.Assign) and len(item.targets) == 1:
             target, value = item.targets[0], item.value
-            if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
-                    and len(target.elts) == len(value.elts):
+            if (
+                isinstance(target, ast.Tuple)
+                and isinstance(value, ast.Tuple)
+                and len(target.elts) == len(value.elts)
+            ):
                 pairs = list(zip(target.elts, value.elts))
             else:
                 pairs = [(target, value)]
@@ -346,8 +381,10 @@ def _static_meta(name: str, path: Path) -> dict:
     try:
         tree = ast.parse(source_file.read_bytes(), filename=str(source_file))
     except SyntaxError as exc:
-        raise BotError(f"bot {name!r} ({source_file}) does not parse: SyntaxError at line "
-                       f"{exc.lineno}: {exc.msg}") from None
+        raise BotError(
+            f"bot {name!r} ({source_file}) does not parse: SyntaxError at line "
+            f"{exc.lineno}: {exc.msg}"
+        ) from None
     except OSError as exc:
         raise BotError(f"bot {name!r}: cannot read {source_file}: {exc}") from None
     meta: dict = {"bot_name": None, "version": None, "games": None}
@@ -365,11 +402,14 @@ def _static_meta(name: str, path: Path) -> dict:
         elif isinstance(node, (ast.ImportFrom, ast.Import)):
             has_bot = has_bot or any((a.asname or a.name) == "Bot" for a in node.names)
         elif isinstance(node, ast.Assign):
-            has_bot = has_bot or any(isinstance(t, ast.Name) and t.id == "Bot"
-                                     for t in node.targets)
+            has_bot = has_bot or any(
+                isinstance(t, ast.Name) and t.id == "Bot" for t in node.targets
+            )
     if not has_bot:
-        raise BotError(f"bot {name!r} ({source_file}) defines no class Bot: a Python bot is a "
-                       f"module with a class Bot that has act(observation) -> action")
+        raise BotError(
+            f"bot {name!r} ({source_file}) defines no class Bot: a Python bot is a "
+            f"module with a class Bot that has act(observation) -> action"
+        )
     return meta
 
 
@@ -390,73 +430,114 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
     version = str(need("version", str, '"1.0"'))
     command = need("command", list, '["node", "bot.js"] (run in the bot\'s folder)')
     if not all(isinstance(c, str) and c for c in command):
-        raise BotError(f"bot {name!r}: in {path}, command must be a list of strings, "
-                       f"for example [\"node\", \"bot.js\"]")
+        raise BotError(
+            f"bot {name!r}: in {path}, command must be a list of strings, "
+            f'for example ["node", "bot.js"]'
+        )
     games = need("games", list, '["arschmallows", "take4"]')
     known = game_ids()  # the game registry: a new game is known here without an edit
     unknown = [g for g in games if g not in known]
     if unknown:
-        raise BotError(f"bot {name!r}: {path} lists unknown games {unknown}: the games are "
-                       f"{', '.join(known)}")
+        raise BotError(
+            f"bot {name!r}: {path} lists unknown games {unknown}: the games are {', '.join(known)}"
+        )
     reuse = data.get("reuse", False)
     if not isinstance(reuse, bool):
-        raise BotError(f"bot {name!r}: in {path}, reuse must be true or false (true: one "
-                       f"process may play many matches, each begun by a start message)")
+        raise BotError(
+            f"bot {name!r}: in {path}, reuse must be true or false (true: one "
+            f"process may play many matches, each begun by a start message)"
+        )
     protocol = data.get("protocol", PROTOCOL_VERSION)
     if type(protocol) is not int or protocol not in VERSIONS:  # the hello picks; 1 or 2 here
-        raise BotError(f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "
-                       f"speaks protocols {', '.join(map(str, VERSIONS))} (the bot's hello "
-                       f"chooses)")
+        raise BotError(
+            f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "
+            f"speaks protocols {', '.join(map(str, VERSIONS))} (the bot's hello "
+            f"chooses)"
+        )
     program = command[0]
     if program in ("python", "python3"):
         resolved = sys.executable  # the platform's own interpreter
     elif "/" in program:
         resolved = str((folder / program).resolve())
         if not os.access(resolved, os.X_OK):
-            raise BotError(f"bot {name!r}: {path} names the command {program!r}, but "
-                           f"{resolved} is not an executable file")
+            raise BotError(
+                f"bot {name!r}: {path} names the command {program!r}, but "
+                f"{resolved} is not an executable file"
+            )
     else:
         resolved = shutil.which(program)
         if resolved is None:
-            raise BotError(f"bot {name!r}: {path} names the command {program!r}, which is "
-                           f"not on PATH: install it, or give its path")
+            raise BotError(
+                f"bot {name!r}: {path} names the command {program!r}, which is "
+                f"not on PATH: install it, or give its path"
+            )
     from mallows.agents.sandbox.command import check_command  # what its sandbox can contain
+
     check_command(program, resolved, folder, f"bot {name!r}: {path}")
-    return BotSpec(name=name, base=base, params=params, kind="subprocess", isolated=True,
-                   trusted=False, version=version, games=tuple(games), bot_name=bot_name,
-                   source=str(path), origin=origin, command=[resolved, *command[1:]],
-                   cwd=str(folder), reuse=reuse)
+    return BotSpec(
+        name=name,
+        base=base,
+        params=params,
+        kind="subprocess",
+        isolated=True,
+        trusted=False,
+        version=version,
+        games=tuple(games),
+        bot_name=bot_name,
+        source=str(path),
+        origin=origin,
+        command=[resolved, *command[1:]],
+        cwd=str(folder),
+        reuse=reuse,
+    )
 
 
-def _from_path(name: str, base: str, params: dict, path: Path, origin: str,
-               isolate: bool | None) -> BotSpec:
+def _from_path(
+    name: str, base: str, params: dict, path: Path, origin: str, isolate: bool | None
+) -> BotSpec:
     path = path.resolve()
     if path.name == MANIFEST and path.is_file():
         path = path.parent
     if path.is_dir() and (path / MANIFEST).is_file():
         return _manifest(name, base, params, path, origin)
     if path.is_dir() and not (path / "__init__.py").is_file():
-        raise BotError(f"bot {name!r}: the folder {path} has neither a {MANIFEST} manifest "
-                       f"(a subprocess bot) nor an __init__.py (a Python package bot)")
-    trusted = (origin == "bots" and base in SHIPPED
-               and (path.parent == project_bots_dir().resolve()
-                    or base in _trusted_by_driver()))
+        raise BotError(
+            f"bot {name!r}: the folder {path} has neither a {MANIFEST} manifest "
+            f"(a subprocess bot) nor an __init__.py (a Python package bot)"
+        )
+    trusted = (
+        origin == "bots"
+        and base in SHIPPED
+        and (path.parent == project_bots_dir().resolve() or base in _trusted_by_driver())
+    )
     isolated = _isolation_default(trusted, isolate)
-    spec = BotSpec(name=name, base=base, params=params, kind="python", isolated=isolated,
-                   trusted=trusted, source=str(path), origin=origin, target=str(path),
-                   cwd=str(path.parent))
+    spec = BotSpec(
+        name=name,
+        base=base,
+        params=params,
+        kind="python",
+        isolated=isolated,
+        trusted=trusted,
+        source=str(path),
+        origin=origin,
+        target=str(path),
+        cwd=str(path.parent),
+    )
     if isolated:
         meta = _static_meta(name, path)
     else:
         try:
             module = _import_path(path, f"mallows_bots.{base}")
         except Exception as exc:
-            raise BotError(f"bot {name!r} ({path}) failed to load: "
-                           f"{describe_exception(exc)}") from None
+            raise BotError(
+                f"bot {name!r} ({path}) failed to load: {describe_exception(exc)}"
+            ) from None
         spec.cls = getattr(module, "Bot", None)
         if not isinstance(spec.cls, type):
-            raise BotError(f"bot {name!r} ({path}) defines no class Bot: a Python bot is a "
-                           f"module with a class Bot that has act(observation) -> action")
+            raise BotError(
+                f"bot {name!r} ({path}) defines no class Bot: a Python bot is a "
+                f"module with a class Bot that has act(observation) -> action"
+            )
         meta = _class_meta(spec.cls, f"{name!r} ({path})")
     spec.bot_name, spec.version, spec.games = meta["bot_name"], meta["version"], meta["games"]
     return spec
@@ -469,21 +550,30 @@ def _entry_points() -> list:
 def _from_entry_point(name: str, base: str, params: dict, ep, isolate: bool | None) -> BotSpec:
     dist = getattr(ep, "dist", None)
     dist_text = f" of {dist.name} {dist.version}" if dist is not None else ""
-    spec = BotSpec(name=name, base=base, params=params, kind="python",
-                   isolated=_isolation_default(False, isolate), trusted=False,
-                   version=dist.version if dist is not None else None,
-                   source=f"entry point {ep.name} = {ep.value}{dist_text}",
-                   origin="entry point", target=ep.value)
+    spec = BotSpec(
+        name=name,
+        base=base,
+        params=params,
+        kind="python",
+        isolated=_isolation_default(False, isolate),
+        trusted=False,
+        version=dist.version if dist is not None else None,
+        source=f"entry point {ep.name} = {ep.value}{dist_text}",
+        origin="entry point",
+        target=ep.value,
+    )
     if not spec.isolated:
         try:
             obj = ep.load()
         except Exception as exc:
-            raise BotError(f"bot {name!r} ({spec.source}) failed to load: "
-                           f"{describe_exception(exc)}") from None
+            raise BotError(
+                f"bot {name!r} ({spec.source}) failed to load: {describe_exception(exc)}"
+            ) from None
         cls = obj if isinstance(obj, type) else getattr(obj, "Bot", None)
         if not isinstance(cls, type):
-            raise BotError(f"bot {name!r} ({spec.source}) names neither a class nor a module "
-                           f"with a class Bot")
+            raise BotError(
+                f"bot {name!r} ({spec.source}) names neither a class nor a module with a class Bot"
+            )
         spec.cls = cls
         meta = _class_meta(cls, f"{name!r} ({spec.source})")
         spec.bot_name, spec.games = meta["bot_name"], meta["games"]
@@ -509,8 +599,9 @@ class Resolver:
     A name is resolved once per resolver: ``load`` keeps what it found (the check of a run
     and its pinning share the spec, and a bot's hello is asked once)."""
 
-    def __init__(self, catalog: Any = None, roster: Roster | None = None,
-                 _cache: dict | None = None) -> None:
+    def __init__(
+        self, catalog: Any = None, roster: Roster | None = None, _cache: dict | None = None
+    ) -> None:
         self.catalog = catalog
         self.roster = roster if roster is not None else Roster()
         self._cache: dict = {} if _cache is None else _cache
@@ -545,8 +636,7 @@ class Resolver:
                 spec.name = name
                 return spec
             assert pinned.snapshot is not None and pinned.entry is not None
-            return from_snapshot(name, pinned.snapshot, pinned.entry, dict(pinned.params),
-                                 isolate)
+            return from_snapshot(name, pinned.snapshot, pinned.entry, dict(pinned.params), isolate)
         parsed = BotName.parse(name)
         base, params = parsed.plain, parsed.param_dict
         if base == "human":  # a person at the terminal (mallows.agents.human), never a file
@@ -558,8 +648,7 @@ class Resolver:
         if is_path(base):
             path = Path(base).expanduser()
             if not path.exists():
-                raise BotError(f"unknown bot {name!r}: there is no file or folder "
-                               f"{path.resolve()}")
+                raise BotError(f"unknown bot {name!r}: there is no file or folder {path.resolve()}")
             stem = path.resolve().parent.name if path.name == MANIFEST else path.resolve().stem
             return _from_path(name, stem, params, path, "path", isolate)
         looked: list[str] = []
@@ -582,39 +671,50 @@ class Resolver:
             f"{base!r} in group {ENTRY_POINT_GROUP} (installed: {', '.join(installed) or 'none'})"
             + ("" if self.catalog is None else ", and among the database's submissions")
             + ". Give a bot in bots/, a path to a .py file or bot folder, or install a "
-            "distribution with that entry point")
+            "distribution with that entry point"
+        )
 
     def submission(self, name: BotName, isolate: bool | None = None) -> BotSpec | None:
         """The ``BotSpec`` of a submitted version (``NAME@N``, or the newest of a bare
         ``NAME``), or None when a bare ``NAME`` is not submitted. ``NAME@N`` without a
         database, or not in it, is a ``BotError``."""
         from mallows.agents.submissions import materialise
+
         store = self.catalog
         if store is not None and getattr(store, "closed", False):
             store = None  # its run has ended
         if store is None:
             if name.version is None:
                 return None
-            raise BotError(f"bot {str(name)!r} names a submitted version, and those live in a "
-                           f"database: give the database with --db (mallows tournament run, "
-                           f"compare, play, bots check and bots show take it)")
+            raise BotError(
+                f"bot {str(name)!r} names a submitted version, and those live in a "
+                f"database: give the database with --db (mallows tournament run, "
+                f"compare, play, bots check and bots show take it)"
+            )
         if name.version is not None:
             row = store.submission(name.base, name.version)
             if row is None:
                 versions = [r["version"] for r in store.submissions(name.base)]
-                raise BotError(f"no submitted bot {name.plain!r}: "
-                               + (f"{name.base} has versions {', '.join(map(str, versions))}"
-                                  if versions else f"nothing is submitted as {name.base!r} "
-                                  f"(mallows bots submit PATH --name {name.base})"))
+                raise BotError(
+                    f"no submitted bot {name.plain!r}: "
+                    + (
+                        f"{name.base} has versions {', '.join(map(str, versions))}"
+                        if versions
+                        else f"nothing is submitted as {name.base!r} "
+                        f"(mallows bots submit PATH --name {name.base})"
+                    )
+                )
         else:
             rows = store.submissions(name.base)
             if not rows:
                 return None
             live = [r for r in rows if not r["withdrawn"]]
             if not live:
-                raise BotError(f"every version of {name.base!r} is withdrawn: name one "
-                               f"explicitly ({name.base}@{rows[-1]['version']}) to see its "
-                               f"history")
+                raise BotError(
+                    f"every version of {name.base!r} is withdrawn: name one "
+                    f"explicitly ({name.base}@{rows[-1]['version']}) to see its "
+                    f"history"
+                )
             row = live[-1]
         digest = row["digest"]
         materialise(digest, store.snapshot_files(digest))
@@ -633,17 +733,18 @@ def _did_you_mean(base: str, entry_points: list[str]) -> str:
     known = set(entry_points)
     for d in search_dirs():
         try:
-            known.update(p.stem if p.suffix == ".py" else p.name for p in d.iterdir()
-                         if not p.name.startswith((".", "_"))
-                         and (p.suffix == ".py" or p.is_dir()))
+            known.update(
+                p.stem if p.suffix == ".py" else p.name
+                for p in d.iterdir()
+                if not p.name.startswith((".", "_")) and (p.suffix == ".py" or p.is_dir())
+            )
         except OSError:
             continue
     close = difflib.get_close_matches(base, sorted(known), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def load_bot(name: str, isolate: bool | None = None, resolver: Resolver | None = None
-             ) -> BotSpec:
+def load_bot(name: str, isolate: bool | None = None, resolver: Resolver | None = None) -> BotSpec:
     """Resolve ``name`` with ``resolver`` (default: one without a database or a roster: the
     registry alone)."""
     return (resolver or Resolver()).load(name, isolate)
@@ -652,13 +753,24 @@ def load_bot(name: str, isolate: bool | None = None, resolver: Resolver | None =
 def human_spec(name: str, params: dict) -> BotSpec:
     """The ``human`` seat: a person answering at this process's terminal."""
     from mallows.agents.human import HumanSeat
+
     try:
         HumanSeat(name, **params)  # its parameters, checked before the match
     except (TypeError, ValueError) as exc:
         raise BotError(f"bot {name!r}: {exc}") from None
-    return BotSpec(name=name, base="human", params=dict(params), kind="human",
-                   isolated=False, trusted=False, version="1", games=tuple(game_ids()),
-                   bot_name="human", source="a person at the terminal", origin="human")
+    return BotSpec(
+        name=name,
+        base="human",
+        params=dict(params),
+        kind="human",
+        isolated=False,
+        trusted=False,
+        version="1",
+        games=tuple(game_ids()),
+        bot_name="human",
+        source="a person at the terminal",
+        origin="human",
+    )
 
 
 def require_sandbox(specs, limits: Limits) -> None:
@@ -670,8 +782,11 @@ def require_sandbox(specs, limits: Limits) -> None:
     untrusted = sorted({s.name for s in specs if s.isolated})
     if untrusted:
         from mallows.agents import sandbox
-        sandbox.require(f"the bot{'s' if len(untrusted) > 1 else ''} {', '.join(untrusted)} "
-                        f"(not shipped with mallows)")
+
+        sandbox.require(
+            f"the bot{'s' if len(untrusted) > 1 else ''} {', '.join(untrusted)} "
+            f"(not shipped with mallows)"
+        )
 
 
 @dataclass
@@ -703,13 +818,23 @@ def list_bots() -> list[Listing]:
             if entry.name.startswith(("_", ".")):
                 continue
             if entry.is_file() and entry.suffix == ".py":
-                add(entry.stem, str(entry),
-                    lambda e=entry: _from_path(e.stem, e.stem, {}, e, "bots", None))
-            elif entry.is_dir() and ((entry / MANIFEST).is_file()
-                                     or (entry / "__init__.py").is_file()):
-                add(entry.name, str(entry),
-                    lambda e=entry: _from_path(e.name, e.name, {}, e, "bots", None))
+                add(
+                    entry.stem,
+                    str(entry),
+                    lambda e=entry: _from_path(e.stem, e.stem, {}, e, "bots", None),
+                )
+            elif entry.is_dir() and (
+                (entry / MANIFEST).is_file() or (entry / "__init__.py").is_file()
+            ):
+                add(
+                    entry.name,
+                    str(entry),
+                    lambda e=entry: _from_path(e.name, e.name, {}, e, "bots", None),
+                )
     for ep in _entry_points():
-        add(ep.name, f"entry point {ep.value}",
-            lambda ep=ep: _from_entry_point(ep.name, ep.name, {}, ep, None))
+        add(
+            ep.name,
+            f"entry point {ep.value}",
+            lambda ep=ep: _from_entry_point(ep.name, ep.name, {}, ep, None),
+        )
     return out

@@ -15,17 +15,16 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class RosterEntry:
-    load: str | None = None                      # a name the registry resolves
-    snapshot: str | None = None                  # or: the digest of the snapshot it runs
-    entry: str | None = None                     # the snapshot's top-level file or folder
-    params: tuple[tuple[str, str], ...] = ()     # the parameters it is built with
+    load: str | None = None  # a name the registry resolves
+    snapshot: str | None = None  # or: the digest of the snapshot it runs
+    entry: str | None = None  # the snapshot's top-level file or folder
+    params: tuple[tuple[str, str], ...] = ()  # the parameters it is built with
 
 
 @dataclass(frozen=True)
 class Roster:
     entries: tuple[tuple[str, RosterEntry], ...] = ()
-    _index: dict = field(default_factory=dict, init=False, repr=False, compare=False,
-                         hash=False)
+    _index: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", dict(self.entries))

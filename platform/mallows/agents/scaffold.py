@@ -62,16 +62,16 @@ class Bot:
         return action
 '''
 
-_NODE_TOML = '''# A subprocess bot: mallows runs `command` in this folder and speaks agent protocol v1
+_NODE_TOML = """# A subprocess bot: mallows runs `command` in this folder and speaks agent protocol v1
 # (one JSON object per line on stdin/stdout) with it. Written by `mallows bots new`.
 name = "{name}"
 version = "0.1"
 command = ["node", "bot.js"]
 games = [{games}]
 protocol = 1
-'''
+"""
 
-_NODE_JS = '''// {name}: a mallows bot in JavaScript (agent protocol v1 over JSON lines).
+_NODE_JS = """// {name}: a mallows bot in JavaScript (agent protocol v1 over JSON lines).
 // Written by `mallows bots new`. Your strategy goes in choose(); logs go to stderr.
 "use strict";
 const readline = require("readline");
@@ -112,7 +112,7 @@ lines.on("line", (line) => {{
   }}
   process.stdout.write(JSON.stringify(reply) + "\\n");
 }});
-'''
+"""
 
 _TEST = '''"""{name}'s own test: the check ``mallows bots check`` runs, from pytest.
 
@@ -133,7 +133,7 @@ def test_the_bot_passes_the_check():
     assert report.passed, "\\n".join(f"{{p.reason}}" for p in report.problems)
 '''
 
-_README = '''# {name}
+_README = """# {name}
 
 A bot for mallows (agent protocol v1), written by `mallows bots new {name} --lang {lang}`.
 {what}
@@ -148,27 +148,30 @@ mallows bots submit {folder}                    # check, then store an immutable
 Games: {games_text}. The observations and actions of each game, the limits and the forfeit
 rules are in bots/README.md of the mallows project. The bot runs in its own process, in a
 sandbox that sees this folder read-only.
-'''
+"""
 
 _WHAT = {
     "python": "Its code is `__init__.py`: `Bot.act(observation)` answers one of the "
-              "observation's `legal_actions` (today a random one); put your strategy there.",
+    "observation's `legal_actions` (today a random one); put your strategy there.",
     "node": "Its code is `bot.js` (run by `bot.toml`'s command): `choose(observation)` answers "
-            "one of the observation's `legal_actions` (today a random one); put your "
-            "strategy there. Needs `node` on PATH.",
+    "one of the observation's `legal_actions` (today a random one); put your "
+    "strategy there. Needs `node` on PATH.",
 }
 
 
 def check_name(name: str) -> None:
     """A bot name for ``bots new``: a plain identifier (lower case), not a Python keyword."""
     if not NAME_RE.match(name) or keyword.iskeyword(name):
-        raise BotError(f"bot name {name!r}: use lower-case letters, digits and _ (starting "
-                       f"with a letter, at most 48 characters, not a Python keyword), e.g. "
-                       f"mybot")
+        raise BotError(
+            f"bot name {name!r}: use lower-case letters, digits and _ (starting "
+            f"with a letter, at most 48 characters, not a Python keyword), e.g. "
+            f"mybot"
+        )
 
 
-def write_bot(folder: Path, name: str, lang: str = "python",
-              games: list[str] | None = None) -> list[Path]:
+def write_bot(
+    folder: Path, name: str, lang: str = "python", games: list[str] | None = None
+) -> list[Path]:
     """Write a new bot ``name`` into ``folder`` (which must not exist, or be empty). Returns
     the files written."""
     check_name(name)
@@ -181,14 +184,23 @@ def write_bot(folder: Path, name: str, lang: str = "python",
         raise BotError(f"--game {unknown[0]!r}: the games are {', '.join(known)}")
     folder = Path(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise BotError(f"{folder} already exists and is not an empty folder: choose another "
-                       f"name or --dir, nothing was written")
+        raise BotError(
+            f"{folder} already exists and is not an empty folder: choose another "
+            f"name or --dir, nothing was written"
+        )
     quoted = ", ".join(f'"{g}"' for g in games)
     shown = str(folder) if "/" in str(folder) else f"./{folder}"  # a path, never a bot name
-    fields = {"name": name, "folder": shown, "lang": lang, "games": quoted,
-              "games_text": ", ".join(games)}
-    files: dict[str, str] = {"test_bot.py": _TEST.format(**fields),
-                             "README.md": _README.format(what=_WHAT[lang], **fields)}
+    fields = {
+        "name": name,
+        "folder": shown,
+        "lang": lang,
+        "games": quoted,
+        "games_text": ", ".join(games),
+    }
+    files: dict[str, str] = {
+        "test_bot.py": _TEST.format(**fields),
+        "README.md": _README.format(what=_WHAT[lang], **fields),
+    }
     if lang == "python":
         py_games = quoted + ("," if len(games) == 1 else "")
         files["__init__.py"] = _PYTHON.format(**dict(fields, games=py_games))

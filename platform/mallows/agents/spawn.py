@@ -30,8 +30,14 @@ import weakref
 from typing import IO, Any, Sequence
 
 from mallows.agents import affinity
-from mallows.agents.isolation import (RunAs, _child_setup, _limit_settings, bot_environment,
-                                      harden_platform, plan_run_as)
+from mallows.agents.isolation import (
+    RunAs,
+    _child_setup,
+    _limit_settings,
+    bot_environment,
+    harden_platform,
+    plan_run_as,
+)
 from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.sandbox.signals import SignalFreezer, holds, runnable
 from mallows.agents.wire import loads
@@ -39,7 +45,7 @@ from mallows.agents.wire import loads
 log = logging.getLogger(__name__)
 
 _POLL_IN = select.POLLIN | select.POLLPRI
-STDERR_TAIL_CHARS = 800               # how much of stderr a crash reason quotes
+STDERR_TAIL_CHARS = 800  # how much of stderr a crash reason quotes
 _FROZEN: dict = {}  # bwrap's pid -> the freezer of its sandbox (thawed when it is killed)
 
 
@@ -104,17 +110,25 @@ class BotProcess:
     whom it runs as (``isolation.RunAs``); ``_stopped`` why it was stopped, once it was (set
     here when it cannot start, and by the protocol client when it stops the bot)."""
 
-    def __init__(self, name: str, command: Sequence[str], cwd: str | None, env: dict | None,
-                 limits: Limits, python: bool, bot_paths: Sequence[str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        cwd: str | None,
+        env: dict | None,
+        limits: Limits,
+        python: bool,
+        bot_paths: Sequence[str],
+    ) -> None:
         self.name = name
         self.command = list(command)
         self.cwd = cwd
         self.env = env
         self.limits = limits
-        self.python = python          # hosted by mallows.agents.host: needs the platform's Python
+        self.python = python  # hosted by mallows.agents.host: needs the platform's Python
         self.bot_paths = list(bot_paths)
         self.proc: subprocess.Popen | None = None
-        self.wrapped: Any = None      # the sandbox (mallows.agents.sandbox.Wrapped), if any
+        self.wrapped: Any = None  # the sandbox (mallows.agents.sandbox.Wrapped), if any
         self.run_as: RunAs | None = None  # whom it runs as, once started
         self._err: IO[bytes] | None = None
         self._finalizer: weakref.finalize | None = None
@@ -230,17 +244,24 @@ class BotProcess:
 
     def _spawn_sandboxed(self) -> None:
         from mallows.agents import sandbox
+
         why = sandbox.problem()
         if why:
             self._stopped = "it could not be started"
-            raise BotFailure(f"the bot must run in a sandbox, and none can be made here: {why}; "
-                             f"--sandbox off (or sandbox = \"off\" in [limits]) runs it with "
-                             f"process isolation only", kind="error")
+            raise BotFailure(
+                f"the bot must run in a sandbox, and none can be made here: {why}; "
+                f'--sandbox off (or sandbox = "off" in [limits]) runs it with '
+                f"process isolation only",
+                kind="error",
+            )
         program = self.command[0]
         if os.path.isabs(program) and not os.access(program, os.X_OK):
             self._stopped = "it could not be started"
-            raise BotFailure(f"could not start the bot's command {self.command}: {program} is "
-                             f"not an executable file", kind="error")
+            raise BotFailure(
+                f"could not start the bot's command {self.command}: {program} is "
+                f"not an executable file",
+                kind="error",
+            )
         harden_platform()
         if self.python:
             sandbox.precompile_host()
@@ -248,14 +269,20 @@ class BotProcess:
         base_env.setdefault("PYTHONUNBUFFERED", "1")
         self.run_as = RunAs(note="in a bubblewrap sandbox")
         try:
-            self.wrapped = sandbox.wrap(self.command, self.cwd, python=self.python,
-                                        bot_paths=self.bot_paths, env=base_env,
-                                        memory_mb=getattr(self.limits, "memory_mb", 0) or 0,
-                                        cpus=affinity.current())
+            self.wrapped = sandbox.wrap(
+                self.command,
+                self.cwd,
+                python=self.python,
+                bot_paths=self.bot_paths,
+                env=base_env,
+                memory_mb=getattr(self.limits, "memory_mb", 0) or 0,
+                cpus=affinity.current(),
+            )
         except OSError as exc:
             self._stopped = "it could not be started"
-            raise BotFailure(f"could not prepare the sandbox of {self.command}: {exc}",
-                             kind="error") from None
+            raise BotFailure(
+                f"could not prepare the sandbox of {self.command}: {exc}", kind="error"
+            ) from None
         # bwrap reports its first child's pid on an info fd and waits on a block fd before it
         # runs the bot; meanwhile that child gets the limits (prlimit) and is made sure to be
         # in its cgroups (where the launcher put bwrap itself, or moved there), so everything
@@ -292,8 +319,9 @@ class BotProcess:
                 if w.cgroup is not None:
                     w.cgroup.attach(pid)
                 self.init_pid = pid
-                w.freezer = (w.cgroup if w.cgroup is not None and w.cgroup.can_freeze
-                             else SignalFreezer(pid))
+                w.freezer = (
+                    w.cgroup if w.cgroup is not None and w.cgroup.can_freeze else SignalFreezer(pid)
+                )
                 assert self.proc is not None
                 _FROZEN[self.proc.pid] = w.freezer
         except OSError as exc:
@@ -312,8 +340,9 @@ class BotProcess:
             self._stopped = "it could not be started"
             tail = self.stderr_tail()
             self._release_sandbox()
-            raise BotFailure(f"could not start the bot in its sandbox: {problem}"
-                             + tail, kind="error")
+            raise BotFailure(
+                f"could not start the bot in its sandbox: {problem}" + tail, kind="error"
+            )
 
     @staticmethod
     def _sandbox_child(fd: int, deadline: float) -> int | None:
@@ -329,7 +358,7 @@ class BotProcess:
             if not chunk:
                 return None
             data += chunk
-        return int(loads(data[:data.index(b"}") + 1])["child-pid"])
+        return int(loads(data[: data.index(b"}") + 1])["child-pid"])
 
     def _spawn_plain(self) -> None:
         try:
@@ -351,21 +380,37 @@ class BotProcess:
             user = dict(user=self.run_as.uid, group=self.run_as.gid, extra_groups=[])
         self._popen(self.command, env, _child_setup(self.limits, self.run_as.drop_caps), user)
 
-    def _popen(self, argv: Sequence[str], env: dict | None, setup: Any, user: dict,
-               pass_fds: Sequence[int] = ()) -> None:
+    def _popen(
+        self,
+        argv: Sequence[str],
+        env: dict | None,
+        setup: Any,
+        user: dict,
+        pass_fds: Sequence[int] = (),
+    ) -> None:
         self._err = err = tempfile.TemporaryFile(prefix="mallows-bot-", suffix=".stderr")
         try:
             self.proc = proc = subprocess.Popen(
-                argv, cwd=self.cwd if not self.sandboxed else None, env=env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, bufsize=0,
-                close_fds=True, start_new_session=True, preexec_fn=setup, pass_fds=pass_fds,
-                **user)
+                argv,
+                cwd=self.cwd if not self.sandboxed else None,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                bufsize=0,
+                close_fds=True,
+                start_new_session=True,
+                preexec_fn=setup,
+                pass_fds=pass_fds,
+                **user,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             self._stopped = "it could not be started"
             self._release_sandbox()
             note = self.run_as.note if self.run_as is not None else ""
-            raise BotFailure(f"could not start the bot's command {self.command} "
-                             f"{note}: {exc}", kind="error") from None
+            raise BotFailure(
+                f"could not start the bot's command {self.command} {note}: {exc}", kind="error"
+            ) from None
         self._finalizer = weakref.finalize(self, _kill_and_release, proc, self.wrapped)
         assert proc.stdin is not None and proc.stdout is not None  # both are pipes
         self._wfd = proc.stdin.fileno()

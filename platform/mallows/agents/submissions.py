@@ -39,7 +39,7 @@ from mallows import botname
 from mallows.botname import BotName
 from mallows.errors import BadNameError, BotError
 
-MAX_BYTES = 5 * 1024 * 1024   # a snapshot's files together, at most
+MAX_BYTES = 5 * 1024 * 1024  # a snapshot's files together, at most
 MAX_FILES = 500
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 VERSION_RE = botname.VERSION_RE
@@ -48,8 +48,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Snapshot:
-    files: dict            # relative path -> bytes
-    entry: str             # the top-level file or folder the registry loads
+    files: dict  # relative path -> bytes
+    entry: str  # the top-level file or folder the registry loads
     digest: str
 
     @property
@@ -81,14 +81,23 @@ def _refuse_odd(p: Path, what: str) -> None:
     except OSError as exc:
         raise BotError(f"{what}: {p} cannot be read ({exc.strerror})") from None
     if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-        raise BotError(f"{what}: {p} is a hard link ({st.st_nlink} names for one file): a "
-                       f"submission holds only files of its own; copy it (cp --remove-"
-                       f"destination) and submit again")
+        raise BotError(
+            f"{what}: {p} is a hard link ({st.st_nlink} names for one file): a "
+            f"submission holds only files of its own; copy it (cp --remove-"
+            f"destination) and submit again"
+        )
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-        kind = ("a named pipe" if stat.S_ISFIFO(st.st_mode) else
-                "a socket" if stat.S_ISSOCK(st.st_mode) else "a device or special file")
-        raise BotError(f"{what}: {p} is {kind}, not a regular file: remove it from the bot's "
-                       f"folder and submit again")
+        kind = (
+            "a named pipe"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a device or special file"
+        )
+        raise BotError(
+            f"{what}: {p} is {kind}, not a regular file: remove it from the bot's "
+            f"folder and submit again"
+        )
 
 
 def read_files(path: Path, what: str, strict: bool = False) -> Snapshot:
@@ -103,25 +112,36 @@ def read_files(path: Path, what: str, strict: bool = False) -> Snapshot:
     if path.is_file():
         candidates = [path]
     else:
-        candidates = sorted(p for p in path.rglob("*")
-                            if not any(_skipped(part) for part in p.relative_to(path).parts))
+        candidates = sorted(
+            p
+            for p in path.rglob("*")
+            if not any(_skipped(part) for part in p.relative_to(path).parts)
+        )
     for p in candidates:
         if strict:
             _refuse_odd(p, what)
-        if p.is_symlink() and not p.resolve().is_relative_to(path if path.is_dir() else path.parent):
-            raise BotError(f"{what}: {p} is a link to {p.resolve()}, outside the bot: copy the "
-                           f"file into the bot's folder")
+        if p.is_symlink() and not p.resolve().is_relative_to(
+            path if path.is_dir() else path.parent
+        ):
+            raise BotError(
+                f"{what}: {p} is a link to {p.resolve()}, outside the bot: copy the "
+                f"file into the bot's folder"
+            )
         if not p.is_file():
             continue
         if len(files) >= MAX_FILES:
-            raise BotError(f"{what}: more than {MAX_FILES} files under {path}: a bot is its "
-                           f"source, not its data; move the rest out of the folder")
+            raise BotError(
+                f"{what}: more than {MAX_FILES} files under {path}: a bot is its "
+                f"source, not its data; move the rest out of the folder"
+            )
         total += p.stat().st_size  # before reading: a huge file is refused, not loaded
         if total > MAX_BYTES:
-            raise BotError(f"{what}: its files come to more than {MAX_BYTES // (1024 * 1024)} "
-                           f"MiB (at {p.relative_to(path.parent)}): a snapshot keeps every "
-                           f"file in the database, so leave out data, logs and build output "
-                           f"(move them out of {path})")
+            raise BotError(
+                f"{what}: its files come to more than {MAX_BYTES // (1024 * 1024)} "
+                f"MiB (at {p.relative_to(path.parent)}): a snapshot keeps every "
+                f"file in the database, so leave out data, logs and build output "
+                f"(move them out of {path})"
+            )
         files[p.relative_to(path.parent).as_posix()] = p.read_bytes()
     if not files:
         raise BotError(f"{what}: no files in {path}")
@@ -149,8 +169,14 @@ def code_of(spec) -> tuple[str, Snapshot | None]:
     loaded from files (``bots/``, a path, a snapshot); for an entry point, the distribution's
     digest and no snapshot."""
     if spec.origin == "entry point":
-        ep = next((e for e in importlib.metadata.entry_points(group="mallows.bots")
-                   if e.name == spec.base), None)
+        ep = next(
+            (
+                e
+                for e in importlib.metadata.entry_points(group="mallows.bots")
+                if e.name == spec.base
+            ),
+            None,
+        )
         return (entry_point_digest(ep) if ep is not None else ""), None
     if spec.kind == "human":  # a person (mallows.agents.human): no code to fix
         return "human", None
@@ -169,8 +195,23 @@ def short_name(spec, version: int | None = None, name: str | None = None) -> str
 
 
 # endings that make a name read as a file: ``--bot mybot.py`` must mean the file
-FILE_SUFFIXES = (".py", ".toml", ".pyc", ".pyz", ".js", ".mjs", ".ts", ".json", ".sh", ".exe",
-                 ".bin", ".zip", ".tar", ".gz", ".whl")
+FILE_SUFFIXES = (
+    ".py",
+    ".toml",
+    ".pyc",
+    ".pyz",
+    ".js",
+    ".mjs",
+    ".ts",
+    ".json",
+    ".sh",
+    ".exe",
+    ".bin",
+    ".zip",
+    ".tar",
+    ".gz",
+    ".whl",
+)
 
 
 def name_owner(name: str, submitted: Path | None = None) -> str | None:
@@ -210,18 +251,24 @@ def check_submission_name(name: str, shipped=(), submitted: Path | None = None) 
 
     refuse_control(name, "--name", "--name mybot")
     if not NAME_RE.fullmatch(name):
-        raise BadNameError(f"--name {name!r}: use letters, digits, '.', '_' or '-' (up to 64, "
-                           f"no '/', '@', ':' or spaces), for example --name mybot")
+        raise BadNameError(
+            f"--name {name!r}: use letters, digits, '.', '_' or '-' (up to 64, "
+            f"no '/', '@', ':' or spaces), for example --name mybot"
+        )
     if name.lower().endswith(FILE_SUFFIXES):
-        stem = name[:name.rindex(".")] or "mybot"
-        raise BadNameError(f"--name {name!r} ends like a file name: --bot {name} would mean a "
-                           f"file, so give a plain name, for example --name {stem}")
+        stem = name[: name.rindex(".")] or "mybot"
+        raise BadNameError(
+            f"--name {name!r} ends like a file name: --bot {name} would mean a "
+            f"file, so give a plain name, for example --name {stem}"
+        )
     owner = "the bot shipped with mallows" if name in shipped else None
     owner = name_owner(name, submitted) or owner
     if owner is not None:
-        raise BadNameError(f"--name {name!r} is taken by {owner}: a submission may not "
-                           f"borrow another bot's name; give yours another, for example "
-                           f"--name my-{name}")
+        raise BadNameError(
+            f"--name {name!r} is taken by {owner}: a submission may not "
+            f"borrow another bot's name; give yours another, for example "
+            f"--name my-{name}"
+        )
     return name
 
 
@@ -249,6 +296,7 @@ def newest_versions(rows: list[dict]) -> list[dict]:
 
 
 # -- the cache of materialised snapshots --------------------------------------------------------
+
 
 def cache_root() -> Path:
     env = os.environ.get("MALLOWS_SNAPSHOTS")
@@ -284,9 +332,12 @@ def materialised(digest: str) -> Path | None:
                 odd.append(rel)
             files[rel] = p.read_bytes()
     if odd or digest_files(files) != digest:
-        log.warning("the snapshot folder %s does not hold exactly snapshot %s%s: it is "
-                    "rebuilt", folder, digest[:12],
-                    f" ({', '.join(sorted(odd)[:5])} should not be there)" if odd else "")
+        log.warning(
+            "the snapshot folder %s does not hold exactly snapshot %s%s: it is rebuilt",
+            folder,
+            digest[:12],
+            f" ({', '.join(sorted(odd)[:5])} should not be there)" if odd else "",
+        )
         return None
     return folder
 
@@ -296,8 +347,10 @@ def materialise(digest: str, files: dict[str, bytes]) -> Path:
     processes may race) and return that folder. Files whose digest is not ``digest`` are
     refused: the database was damaged."""
     if digest_files(files) != digest:
-        raise BotError(f"snapshot {digest[:12]} in the database does not match its digest: "
-                       f"the database is damaged; submit the bot again")
+        raise BotError(
+            f"snapshot {digest[:12]} in the database does not match its digest: "
+            f"the database is damaged; submit the bot again"
+        )
     folder = materialised(digest)
     if folder is not None:
         return folder
@@ -333,6 +386,7 @@ def _sweep_partial(root: Path) -> None:
     that were killed while they wrote one (``bots submit`` under ``kill -9``); one of a name
     without a pid (written before the pid was in the name) once it is an hour old."""
     import time
+
     try:
         entries = list(root.iterdir())
     except OSError:

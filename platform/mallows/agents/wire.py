@@ -41,6 +41,7 @@ def undecodable(line: bytes, exc: Exception) -> str:
     """What a line that ``loads`` refused is, in words: not UTF-8, valid JSON holding a number
     out of range (integers on the wire fit in 64 bits), or not JSON (with the parser's words)."""
     import json
+
     try:
         text = bytes(line).decode("utf-8")
     except UnicodeDecodeError as err:
@@ -49,8 +50,10 @@ def undecodable(line: bytes, exc: Exception) -> str:
         json.loads(text.lstrip("\ufeff"))
     except (ValueError, RecursionError):
         return f"a line that is not JSON ({exc})"
-    return ("JSON holding a number out of range (integers on the wire must fit in 64 bits, "
-            "floats in a double)")
+    return (
+        "JSON holding a number out of range (integers on the wire must fit in 64 bits, "
+        "floats in a double)"
+    )
 
 
 def shape_problem(reply: Any, expected: str) -> str:

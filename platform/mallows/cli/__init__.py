@@ -17,8 +17,7 @@ import sys
 import typer
 
 from mallows.cli.help import PlainHelpGroup
-from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
-                            PlatformError)
+from mallows.errors import PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError, PlatformError
 
 app = typer.Typer(
     name="mallows",
@@ -28,7 +27,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
 
 
 @app.callback()

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import typer
 
-from mallows.errors import (PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError,
-                            PlatformError)
+from mallows.errors import PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError, PlatformError
 from mallows.safetext import escape  # the one escaping function for the terminal
 
 if TYPE_CHECKING:
@@ -44,24 +43,31 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise MallowsError(f"--option {pair!r} is not KEY=VALUE: write it as, for example, "
-                               f"--option table_cards=4")
+            raise MallowsError(
+                f"--option {pair!r} is not KEY=VALUE: write it as, for example, "
+                f"--option table_cards=4"
+            )
         out[key.strip()] = value.strip()
     return out
 
 
-SANDBOX_HELP = ("on (default): every bot that is not shipped runs in a bubblewrap sandbox, and "
-                "is refused where none can be made; off: process isolation only (trusted bots).")
+SANDBOX_HELP = (
+    "on (default): every bot that is not shipped runs in a bubblewrap sandbox, and "
+    "is refused where none can be made; off: process isolation only (trusted bots)."
+)
 
 
 def sandbox_mode(value: str) -> str:
     """The ``--sandbox`` option's value, checked."""
     from mallows.agents.sandbox import check_mode
+
     return check_mode(value, "--sandbox")
 
 
-SUBMITTED_DB_HELP = ("Database whose submitted bots NAME@N (and a bare submitted NAME: its "
-                     "newest version) resolve to; read only, and a missing file means none.")
+SUBMITTED_DB_HELP = (
+    "Database whose submitted bots NAME@N (and a bare submitted NAME: its "
+    "newest version) resolve to; read only, and a missing file means none."
+)
 
 
 @contextlib.contextmanager

@@ -18,8 +18,7 @@ from rich.console import Console
 
 from mallows.cli.common import parse_options, user_errors
 from mallows.errors import MallowsError
-from mallows.compare.plan import (DEFAULT_DELTA, DEFAULT_MAX_MATCHES, DEFAULT_SEED,
-                                  make_comparison)
+from mallows.compare.plan import DEFAULT_DELTA, DEFAULT_MAX_MATCHES, DEFAULT_SEED, make_comparison
 from mallows.results.store import DEFAULT_DB, Store
 from mallows.safetext import escape
 
@@ -36,9 +35,11 @@ def status_line(result, c) -> str:
     interval, LLR (share of the way to the bound it heads for), bounds, hypotheses."""
     t = result.test
     half = "inf" if t.half_width == float("inf") else f"{t.half_width:.3f}"
-    return (f"Pairs: {t.n} ({2 * t.n} matches), Diff: {t.mean:+.3f} +/- {half} places/match, "
-            f"LLR: {t.llr:.2f} ({100 * t.progress:.1f}%) ({t.lower:.2f}, {t.upper:.2f}) "
-            f"[0.00, {c.delta:.2f}]")
+    return (
+        f"Pairs: {t.n} ({2 * t.n} matches), Diff: {t.mean:+.3f} +/- {half} places/match, "
+        f"LLR: {t.llr:.2f} ({100 * t.progress:.1f}%) ({t.lower:.2f}, {t.upper:.2f}) "
+        f"[0.00, {c.delta:.2f}]"
+    )
 
 
 def _counts_text(result) -> str:
@@ -51,39 +52,61 @@ def _counts_text(result) -> str:
 def compare(
     a: str = typer.Argument(..., help="Bot A: the candidate (e.g. your new version)."),
     b: str = typer.Argument(..., help="Bot B: the baseline."),
-    game: Optional[str] = typer.Option(None, "--game", help="arschmallows or take4 (default: "
-                                       "the one game both bots play)."),
-    players: int = typer.Option(2, "--players", help="Seats per match; above 2 the other "
-                                "seats hold --opponents."),
+    game: Optional[str] = typer.Option(
+        None, "--game", help="arschmallows or take4 (default: the one game both bots play)."
+    ),
+    players: int = typer.Option(
+        2, "--players", help="Seats per match; above 2 the other seats hold --opponents."
+    ),
     opponents: Optional[str] = typer.Option(
-        None, "--opponents", help="X,Y,...: bots for the other seats, taken in turn (default: "
+        None,
+        "--opponents",
+        help="X,Y,...: bots for the other seats, taken in turn (default: "
         "the game's reference bots other than A and B: arschmallows greedy, heuristic, random; "
-        "take4 greedy, denial, random)."),
-    rules: Optional[str] = typer.Option(None, "--rules", help="Rule set (arschmallows: "
-                                        "standard, supermallows)."),
+        "take4 greedy, denial, random).",
+    ),
+    rules: Optional[str] = typer.Option(
+        None, "--rules", help="Rule set (arschmallows: standard, supermallows)."
+    ),
     option: List[str] = typer.Option([], "--option", help="Rule option KEY=VALUE (repeat)."),
-    delta: float = typer.Option(DEFAULT_DELTA, "--delta", help="H1: A is better by at least "
-                                "this many places per match."),
-    alpha: float = typer.Option(0.05, "--alpha", help="False positive rate: H1 accepted when "
-                                "A is not better."),
-    beta: float = typer.Option(0.05, "--beta", help="False negative rate: H0 accepted when A "
-                               "is better by delta."),
-    max_matches: int = typer.Option(DEFAULT_MAX_MATCHES, "--max-matches",
-                                    help="Stop undecided (exit 3) after this many matches."),
+    delta: float = typer.Option(
+        DEFAULT_DELTA, "--delta", help="H1: A is better by at least this many places per match."
+    ),
+    alpha: float = typer.Option(
+        0.05, "--alpha", help="False positive rate: H1 accepted when A is not better."
+    ),
+    beta: float = typer.Option(
+        0.05, "--beta", help="False negative rate: H0 accepted when A is better by delta."
+    ),
+    max_matches: int = typer.Option(
+        DEFAULT_MAX_MATCHES,
+        "--max-matches",
+        help="Stop undecided (exit 3) after this many matches.",
+    ),
     seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Deals: same seed, same deals."),
     workers: Optional[int] = typer.Option(
-        None, "--workers", help="1: in this process; N > 1: a local Ray with N CPUs "
-        "(default: the CPU count)."),
+        None,
+        "--workers",
+        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
+    ),
     address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."),
+        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."
+    ),
     db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database (created if missing)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Its name in --db (default: from "
-                                       "the bots and settings; the same command resumes)."),
+    name: Optional[str] = typer.Option(
+        None,
+        "--name",
+        help="Its name in --db (default: from the bots and settings; the same command resumes).",
+    ),
     decision_seconds: Optional[float] = typer.Option(
-        None, "--decision-seconds", help="Time limit per decision (default: the platform's)."),
+        None, "--decision-seconds", help="Time limit per decision (default: the platform's)."
+    ),
     sandbox: Optional[str] = typer.Option(
-        None, "--sandbox", help="off: bots that are not shipped run with process isolation "
-        "only (stored with the comparison). Default: on."),
+        None,
+        "--sandbox",
+        help="off: bots that are not shipped run with process isolation "
+        "only (stored with the comparison). Default: on.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
 ) -> None:
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
@@ -96,22 +119,35 @@ def compare(
     from mallows.tournaments.plan import prepare
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
 
-    limits: dict[str, object] = ({} if decision_seconds is None
-                                 else {"decision_seconds": decision_seconds})
+    limits: dict[str, object] = (
+        {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    )
     if sandbox is not None and sandbox_mode(sandbox) == "off":
         limits["sandbox"] = "off"
     if workers is not None and workers < 1:
-        raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
-                           f"run in this process")
+        raise MallowsError(
+            f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
+        )
     # the names resolve as in every command that takes --db (NAME@N, a submitted NAME), and
     # the plan's check step runs before a new database is created
     with resolver_for(db) as resolver:
         c = make_comparison(
-            a, b, game=game, players=players,
+            a,
+            b,
+            game=game,
+            players=players,
             opponents=[o for o in opponents.split(",")] if opponents is not None else None,
-            rules=rules, options=parse_options(option), limits=limits, delta=delta,
-            alpha=alpha, beta=beta, max_matches=max_matches, seed=seed, name=name,
-            resolver=resolver)
+            rules=rules,
+            options=parse_options(option),
+            limits=limits,
+            delta=delta,
+            alpha=alpha,
+            beta=beta,
+            max_matches=max_matches,
+            seed=seed,
+            name=name,
+            resolver=resolver,
+        )
         c = c.check_bots(resolver)  # hellos; the sandbox decided once
     store = Store(db)
     # registered and pinned like a tournament: changed settings or changed bot code are
@@ -125,29 +161,44 @@ def compare(
 
     echo = typer.echo
     if not quiet:
-        seats = ("A and B, both seatings of each deal" if c.players == 2 else
-                 f"A or B in the seat under test, opponents "
-                 f"{', '.join(plan.shown[o] for o in c.opponents)}")
-        say(f"compare {shown_a} (A) vs {shown_b} (B) · {c.game}"
-                  + (f" ({c.rules})" if c.rules and c.rules != "default" else "")
-                  + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
-                  f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
-                  f"{2 * c.max_pairs} matches · {c.name} in {db}")
+        seats = (
+            "A and B, both seatings of each deal"
+            if c.players == 2
+            else f"A or B in the seat under test, opponents "
+            f"{', '.join(plan.shown[o] for o in c.opponents)}"
+        )
+        say(
+            f"compare {shown_a} (A) vs {shown_b} (B) · {c.game}"
+            + (f" ({c.rules})" if c.rules and c.rules != "default" else "")
+            + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
+            f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
+            f"{2 * c.max_pairs} matches · {c.name} in {db}"
+        )
     # SIGTERM and SIGHUP stop it as Ctrl-C does (resumable), exiting 128 + the signal
     with termination_as_interrupt() as reinstall:
         if needs_matches(plan, store):
             joining = cluster_address(address)
             if joining and not quiet:  # a join can take a while to fail: say so at once
-                err.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
-                          markup=False)
+                err.print(
+                    f"connecting to the Ray cluster at {joining} ...", highlight=False, markup=False
+                )
             try:
-                with err.status("starting the executor...") if not quiet \
-                        else contextlib.nullcontext():
-                    executor = make_executor(workers, address, batch_size=BATCH_MATCHES,
-                                             snapshots=plan.roster.snapshots())
+                with (
+                    err.status("starting the executor...")
+                    if not quiet
+                    else contextlib.nullcontext()
+                ):
+                    executor = make_executor(
+                        workers,
+                        address,
+                        batch_size=BATCH_MATCHES,
+                        snapshots=plan.roster.snapshots(),
+                    )
             except KeyboardInterrupt as exc:  # Typer's own handler would exit 130 in silence
-                say(f"{interrupted(exc)} while the executor was starting: nothing was lost; "
-                    f"rerun the same command to resume")
+                say(
+                    f"{interrupted(exc)} while the executor was starting: nothing was lost; "
+                    f"rerun the same command to resume"
+                )
                 raise typer.Exit(exit_status(exc))
             reinstall()  # Ray sets its own SIGTERM handler
         else:
@@ -168,40 +219,54 @@ def compare(
             with executor:
                 result = run_comparison(plan, store, executor, on_pair=on_pair, on_start=on_start)
         except KeyboardInterrupt as exc:
-            say(f"{interrupted(exc)}: {store.count_matches(c.name)} matches are stored in {db}; "
-                f"rerun the same command to resume (it ends with the same verdict)")
+            say(
+                f"{interrupted(exc)}: {store.count_matches(c.name)} matches are stored in {db}; "
+                f"rerun the same command to resume (it ends with the same verdict)"
+            )
             raise typer.Exit(exit_status(exc))
     t = result.test
     echo(status_line(result, c))
     echo(_counts_text(result))
-    interval = (f"{t.mean:+.3f} +/- {t.half_width:.3f}" if t.n > 1 else f"{t.mean:+.3f}")
+    interval = f"{t.mean:+.3f} +/- {t.half_width:.3f}" if t.n > 1 else f"{t.mean:+.3f}"
     if result.verdict == "H1":
-        echo(f"H1 accepted: {shown_a} is better than {shown_b} (by at least {c.delta:g} place per "
-                  f"match, at alpha {c.alpha:g})")
+        echo(
+            f"H1 accepted: {shown_a} is better than {shown_b} (by at least {c.delta:g} place per "
+            f"match, at alpha {c.alpha:g})"
+        )
         code = EXIT_H1
     elif result.verdict == "H0":
-        echo(f"H0 accepted: {shown_a} is not better than {shown_b} by {c.delta:g} place per match "
-                  f"(at beta {c.beta:g})")
+        echo(
+            f"H0 accepted: {shown_a} is not better than {shown_b} by {c.delta:g} place per match "
+            f"(at beta {c.beta:g})"
+        )
         code = EXIT_H0
     else:
-        echo(f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
-                  f"between its bounds; rerun with a larger --max-matches to continue the same "
-                  f"test")
+        echo(
+            f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
+            f"between its bounds; rerun with a larger --max-matches to continue the same "
+            f"test"
+        )
         code = EXIT_UNDECIDED
     rate = result.played / result.wall if result.wall > 0 else 0.0
-    echo(f"estimate: {shown_a} better than {shown_b} by {interval} places per match (95%), "
-         f"over "
-              f"{t.n} pairs = {2 * t.n} matches; played {result.played} "
-              f"({result.already} already stored) in {result.wall:.1f} s on {result.executor}"
-              f" ({rate:.1f} matches/s)")
+    echo(
+        f"estimate: {shown_a} better than {shown_b} by {interval} places per match (95%), "
+        f"over "
+        f"{t.n} pairs = {2 * t.n} matches; played {result.played} "
+        f"({result.already} already stored) in {result.wall:.1f} s on {result.executor}"
+        f" ({rate:.1f} matches/s)"
+    )
     for role, bot, written in (("A", shown_a, c.a), ("B", shown_b, c.b)):
         if result.forfeits[role]:
-            echo(f"warning: {bot} forfeited {result.forfeits[role]} of the matches played now "
-                 f"(a forfeit counts as last place); first: "
-                 f"{escape(result.forfeit_reasons[role][:300])}. Check it: mallows bots "
-                 f"check {written}")
+            echo(
+                f"warning: {bot} forfeited {result.forfeits[role]} of the matches played now "
+                f"(a forfeit counts as last place); first: "
+                f"{escape(result.forfeit_reasons[role][:300])}. Check it: mallows bots "
+                f"check {written}"
+            )
     if result.lost_batches:
         echo(f"{result.lost_batches} Ray batches lost with their worker were run again")
-    echo(f"stored as {c.name}: mallows tournament show {c.name}"
-              + (f" --db {db}" if Path(db) != DEFAULT_DB else ""))
+    echo(
+        f"stored as {c.name}: mallows tournament show {c.name}"
+        + (f" --db {db}" if Path(db) != DEFAULT_DB else "")
+    )
     raise typer.Exit(code)

@@ -34,9 +34,12 @@ def check(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to c
     try:
         problems = store.check()
         orphans = store.orphans()
-        problems += [f"{count} match{'es' if count != 1 else ''} of tournament {name!r}, "
-                     f"which is no longer in the database (orphans: `mallows db repair --db "
-                     f"{db}` removes them)" for name, count in orphans.items()]
+        problems += [
+            f"{count} match{'es' if count != 1 else ''} of tournament {name!r}, "
+            f"which is no longer in the database (orphans: `mallows db repair --db "
+            f"{db}` removes them)"
+            for name, count in orphans.items()
+        ]
         old = store.disk_version < SCHEMA_VERSION
         matches = sum(t["done"] for t in store.tournaments()) if not problems else None
     finally:
@@ -45,24 +48,31 @@ def check(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to c
         shown = problems[:50]
         more = f"\n  ... and {len(problems) - 50} more" if len(problems) > 50 else ""
         damaged = len(problems) > len(orphans)
-        raise MallowsError(f"{db} is damaged ({len(problems)} problem"
-                           f"{'s' if len(problems) != 1 else ''}):\n  " + "\n  ".join(shown)
-                           + more + ("\nRestore it from a copy; a tournament whose matches "
-                                     "are damaged can also be played again into a new --db"
-                                     if damaged else
-                                     f"\nRemove the orphans: mallows db repair --db {db}"))
+        raise MallowsError(
+            f"{db} is damaged ({len(problems)} problem"
+            f"{'s' if len(problems) != 1 else ''}):\n  "
+            + "\n  ".join(shown)
+            + more
+            + (
+                "\nRestore it from a copy; a tournament whose matches "
+                "are damaged can also be played again into a new --db"
+                if damaged
+                else f"\nRemove the orphans: mallows db repair --db {db}"
+            )
+        )
     if old:
-        typer.echo(f"{db}: SQLite integrity check ok; its {matches} matches carry no digests "
-                   f"yet (schema version 1: the next `mallows tournament run` with this --db "
-                   f"adds them)")
+        typer.echo(
+            f"{db}: SQLite integrity check ok; its {matches} matches carry no digests "
+            f"yet (schema version 1: the next `mallows tournament run` with this --db "
+            f"adds them)"
+        )
     else:
         typer.echo(f"{db}: intact (SQLite integrity check ok, {matches} match digests ok)")
 
 
 @db_app.command("repair")
 @user_errors
-def repair(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to repair.")
-           ) -> None:
+def repair(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to repair.")) -> None:
     """Remove the orphans `db check` reports: matches whose tournament is gone."""
     if not Path(db).is_file():
         Store(db, readonly=True).close()  # the message for a path that is not a database
@@ -71,5 +81,8 @@ def repair(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to 
         gone = store.remove_orphans()
     finally:
         store.close()
-    typer.echo(f"{db}: removed {gone} orphan match{'es' if gone != 1 else ''}" if gone
-               else f"{db}: no orphans; nothing to repair")
+    typer.echo(
+        f"{db}: removed {gone} orphan match{'es' if gone != 1 else ''}"
+        if gone
+        else f"{db}: no orphans; nothing to repair"
+    )

@@ -23,8 +23,9 @@ def _plain(text: str | None) -> str | None:
     if not text:
         return text
     paragraphs = re.split(r"\n\s*\n", text.strip())
-    return "\n\n".join(escape(" ".join(line.strip() for line in p.splitlines()))
-                       for p in paragraphs)
+    return "\n\n".join(
+        escape(" ".join(line.strip() for line in p.splitlines())) for p in paragraphs
+    )
 
 
 def _metavar(param: Any, ctx: Any) -> None:

@@ -17,9 +17,11 @@ from mallows.errors import MallowsError
 from mallows.results.store import DEFAULT_DB, Store
 from mallows.safetext import escape
 
-ladder_app = typer.Typer(help="Standing ladders: a league that runs until its questions are "
-                              "answered (tournaments/README.md, 'Ladders').",
-                         no_args_is_help=True)
+ladder_app = typer.Typer(
+    help="Standing ladders: a league that runs until its questions are "
+    "answered (tournaments/README.md, 'Ladders').",
+    no_args_is_help=True,
+)
 DB_HELP = "SQLite database the ladder is stored in."
 
 
@@ -29,8 +31,9 @@ def register(app: typer.Typer) -> None:
 
 def _open(db: Path, readonly: bool = False) -> Store:
     if not Path(db).is_file():
-        raise MallowsError(f"no database at {db}: start a ladder first (mallows ladder run FILE "
-                           f"--db {db})")
+        raise MallowsError(
+            f"no database at {db}: start a ladder first (mallows ladder run FILE --db {db})"
+        )
     return Store(db, readonly=readonly)
 
 
@@ -39,14 +42,22 @@ def _open(db: Path, readonly: bool = False) -> Store:
 def run(
     file: Path = typer.Argument(..., help="The ladder file (TOML)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    workers: Optional[int] = typer.Option(None, "--workers", help="1: in this process; N > 1: "
-                                          "a local Ray with N CPUs (default: the CPU count)."),
-    address: Optional[str] = typer.Option(None, "--address", help="Join this Ray cluster "
-                                          "(default: $RAY_ADDRESS), shipping the bots."),
+    workers: Optional[int] = typer.Option(
+        None,
+        "--workers",
+        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
+    ),
+    address: Optional[str] = typer.Option(
+        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping the bots."
+    ),
     sandbox: Optional[str] = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
-    follow: bool = typer.Option(False, "--follow", help="Once every question is answered, "
-                                "wait for new entrants (a join reopens the ladder) until "
-                                "mallows ladder stop."),
+    follow: bool = typer.Option(
+        False,
+        "--follow",
+        help="Once every question is answered, "
+        "wait for new entrants (a join reopens the ladder) until "
+        "mallows ladder stop.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final standings."),
 ) -> None:
     """Run (or resume) a ladder until its questions are answered, its finals end, it reaches
@@ -61,8 +72,9 @@ def run(
     ladder = load_ladder(file)
     mode = sandbox_mode(sandbox) if sandbox is not None else None
     if workers is not None and workers < 1:
-        raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to run "
-                           f"in this process")
+        raise MallowsError(
+            f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
+        )
     with resolver_for(db) as resolver:
         ladder = ladder.check_bots(resolver, mode)  # before a new database is created
     store = Store(db)
@@ -78,9 +90,11 @@ def run(
         for t in tables:
             key = t.reason.split(":", 1)[0]
             reasons[key] = reasons.get(key, 0) + 1
-        say(f"epoch {state.next_epoch - 1}: {len(tables)} tables "
+        say(
+            f"epoch {state.next_epoch - 1}: {len(tables)} tables "
             f"({', '.join(f'{k} {n}' for k, n in sorted(reasons.items()))}), "
-            f"{sum(t.count for t in tables)} matches; field {len(state.active())}")
+            f"{sum(t.count for t in tables)} matches; field {len(state.active())}"
+        )
 
     reinstall = [lambda: None]
 
@@ -90,20 +104,26 @@ def run(
         return made
 
     from mallows.tournaments.lock import run_lock
+
     say(f"ladder {ladder.name} · {ladder.game} · {ladder.players} seats · in {db}")
     # one runner per ladder (a second one is refused, naming the holder), as for a tournament
     with run_lock(db, ladder.name), termination_as_interrupt() as again:
         reinstall[0] = again
         try:
-            result = run_ladder(ladder, store, executor_for, resolver, mode, on_epoch=on_epoch,
-                                follow=follow)
+            result = run_ladder(
+                ladder, store, executor_for, resolver, mode, on_epoch=on_epoch, follow=follow
+            )
         except KeyboardInterrupt as exc:
-            say(f"{interrupted(exc)}: {store.count_matches(ladder.name)} matches are stored in "
-                f"{db}; rerun the same command to resume (the same schedule goes on)")
+            say(
+                f"{interrupted(exc)}: {store.count_matches(ladder.name)} matches are stored in "
+                f"{db}; rerun the same command to resume (the same schedule goes on)"
+            )
             raise typer.Exit(exit_status(exc))
     typer.echo(view_text(ladder_view(store, ladder.name)))
-    typer.echo(f"\n{result.why}: played {result.played} matches now, {result.stored} stored, "
-               f"{result.epochs} epochs")
+    typer.echo(
+        f"\n{result.why}: played {result.played} matches now, {result.stored} stored, "
+        f"{result.epochs} epochs"
+    )
 
 
 @ladder_app.command("status")
@@ -115,6 +135,7 @@ def status(
 ) -> None:
     """Standings with intervals, questions, newcomers and recent matches."""
     from mallows.tournaments.ladder_status import ladder_view, view_text
+
     store = _open(db, readonly=True)
     try:
         view = ladder_view(store, name)
@@ -127,14 +148,18 @@ def status(
 @user_errors
 def join_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
-    bot: str = typer.Argument(..., help="The bot: a submitted NAME@N (a bare NAME: its newest "
-                              "version), a shipped bot or a path."),
+    bot: str = typer.Argument(
+        ...,
+        help="The bot: a submitted NAME@N (a bare NAME: its newest "
+        "version), a shipped bot or a path.",
+    ),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     sandbox: Optional[str] = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Enter a bot: checked now, then it joins at the ladder's next epoch."""
     from mallows.cli.common import resolver_for
     from mallows.tournaments.ladder_run import join, stored_ladder
+
     store = _open(db)
     ladder = stored_ladder(store, name)
     with resolver_for(db) as resolver:  # it passes the check now, or it is not entered
@@ -152,9 +177,12 @@ def withdraw_cmd(
 ) -> None:
     """Stop scheduling an entrant from the next epoch on; its matches stay in the results."""
     from mallows.tournaments.ladder_run import withdraw
+
     written = withdraw(_open(db), name, bot)
-    typer.echo(f"withdrew {escape(written)} from ladder {name}: no new tables from the next "
-               f"epoch; its matches stay in the standings")
+    typer.echo(
+        f"withdrew {escape(written)} from ladder {name}: no new tables from the next "
+        f"epoch; its matches stay in the standings"
+    )
 
 
 @ladder_app.command("stop")
@@ -165,11 +193,14 @@ def stop_cmd(
 ) -> None:
     """Stop a running ladder now (what is stored stays; ladder run resumes it)."""
     from mallows.tournaments.ladder_run import stored_ladder
+
     store = _open(db)
     stored_ladder(store, name)
     store.ladders.add_event(name, "stop", None, "mallows ladder stop")
-    typer.echo(f"asked ladder {name} to stop: a running `mallows ladder run` leaves within a "
-               f"second, keeping every stored match")
+    typer.echo(
+        f"asked ladder {name} to stop: a running `mallows ladder run` leaves within a "
+        f"second, keeping every stored match"
+    )
 
 
 @ladder_app.command("finals")
@@ -180,15 +211,20 @@ def finals_cmd(
 ) -> None:
     """Switch to the file's [finals]: entries frozen, stages cut by rank, a final table."""
     from mallows.tournaments.ladder_run import stored_ladder
+
     store = _open(db)
     ladder = stored_ladder(store, name)
     if ladder.finals is None:
-        raise MallowsError(f"ladder {name!r} has no [finals] in its file: add one (cutoffs = "
-                           f"[8, 4], epochs = 4) under a new ladder name")
+        raise MallowsError(
+            f"ladder {name!r} has no [finals] in its file: add one (cutoffs = "
+            f"[8, 4], epochs = 4) under a new ladder name"
+        )
     if any(e["kind"] == "finals" for e in store.ladders.events(name)):
         typer.echo(f"ladder {name} is already in (or past) its finals")
         return
     store.ladders.add_event(name, "finals", None, "mallows ladder finals")
-    typer.echo(f"ladder {name} plays its finals from its next epoch: cutoffs "
-               f"{', '.join(map(str, ladder.finals.cutoffs))}, {ladder.finals.epochs} epochs a "
-               f"stage")
+    typer.echo(
+        f"ladder {name} plays its finals from its next epoch: cutoffs "
+        f"{', '.join(map(str, ladder.finals.cutoffs))}, {ladder.finals.epochs} epochs a "
+        f"stage"
+    )

@@ -19,12 +19,17 @@ def register(bots_app: typer.Typer) -> None:
 
 def new(
     name: str = typer.Argument(..., help="The bot's name (lower case, digits, _)."),
-    lang: str = typer.Option("python", "--lang", help="python (a Python class) or node (a "
-                             "JavaScript program over JSON lines)."),
-    folder: Optional[Path] = typer.Option(None, "--dir", help="Folder to write (default: "
-                                          "./bots/NAME if ./bots exists, else ./NAME)."),
-    game: List[str] = typer.Option([], "--game", help="A game it plays (repeat; default: "
-                                   "every game)."),
+    lang: str = typer.Option(
+        "python",
+        "--lang",
+        help="python (a Python class) or node (a JavaScript program over JSON lines).",
+    ),
+    folder: Optional[Path] = typer.Option(
+        None, "--dir", help="Folder to write (default: ./bots/NAME if ./bots exists, else ./NAME)."
+    ),
+    game: List[str] = typer.Option(
+        [], "--game", help="A game it plays (repeat; default: every game)."
+    ),
 ) -> None:
     """Write a new bot's folder (code, a test running the bot check, a README) that passes
     `mallows bots check` as written."""

@@ -15,8 +15,14 @@ from mallows.agents.protocol import Limits
 from mallows import seeding
 from mallows.safetext import escape
 from mallows.seeding import check_seed
-from mallows.cli.common import (SANDBOX_HELP, SUBMITTED_DB_HELP, parse_options, sandbox_mode,
-                                resolver_for, user_errors)
+from mallows.cli.common import (
+    SANDBOX_HELP,
+    SUBMITTED_DB_HELP,
+    parse_options,
+    sandbox_mode,
+    resolver_for,
+    user_errors,
+)
 from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.store import DEFAULT_DB
@@ -44,14 +50,22 @@ def _rules_help() -> str:
 @user_errors
 def play(
     game: str = typer.Argument(..., help=f"The game: {' or '.join(game_ids())}."),
-    bot: List[str] = typer.Option(..., "--bot", help="A bot per seat, in seat order (repeat); "
-                                   "human: you play that seat at this terminal."),
+    bot: List[str] = typer.Option(
+        ...,
+        "--bot",
+        help="A bot per seat, in seat order (repeat); human: you play that seat at this terminal.",
+    ),
     rules: Optional[str] = typer.Option(None, help=_rules_help()),
-    option: List[str] = typer.Option([], "--option", help="Rule option override KEY=VALUE (repeat)."),
-    seed: Optional[int] = typer.Option(None, help="Match seed: same seed, same bots, same match "
-                                       "on this machine (the deal is keyed with this user's "
-                                       "secret key, so a bot cannot compute it from the "
-                                       "seed). Default: a fresh one, printed."),
+    option: List[str] = typer.Option(
+        [], "--option", help="Rule option override KEY=VALUE (repeat)."
+    ),
+    seed: Optional[int] = typer.Option(
+        None,
+        help="Match seed: same seed, same bots, same match "
+        "on this machine (the deal is keyed with this user's "
+        "secret key, so a bot cannot compute it from the "
+        "seed). Default: a fresh one, printed.",
+    ),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
@@ -73,9 +87,11 @@ def play_chance(seed: int | None) -> tuple[seeding.Chance, int, str | None]:
     note = None
     if key is None:
         key = seeding.fresh_key()
-        note = ("note: no place to keep this user's secret key (XDG_STATE_HOME or "
-                "~/.local/state is not writable), so the same --seed gives another match next "
-                "time")
+        note = (
+            "note: no place to keep this user's secret key (XDG_STATE_HOME or "
+            "~/.local/state is not writable), so the same --seed gives another match next "
+            "time"
+        )
     return seeding.Chance(seeding.KEYED, key), seed, note
 
 
@@ -85,13 +101,17 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
     if not module.MIN_PLAYERS <= len(bot) <= module.MAX_PLAYERS:
         raise MallowsError(
             f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players, got "
-            f"{len(bot)} --bot options: give one --bot per seat")
+            f"{len(bot)} --bot options: give one --bot per seat"
+        )
     chance, seed, note = play_chance(seed)
-    limits = Limits.from_dict({"decision_seconds": decision_seconds,
-                               "sandbox": sandbox_mode(sandbox)})
+    limits = Limits.from_dict(
+        {"decision_seconds": decision_seconds, "sandbox": sandbox_mode(sandbox)}
+    )
     if record is not None and record.is_dir():
-        raise MallowsError(f"--record {str(record)!r} is a folder: give a file name, e.g. "
-                           f"--record {record / 'match.json'}")
+        raise MallowsError(
+            f"--record {str(record)!r} is a folder: give a file name, e.g. "
+            f"--record {record / 'match.json'}"
+        )
     # the plan's check step (``tournaments.plan``): every bot resolved once, built once or
     # asked for its hello (side by side), checked to play the game; the sandbox decided once
     names = [canonical_name(name) for name in bot]
@@ -99,16 +119,19 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
 
     def fail(name: str, spec, message: str | None) -> None:
         if isinstance(spec, OSError):
-            raise MallowsError(f"cannot look up bot {name[:80]!r}: {spec.strerror or spec}") \
-                from None
+            raise MallowsError(
+                f"cannot look up bot {name[:80]!r}: {spec.strerror or spec}"
+            ) from None
         if isinstance(spec, Exception):
             raise spec
         if message is not None:
             raise BotError(message)
         if spec.games and game not in spec.games:
-            raise BotError(f"bot {spec.name!r} plays {', '.join(spec.games)}, not {game}: "
-                           f"choose a bot that plays {game} (mallows bots list shows which "
-                           f"games each bot plays)")
+            raise BotError(
+                f"bot {spec.name!r} plays {', '.join(spec.games)}, not {game}: "
+                f"choose a bot that plays {game} (mallows bots list shows which "
+                f"games each bot plays)"
+            )
 
     ready_all(loaded, limits.sandbox, fail)
     specs = [spec for spec in (loaded[name] for name in names) if isinstance(spec, BotSpec)]
@@ -116,9 +139,14 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
         fail(name, spec, None)
     decide_sandbox(specs, limits)
     try:
-        result = play_match(game, options, chance.play_seed(seed),
-                            [s.handle(limits) for s in specs], names=[s.name for s in specs],
-                            chance=chance)
+        result = play_match(
+            game,
+            options,
+            chance.play_seed(seed),
+            [s.handle(limits) for s in specs],
+            names=[s.name for s in specs],
+            chance=chance,
+        )
     except KeyboardInterrupt:  # Ctrl-C (a person at a human seat, or anyone): a clean stop
         typer.echo("\nmatch abandoned (interrupted): nothing recorded", err=True)
         raise typer.Exit(130) from None
@@ -128,9 +156,15 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
     # bots given by path by their base name; numbers right-aligned, never cut
     shown = dict(result, players=[short_bot(p) for p in result["players"]])
     headers, rows, notes = module.summary(shown)
-    print_table(f"{game} · seed {seed}", headers, rows,
-                right=[all(isinstance(r[i], (int, float)) or str(r[i]).lstrip("-").isdigit()
-                           for r in rows) for i in range(len(headers))])
+    print_table(
+        f"{game} · seed {seed}",
+        headers,
+        rows,
+        right=[
+            all(isinstance(r[i], (int, float)) or str(r[i]).lstrip("-").isdigit() for r in rows)
+            for i in range(len(headers))
+        ],
+    )
     console = Console()
     for line in notes:  # they quote forfeit reasons: shown, never obeyed
         console.print(Text(escape(line)), soft_wrap=True)
@@ -141,8 +175,9 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
             record.parent.mkdir(parents=True, exist_ok=True)
             record.write_text(json.dumps(result, indent=None, separators=(",", ":")) + "\n")
         except OSError as exc:
-            raise MallowsError(f"the match was played (table above) but its record could not "
-                               f"be written to {record}: {exc.strerror or exc}. Give another "
-                               f"--record path (the same --seed replays the same match)") \
-                from None
+            raise MallowsError(
+                f"the match was played (table above) but its record could not "
+                f"be written to {record}: {exc.strerror or exc}. Give another "
+                f"--record path (the same --seed replays the same match)"
+            ) from None
         console.print(f"record written to {record}", soft_wrap=True)

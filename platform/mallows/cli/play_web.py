@@ -45,6 +45,7 @@ class PlayRoutes:
     def room(self) -> Any:
         if self._room is None:
             from mallows.tournaments.human_play import PlayRoom
+
             self._room = PlayRoom(self.db)
         return self._room
 
@@ -53,9 +54,14 @@ class PlayRoutes:
 
     def _refuse(self, client: str) -> Answer | None:
         if not self.enabled or not is_loopback(client):
-            return (403, "text/plain; charset=utf-8",
-                    (b"the play page is served on loopback only: run mallows serve without "
-                     b"--host (127.0.0.1) and open it on this machine"))
+            return (
+                403,
+                "text/plain; charset=utf-8",
+                (
+                    b"the play page is served on loopback only: run mallows serve without "
+                    b"--host (127.0.0.1) and open it on this machine"
+                ),
+            )
         return None
 
     def get(self, path: str, query: str, client: str) -> Answer:
@@ -76,8 +82,13 @@ class PlayRoutes:
         session.touch()
         if len(parts) == 2:
             options = dict(self._options(session))
-            return 200, HTML, play_page.match_page(session.id, session.game, session.names,
-                                                   session.seat, options).encode()
+            return (
+                200,
+                HTML,
+                play_page.match_page(
+                    session.id, session.game, session.names, session.seat, options
+                ).encode(),
+            )
         if len(parts) == 3 and parts[2] == "state":
             after = urllib.parse.parse_qs(query).get("after", ["-1"])[0]
             try:
@@ -89,6 +100,7 @@ class PlayRoutes:
 
     def _options(self, session: Any) -> dict:
         from mallows.games import get_game
+
         return get_game(session.game).make_options(None, {})
 
     def _state(self, session: Any, after: int) -> dict:
@@ -108,23 +120,30 @@ class PlayRoutes:
             replay = None
             if session.stored_as:
                 from mallows.report.data import slug
+
                 name, idx = session.stored_as.rsplit("/", 1)
                 replay = f"/m/{slug(name)}/{idx}.html"
-            return {"over": True, "result": text + f"; stored as {session.stored_as}",
-                    "replay": replay, "decision": web.decisions}
+            return {
+                "over": True,
+                "result": text + f"; stored as {session.stored_as}",
+                "replay": replay,
+                "decision": web.decisions,
+            }
         if obs is None:
             return {"over": False, "view": None, "decision": web.decisions}
         return {"over": False, "view": play_page.view(obs), "decision": web.decisions}
 
-    def post(self, path: str, body: bytes, kind: str, client: str,
-             origin: str | None = None) -> Answer:
+    def post(
+        self, path: str, body: bytes, kind: str, client: str, origin: str | None = None
+    ) -> Answer:
         refused = self._refuse(client)
         if refused is not None:
             return refused
         if origin and not is_loopback(urllib.parse.urlsplit(origin).hostname or ""):
             # another site's page posting to this machine's server: never start a match
-            return _json({"error": f"posts from {origin} are refused: use the play page "
-                                   f"itself"}, 403)
+            return _json(
+                {"error": f"posts from {origin} are refused: use the play page itself"}, 403
+            )
         if len(body) > 65536:
             return _json({"error": "request too large"}, 413)
         try:
@@ -152,18 +171,24 @@ class PlayRoutes:
 
         try:
             game = str(data.get("game") or "")
-            opponents = [o.strip() for o in str(data.get("opponents") or "").split(",")
-                         if o.strip()]
+            opponents = [
+                o.strip() for o in str(data.get("opponents") or "").split(",") if o.strip()
+            ]
             seat_text = str(data.get("seat", "0")).strip() or "0"
             if not seat_text.lstrip("-").isdigit():
                 raise MallowsError(f"seat {seat_text!r}: give a seat number, e.g. 0")
             seed_text = str(data.get("seed") or "").strip()
             if seed_text and not seed_text.isdigit():
-                raise MallowsError(f"seed {seed_text!r}: give a whole number, or leave it "
-                                   f"empty for a random deal")
-            session = self.room.new(game, opponents, int(seat_text),
-                                    int(seed_text) if seed_text else None,
-                                    str(data.get("rules") or "").strip() or None)
+                raise MallowsError(
+                    f"seed {seed_text!r}: give a whole number, or leave it empty for a random deal"
+                )
+            session = self.room.new(
+                game,
+                opponents,
+                int(seat_text),
+                int(seed_text) if seed_text else None,
+                str(data.get("rules") or "").strip() or None,
+            )
         except MallowsError as exc:
             if form:
                 return 400, HTML, play_page.form_page(str(exc)).encode()
@@ -178,8 +203,7 @@ class PlayRoutes:
             return {"error": "it is not your turn"}
         index = data.get("index")
         legal = obs["legal_actions"]
-        if not isinstance(index, int) or isinstance(index, bool) \
-                or not 0 <= index < len(legal):
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
             return {"error": f"index must be 0 to {len(legal) - 1}"}
         action = dict(legal[index])
         if action["type"] == "get_rid":

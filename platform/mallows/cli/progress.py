@@ -56,18 +56,24 @@ class Meter:
     def line(self, name: str, leader: str) -> str:
         rate = self.rate()
         share = self.done / self.total if self.total else 1.0
-        return (f"{name}: {self.done}/{self.total} matches ({share:.0%}), "
-                + (f"{rate:.1f} matches/s, ETA "
-                   + (eta_text(self.eta()) if self.eta() is not None else "(measuring)")
-                   if rate else "waiting for the first result")
-                + f", leader {leader}")
+        return (
+            f"{name}: {self.done}/{self.total} matches ({share:.0%}), "
+            + (
+                f"{rate:.1f} matches/s, ETA "
+                + (eta_text(self.eta()) if self.eta() is not None else "(measuring)")
+                if rate
+                else "waiting for the first result"
+            )
+            + f", leader {leader}"
+        )
 
 
 class PlainProgress:
     """Prints ``Meter.line`` at most every ``interval`` seconds, and once at the end."""
 
-    def __init__(self, name: str, meter: Meter, stream: TextIO | None = None,
-                 interval: float = 5.0):
+    def __init__(
+        self, name: str, meter: Meter, stream: TextIO | None = None, interval: float = 5.0
+    ):
         self.name, self.meter, self.interval = name, meter, interval
         self.stream = stream or sys.stderr
         self.last: float | None = None  # the first result prints at once: the run is alive
@@ -91,8 +97,9 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else (text[: max(0, width - 1)] + "…" if width > 0 else "")
 
 
-def fit_line(width: int, name: str, done: int, total: int, rate: str, eta: str,
-             leader: str) -> Text:
+def fit_line(
+    width: int, name: str, done: int, total: int, rate: str, eta: str, leader: str
+) -> Text:
     """One progress line in ``width`` columns: ``name ━━━━╺━━━ done/total rate ETA eta
     leader: x``. The count is never cut; the ETA, the rate, the name (at least 8 columns), the
     leader (at least 12) and the bar (at least 6, at most 40) come in that order of priority,
@@ -137,7 +144,12 @@ class FittedProgress(Progress):
         width = live.console.width
         for task in self.tasks:
             if task.visible:
-                yield fit_line(width - 1, task.description, int(task.completed),
-                               int(task.total or 0), task.fields.get("rate", ""),
-                               task.fields.get("eta", "-:--:--"),
-                               task.fields.get("leader", ""))
+                yield fit_line(
+                    width - 1,
+                    task.description,
+                    int(task.completed),
+                    int(task.total or 0),
+                    task.fields.get("rate", ""),
+                    task.fields.get("eta", "-:--:--"),
+                    task.fields.get("leader", ""),
+                )

@@ -33,10 +33,13 @@ def register(app: typer.Typer) -> None:
 def _store(db: Path):
     from mallows.results.integrity import check_db_path
     from mallows.results.store import Store
+
     check_db_path(db)  # a folder or a FIFO is named as such, not "no database"
     if not Path(db).is_file():
-        raise MallowsError(f"no database at {db}: run a tournament first (mallows tournament "
-                           f"run tournaments/demo.toml) or pass --db PATH")
+        raise MallowsError(
+            f"no database at {db}: run a tournament first (mallows tournament "
+            f"run tournaments/demo.toml) or pass --db PATH"
+        )
     return Store(db, readonly=True)
 
 
@@ -52,8 +55,13 @@ def _ladder_view():
 
     def view(store, name: str) -> dict:
         events = store.ladders.events(name)
-        key = (str(store.path), name, store.count_matches(name),
-               len(store.ladders.epochs(name)), events[-1]["seq"] if events else 0)
+        key = (
+            str(store.path),
+            name,
+            store.count_matches(name),
+            len(store.ladders.epochs(name)),
+            events[-1]["seq"] if events else 0,
+        )
         with lock:
             if key in cache:
                 return cache[key]
@@ -79,28 +87,37 @@ def check_out_folder(out: Path) -> None:
         raise MallowsError(f"-o {out} is a file: give a folder for the site (e.g. -o report)")
     existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
     if not existing.is_dir():
-        raise MallowsError(f"-o {out}: {existing} is a file, not a folder: give a folder for "
-                           f"the site (e.g. -o report)")
+        raise MallowsError(
+            f"-o {out}: {existing} is a file, not a folder: give a folder for "
+            f"the site (e.g. -o report)"
+        )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         os.rmdir(tempfile.mkdtemp(prefix=".mallows-probe-", dir=out.parent))
     except OSError as exc:
-        raise MallowsError(f"-o {out}: cannot write a folder in {out.parent} "
-                           f"({exc.strerror or exc}): give a folder you can write to "
-                           f"(e.g. -o report)") from None
+        raise MallowsError(
+            f"-o {out}: cannot write a folder in {out.parent} "
+            f"({exc.strerror or exc}): give a folder you can write to "
+            f"(e.g. -o report)"
+        ) from None
 
 
 @user_errors
 def report(
-    out: Path = typer.Option(..., "-o", "--out", help="Folder to write the site into "
-                             "(created; open its index.html)."),
+    out: Path = typer.Option(
+        ..., "-o", "--out", help="Folder to write the site into (created; open its index.html)."
+    ),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
     game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
-    replay_pages: bool = typer.Option(False, "--replay-pages", help="A replay page of its own "
-                                      "per match (m/TOURNAMENT/INDEX.html, as mallows serve "
-                                      "has them) instead of one replay page per tournament "
-                                      "reading compressed data files: over ten times bigger."),
+    replay_pages: bool = typer.Option(
+        False,
+        "--replay-pages",
+        help="A replay page of its own "
+        "per match (m/TOURNAMENT/INDEX.html, as mallows serve "
+        "has them) instead of one replay page per tournament "
+        "reading compressed data files: over ten times bigger.",
+    ),
 ) -> None:
     """Write a static HTML report: leaderboards, head-to-head, rating progression, a page per
     bot and a replay per match. It opens from the file system and works offline.
@@ -110,35 +127,57 @@ def report(
     from mallows.report.site import Site
 
     t0 = time.perf_counter()
-    site = Site(_store(db), tournament=tournament, game=game, replay_data=not replay_pages,
-                ladders=_ladder_view())
+    site = Site(
+        _store(db),
+        tournament=tournament,
+        game=game,
+        replay_data=not replay_pages,
+        ladders=_ladder_view(),
+    )
     check_out_folder(out)
     try:
         count = site.write(out)
     except OSError as exc:  # e.g. the disk filled up while writing
-        raise MallowsError(f"cannot write the report to {out}: {exc.strerror or exc} "
-                           f"({exc.filename or out}): free some space or give another -o") \
-            from None
-    typer.echo(f"wrote {count} files to {out} in {time.perf_counter() - t0:.1f} s: open "
-               f"{Path(out) / 'index.html'}")
+        raise MallowsError(
+            f"cannot write the report to {out}: {exc.strerror or exc} "
+            f"({exc.filename or out}): free some space or give another -o"
+        ) from None
+    typer.echo(
+        f"wrote {count} files to {out} in {time.perf_counter() - t0:.1f} s: open "
+        f"{Path(out) / 'index.html'}"
+    )
 
 
 @user_errors
 def serve(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this "
-                             "machine only; ::1 for IPv6; another address needs --public)."),
+    host: str = typer.Option(
+        "127.0.0.1",
+        "--host",
+        help="Address to listen on (default: this "
+        "machine only; ::1 for IPv6; another address needs --public).",
+    ),
     port: int = typer.Option(8000, "--port", help="Port, 1 to 65535 (0: any free port)."),
-    public: bool = typer.Option(False, "--public", help="Allow a --host beyond this machine "
-                                "(e.g. 0.0.0.0): the pages carry no authentication."),
-    refresh: int = typer.Option(5, "--refresh", help="Seconds between reloads of a running "
-                                "tournament's pages."),
+    public: bool = typer.Option(
+        False,
+        "--public",
+        help="Allow a --host beyond this machine "
+        "(e.g. 0.0.0.0): the pages carry no authentication.",
+    ),
+    refresh: int = typer.Option(
+        5, "--refresh", help="Seconds between reloads of a running tournament's pages."
+    ),
 ) -> None:
     """Serve the report's pages live from the database (read only): a running tournament's
     pages show its progress and reload themselves."""
     from mallows.report.live import LiveBoards
-    from mallows.report.serving import (check_host, check_port, exposure_warning, make_server,
-                                        url_host)
+    from mallows.report.serving import (
+        check_host,
+        check_port,
+        exposure_warning,
+        make_server,
+        url_host,
+    )
     from mallows.report.site import CONTENT_TYPES, Site
 
     check_port(port)
@@ -154,17 +193,20 @@ def serve(
     ladders = _ladder_view()  # one cache of ladder views, shared by the page threads
 
     def open_site() -> None:
-        local.site = Site(_store(db), live=True, refresh=max(1, refresh), boards=boards,
-                          ladders=ladders)
+        local.site = Site(
+            _store(db), live=True, refresh=max(1, refresh), boards=boards, ladders=ladders
+        )
 
-    renderer = ThreadPoolExecutor(max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages",
-                                  initializer=open_site)
+    renderer = ThreadPoolExecutor(
+        max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages", initializer=open_site
+    )
 
     def page(path: str):
         render = local.site.resolve(path)
         return render() if render is not None else None
 
     from mallows.cli.play_web import PlayRoutes
+
     play = PlayRoutes(db, host)  # the play page: its own routes, loopback only
 
     class Handler(BaseHTTPRequestHandler):
@@ -194,8 +236,15 @@ def serve(
                 self._answer(413, "text/plain; charset=utf-8", b"request too large")
                 return
             body = self.rfile.read(length)
-            self._answer(*play.post(path, body, self.headers.get("Content-Type") or "",
-                                    self.client_address[0], self.headers.get("Origin")))
+            self._answer(
+                *play.post(
+                    path,
+                    body,
+                    self.headers.get("Content-Type") or "",
+                    self.client_address[0],
+                    self.headers.get("Origin"),
+                )
+            )
 
         def do_GET(self):  # noqa: N802 (http.server's name)
             path = self.path.split("?", 1)[0].split("#", 1)[0]
@@ -211,8 +260,11 @@ def serve(
             if body is None:
                 body, status = f"no page {path}: start at /index.html", 404
             data = body if isinstance(body, bytes) else body.encode()
-            kind = CONTENT_TYPES.get(Path(path).suffix, "text/html; charset=utf-8") \
-                if status == 200 else "text/plain; charset=utf-8"
+            kind = (
+                CONTENT_TYPES.get(Path(path).suffix, "text/html; charset=utf-8")
+                if status == 200
+                else "text/plain; charset=utf-8"
+            )
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))

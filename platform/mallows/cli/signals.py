@@ -19,8 +19,9 @@ from typing import Callable, Iterator
 
 from mallows.errors import Terminated
 
-SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
-                if s is not None)
+SIGNALS = tuple(
+    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None
+)
 
 
 #: The termination signals received by this process, in order. Ray's core turns any exception

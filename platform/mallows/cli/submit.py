@@ -23,8 +23,13 @@ from rich.text import Text
 
 from mallows.agents import registry
 from mallows.agents.protocol import Limits
-from mallows.agents.submissions import (check_submission_name, materialise, parse_version,
-                                        read_files, short_name)
+from mallows.agents.submissions import (
+    check_submission_name,
+    materialise,
+    parse_version,
+    read_files,
+    short_name,
+)
 from mallows.botname import BotName
 from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
 from mallows.errors import MallowsError
@@ -37,8 +42,9 @@ DB_HELP = "SQLite database (created if missing)."
 
 def _open(db: Path) -> Store:
     if not Path(db).exists():
-        raise MallowsError(f"no database at {db}: submit a bot or run a tournament first, or "
-                           f"pass --db PATH")
+        raise MallowsError(
+            f"no database at {db}: submit a bot or run a tournament first, or pass --db PATH"
+        )
     return Store(db)
 
 
@@ -46,28 +52,48 @@ def _summary(reports) -> dict:
     out = {}
     for r in reports:
         times = np.asarray(r.times)
-        pct = ((lambda q: round(float(np.percentile(times, q)) * 1000, 3))  # noqa: B023 (used
-               if len(times) else (lambda q: None))                      # in this pass only)
-        out[r.game] = {"matches": r.matches, "decisions": r.decisions,
-                       "forfeits": r.forfeit_total, **r.forfeits,
-                       "p50_ms": pct(50), "p99_ms": pct(99), "max_ms": pct(100)}
+        pct = (
+            (lambda q: round(float(np.percentile(times, q)) * 1000, 3))  # noqa: B023 (used
+            if len(times)
+            else (lambda q: None)
+        )  # in this pass only)
+        out[r.game] = {
+            "matches": r.matches,
+            "decisions": r.decisions,
+            "forfeits": r.forfeit_total,
+            **r.forfeits,
+            "p50_ms": pct(50),
+            "p99_ms": pct(99),
+            "max_ms": pct(100),
+        }
     return out
 
 
 def submit(
-    path: Path = typer.Argument(..., help="The bot: a .py file, or a folder with bot.toml or "
-                                          "__init__.py."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name to submit under (default: "
-                                       "the bot's own name, else its file or folder name)."),
+    path: Path = typer.Argument(
+        ..., help="The bot: a .py file, or a folder with bot.toml or __init__.py."
+    ),
+    name: Optional[str] = typer.Option(
+        None,
+        "--name",
+        help="Name to submit under (default: the bot's own name, else its file or folder name).",
+    ),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     games: int = typer.Option(10, "--games", help="Check matches to play in each game."),
-    seed: Optional[int] = typer.Option(None, help="Repeat a check on this machine (default: a "
-                                       "fresh secret seed, so the check cannot be foreseen)."),
+    seed: Optional[int] = typer.Option(
+        None,
+        help="Repeat a check on this machine (default: a "
+        "fresh secret seed, so the check cannot be foreseen).",
+    ),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
     sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
-    ladder: Optional[str] = typer.Option(None, "--ladder", help="Then enter NAME@N in this "
-                                         "ladder of --db: it joins at its next epoch, at a "
-                                         "boosted rate until its place is known."),
+    ladder: Optional[str] = typer.Option(
+        None,
+        "--ladder",
+        help="Then enter NAME@N in this "
+        "ladder of --db: it joins at its next epoch, at a "
+        "boosted rate until its place is known.",
+    ),
 ) -> None:
     """Check a bot, then store an immutable snapshot of it as NAME@N (printed)."""
     from mallows.cli.bots import _console, _sandbox_line, print_problem, report_table
@@ -75,25 +101,33 @@ def submit(
 
     if games < 1:
         raise MallowsError(f"--games {games}: play at least one match per game")
-    limits = Limits.from_dict({"decision_seconds": decision_seconds,
-                               "sandbox": sandbox_mode(sandbox)})
+    limits = Limits.from_dict(
+        {"decision_seconds": decision_seconds, "sandbox": sandbox_mode(sandbox)}
+    )
     if not path.exists():
-        raise MallowsError(f"no file or folder {path}: give the path to your bot's .py file "
-                           f"or folder")
+        raise MallowsError(
+            f"no file or folder {path}: give the path to your bot's .py file or folder"
+        )
     what = f"bot {str(path)!r}"
     snap = read_files(path, what, strict=True)  # no hard link, no special file
     found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
-    name = check_submission_name(name or short_name(found).split(":")[0], registry.SHIPPED,
-                                 submitted=path)
+    name = check_submission_name(
+        name or short_name(found).split(":")[0], registry.SHIPPED, submitted=path
+    )
     store = Store(db)
     console = _console()
     if ladder is not None:  # before the check: a wrong ladder name costs nothing
         from mallows.tournaments.ladder_run import stored_ladder
+
         stored_ladder(store, ladder)
     newest = store.newest_digest(name)
     if newest is not None and newest[1] == snap.digest:
-        console.print(Text(f"{name}@{newest[0]} (unchanged: the same content as the newest "
-                           f"version, digest {snap.digest[:12]})"))
+        console.print(
+            Text(
+                f"{name}@{newest[0]} (unchanged: the same content as the newest "
+                f"version, digest {snap.digest[:12]})"
+            )
+        )
         if ladder is not None:
             _enter(store, ladder, f"{name}@{newest[0]}", console)
         typer.echo(f"{name}@{newest[0]}")
@@ -102,10 +136,16 @@ def submit(
     materialise(snap.digest, snap.files)
     spec = registry.from_snapshot(name, snap.digest, snap.entry, {}, isolate=True)
     chosen = choose_games(spec)  # every game it declares, as bots check
-    console.print(Text(escape(f"checking {path} ({spec.kind_label}, {len(snap.files)} "
-                              f"file(s), {snap.size} bytes, digest {snap.digest[:12]}): "
-                              f"{games} match(es) per game in {', '.join(chosen)}")),
-                  highlight=False)
+    console.print(
+        Text(
+            escape(
+                f"checking {path} ({spec.kind_label}, {len(snap.files)} "
+                f"file(s), {snap.size} bytes, digest {snap.digest[:12]}): "
+                f"{games} match(es) per game in {', '.join(chosen)}"
+            )
+        ),
+        highlight=False,
+    )
     console.print(Text(_sandbox_line(limits.sandbox)), highlight=False)
     from mallows.testing.bots import check_chance
 
@@ -116,17 +156,39 @@ def submit(
     console.print(report_table(f"{path}", reports))
     if problems:
         print_problem(console, problems[0], len(problems))
-        console.print(Text("Not submitted: fix the problem (mallows bots check PATH shows it "
-                           "again) and submit again.", style="bold red"))
+        console.print(
+            Text(
+                "Not submitted: fix the problem (mallows bots check PATH shows it "
+                "again) and submit again.",
+                style="bold red",
+            )
+        )
         raise typer.Exit(1)
     manifest = snap.files.get(f"{snap.entry}/bot.toml", b"").decode("utf-8", "replace")
-    row = {"entry": snap.entry, "kind": spec.kind, "manifest": manifest,
-           "source": str(path.resolve()), "bytes": snap.size, "files": len(snap.files),
-           "check": json.dumps({"games": _summary(reports), "seed": seed,
-                                "version": spec.version, "sandbox": limits.sandbox})}
+    row = {
+        "entry": snap.entry,
+        "kind": spec.kind,
+        "manifest": manifest,
+        "source": str(path.resolve()),
+        "bytes": snap.size,
+        "files": len(snap.files),
+        "check": json.dumps(
+            {
+                "games": _summary(reports),
+                "seed": seed,
+                "version": spec.version,
+                "sandbox": limits.sandbox,
+            }
+        ),
+    }
     version, new = store.add_submission(name, snap.digest, snap.files, row)
-    console.print(Text(f"OK: passed {games} match(es) per game with no forfeit; stored "
-                       f"{name}@{version} (digest {snap.digest[:12]})", style="bold green"))
+    console.print(
+        Text(
+            f"OK: passed {games} match(es) per game with no forfeit; stored "
+            f"{name}@{version} (digest {snap.digest[:12]})",
+            style="bold green",
+        )
+    )
     if ladder is not None:
         _enter(store, ladder, f"{name}@{version}", console)
     typer.echo(f"{name}@{version}")
@@ -135,6 +197,7 @@ def submit(
 def _enter(store: Store, ladder: str, bot: str, console) -> None:
     """``--ladder``: record the join (the ladder checks and pins it at its next epoch)."""
     from mallows.tournaments.ladder_run import join
+
     try:
         written = join(store, ladder, bot, note="mallows bots submit --ladder")
     except MallowsError as exc:
@@ -142,12 +205,18 @@ def _enter(store: Store, ladder: str, bot: str, console) -> None:
             raise
         console.print(Text(f"{bot} is already in ladder {ladder}"), highlight=False)
         return
-    console.print(Text(f"entered {written} in ladder {ladder}: it joins at the ladder's next "
-                       f"epoch (mallows ladder status {ladder} shows it)"), highlight=False)
+    console.print(
+        Text(
+            f"entered {written} in ladder {ladder}: it joins at the ladder's next "
+            f"epoch (mallows ladder status {ladder} shows it)"
+        ),
+        highlight=False,
+    )
 
 
 def _game_rows(store: Store) -> list[dict]:
     from mallows.tournaments.run import board
+
     return [row for game in store.games() for row in board(store, "game", game)]
 
 
@@ -157,12 +226,16 @@ def _belongs(bot: str, shown: str) -> bool:
 
 
 def show(
-    name: str = typer.Argument(..., help="A submitted NAME or NAME@N, a shown name from a "
-                                         "leaderboard, a code digest (8 or more hex digits), "
-                                         "or any bot name."),
+    name: str = typer.Argument(
+        ...,
+        help="A submitted NAME or NAME@N, a shown name from a "
+        "leaderboard, a code digest (8 or more hex digits), "
+        "or any bot name.",
+    ),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    extract: Optional[Path] = typer.Option(None, "--extract", help="Write the version's files "
-                                           "into this folder (which must not exist)."),
+    extract: Optional[Path] = typer.Option(
+        None, "--extract", help="Write the version's files into this folder (which must not exist)."
+    ),
 ) -> None:
     """A bot's versions: digest, time, check figures and rating per game; where its code is."""
     from mallows.cli.bots import _console
@@ -183,8 +256,9 @@ def show(
     if at is not None:
         rows = [r for r in rows if r["version"] == at[1]]
         if not rows:
-            raise MallowsError(f"no submitted bot {base!r} in {db}: see mallows bots show "
-                               f"{at[0]} --db {db}")
+            raise MallowsError(
+                f"no submitted bot {base!r} in {db}: see mallows bots show {at[0]} --db {db}"
+            )
     if rows:
         assert store is not None  # the rows came from it
         ratings = _game_rows(store)
@@ -193,12 +267,20 @@ def show(
             table.add_column(c, no_wrap=c in ("version", "digest", "submitted"))
         for r in rows:
             check = json.loads(r["check"] or "{}").get("games", {})
-            figures = "; ".join(f"{g}: {c['matches']} matches, {c['forfeits']} forfeits, p50 "
-                                f"{c['p50_ms']} ms, max {c['max_ms']} ms"
-                                for g, c in check.items())
-            table.add_row(f"{r['name']}@{r['version']}", r["digest"][:16], r["created"],
-                          str(r["files"]), str(r["bytes"]), figures,
-                          f"withdrawn {r['withdrawn']}" if r["withdrawn"] else "active")
+            figures = "; ".join(
+                f"{g}: {c['matches']} matches, {c['forfeits']} forfeits, p50 "
+                f"{c['p50_ms']} ms, max {c['max_ms']} ms"
+                for g, c in check.items()
+            )
+            table.add_row(
+                f"{r['name']}@{r['version']}",
+                r["digest"][:16],
+                r["created"],
+                str(r["files"]),
+                str(r["bytes"]),
+                figures,
+                f"withdrawn {r['withdrawn']}" if r["withdrawn"] else "active",
+            )
         console.print(table)
         board = Table(title="ratings per game (all tournaments)")
         for c in ("game", "bot", "rank", "mu", "sigma", "mu-3σ", "matches"):
@@ -207,16 +289,28 @@ def show(
             shown = str(BotName(r["name"], int(r["version"])))
             for x in ratings:
                 if _belongs(x["bot"], shown):
-                    board.add_row(x["name"], x["bot"], str(x["rank"]), f"{x['mu']:.2f}",
-                                  f"{x['sigma']:.2f}", f"{x['conservative']:.2f}",
-                                  str(x["games"]))
-        console.print(board if board.row_count else Text("not rated yet: put it in a "
-                                                         "tournament"))
+                    board.add_row(
+                        x["name"],
+                        x["bot"],
+                        str(x["rank"]),
+                        f"{x['mu']:.2f}",
+                        f"{x['sigma']:.2f}",
+                        f"{x['conservative']:.2f}",
+                        str(x["games"]),
+                    )
+        console.print(board if board.row_count else Text("not rated yet: put it in a tournament"))
         for r in rows:
-            console.print(Text(escape(f"{r['name']}@{r['version']}: digest {r['digest']}, "
-                                      f"from {r['source']}, files: "
-                                      f"{', '.join(store.snapshot_files(r['digest']))}")),
-                          soft_wrap=True, highlight=False)
+            console.print(
+                Text(
+                    escape(
+                        f"{r['name']}@{r['version']}: digest {r['digest']}, "
+                        f"from {r['source']}, files: "
+                        f"{', '.join(store.snapshot_files(r['digest']))}"
+                    )
+                ),
+                soft_wrap=True,
+                highlight=False,
+            )
         if extract is not None:
             _extract(store, rows[-1]["digest"], extract, console)
         return
@@ -224,36 +318,62 @@ def show(
     if pins:
         assert store is not None  # the pins came from it
         p = pins[0]
-        console.print(Text(escape(
-                               f"{name}: pinned by tournament(s) "
-                               f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
-                               f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code "
-                               f"digest {p['digest']}")), soft_wrap=True, highlight=False)
+        console.print(
+            Text(
+                escape(
+                    f"{name}: pinned by tournament(s) "
+                    f"{', '.join(sorted({q['tournament'] for q in pins}))}; written "
+                    f"{p['bot']!r}; {p['origin']} bot from {p['source']}; code "
+                    f"digest {p['digest']}"
+                )
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
         if extract is not None:
             _extract(store, p["digest"], extract, console)
         return
     spec = registry.Resolver(store).load(name)
-    console.print(Text(escape(f"{name}: {spec.kind_label}, version {spec.version or '?'}, "
-                              f"games {', '.join(spec.games) if spec.games else '?'}; from "
-                              f"{spec.source} ({spec.origin}); not submitted"
-                              + (f" to {db}" if store is not None else ""))),
-                  soft_wrap=True, highlight=False)
+    console.print(
+        Text(
+            escape(
+                f"{name}: {spec.kind_label}, version {spec.version or '?'}, "
+                f"games {', '.join(spec.games) if spec.games else '?'}; from "
+                f"{spec.source} ({spec.origin}); not submitted"
+                + (f" to {db}" if store is not None else "")
+            )
+        ),
+        soft_wrap=True,
+        highlight=False,
+    )
     if extract is not None:
-        raise MallowsError("--extract writes out a stored snapshot: this bot has none (it is "
-                           "not submitted, nor pinned by a tournament)")
+        raise MallowsError(
+            "--extract writes out a stored snapshot: this bot has none (it is "
+            "not submitted, nor pinned by a tournament)"
+        )
 
 
 def _show_digest(store: Store, digest: str, extract: Path | None, console) -> None:
-    pins = [
-        p for t in store.tournaments() for p in store.pins(t["name"]) if p["digest"] == digest]
-    versions = [f"{r['name']}@{r['version']}" for r in store.submissions()
-                if r["digest"] == digest]
-    console.print(Text(escape(
-        f"code {digest}: files {', '.join(store.snapshot_files(digest))}"
-        + (f"; submitted as {', '.join(versions)}" if versions else "")
-        + ("; pinned as " + ", ".join(f"{p['display']} in {p['tournament']} ({p['source']})"
-                                      for p in pins) if pins else ""))),
-        soft_wrap=True, highlight=False)
+    pins = [p for t in store.tournaments() for p in store.pins(t["name"]) if p["digest"] == digest]
+    versions = [f"{r['name']}@{r['version']}" for r in store.submissions() if r["digest"] == digest]
+    console.print(
+        Text(
+            escape(
+                f"code {digest}: files {', '.join(store.snapshot_files(digest))}"
+                + (f"; submitted as {', '.join(versions)}" if versions else "")
+                + (
+                    "; pinned as "
+                    + ", ".join(
+                        f"{p['display']} in {p['tournament']} ({p['source']})" for p in pins
+                    )
+                    if pins
+                    else ""
+                )
+            )
+        ),
+        soft_wrap=True,
+        highlight=False,
+    )
     if extract is not None:
         _extract(store, digest, extract, console)
 
@@ -261,8 +381,10 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
 def _extract(store: Store, digest: str, folder: Path, console) -> None:
     files = store.snapshot_files(digest)
     if not files:
-        raise MallowsError(f"no stored files for digest {digest[:12]} (a shipped or entry-point "
-                           f"bot's code is not kept)")
+        raise MallowsError(
+            f"no stored files for digest {digest[:12]} (a shipped or entry-point "
+            f"bot's code is not kept)"
+        )
     if folder.exists():
         raise MallowsError(f"--extract {folder}: it exists; give a new folder")
     for rel, data in files.items():
@@ -279,8 +401,10 @@ def withdraw(
     """Keep NAME@N's history and ratings, but refuse it in new tournaments."""
     at = parse_version(name)
     if at is None:
-        raise MallowsError(f"withdraw takes one version, NAME@N (for example {name}@1): see "
-                           f"the versions with mallows bots show {name}")
+        raise MallowsError(
+            f"withdraw takes one version, NAME@N (for example {name}@1): see "
+            f"the versions with mallows bots show {name}"
+        )
     store = _open(db)
     row = store.submission(*at)
     if row is None:
@@ -315,8 +439,10 @@ def _delete(store, db: Path, name: str, row: dict, yes: bool) -> None:
     from mallows.tournaments.run import ensure_ratings
 
     count = store.count_matches(name)
-    if not yes and not typer.confirm(f"delete tournament {name!r} ({row['game']}, {count} "
-                                     f"stored matches) and its ratings from {db}?"):
+    if not yes and not typer.confirm(
+        f"delete tournament {name!r} ({row['game']}, {count} "
+        f"stored matches) and its ratings from {db}?"
+    ):
         raise typer.Exit(1)
     game = store.delete_tournament(name)
     if game in store.games():  # its matches changed, so the stored board is stale
@@ -327,9 +453,11 @@ def _delete(store, db: Path, name: str, row: dict, yes: bool) -> None:
 def register(app: typer.Typer) -> None:
     from mallows.cli.bots import bots_app
     from mallows.cli.tournament import tournament_app
+
     bots_app.command("submit")(user_errors(submit))
     bots_app.command("show")(user_errors(show))
     bots_app.command("withdraw")(user_errors(withdraw))
     from mallows.cli import new as _new  # ``bots new``: its own module
+
     _new.register(bots_app)
     tournament_app.command("delete")(user_errors(delete))

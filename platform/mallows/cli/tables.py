@@ -52,13 +52,20 @@ def _naming_columns(right: Sequence[bool]) -> int:
     return 1
 
 
-def _plain(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]],
-           right: Sequence[bool], caption: str | None, limit: int | None = None) -> str:
+def _plain(
+    title: str | None,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Sequence[bool],
+    caption: str | None,
+    limit: int | None = None,
+) -> str:
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
 
     def line(cells, columns) -> str:
-        return "  ".join(cells[i].rjust(widths[i]) if right[i] else cells[i].ljust(widths[i])
-                         for i in columns).rstrip()
+        return "  ".join(
+            cells[i].rjust(widths[i]) if right[i] else cells[i].ljust(widths[i]) for i in columns
+        ).rstrip()
 
     out = [title] if title else []
     for n, columns in enumerate(_blocks(widths, _naming_columns(right), limit)):
@@ -71,9 +78,14 @@ def _plain(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[st
     return "\n".join(out) + "\n"
 
 
-def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence],
-                right: Sequence[bool] | None = None, caption: str | None = None,
-                console: Console | None = None) -> None:
+def print_table(
+    title: str | None,
+    headers: Sequence[str],
+    rows: Sequence[Sequence],
+    right: Sequence[bool] | None = None,
+    caption: str | None = None,
+    console: Console | None = None,
+) -> None:
     """Print a table: rich in a terminal it fits, the plain layout otherwise. ``right`` says
     which columns are numbers (right-aligned; default: all but the first)."""
     console = console or Console()
@@ -85,8 +97,11 @@ def print_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequen
     needed = sum(widths) + 3 * len(widths) + 1  # rich's borders and padding
     if not console.is_terminal or needed > console.width:
         # a terminal's width, or COLUMNS where it is set; a pipe without it: no limit
-        limit = console.width if console.is_terminal or os.environ.get("COLUMNS", "").isdigit() \
+        limit = (
+            console.width
+            if console.is_terminal or os.environ.get("COLUMNS", "").isdigit()
             else None
+        )
         console.file.write(_plain(title, headers, cells, right, caption, limit))
         console.file.flush()
         return

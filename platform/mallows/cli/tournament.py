@@ -30,8 +30,9 @@ from mallows.results.store import DEFAULT_DB, Store
 FORMATS = ("table", "csv", "json", "markdown")
 DB_HELP = "SQLite database (created if missing)."
 
-tournament_app = typer.Typer(help="Run round-robin tournaments and read their results.",
-                             no_args_is_help=True)
+tournament_app = typer.Typer(
+    help="Run round-robin tournaments and read their results.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -44,8 +45,10 @@ def register(app: typer.Typer) -> None:
 def _open_readonly(db: Path) -> Store:
     """The database of a read-only command (list, show, ratings, replay): never written."""
     if not Path(db).exists():
-        raise MallowsError(f"no database at {db}: run a tournament first "
-                           f"(mallows tournament run tournaments/demo.toml) or pass --db PATH")
+        raise MallowsError(
+            f"no database at {db}: run a tournament first "
+            f"(mallows tournament run tournaments/demo.toml) or pass --db PATH"
+        )
     return Store(db, readonly=True)
 
 
@@ -84,15 +87,15 @@ def _cells(rows: list[dict], places: dict | None) -> list[list[str]]:
 
 
 def _headers(places: dict | None) -> list[str]:
-    return [c.header + " (95%)" if c.key == "mean_place" and places else c.header
-            for c in COLUMNS]
+    return [c.header + " (95%)" if c.key == "mean_place" and places else c.header for c in COLUMNS]
 
 
 def _print_board(title: str, rows: list[dict], places: dict | None = None) -> None:
     from mallows.cli.tables import print_table
 
-    print_table(title, _headers(places), _cells(rows, places),
-                right=[c.key != "bot" for c in COLUMNS])
+    print_table(
+        title, _headers(places), _cells(rows, places), right=[c.key != "bot" for c in COLUMNS]
+    )
 
 
 def _places(store: Store, scope: str, name: str) -> dict:
@@ -105,10 +108,18 @@ def _places(store: Store, scope: str, name: str) -> dict:
 
 def _json_row(r: dict) -> dict:
     """One row of ``ratings --format json`` (keys kept stable for scripts)."""
-    return {"rank": r["rank"], "bot": r["bot"], **{k: r[k] for k in RATING_SYSTEM.stored},
-            "matches": r["games"], "games": r["games"], "wins": r["wins"],
-            "mean_place": r["mean_place"], "game": r["game"], "scope": r["scope"],
-            "name": r["name"]}
+    return {
+        "rank": r["rank"],
+        "bot": r["bot"],
+        **{k: r[k] for k in RATING_SYSTEM.stored},
+        "matches": r["games"],
+        "games": r["games"],
+        "wins": r["wins"],
+        "mean_place": r["mean_place"],
+        "game": r["game"],
+        "scope": r["scope"],
+        "name": r["name"],
+    }
 
 
 def _csv_cell(value) -> str:
@@ -116,8 +127,12 @@ def _csv_cell(value) -> str:
 
 
 def _markdown(title: str, rows: list[dict], places: dict | None = None) -> str:
-    lines = [f"### {title}", "", "| " + " | ".join(_headers(places)) + " |",
-             "|" + "|".join("---:" if c.key != "bot" else "---" for c in COLUMNS) + "|"]
+    lines = [
+        f"### {title}",
+        "",
+        "| " + " | ".join(_headers(places)) + " |",
+        "|" + "|".join("---:" if c.key != "bot" else "---" for c in COLUMNS) + "|",
+    ]
     lines += ["| " + " | ".join(cells) + " |" for cells in _cells(rows, places)]
     return "\n".join(lines) + "\n"
 
@@ -130,23 +145,36 @@ def _interval(places: dict, bot: str) -> list[float] | None:
 def _print_boards(boards: list[tuple[str, list[dict], dict]], fmt: str) -> None:
     """``boards``: (title, rows, places: bot -> PlaceStats)."""
     if fmt == "json":
-        typer.echo(json.dumps([dict(_json_row(r), mean_place_95=_interval(places, r["bot"]))
-                               for _, rows, places in boards for r in rows], indent=2))
+        typer.echo(
+            json.dumps(
+                [
+                    dict(_json_row(r), mean_place_95=_interval(places, r["bot"]))
+                    for _, rows, places in boards
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
     elif fmt == "csv":
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         shown = [c for c in COLUMNS if c.csv]
-        w.writerow(["scope", "name"] + [c.csv for c in shown]
-                   + ["mean_place_low", "mean_place_high"])
+        w.writerow(
+            ["scope", "name"] + [c.csv for c in shown] + ["mean_place_low", "mean_place_high"]
+        )
         for _, rows, places in boards:
             for r in rows:
                 low_high = _interval(places, r["bot"])
-                w.writerow([r["scope"], r["name"]] + [_csv_cell(r[c.key]) for c in shown]
-                           + ([f"{v:.6f}" for v in low_high] if low_high else ["", ""]))
+                w.writerow(
+                    [r["scope"], r["name"]]
+                    + [_csv_cell(r[c.key]) for c in shown]
+                    + ([f"{v:.6f}" for v in low_high] if low_high else ["", ""])
+                )
         sys.stdout.write(out.getvalue())
     elif fmt == "markdown":
-        typer.echo("\n".join(_markdown(title, rows, places) for title, rows, places in boards),
-                   nl=False)
+        typer.echo(
+            "\n".join(_markdown(title, rows, places) for title, rows, places in boards), nl=False
+        )
     else:
         for title, rows, places in boards:
             _print_board(title, rows, places)
@@ -154,17 +182,20 @@ def _print_boards(boards: list[tuple[str, list[dict], dict]], fmt: str) -> None:
 
 def _check_format(fmt: str) -> str:
     if fmt not in FORMATS:
-        raise MallowsError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}: "
-                           f"e.g. --format json")
+        raise MallowsError(
+            f"--format {fmt!r} is not one of {', '.join(FORMATS)}: e.g. --format json"
+        )
     return fmt
 
 
 def _board(store: Store, scope: str, name: str) -> list[dict]:
     from mallows.tournaments.run import board
+
     return board(store, scope, name)
 
 
 # -- tournament run -----------------------------------------------------------------------------
+
 
 @tournament_app.command("run")
 @user_errors
@@ -172,21 +203,31 @@ def run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/demo.toml"),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
     workers: Optional[int] = typer.Option(
-        None, "--workers", help="1: in this process; N > 1: a local Ray with N CPUs "
-        "(default: the CPU count)."),
+        None,
+        "--workers",
+        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
+    ),
     address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size",
-                                             help="Matches per Ray task (default: automatic)."),
+        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."
+    ),
+    batch_size: Optional[int] = typer.Option(
+        None, "--batch-size", help="Matches per Ray task (default: automatic)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     sandbox: Optional[str] = typer.Option(
-        None, "--sandbox", help="off: bots that are not shipped run with process isolation "
-        "only (as sandbox = \"off\" in [limits]; stored with the tournament). Default: the "
-        "file's [limits], else on."),
+        None,
+        "--sandbox",
+        help="off: bots that are not shipped run with process isolation "
+        'only (as sandbox = "off" in [limits]; stored with the tournament). Default: the '
+        "file's [limits], else on.",
+    ),
     key: Optional[str] = typer.Option(
-        None, "--key", help="The tournament's secret key (hex), e.g. one revealed by "
+        None,
+        "--key",
+        help="The tournament's secret key (hex), e.g. one revealed by "
         "mallows tournament show --reveal-key: a new database then plays the very matches of "
-        "the published one. Default: a fresh key, kept in --db."),
+        "the published one. Default: a fresh key, kept in --db.",
+    ),
 ) -> None:
     """Play every match of FILE not yet stored in --db, then print the rating table."""
     from mallows.cli.common import resolver_for, sandbox_mode
@@ -199,11 +240,14 @@ def run(
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
     from mallows.tournaments.secrecy import parse_key
+
     given = parse_key(key) if key is not None else None
     if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
         if workers not in (None, 1) or address is not None:
-            raise MallowsError("a human seat plays at this terminal: run the tournament with "
-                               "--workers 1 and no --address")
+            raise MallowsError(
+                "a human seat plays at this terminal: run the tournament with "
+                "--workers 1 and no --address"
+            )
         workers, quiet = 1, True  # in this process; no progress bar over the prompts
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
@@ -215,13 +259,26 @@ def run(
             _run(t, db, workers, address, batch_size, quiet, reinstall, resolver, given)
         except KeyboardInterrupt as exc:  # before the run loop (timing one, Ray starting):
             from mallows.cli.signals import exit_status, interrupted  # Typer's own handler
-            typer.echo(f"{interrupted(exc)} before this run played a match: nothing was lost; "
-                       f"rerun the same command", err=True)  # would exit 130 in silence
+
+            typer.echo(
+                f"{interrupted(exc)} before this run played a match: nothing was lost; "
+                f"rerun the same command",
+                err=True,
+            )  # would exit 130 in silence
             raise typer.Exit(exit_status(exc))
 
 
-def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, resolver,
-         key: bytes | None = None) -> None:
+def _run(
+    t,
+    db: Path,
+    workers,
+    address,
+    batch_size,
+    quiet: bool,
+    reinstall,
+    resolver,
+    key: bytes | None = None,
+) -> None:
     from mallows.tournaments.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
     from mallows.tournaments.run import LARGE_RUN, estimate, execute
@@ -240,15 +297,24 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
         console.print(Text(warning, style="yellow"), soft_wrap=True)
     promise = commitment(store, t.name)
     if promise and new:  # publish it now, reveal the key after: nobody chose the deals
-        console.print(Text(f"{t.name}: secret key commitment {promise} (mallows tournament "
-                           f"show {t.name} --reveal-key prints the key once it is finished)"),
-                      soft_wrap=True, highlight=False)
+        console.print(
+            Text(
+                f"{t.name}: secret key commitment {promise} (mallows tournament "
+                f"show {t.name} --reveal-key prints the key once it is finished)"
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
     from mallows.tournaments.schedule import SCHEDULE_VERSION
+
     if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
-        console.print(f"{t.name} was started under schedule version {t.schedule} (every deal in "
-                      f"the rotations of the file's bot order) and resumes under it; new "
-                      f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
-                      soft_wrap=True, highlight=False)
+        console.print(
+            f"{t.name} was started under schedule version {t.schedule} (every deal in "
+            f"the rotations of the file's bot order) and resumes under it; new "
+            f"tournaments get version {SCHEDULE_VERSION}, balanced seat orders",
+            soft_wrap=True,
+            highlight=False,
+        )
     remaining = plan.total - store.count_matches(t.name)
     guess = None
     if remaining >= LARGE_RUN:
@@ -259,11 +325,13 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
     else:
         joining = cluster_address(address)
         if joining and not quiet:  # a join can take a while to fail: say so at once
-            console.print(f"connecting to the Ray cluster at {joining} ...", highlight=False,
-                          markup=False)
+            console.print(
+                f"connecting to the Ray cluster at {joining} ...", highlight=False, markup=False
+            )
         with console.status("starting the executor..."):
-            executor = make_executor(workers, address, batch_size,
-                                     snapshots=plan.roster.snapshots())
+            executor = make_executor(
+                workers, address, batch_size, snapshots=plan.roster.snapshots()
+            )
         reinstall()  # Ray sets its own SIGTERM handler
     if guess is not None:
         console.print(guess.describe(executor.workers, db))
@@ -276,8 +344,9 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
 
     def on_start(total: int, already: int) -> None:
         state["meter"] = meter = Meter(total, already)
-        state["task"] = progress.add_task(t.name, total=total, completed=already,
-                                          rate="", eta="-:--:--", leader="-")
+        state["task"] = progress.add_task(
+            t.name, total=total, completed=already, rate="", eta="-:--:--", leader="-"
+        )
         if not live and not quiet and remaining > 0:  # a log or a pipe: a plain line now and then
             state["plain"] = PlainProgress(t.name, meter, sys.stderr)
 
@@ -289,8 +358,10 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
             state["plain"].update(lambda: _leader_text(rater))
             return
         rate = meter.rate()
-        fields: dict[str, Any] = {"rate": f"{rate:.1f} matches/s" if rate else "",
-                                  "eta": eta_text(meter.eta())}
+        fields: dict[str, Any] = {
+            "rate": f"{rate:.1f} matches/s" if rate else "",
+            "eta": eta_text(meter.eta()),
+        }
         now = time.perf_counter()
         if now - state.get("last", 0.0) >= 1.0:
             state["last"] = now
@@ -305,22 +376,30 @@ def _run(t, db: Path, workers, address, batch_size, quiet: bool, reinstall, reso
     except KeyboardInterrupt as exc:
         from mallows.cli.signals import exit_status, interrupted
 
-        console.print(f"{interrupted(exc)}: {store.count_matches(t.name)} of {plan.total} "
-                      f"matches are stored in {db}; rerun the same command to resume")
+        console.print(
+            f"{interrupted(exc)}: {store.count_matches(t.name)} of {plan.total} "
+            f"matches are stored in {db}; rerun the same command to resume"
+        )
         raise typer.Exit(exit_status(exc))
     out = Console()
     lost = getattr(executor, "lost_batches", 0)
     if lost:
-        out.print(f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
-                  f" worker {'were' if lost != 1 else 'was'} run again")
+        out.print(
+            f"{lost} batch{'es' if lost != 1 else ''} lost with {'their' if lost != 1 else 'its'}"
+            f" worker {'were' if lost != 1 else 'was'} run again"
+        )
     rows = _board(store, "tournament", t.name)
-    _print_board(f"{t.name} · {t.game} · {plan.total} matches", rows,
-                 _places(store, "tournament", t.name))
+    _print_board(
+        f"{t.name} · {t.game} · {plan.total} matches", rows, _places(store, "tournament", t.name)
+    )
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
-    out.print(f"played {summary.played} matches ({summary.already} already stored) in "
-              f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
-              f"Head-to-head: mallows tournament show {t.name}"
-              + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
+    out.print(
+        f"played {summary.played} matches ({summary.already} already stored) in "
+        f"{summary.wall:.1f} s on {summary.executor}: {rate:.1f} matches/s. "
+        f"Head-to-head: mallows tournament show {t.name}"
+        + (f" --db {db}" if Path(db) != DEFAULT_DB else ""),
+        soft_wrap=True,
+    )
 
 
 def _leader_text(rater) -> str:
@@ -329,6 +408,7 @@ def _leader_text(rater) -> str:
 
 
 # -- tournament list / show -------------------------------------------------------------------
+
 
 @tournament_app.command("list")
 @user_errors
@@ -340,10 +420,22 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
     rows = []
     for r in store.tournaments():
         status = "finished" if r["done"] == r["total"] else "incomplete (rerun to resume)"
-        rows.append([r["name"], r["game"], f"{r['done']}/{r['total']}", status, r["created"],
-                     r["file"] or ""])
-    print_table(f"tournaments in {db}", ["name", "game", "matches", "status", "created", "file"],
-                rows, right=[False, False, True, False, False, False])
+        rows.append(
+            [
+                r["name"],
+                r["game"],
+                f"{r['done']}/{r['total']}",
+                status,
+                r["created"],
+                r["file"] or "",
+            ]
+        )
+    print_table(
+        f"tournaments in {db}",
+        ["name", "game", "matches", "status", "created", "file"],
+        rows,
+        right=[False, False, True, False, False, False],
+    )
 
 
 @tournament_app.command("show")
@@ -351,9 +443,13 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
 def show(
     name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    reveal_key: bool = typer.Option(False, "--reveal-key", help="Print the tournament's secret "
-                                    "key (only once every match is played), so anyone can "
-                                    "check it against the commitment and recompute the seeds."),
+    reveal_key: bool = typer.Option(
+        False,
+        "--reveal-key",
+        help="Print the tournament's secret "
+        "key (only once every match is played), so anyone can "
+        "check it against the commitment and recompute the seeds.",
+    ),
 ) -> None:
     """A tournament's definition, leaderboard and head-to-head table."""
     from mallows.results.ratings import head_to_head
@@ -363,35 +459,45 @@ def show(
     row = store.tournament(name)
     if row is None:
         known = ", ".join(r["name"] for r in store.tournaments()) or "none"
-        raise MallowsError(f"no tournament {name!r} in {db} (tournaments: {known}): check the "
-                           f"name with mallows tournament list")
+        raise MallowsError(
+            f"no tournament {name!r} in {db} (tournaments: {known}): check the "
+            f"name with mallows tournament list"
+        )
     definition = json.loads(row["definition"])
     console = Console()
     done = store.count_matches(name)
-    console.print(f"[bold]{name}[/bold] · {row['game']}"
-                  + (f" ({definition.get('rules')})" if definition.get("rules") else "")
-                  + f" · {definition['players']} players · {definition['deals']} deals · seed "
-                  f"{definition['seed']} · schedule {definition.get('schedule', 1)} · "
-                  f"{done}/{row['total']} matches"
-                  + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
-                  soft_wrap=True)
+    console.print(
+        f"[bold]{name}[/bold] · {row['game']}"
+        + (f" ({definition.get('rules')})" if definition.get("rules") else "")
+        + f" · {definition['players']} players · {definition['deals']} deals · seed "
+        f"{definition['seed']} · schedule {definition.get('schedule', 1)} · "
+        f"{done}/{row['total']} matches"
+        + ("" if done == row["total"] else " (incomplete: rerun to resume)"),
+        soft_wrap=True,
+    )
     _print_chance(console, store, name, definition, done == row["total"], reveal_key)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
         from mallows.compare.run import stored_test, verdict_text
+
         console.print(verdict_text(*stored_test(store, name)), soft_wrap=True)
     if definition.get("options"):
         console.print("options: " + ", ".join(f"{k}={v}" for k, v in definition["options"].items()))
     if (definition.get("limits") or {}).get("sandbox") == "off":
-        console.print("[bold yellow]sandbox: off[/bold yellow] · the bots that are not shipped "
-                      "ran with process isolation only, without their bubblewrap sandbox")
+        console.print(
+            "[bold yellow]sandbox: off[/bold yellow] · the bots that are not shipped "
+            "ran with process isolation only, without their bubblewrap sandbox"
+        )
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 
     results = list(store.results(tournament=name))
     pins = store.pins(name)
     if pins:  # the code each bot runs, fixed at the first run (tournaments.pinning)
-        console.print("code: " + ", ".join(f"{p['display']} {p['digest'][:12]}" for p in pins),
-                      soft_wrap=True, highlight=False)
+        console.print(
+            "code: " + ", ".join(f"{p['display']} {p['digest'][:12]}" for p in pins),
+            soft_wrap=True,
+            highlight=False,
+        )
     leaders = _board(store, "tournament", name)
     _print_board("leaderboard", leaders, place_stats(results))
     h2h = head_to_head(results)
@@ -401,23 +507,34 @@ def show(
         cells = []
         for b in bots:
             h = h2h.get(a, {}).get(b)
-            cells.append("" if a == b else ("-" if h is None else
-                                             f"{h.mean_place:.2f} {h.ahead:.0%} n={h.matches}"))
+            cells.append(
+                ""
+                if a == b
+                else ("-" if h is None else f"{h.mean_place:.2f} {h.ahead:.0%} n={h.matches}")
+            )
         rows.append([str(k), short_bot(a), *cells])
     # columns named by bot (a table wider than the terminal is printed in blocks of columns)
-    print_table("head-to-head", ["#", "bot"] + [f"vs {short_bot(b)}" for b in bots],
-                rows, right=[True, False] + [True] * len(bots),
-                caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
-                        "with the column bot, and the share of them it finished ahead of it")
+    print_table(
+        "head-to-head",
+        ["#", "bot"] + [f"vs {short_bot(b)}" for b in bots],
+        rows,
+        right=[True, False] + [True] * len(bots),
+        caption="cell: the row bot's mean place (1 = first) in the n matches it shared "
+        "with the column bot, and the share of them it finished ahead of it",
+    )
     _print_seats(store, name, definition, bots)
     ids = store.match_ids(name, 1)
     if ids:
-        console.print(f"replay a match: mallows replay {ids[0]}"
-                      + (f" --db {db}" if Path(db) != DEFAULT_DB else ""), soft_wrap=True)
+        console.print(
+            f"replay a match: mallows replay {ids[0]}"
+            + (f" --db {db}" if Path(db) != DEFAULT_DB else ""),
+            soft_wrap=True,
+        )
 
 
-def _print_chance(console: Console, store: Store, name: str, definition: dict, finished: bool,
-                  reveal: bool) -> None:
+def _print_chance(
+    console: Console, store: Store, name: str, definition: dict, finished: bool, reveal: bool
+) -> None:
     """How the tournament's hidden numbers derive, its key's commitment, and (``reveal``,
     once finished) the key itself."""
     from mallows import seeding
@@ -426,25 +543,37 @@ def _print_chance(console: Console, store: Store, name: str, definition: dict, f
     derivation = definition.get("chance", seeding.LEGACY)
     promise = commitment(store, name)
     if derivation == seeding.LEGACY:
-        text = ("seeds: derivation 1 (unkeyed, stored before secret keys: anyone who knows the "
-                "seed can compute the deals and the bots' seeds)")
+        text = (
+            "seeds: derivation 1 (unkeyed, stored before secret keys: anyone who knows the "
+            "seed can compute the deals and the bots' seeds)"
+        )
     else:
-        text = (f"seeds: derivation {derivation}, bots' seeds keyed with a secret"
-                + ("; deals keyed too (secret = true)" if definition.get("secret") else
-                   "; deals keyed too" if definition.get("kind") == "compare" else "")
-                + ("; seed drawn from the OS" if definition.get("drawn_seed") else ""))
+        text = (
+            f"seeds: derivation {derivation}, bots' seeds keyed with a secret"
+            + (
+                "; deals keyed too (secret = true)"
+                if definition.get("secret")
+                else "; deals keyed too"
+                if definition.get("kind") == "compare"
+                else ""
+            )
+            + ("; seed drawn from the OS" if definition.get("drawn_seed") else "")
+        )
         if promise:
             text += f"; key commitment {promise}"
     console.print(Text(text), soft_wrap=True, highlight=False)
     if reveal:
         key = store.chance_key(name)
         if key is None:
-            raise MallowsError(f"{name} has no secret key (derivation 1): there is nothing to "
-                               f"reveal")
+            raise MallowsError(
+                f"{name} has no secret key (derivation 1): there is nothing to reveal"
+            )
         if not finished:
-            raise MallowsError(f"{name} is not finished: its key stays secret until every "
-                               f"match is played (revealing it now would let authors compute "
-                               f"the rest); rerun the tournament to finish it first")
+            raise MallowsError(
+                f"{name} is not finished: its key stays secret until every "
+                f"match is played (revealing it now would let authors compute "
+                f"the rest); rerun the tournament to finish it first"
+            )
         console.print(Text(f"secret key: {key.hex()}"), soft_wrap=True, highlight=False)
 
 
@@ -465,32 +594,51 @@ def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> 
     rows = []
     for b in bots:
         seats = by_bot.get(b, {})
-        rows.append([short_bot(b)] + [(cell.text() if (cell := seats.get(s)) is not None
-                                       else "-") for s in range(k)])
+        rows.append(
+            [short_bot(b)]
+            + [(cell.text() if (cell := seats.get(s)) is not None else "-") for s in range(k)]
+        )
     effect = effects[k]
     rows.append(["every bot"] + [cell.text() for cell in effect.seats])
     spread = effect.spread
-    print_table("mean place by seat", ["bot"] + [f"seat {s}" for s in range(k)], rows,
-                caption=(f"1 = first, ± its 95% interval; the last row is the seat effect of "
-                         f"{definition.get('game')} at {k} seats: every bot's mean place from "
-                         f"each seat over {effect.deals:,} deals (the deal as the unit); "
-                         f"spread {spread:.2f} places" if spread is not None else None))
+    print_table(
+        "mean place by seat",
+        ["bot"] + [f"seat {s}" for s in range(k)],
+        rows,
+        caption=(
+            f"1 = first, ± its 95% interval; the last row is the seat effect of "
+            f"{definition.get('game')} at {k} seats: every bot's mean place from "
+            f"each seat over {effect.deals:,} deals (the deal as the unit); "
+            f"spread {spread:.2f} places"
+            if spread is not None
+            else None
+        ),
+    )
 
 
 # -- ratings ----------------------------------------------------------------------------------
 
+
 @user_errors
 def ratings(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    game: Optional[str] = typer.Option(None, "--game", help="One game's leaderboard over all "
-                                       "its tournaments."),
+    game: Optional[str] = typer.Option(
+        None, "--game", help="One game's leaderboard over all its tournaments."
+    ),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="One tournament's."),
     format: str = typer.Option("table", "--format", help="table, csv, json or markdown."),
-    latest: bool = typer.Option(False, "--latest", help="Only each submitted bot's newest "
-                                "version (NAME@N with the highest N)."),
-    humans: bool = typer.Option(False, "--humans", help="Game leaderboards with the matches "
-                                "people played (human seats) too; by default they are the "
-                                "bots'."),
+    latest: bool = typer.Option(
+        False,
+        "--latest",
+        help="Only each submitted bot's newest version (NAME@N with the highest N).",
+    ),
+    humans: bool = typer.Option(
+        False,
+        "--humans",
+        help="Game leaderboards with the matches "
+        "people played (human seats) too; by default they are the "
+        "bots'.",
+    ),
 ) -> None:
     """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
     fmt = _check_format(format)
@@ -502,43 +650,65 @@ def ratings(
             known = ", ".join(r["name"] for r in store.tournaments()) or "none"
             raise MallowsError(f"no tournament {tournament!r} in {db} (tournaments: {known})")
         if game is not None and game != row["game"]:
-            raise MallowsError(f"tournament {tournament!r} is {row['game']}, not {game}: drop "
-                               f"--game or change it")
-        boards.append((f"{tournament} ({row['game']})", _board(store, "tournament", tournament),
-                       _places(store, "tournament", tournament)))
+            raise MallowsError(
+                f"tournament {tournament!r} is {row['game']}, not {game}: drop --game or change it"
+            )
+        boards.append(
+            (
+                f"{tournament} ({row['game']})",
+                _board(store, "tournament", tournament),
+                _places(store, "tournament", tournament),
+            )
+        )
     else:
         games = store.games()
         if game is not None:
             if game not in games:
-                raise MallowsError(f"no {game!r} tournaments in {db} (games: "
-                                   f"{', '.join(games) or 'none'}): check --game")
+                raise MallowsError(
+                    f"no {game!r} tournaments in {db} (games: "
+                    f"{', '.join(games) or 'none'}): check --game"
+                )
             games = [game]
         for g in games:
             if humans:  # people's matches counted too: computed here, never stored
                 from mallows.results.stats import place_stats
                 from mallows.tournaments.run import game_board_with_humans
-                boards.append((f"{g} (all tournaments, people too)",
-                               game_board_with_humans(store, g),
-                               place_stats(store.results(game=g, humans=True))))
+
+                boards.append(
+                    (
+                        f"{g} (all tournaments, people too)",
+                        game_board_with_humans(store, g),
+                        place_stats(store.results(game=g, humans=True)),
+                    )
+                )
                 continue
-            boards.append((f"{g} (all tournaments)", _board(store, "game", g),
-                           _places(store, "game", g)))
+            boards.append(
+                (f"{g} (all tournaments)", _board(store, "game", g), _places(store, "game", g))
+            )
     if latest:
         from mallows.agents.submissions import newest_versions
-        boards = [(title + ", newest versions", newest_versions(rows), places)
-                  for title, rows, places in boards]
+
+        boards = [
+            (title + ", newest versions", newest_versions(rows), places)
+            for title, rows, places in boards
+        ]
     _print_boards(boards, fmt)
 
 
 # -- replay -----------------------------------------------------------------------------------
 
+
 @user_errors
 def replay(
-    match: str = typer.Argument(..., help="Match id, <tournament>/<index> (e.g. demo/0), or a "
-                                "record file (JSON, e.g. from mallows play --record)."),
+    match: str = typer.Argument(
+        ...,
+        help="Match id, <tournament>/<index> (e.g. demo/0), or a "
+        "record file (JSON, e.g. from mallows play --record).",
+    ),
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    seat: Optional[int] = typer.Option(None, "--seat", help="Show only what this seat saw "
-                                       "(default: every card's value)."),
+    seat: Optional[int] = typer.Option(
+        None, "--seat", help="Show only what this seat saw (default: every card's value)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the match record (JSON)."),
 ) -> None:
     """Print a match turn by turn, every card's value shown (or its record with --json)."""
@@ -566,14 +736,17 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
     path = Path(match)
     if path.is_file() or match.endswith(".json"):
         if not path.is_file():
-            raise MallowsError(f"no record file {match}: give a record file or a match id "
-                               f"such as demo/0")
+            raise MallowsError(
+                f"no record file {match}: give a record file or a match id such as demo/0"
+            )
         from mallows.tournaments.record_format import parse_record
+
         try:
             text = path.read_bytes()
         except OSError as exc:
-            raise MallowsError(f"cannot read {match} ({exc.strerror or exc}): give a record "
-                               f"file you can read") from None
+            raise MallowsError(
+                f"cannot read {match} ({exc.strerror or exc}): give a record file you can read"
+            ) from None
         # checked against the record format: the first thing wrong is named, nothing below
         # meets a value of the wrong type
         return path.name, parse_record(text, match)
@@ -582,44 +755,66 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
     if row is None:
         name = match.rsplit("/", 1)[0]
         hint = ", ".join(store.match_ids(name, 3)) if store.tournament(name) else ""
-        raise MallowsError(f"no match {match!r} in {db}: ids are <tournament>/<index>"
-                           + (f", e.g. {hint}" if hint else "; see mallows tournament list"))
+        raise MallowsError(
+            f"no match {match!r} in {db}: ids are <tournament>/<index>"
+            + (f", e.g. {hint}" if hint else "; see mallows tournament list")
+        )
     try:
         return match, json.loads(row["record"])
     except (TypeError, ValueError) as exc:
-        raise MallowsError(f"match {match} in {db} has a damaged record ({exc}): restore the "
-                           f"file from a copy (mallows db check --db {db} lists what is "
-                           f"damaged)") from None
+        raise MallowsError(
+            f"match {match} in {db} has a damaged record ({exc}): restore the "
+            f"file from a copy (mallows db check --db {db} lists what is "
+            f"damaged)"
+        ) from None
 
 
 @user_errors
 def export(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    tournament: Optional[str] = typer.Option(None, "--tournament",
-                                             help="One tournament's matches (default: all)."),
-    trajectories: bool = typer.Option(False, "--trajectories", help="One line per decision "
-                                      "instead, for offline learning: the seat's observation "
-                                      "as its encoder's vector, the legal-action mask, the "
-                                      "action numbers, the reward (docs/play-and-train.md)."),
+    tournament: Optional[str] = typer.Option(
+        None, "--tournament", help="One tournament's matches (default: all)."
+    ),
+    trajectories: bool = typer.Option(
+        False,
+        "--trajectories",
+        help="One line per decision "
+        "instead, for offline learning: the seat's observation "
+        "as its encoder's vector, the legal-action mask, the "
+        "action numbers, the reward (docs/play-and-train.md).",
+    ),
 ) -> None:
     """Every stored match as JSON lines (one object per match, in schedule order): its place
     in the schedule, players, ranks, forfeits, seed and the full record, for other tools."""
     store = _open_readonly(db)
     if tournament is not None and store.tournament(tournament) is None:
         known = ", ".join(r["name"] for r in store.tournaments()) or "none"
-        raise MallowsError(f"no tournament {tournament!r} in {db} (tournaments: {known}): "
-                           f"check the name with mallows tournament list")
+        raise MallowsError(
+            f"no tournament {tournament!r} in {db} (tournaments: {known}): "
+            f"check the name with mallows tournament list"
+        )
     out = sys.stdout
     for row in store.export(tournament):
         if trajectories:
             from mallows.interop.trajectories import trajectory_rows
+
             for step in trajectory_rows(row["id"], json.loads(row["record"])):
                 out.write(json.dumps(step, separators=(",", ":")) + "\n")
             continue
-        line = {"id": row["id"], "tournament": row["tournament"], "index": row["idx"],
-                "game": row["game"], "table": row["tbl"], "rotation": row["rotation"],
-                "deal": row["deal"], "seed": row["seed"], "players": json.loads(row["players"]),
-                "ranks": json.loads(row["ranks"]), "forfeits": row["forfeits"],
-                "seconds": row["seconds"], "finished_at": row["finished_at"],
-                "record": json.loads(row["record"])}
+        line = {
+            "id": row["id"],
+            "tournament": row["tournament"],
+            "index": row["idx"],
+            "game": row["game"],
+            "table": row["tbl"],
+            "rotation": row["rotation"],
+            "deal": row["deal"],
+            "seed": row["seed"],
+            "players": json.loads(row["players"]),
+            "ranks": json.loads(row["ranks"]),
+            "forfeits": row["forfeits"],
+            "seconds": row["seconds"],
+            "finished_at": row["finished_at"],
+            "record": json.loads(row["record"]),
+        }
         out.write(json.dumps(line, separators=(",", ":")) + "\n")

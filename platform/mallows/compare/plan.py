@@ -106,17 +106,24 @@ class Comparison:
 
     def schedule_for(self, shown: Mapping[str, str]) -> "PairSchedule":
         """The pairs over the shown names (the seeds do not depend on the names)."""
-        return PairSchedule(dataclasses.replace(
-            self, a=shown.get(self.a, self.a), b=shown.get(self.b, self.b),
-            opponents=tuple(shown.get(o, o) for o in self.opponents)))
+        return PairSchedule(
+            dataclasses.replace(
+                self,
+                a=shown.get(self.a, self.a),
+                b=shown.get(self.b, self.b),
+                opponents=tuple(shown.get(o, o) for o in self.opponents),
+            )
+        )
 
     def register(self, store: Any) -> bool:
         from mallows.compare.run import register
+
         return register(store, self)
 
     def with_chance(self, store: Any, key: bytes | None = None) -> "Comparison":
         """This comparison with its seed derivation and secret key (``compare.run.keyed``)."""
         from mallows.compare.run import keyed
+
         return keyed(store, self, key)
 
     def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
@@ -141,14 +148,25 @@ class Comparison:
         (``players``, ``deals``, ``seed``, ``bots``, ``ratings``...) are there too, so every
         reader of tournaments can read it; ``deals`` is the number of pairs at most."""
         return {
-            "kind": KIND, "name": self.name, "game": self.game, "rules": self.rules,
-            "players": self.players, "deals": self.max_pairs, "seed": self.seed,
-            "bots": self.bots, "a": self.a, "b": self.b, "opponents": list(self.opponents),
+            "kind": KIND,
+            "name": self.name,
+            "game": self.game,
+            "rules": self.rules,
+            "players": self.players,
+            "deals": self.max_pairs,
+            "seed": self.seed,
+            "bots": self.bots,
+            "a": self.a,
+            "b": self.b,
+            "opponents": list(self.opponents),
             "options": dict(sorted(self.options.items())),
             "limits": dict(sorted(self.limits.items())),
             "ratings": dict(DEFAULT_PARAMS),
-            "statistic": "place(B) - place(A) per pair", "delta": self.delta,
-            "alpha": self.alpha, "beta": self.beta, "max_matches": self.max_matches,
+            "statistic": "place(B) - place(A) per pair",
+            "delta": self.delta,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "max_matches": self.max_matches,
             "test": "GSPRT, multinomial over the pair values",
             # version 1 is written as before versions existed (its digest stays the same)
             **({} if self.schedule == 1 else {"schedule": self.schedule}),
@@ -171,8 +189,9 @@ class Comparison:
 
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         if self.derivation != seeding.LEGACY and not self.chance.secret_deals:
-            raise RuntimeError(f"comparison {self.name!r}: its deals need its key "
-                               f"(compare.run.keyed) first")
+            raise RuntimeError(
+                f"comparison {self.name!r}: its deals need its key (compare.run.keyed) first"
+            )
         seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
         first: tuple[str, ...]
@@ -182,8 +201,10 @@ class Comparison:
         else:
             first = pair_seats(self.a, self.opponents, k, p, self.schedule)
             second = pair_seats(self.b, self.opponents, k, p, self.schedule)
-        return (MatchSpec(2 * p, 0, first, 0, p, first, seed),
-                MatchSpec(2 * p + 1, 0, second, 1, p, second, seed))
+        return (
+            MatchSpec(2 * p, 0, first, 0, p, first, seed),
+            MatchSpec(2 * p + 1, 0, second, 1, p, second, seed),
+        )
 
     def observation(self, p: int, ranks_a, ranks_b) -> float:
         """The pair's value from the ranks (0-based, by seat) of its two matches: match 2p
@@ -209,8 +230,9 @@ class PairSchedule:
             yield self.c.pair(i // 2)[i % 2]
 
 
-def check_comparison_bots(c: Comparison, resolver: Any = None,
-                          sandbox: str | None = None) -> Comparison:
+def check_comparison_bots(
+    c: Comparison, resolver: Any = None, sandbox: str | None = None
+) -> Comparison:
     """The check step of ``tournaments.plan.prepare`` for a comparison: every bot resolved once,
     built once or asked for its hello, checked to play the game; the sandbox decided once
     (``sandbox``: the command line's, over ``c.limits``). Returns ``c`` with where each bot
@@ -228,39 +250,56 @@ def check_comparison_bots(c: Comparison, resolver: Any = None,
         role = roles.get(name, "--opponents")
         if not isinstance(spec, BotSpec):
             from mallows.tournaments.spec import available_bots
-            raise CompareError(f"{role}: cannot load {name!r}: {spec}. Bots found: "
-                               f"{', '.join(available_bots())}") from None
+
+            raise CompareError(
+                f"{role}: cannot load {name!r}: {spec}. Bots found: {', '.join(available_bots())}"
+            ) from None
         if message is not None:
             raise CompareError(f"{role}: {message}") from None
         if spec.games and c.game not in spec.games:
-            raise CompareError(f"{role}: {name!r} plays {', '.join(spec.games)}, not "
-                               f"{c.game}: choose another bot or --game")
+            raise CompareError(
+                f"{role}: {name!r} plays {', '.join(spec.games)}, not "
+                f"{c.game}: choose another bot or --game"
+            )
 
     ready_all(loaded, limits.get("sandbox", "on"), fail)
     specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
     for spec in specs:
         fail(spec.name, spec, None)
     decide_sandbox(specs, Limits.from_dict(limits))
-    return dataclasses.replace(c, limits=limits,
-                               bot_sources={n: s.source for n, s in loaded.items()
-                                            if isinstance(s, BotSpec)})
+    return dataclasses.replace(
+        c,
+        limits=limits,
+        bot_sources={n: s.source for n, s in loaded.items() if isinstance(s, BotSpec)},
+    )
 
 
 def from_definition(d: dict) -> Comparison:
     """The ``Comparison`` a stored definition describes (bots not loaded, options rebuilt)."""
     from mallows.games import get_game
+
     if d.get("kind") != KIND:
         raise CompareError(f"{d.get('name')!r} is not a comparison")
     options = dict(d.get("options") or {})
-    return Comparison(name=d["name"], game=d["game"], rules=d.get("rules"),
-                      players=int(d["players"]), a=d["a"], b=d["b"],
-                      opponents=tuple(d.get("opponents") or ()), options=options,
-                      effective_options=get_game(d["game"]).make_options(d.get("rules"), options),
-                      limits=dict(d.get("limits") or {}), delta=float(d["delta"]),
-                      alpha=float(d["alpha"]), beta=float(d["beta"]),
-                      max_matches=int(d["max_matches"]), seed=int(d["seed"]),
-                      schedule=stored_version(d) or 1,
-                      derivation=int(d.get("chance", seeding.LEGACY)))
+    return Comparison(
+        name=d["name"],
+        game=d["game"],
+        rules=d.get("rules"),
+        players=int(d["players"]),
+        a=d["a"],
+        b=d["b"],
+        opponents=tuple(d.get("opponents") or ()),
+        options=options,
+        effective_options=get_game(d["game"]).make_options(d.get("rules"), options),
+        limits=dict(d.get("limits") or {}),
+        delta=float(d["delta"]),
+        alpha=float(d["alpha"]),
+        beta=float(d["beta"]),
+        max_matches=int(d["max_matches"]),
+        seed=int(d["seed"]),
+        schedule=stored_version(d) or 1,
+        derivation=int(d.get("chance", seeding.LEGACY)),
+    )
 
 
 def digest_of(definition: dict) -> str:
@@ -275,19 +314,23 @@ def _slug(name: str) -> str:
 
 def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
     from mallows.tournaments.spec import available_bots
+
     try:
         spec = resolver.load(name)
     except MallowsError as exc:
         known = ", ".join(available_bots())
         raise CompareError(f"{role}: cannot load {name!r}: {exc}. Bots found: {known}") from None
     if spec.games and game not in spec.games:
-        raise CompareError(f"{role}: {name!r} plays {', '.join(spec.games)}, not {game}: "
-                           f"choose another bot or --game")
+        raise CompareError(
+            f"{role}: {name!r} plays {', '.join(spec.games)}, not {game}: "
+            f"choose another bot or --game"
+        )
     return spec.source
 
 
 def _infer_game(a: str, b: str, resolver: Any) -> str:
     from mallows.games import GAMES
+
     common = set(GAMES)
     for name in (a, b):
         try:
@@ -298,17 +341,31 @@ def _infer_game(a: str, b: str, resolver: Any) -> str:
             common &= set(games)
     if len(common) == 1:
         return common.pop()
-    raise CompareError(f"give --game: {a} and {b} both play "
-                       f"{' and '.join(sorted(common)) or 'no common game'}; e.g. --game take4")
+    raise CompareError(
+        f"give --game: {a} and {b} both play "
+        f"{' and '.join(sorted(common)) or 'no common game'}; e.g. --game take4"
+    )
 
 
-def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2,
-                    opponents: list[str] | None = None, rules: str | None = None,
-                    options: dict | None = None, limits: dict | None = None,
-                    delta: float = DEFAULT_DELTA, alpha: float = 0.05, beta: float = 0.05,
-                    max_matches: int = DEFAULT_MAX_MATCHES, seed: int = DEFAULT_SEED,
-                    name: str | None = None, check_bots: bool = True,
-                    resolver: Any = None) -> Comparison:
+def make_comparison(
+    a: str,
+    b: str,
+    *,
+    game: str | None = None,
+    players: int = 2,
+    opponents: list[str] | None = None,
+    rules: str | None = None,
+    options: dict | None = None,
+    limits: dict | None = None,
+    delta: float = DEFAULT_DELTA,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_matches: int = DEFAULT_MAX_MATCHES,
+    seed: int = DEFAULT_SEED,
+    name: str | None = None,
+    check_bots: bool = True,
+    resolver: Any = None,
+) -> Comparison:
     """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix.
     ``check_bots``: resolve each bot (``resolver``: default the registry alone) and check its
     name and games, without starting it (``check_comparison_bots`` does, in the plan)."""
@@ -321,22 +378,27 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
     if not a or not b:
         raise CompareError("give two bot names: mallows compare A B")
     if a == b:
-        raise CompareError(f"A and B are both {a!r}: give two different bots (to compare a bot "
-                           f"with itself, copy it under another name)")
+        raise CompareError(
+            f"A and B are both {a!r}: give two different bots (to compare a bot "
+            f"with itself, copy it under another name)"
+        )
     resolver = resolver if resolver is not None else Resolver()
     if game is None:
         game = _infer_game(a, b, resolver)
     module = get_game(game)
     if not module.MIN_PLAYERS <= players <= module.MAX_PLAYERS:
-        raise CompareError(f"--players must be from {module.MIN_PLAYERS} to "
-                           f"{module.MAX_PLAYERS} for {game}, got {players}")
+        raise CompareError(
+            f"--players must be from {module.MIN_PLAYERS} to "
+            f"{module.MAX_PLAYERS} for {game}, got {players}"
+        )
     effective = module.make_options(rules, dict(options or {}))
     if rules is None:
         rules = getattr(module, "DEFAULT_RULES", None)
     if players == 2:
         if opponents:
-            raise CompareError("--opponents needs --players 3 or more: with two seats A and "
-                               "B play each other")
+            raise CompareError(
+                "--opponents needs --players 3 or more: with two seats A and B play each other"
+            )
         pool: tuple[str, ...] = ()
     elif opponents:
         pool = tuple(o.strip() for o in opponents)
@@ -344,11 +406,15 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
             raise CompareError("--opponents has an empty name: write --opponents X,Y")
         for o in pool:
             if o in (a, b):
-                raise CompareError(f"--opponents lists {o!r}, which is being compared: the "
-                                   f"opponents must be other bots")
+                raise CompareError(
+                    f"--opponents lists {o!r}, which is being compared: the "
+                    f"opponents must be other bots"
+                )
         if len(set(pool)) != len(pool):
-            raise CompareError("--opponents lists a bot twice: list each once (they are "
-                               "taken in turn, and repeated when fewer than the seats)")
+            raise CompareError(
+                "--opponents lists a bot twice: list each once (they are "
+                "taken in turn, and repeated when fewer than the seats)"
+            )
     else:
         pool = tuple(o for o in REFERENCE_OPPONENTS.get(game, ("random",)) if o not in (a, b))
         if not pool:
@@ -358,28 +424,44 @@ def make_comparison(a: str, b: str, *, game: str | None = None, players: int = 2
     except ValueError as exc:
         raise CompareError(f"--{str(exc).split()[0]} {str(exc).split(' ', 1)[1]}") from None
     if isinstance(max_matches, bool) or not 2 <= max_matches <= MAX_MATCHES:
-        raise CompareError(f"--max-matches must be from 2 to {MAX_MATCHES:,} (two matches a "
-                           f"pair), got {max_matches}")
-    if not 0 <= seed < 2 ** 63:
+        raise CompareError(
+            f"--max-matches must be from 2 to {MAX_MATCHES:,} (two matches a "
+            f"pair), got {max_matches}"
+        )
+    if not 0 <= seed < 2**63:
         raise CompareError(f"--seed must be a whole number from 0 to 2**63 - 1, got {seed}")
     limits = dict(limits or {})
     try:
         Limits.from_dict(limits)  # the one validator of limits
     except MallowsError as exc:
         raise CompareError(f"bad limits {limits}: {exc}") from None
-    c = Comparison(name="", game=game, rules=rules, players=players, a=a, b=b, opponents=pool,
-                   options=dict(options or {}), effective_options=effective, limits=limits,
-                   delta=float(delta), alpha=float(alpha), beta=float(beta),
-                   max_matches=int(max_matches), seed=int(seed))
+    c = Comparison(
+        name="",
+        game=game,
+        rules=rules,
+        players=players,
+        a=a,
+        b=b,
+        opponents=pool,
+        options=dict(options or {}),
+        effective_options=effective,
+        limits=limits,
+        delta=float(delta),
+        alpha=float(alpha),
+        beta=float(beta),
+        max_matches=int(max_matches),
+        seed=int(seed),
+    )
     if name is None:  # from the settings without the schedule version and the seed
         # derivation: the same command finds a comparison stored before either existed (and
         # resumes it with its own)
-        v1 = Comparison(**{**c.__dict__, "schedule": 1,
-                           "derivation": seeding.LEGACY}).definition()
+        v1 = Comparison(**{**c.__dict__, "schedule": 1, "derivation": seeding.LEGACY}).definition()
         name = f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-{digest_of(v1)[:8]}"
     elif not NAME_RE.fullmatch(refuse_control(name, "--name", "--name my-comparison")):
-        raise CompareError(f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
-                           f"'/'), at most 100, got {name!r}")
+        raise CompareError(
+            f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
+            f"'/'), at most 100, got {name!r}"
+        )
     c = Comparison(**{**c.__dict__, "name": name})
     if check_bots:
         for role, bot in [("A", a), ("B", b)] + [("--opponents", o) for o in pool]:

@@ -34,23 +34,23 @@ from mallows.tournaments.run import MatchFailed, execute
 from mallows.tournaments.spec import diff_definitions
 from mallows.results.interface import ResultStore
 
-BATCH_MATCHES = 2    # matches per Ray task: one pair
+BATCH_MATCHES = 2  # matches per Ray task: one pair
 SOURCE = "mallows compare"
 
 
 @dataclass
 class CompareResult:
     test: SequentialTest
-    verdict: str | None          # "H1", "H0", or None (the cap came first)
-    pairs: int                   # pairs the test used
-    stored: int = 0              # matches of this comparison in the store
-    played: int = 0              # played by this run
-    already: int = 0             # stored before this run
+    verdict: str | None  # "H1", "H0", or None (the cap came first)
+    pairs: int  # pairs the test used
+    stored: int = 0  # matches of this comparison in the store
+    played: int = 0  # played by this run
+    already: int = 0  # stored before this run
     wall: float = 0.0
     executor: str = ""
     lost_batches: int = 0
     counts: dict = field(default_factory=dict)
-    a: str = ""                  # A's and B's shown names
+    a: str = ""  # A's and B's shown names
     b: str = ""
     #: matches of this run in which A (resp. B) forfeited, and the first reason given
     forfeits: dict = field(default_factory=lambda: {"A": 0, "B": 0})
@@ -81,39 +81,54 @@ def keyed(store: ResultStore, c: Comparison, key: bytes | None = None) -> Compar
     return dataclasses.replace(c, chance=seeding.Chance(c.derivation, kept, secret_deals=True))
 
 
-
 def register(store: ResultStore, c: Comparison) -> bool:
     """Record ``c`` (True) or check it against the stored comparison of the same name (False:
     a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
     definition = c.definition()
     row = store.tournament(c.name)
     if row is None:
-        store.add_tournament(c.name, c.game, json.dumps(definition, sort_keys=True),
-                             c.digest(), SOURCE, 2 * c.max_pairs, dict(c.bot_sources))
+        store.add_tournament(
+            c.name,
+            c.game,
+            json.dumps(definition, sort_keys=True),
+            c.digest(),
+            SOURCE,
+            2 * c.max_pairs,
+            dict(c.bot_sources),
+        )
         return True
     old = json.loads(row["definition"])
     if old.get("kind") != KIND:
-        raise StorageError(f"{c.name!r} in {store.path} is a tournament, not a comparison: "
-                           f"give the comparison another --name")
+        raise StorageError(
+            f"{c.name!r} in {store.path} is a tournament, not a comparison: "
+            f"give the comparison another --name"
+        )
     if digest_of(old) != c.digest():
-        changes = [d for d in diff_definitions(old, definition)
-                   if not d.startswith(("max_matches", "deals"))]
+        changes = [
+            d
+            for d in diff_definitions(old, definition)
+            if not d.startswith(("max_matches", "deals"))
+        ]
         raise StorageError(
             f"comparison {c.name!r} is already in {store.path} with other settings; changed: "
             f"{'; '.join(changes)}. Its matches were played (and its test run) under the old "
             f"ones: leave --name out (each setting gets its own name), choose another --name, "
-            f"or use another --db")
+            f"or use another --db"
+        )
     if old.get("max_matches") != c.max_matches:
-        store.update_tournament(c.name, definition=json.dumps(definition, sort_keys=True),
-                                total=2 * c.max_pairs, finished=False)
+        store.update_tournament(
+            c.name,
+            definition=json.dumps(definition, sort_keys=True),
+            total=2 * c.max_pairs,
+            finished=False,
+        )
     return False
 
 
 def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=None) -> int:
     """Feed ``test`` the complete pairs from pair ``p`` on, in schedule order, up to the first
     incomplete one, the verdict or the cap; return the next pair to read."""
-    while (test.verdict is None and p < c.max_pairs
-           and 2 * p in ranks and 2 * p + 1 in ranks):
+    while test.verdict is None and p < c.max_pairs and 2 * p in ranks and 2 * p + 1 in ranks:
         test.add(c.observation(p, ranks[2 * p], ranks[2 * p + 1]))
         p += 1
         if on_pair:
@@ -138,6 +153,7 @@ def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTe
     """The comparison ``name`` and its test over the stored pairs (for reports and ``tournament
     show``): ``test.verdict`` is None while undecided."""
     from mallows.compare.plan import from_definition
+
     row = store.tournament(name)
     if row is None:
         raise CompareError(f"no comparison {name!r} in {store.path}")
@@ -156,10 +172,12 @@ def verdict_text(c: Comparison, test: SequentialTest) -> str:
     else:
         head = f"no verdict yet ({test.n} of at most {c.max_pairs} pairs)"
     interval = f" +/- {test.half_width:.3f}" if test.n > 1 else ""
-    return (f"{head}; {c.a} better than {c.b} by {test.mean:+.3f}{interval} places per match "
-            f"(95%) "
-            f"over {test.n} pairs = {2 * test.n} matches; LLR {test.llr:.2f} "
-            f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}")
+    return (
+        f"{head}; {c.a} better than {c.b} by {test.mean:+.3f}{interval} places per match "
+        f"(95%) "
+        f"over {test.n} pairs = {2 * test.n} matches; LLR {test.llr:.2f} "
+        f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}"
+    )
 
 
 def needs_matches(c: Comparison | Plan, store: ResultStore) -> bool:
@@ -175,8 +193,12 @@ class SprtStop:
     """The comparison's stop rule for ``execute``: the sequential test over the pairs in
     schedule order, decided at its first bound crossed (or at the cap)."""
 
-    def __init__(self, c: Comparison, result: CompareResult,
-                 on_pair: Callable[[CompareResult], None] | None = None) -> None:
+    def __init__(
+        self,
+        c: Comparison,
+        result: CompareResult,
+        on_pair: Callable[[CompareResult], None] | None = None,
+    ) -> None:
         self.c, self.result, self.on_pair = c, result, on_pair
         self.ranks: dict[int, list] = {}
         self.roles = {result.a: "A", result.b: "B"}
@@ -204,8 +226,9 @@ class SprtStop:
         _advance(self.c, self.ranks, self.result.test, self.result.pairs, self._pair_read)
 
 
-def run_comparison(c: Comparison | Plan, store, executor, on_pair=None, on_start=None,
-                   resolver=None) -> CompareResult:
+def run_comparison(
+    c: Comparison | Plan, store, executor, on_pair=None, on_start=None, resolver=None
+) -> CompareResult:
     """Play ``c`` until its test decides or ``max_matches`` is reached. ``c``: a ``Plan``
     (``prepare``d already: the CLI does, to refuse changed bots before starting an executor)
     or a ``Comparison`` (prepared here). ``on_start(result)`` once the stored pairs are
@@ -215,11 +238,11 @@ def run_comparison(c: Comparison | Plan, store, executor, on_pair=None, on_start
     return _run(plan, plan.run, store, executor, on_pair, on_start, t0)
 
 
-def _run(plan: Plan, c: Comparison, store, executor, on_pair, on_start, t0: float
-         ) -> CompareResult:
+def _run(plan: Plan, c: Comparison, store, executor, on_pair, on_start, t0: float) -> CompareResult:
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
-    result = CompareResult(test, None, 0, executor=executor.describe(),
-                           a=plan.shown[c.a], b=plan.shown[c.b])
+    result = CompareResult(
+        test, None, 0, executor=executor.describe(), a=plan.shown[c.a], b=plan.shown[c.b]
+    )
     stop = SprtStop(c, result, on_pair)
 
     def started(total: int, already: int) -> None:
@@ -239,7 +262,8 @@ def _run(plan: Plan, c: Comparison, store, executor, on_pair, on_start, t0: floa
         if test.verdict is not None:
             store.update_tournament(c.name, total=result.stored, finished=True)
         elif result.pairs >= c.max_pairs:
-            store.update_tournament(c.name, total=max(result.stored, 2 * c.max_pairs),
-                                    finished=True)
+            store.update_tournament(
+                c.name, total=max(result.stored, 2 * c.max_pairs), finished=True
+            )
         result.wall = time.perf_counter() - t0
     return result

@@ -34,8 +34,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-REGULARIZE = 1e-3   # pseudo-count added to every cell of the grid
-BISECTIONS = 48     # halvings of lam's interval: far below any LLR difference that matters
+REGULARIZE = 1e-3  # pseudo-count added to every cell of the grid
+BISECTIONS = 48  # halvings of lam's interval: far below any LLR difference that matters
 Z95 = NormalDist().inv_cdf(0.975)
 
 
@@ -74,8 +74,9 @@ def llr(grid, counts, mu0: float, mu1: float) -> np.ndarray | float:
     return float(out) if np.ndim(out) == 0 else out
 
 
-def fixed_sample_size(sigma0: float, delta: float, alpha: float, beta: float,
-                      sigma1: float | None = None) -> int:
+def fixed_sample_size(
+    sigma0: float, delta: float, alpha: float, beta: float, sigma1: float | None = None
+) -> int:
     """Pairs a fixed-size one-sided z-test needs for the same errors: alpha at mean 0 (where
     the observations have standard deviation ``sigma0``), beta at mean ``delta`` (``sigma1``,
     default ``sigma0``): ``n = ((z_{1-alpha} sigma0 + z_{1-beta} sigma1) / delta) ** 2``."""
@@ -99,7 +100,7 @@ class SequentialTest:
     squares: float = 0.0
     llr: float = 0.0
     verdict: str | None = None
-    decided_at: int | None = None   # the observation that crossed a bound
+    decided_at: int | None = None  # the observation that crossed a bound
 
     def __post_init__(self):
         check_parameters(self.grid, self.delta, self.alpha, self.beta)
@@ -133,7 +134,7 @@ class SequentialTest:
         """Half the 95% confidence interval of the mean (normal approximation)."""
         if self.n < 2:
             return math.inf
-        var = max(0.0, (self.squares - self.n * self.mean ** 2) / (self.n - 1))
+        var = max(0.0, (self.squares - self.n * self.mean**2) / (self.n - 1))
         return Z95 * math.sqrt(var / self.n)
 
     @property
@@ -146,12 +147,13 @@ def check_parameters(grid, delta: float, alpha: float, beta: float) -> None:
     """ValueError unless 0 < alpha, beta < 0.5 and 0 < delta < the grid's largest value."""
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not (isinstance(value, (int, float)) and 0 < value < 0.5):
-            raise ValueError(f"{name} must be above 0 and below 0.5, got {value}: "
-                             f"0.05 is usual")
+            raise ValueError(f"{name} must be above 0 and below 0.5, got {value}: 0.05 is usual")
     top = max(grid)
     if not (isinstance(delta, (int, float)) and math.isfinite(delta) and 0 < delta < top):
-        raise ValueError(f"delta must be above 0 and below {top:g} (the largest possible "
-                         f"difference per pair), got {delta}: e.g. 0.1 place per match")
+        raise ValueError(
+            f"delta must be above 0 and below {top:g} (the largest possible "
+            f"difference per pair), got {delta}: e.g. 0.1 place per match"
+        )
 
 
 def tilted(grid, base, mean: float) -> np.ndarray:
@@ -171,8 +173,16 @@ def tilted(grid, base, mean: float) -> np.ndarray:
     return w
 
 
-def simulate(grid, probs, delta: float, alpha: float, beta: float, runs: int,
-             max_pairs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def simulate(
+    grid,
+    probs,
+    delta: float,
+    alpha: float,
+    beta: float,
+    runs: int,
+    max_pairs: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     """Run ``runs`` independent tests on observations drawn from ``probs`` over ``grid``.
     Returns (verdict per run: +1 H1, -1 H0, 0 undecided at ``max_pairs``; pairs used)."""
     grid = np.asarray(grid, dtype=float)
@@ -186,8 +196,9 @@ def simulate(grid, probs, delta: float, alpha: float, beta: float, runs: int,
     for step in range(1, max_pairs + 1):
         if active.size == 0:
             break
-        draws = np.minimum(np.searchsorted(cdf, rng.random(active.size), side="right"),
-                           len(grid) - 1)
+        draws = np.minimum(
+            np.searchsorted(cdf, rng.random(active.size), side="right"), len(grid) - 1
+        )
         counts[active, draws] += 1
         value = llr(grid, counts[active], 0.0, delta)
         value = np.atleast_1d(value)

@@ -85,7 +85,9 @@ def get_game(name: str) -> Any:
 
     lacking = missing(module)
     if lacking:
-        raise GameConfigError(f"game {name!r} ({path}) does not fulfil the game contract "
-                              f"(mallows.games.base.Game): it lacks {', '.join(lacking)}")
+        raise GameConfigError(
+            f"game {name!r} ({path}) does not fulfil the game contract "
+            f"(mallows.games.base.Game): it lacks {', '.join(lacking)}"
+        )
     _LOADED[name] = (path, module)
     return module

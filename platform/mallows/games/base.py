@@ -41,16 +41,20 @@ class State(Protocol):
     def legal_actions(self, seat: int) -> list[dict]:
         """Every action ``seat`` may answer now (``[]`` when it is not to move). An entry may
         be a template the random policy expands (Arschmallows' ``get_rid``)."""
+
     def observation(self, seat: int) -> dict:
         """What ``seat`` is shown: JSON data holding nothing the seat may not know, with
         ``game``, ``seat`` and ``legal_actions``. Never changed afterwards by the engine."""
+
     def apply(self, seat: int, action: Any) -> None:
         """Apply ``seat``'s answer. Any object is accepted as input: a malformed or illegal one
         raises ``IllegalAction`` with a message naming what is wrong, and leaves the state as it
         was."""
+
     def result(self, forfeits: Sequence[str | None]) -> dict:
         """The record's ``result``: ``ranks`` (0 = first, forfeits applied, see
         ``competition_ranks``), ``forfeits`` and the game's own keys."""
+
     def record_header(self) -> dict:
         """Extra top-level record keys (Arschmallows: ``{"rules": name}``)."""
 
@@ -74,22 +78,29 @@ class Game(Protocol):
     DEFAULT_RULES: str
     CHANCE_EVENTS: Mapping[str, str]
 
-    def make_options(self, rules: str | None = None,
-                     overrides: Mapping[str, Any] | None = None) -> dict:
+    def make_options(
+        self, rules: str | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> dict:
         """Every effective option, validated; CLI strings ("4", "true") are coerced. Raises
         ``GameConfigError`` naming the option, its range and the fix."""
+
     def new_state(self, options: Mapping[str, Any], players: int, chance: "Chance") -> State:
         """A new match at its first decision. ``options`` are validated again; a player count
         out of range is a ``GameConfigError``."""
+
     def replay(self, record: Mapping) -> State:
         """The final state of ``record`` rebuilt from its events alone (``ReplayChance``)."""
+
     def summary(self, record: Mapping) -> tuple[list[str], list[list], list[str]]:
         """``(headers, rows, notes)``: the table ``mallows play`` prints for a record."""
+
     def describe_event(self, record: Mapping, event: Mapping) -> list[str] | None:
         """The lines ``mallows replay`` prints for one of the game's events (None: not one of
         the game's; the runner's ``forfeit`` events are described by the platform)."""
+
     def describe_result(self, record: Mapping, seat: int) -> list[str]:
         """Short facts about ``seat``'s result for ``mallows replay`` (e.g. ``total 12``)."""
+
     def random_action(self, observation: Mapping, rng: Any, **params: Any) -> dict:
         """The game's random policy, from the observation alone, drawing only from ``rng`` (a
         ``random.Random``). ``params`` are the random bot's parameters; a game ignores those
@@ -109,10 +120,24 @@ class Game(Protocol):
     # (perfect recall, secrecy); the platform's protocol 2 uses them (``mallows.agents.history``).
 
 
-HOOKS = ("make_options", "new_state", "replay", "summary", "describe_event", "describe_result",
-         "random_action")
-CONSTANTS = ("NAME", "MIN_PLAYERS", "MAX_PLAYERS", "SIMULTANEOUS", "RULE_SETS", "DEFAULT_RULES",
-             "CHANCE_EVENTS")
+HOOKS = (
+    "make_options",
+    "new_state",
+    "replay",
+    "summary",
+    "describe_event",
+    "describe_result",
+    "random_action",
+)
+CONSTANTS = (
+    "NAME",
+    "MIN_PLAYERS",
+    "MAX_PLAYERS",
+    "SIMULTANEOUS",
+    "RULE_SETS",
+    "DEFAULT_RULES",
+    "CHANCE_EVENTS",
+)
 
 
 def missing(module: Any) -> list[str]:
@@ -126,6 +151,7 @@ class Chance(Protocol):
 
     def shuffle(self, stream: str, round_: int, cards: Sequence) -> list:
         """``cards`` in a random order: the next draw of stream ``stream`` in ``round_``."""
+
     def choice(self, stream: str, round_: int, options: Sequence, at: Any = None) -> Any:
         """One of ``options``: the next draw of stream ``stream`` in ``round_``. ``at`` says
         what the draw is for (Take4: the position raced for); seeded and replayed chance
@@ -171,36 +197,46 @@ class ReplayChance:
     def _next(self, stream: str, round_: int) -> Any:
         draws = self._draws.get(stream)
         if not draws:
-            raise ValueError(f"the record has no more {stream!r} events to replay (round "
-                             f"{round_}): it was not written by this game or was cut short")
+            raise ValueError(
+                f"the record has no more {stream!r} events to replay (round "
+                f"{round_}): it was not written by this game or was cut short"
+            )
         return draws.popleft()
 
     def shuffle(self, stream: str, round_: int, cards: Sequence) -> list:
         deck = list(self._next(stream, round_))
         if Counter(map(repr, deck)) != Counter(map(repr, cards)):
-            raise ValueError(f"the record's {stream!r} event of round {round_} is not a "
-                             f"shuffle of the {len(cards)} cards the game holds")
+            raise ValueError(
+                f"the record's {stream!r} event of round {round_} is not a "
+                f"shuffle of the {len(cards)} cards the game holds"
+            )
         return deck
 
     def choice(self, stream: str, round_: int, options: Sequence, at: Any = None) -> Any:
         value = self._next(stream, round_)
         if value not in options:
-            raise ValueError(f"the record's {stream!r} event of round {round_} chose "
-                             f"{value!r}, which is not one of {list(options)}")
+            raise ValueError(
+                f"the record's {stream!r} event of round {round_} chose "
+                f"{value!r}, which is not one of {list(options)}"
+            )
         return value
 
 
 S = TypeVar("S", bound="State")
 
 
-def replay_actions(game: Game, record: Mapping,
-                   apply: Callable[[S, Mapping], None] | None = None) -> S:
+def replay_actions(
+    game: Game, record: Mapping, apply: Callable[[S, Mapping], None] | None = None
+) -> S:
     """``Game.replay`` for the usual record: a new state on ``ReplayChance``, then every
     ``{"type": "action", "seat", "action"}`` event applied in order (or, with ``apply``, every
     event handed to it, for a game that records its actions differently)."""
     events = record["events"]
-    state: Any = game.new_state(record["options"], len(record["players"]),  # the game's own
-                                ReplayChance(events, game.CHANCE_EVENTS))   # State class: S
+    state: Any = game.new_state(
+        record["options"],
+        len(record["players"]),  # the game's own
+        ReplayChance(events, game.CHANCE_EVENTS),
+    )  # State class: S
     for event in events:
         if apply is not None:
             apply(state, event)

@@ -31,10 +31,12 @@ def replay_lines(match_id: str, record: Mapping) -> list[str]:
     except GameConfigError:
         module = None
     names = record.get("players", [])
-    lines = [f"match {match_id} · {game}"
-             + (f" ({record['rules']})" if record.get("rules") else "")
-             + f" · seed {record.get('seed')}",
-             "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names))]
+    lines = [
+        f"match {match_id} · {game}"
+        + (f" ({record['rules']})" if record.get("rules") else "")
+        + f" · seed {record.get('seed')}",
+        "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)),
+    ]
     for e in record.get("events", []):
         if e.get("type") == "forfeit":
             lines.append(f"  {seat_label(record, e.get('seat'))} FORFEITS: {e.get('reason')}")
@@ -55,6 +57,8 @@ def replay_lines(match_id: str, record: Mapping) -> list[str]:
             extra = []
         if s < len(forfeits) and forfeits[s]:
             extra.append("forfeited")
-        lines.append(f"  place {ranks[s] + 1}: {seat_label(record, s)}"
-                     + (f" · {' · '.join(extra)}" if extra else ""))
+        lines.append(
+            f"  place {ranks[s] + 1}: {seat_label(record, s)}"
+            + (f" · {' · '.join(extra)}" if extra else "")
+        )
     return lines

@@ -65,7 +65,7 @@ class EventLog:
         events = state.events
         start, self.cursor = self.cursor, len(events)
         if start < self.cursor:
-            batch = events[start:self.cursor]
+            batch = events[start : self.cursor]
             self.begin_batch(batch, state)
             for event in batch:
                 if event.get("type") == "forfeit":  # the runner's, in every game

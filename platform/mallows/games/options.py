@@ -33,14 +33,16 @@ def parse_int(value: Any) -> int | None:
     return None
 
 
-def rule_set_and_overrides(rules: str | None, overrides: Mapping[str, Any] | None,
-                           default: str) -> tuple[str, dict]:
+def rule_set_and_overrides(
+    rules: str | None, overrides: Mapping[str, Any] | None, default: str
+) -> tuple[str, dict]:
     """The rule set's name and the other overrides. The name comes from ``rules`` or from the
     overrides' ``"rules"`` key (a record's options repeat it), else ``default``; both given and
     different is an error. Each game then checks the name against its own rule sets."""
     rest = dict(overrides or {})
     named = rest.pop("rules", None)
     if named is not None and rules is not None and named != rules:
-        raise GameConfigError(f"rule set given twice: {rules!r} and {named!r} in the options; "
-                              f"give it once")
+        raise GameConfigError(
+            f"rule set given twice: {rules!r} and {named!r} in the options; give it once"
+        )
     return (rules if rules is not None else (named if named is not None else default)), rest

@@ -59,6 +59,7 @@ def parse_action(observation: Mapping, text: str) -> Any:
             raise ValueError(f"that is not JSON: {exc}") from None
     view = _view(observation)
     if view is None:
-        raise ValueError('type the number of an action, or the action as JSON, e.g. '
-                         '{"type": "draw"}')
+        raise ValueError(
+            'type the number of an action, or the action as JSON, e.g. {"type": "draw"}'
+        )
     return view.parse_action(observation, text)

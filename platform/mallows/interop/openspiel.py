@@ -47,8 +47,9 @@ import numpy as np
 try:
     import pyspiel
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
-    raise ImportError("mallows.interop.openspiel needs OpenSpiel: pip install "
-                      "'mallows[openspiel]'") from exc
+    raise ImportError(
+        "mallows.interop.openspiel needs OpenSpiel: pip install 'mallows[openspiel]'"
+    ) from exc
 
 from mallows.errors import NeedChance
 from mallows.games import get_game
@@ -70,8 +71,6 @@ NAMES = {"take4": "mallows_take4", "arschmallows": "mallows_arschmallows"}
 #: chance outcome id -> what it draws, per game: card kinds for a shuffle (a choice's outcome
 #: is the chosen option's index, e.g. a race's winning seat as its index among the options)
 KINDS: dict[str, tuple] = {"take4": CHARACTERS, "arschmallows": VALUES}
-
-
 
 
 class Need:
@@ -107,15 +106,24 @@ class OnDemandChance:
 def _options(game: str, params: dict) -> dict:
     if game == "take4":
         return {"max_rounds": int(params["max_rounds"])}
-    return {"rules": str(params["rules"]), "table_cards": int(params["table_cards"]),
-            "rounds": int(params["rounds"]),
-            "max_turns_per_round": int(params["max_turns_per_round"])}
+    return {
+        "rules": str(params["rules"]),
+        "table_cards": int(params["table_cards"]),
+        "rounds": int(params["rounds"]),
+        "max_turns_per_round": int(params["max_turns_per_round"]),
+    }
 
 
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "take4": {"players": 2, "max_rounds": 200},
-    "arschmallows": {"players": 2, "table_cards": 6, "rounds": 6, "rules": "standard",
-                     "max_turns_per_round": 200, "slots": 24},
+    "arschmallows": {
+        "players": 2,
+        "table_cards": 6,
+        "rounds": 6,
+        "rules": "standard",
+        "max_turns_per_round": 200,
+        "slots": 24,
+    },
 }
 
 
@@ -139,7 +147,8 @@ def _game_type(game: str) -> Any:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=dict(_DEFAULTS[game]))
+        parameter_specification=dict(_DEFAULTS[game]),
+    )
 
 
 class MallowsGame(pyspiel.Game):
@@ -164,8 +173,12 @@ class MallowsGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=codec.actions,
             max_chance_outcomes=max(len(KINDS[game]), self.module.MAX_PLAYERS),
-            num_players=self.players, min_utility=-1.0, max_utility=1.0,
-            utility_sum=None, max_game_length=length)
+            num_players=self.players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=None,
+            max_game_length=length,
+        )
         super().__init__(_game_type(game), info, merged)
         self.codec_size = codec.size
 
@@ -197,10 +210,10 @@ class MallowsState(pyspiel.State):
         self.codec = _codec(self.game_id, self.players, game.slots)
         self.chance = OnDemandChance()
         self._engine: _Engine = _Engine(None)
-        self.pending: tuple[int, dict] | None = None   # the action waiting for draws
+        self.pending: tuple[int, dict] | None = None  # the action waiting for draws
         self.need: Need | None = None
-        self.partial: list[Any] = []                    # a shuffle being drawn
-        self.buffer: dict[int, dict] = {}               # a Take4 round's picks so far
+        self.partial: list[Any] = []  # a shuffle being drawn
+        self.buffer: dict[int, dict] = {}  # a Take4 round's picks so far
         self.info = [""] * self.players
         self._obs: dict[int, dict] = _Cache()
         self._run(None)
@@ -215,8 +228,7 @@ class MallowsState(pyspiel.State):
         saved = None if self.engine is None else _copy(self.engine)
         try:
             if pending is None:
-                self.engine = get_game(self.game_id).new_state(self.options, self.players,
-                                                               chance)
+                self.engine = get_game(self.game_id).new_state(self.options, self.players, chance)
             else:
                 self.engine.chance = chance  # both engines draw from ``self.chance``
                 self.engine.apply(*pending)
@@ -271,9 +283,11 @@ class MallowsState(pyspiel.State):
         left.subtract(Counter(self.partial))
         total = sum(left.values())
         kinds = KINDS[self.game_id]
-        return [(kinds.index(k), n / total) for k, n in sorted(left.items(),
-                                                               key=lambda kv: kinds.index(kv[0]))
-                if n > 0]
+        return [
+            (kinds.index(k), n / total)
+            for k, n in sorted(left.items(), key=lambda kv: kinds.index(kv[0]))
+            if n > 0
+        ]
 
     def _apply_action(self, action: int) -> None:
         if self.need is not None:
@@ -362,8 +376,9 @@ def _chain(previous: str, obs: dict, codec: Codec, seat: int, action: int) -> st
     text = json.dumps({k: v for k, v in obs.items() if k != "options"}, sort_keys=True)
     pending = getattr(codec, "steps", None)
     step = [pending[seat].kind, pending[seat].chosen] if pending is not None else None
-    digest = hashlib.blake2b(f"{previous}|{text}|{step}|{action}".encode(),
-                             digest_size=16).hexdigest()
+    digest = hashlib.blake2b(
+        f"{previous}|{text}|{step}|{action}".encode(), digest_size=16
+    ).hexdigest()
     return digest
 
 
@@ -388,12 +403,14 @@ class Observer:
         if self.perfect_recall:
             return f"seat {player} history {state.info[player]} now " + json.dumps(
                 {k: v for k, v in state._observation(player).items() if k != "options"},
-                sort_keys=True)
+                sort_keys=True,
+            )
         return "\n".join(table_lines(state._observation(player)))
 
 
-def resample_from_infostate(state: MallowsState, player: int,
-                            rng: random.Random | None = None) -> MallowsState:
+def resample_from_infostate(
+    state: MallowsState, player: int, rng: random.Random | None = None
+) -> MallowsState:
     """A state ``player`` cannot tell from ``state``: the cards it has not seen dealt anew
     (the engine's ``hidden_variants``) and the current Take4 round's other picks redrawn."""
     rng = rng or random.Random()
@@ -411,8 +428,9 @@ def resample_from_infostate(state: MallowsState, player: int,
     return out
 
 
-def take4_state_from_observation(game: Any, observation: dict,
-                                 rng: random.Random | None = None) -> MallowsState:
+def take4_state_from_observation(
+    game: Any, observation: dict, rng: random.Random | None = None
+) -> MallowsState:
     """An OpenSpiel Take4 state consistent with a seat's protocol observation, at that seat's
     decision: the deck's unseen cards in a random order (the cards that came back to the
     bottom of the deck where they did), the recorded rounds played again through the engine
@@ -423,16 +441,18 @@ def take4_state_from_observation(game: Any, observation: dict,
     rng = rng or random.Random()
     queue: list[Any] = [("deck", k) for k in range(len(DECK))]
     known: dict[int, str] = {}
-    rounds = list(observation["history"]) + [{"positions": observation["positions"],
-                                              "picks": None}]
+    rounds = list(observation["history"]) + [{"positions": observation["positions"], "picks": None}]
     for entry in rounds:
-        drawn, queue = queue[:len(POSITIONS)], queue[len(POSITIONS):]
+        drawn, queue = queue[: len(POSITIONS)], queue[len(POSITIONS) :]
         for item, card in zip(drawn, entry["positions"]):
             if card is not None and isinstance(item, tuple):
                 known[item[1]] = card
         if entry["picks"] is not None:
-            queue += [card for p, card in enumerate(entry["positions"], 1)
-                      if card is not None and p not in entry["picks"]]
+            queue += [
+                card
+                for p, card in enumerate(entry["positions"], 1)
+                if card is not None and p not in entry["picks"]
+            ]
     rest = Counter(DECK)
     rest.subtract(Counter(known.values()))
     unseen = list(rest.elements())
@@ -464,8 +484,13 @@ def ismcts_bot(game: Any, max_simulations: int = 200, seed: int = 0, uct_c: floa
     from open_spiel.python.algorithms import ismcts, mcts
 
     rng = np.random.RandomState(seed)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c,
-                           max_simulations=max_simulations, random_state=rng)
+    bot = ismcts.ISMCTSBot(
+        game,
+        mcts.RandomRolloutEvaluator(1, rng),
+        uct_c,
+        max_simulations=max_simulations,
+        random_state=rng,
+    )
     py_rng = random.Random(seed)
     bot.set_resampler(lambda s, p: resample_from_infostate(s, p, py_rng))
     return bot

@@ -33,8 +33,9 @@ try:
     from gymnasium import spaces
     from pettingzoo import AECEnv, ParallelEnv
 except ImportError as exc:  # pragma: no cover - the optional extra is missing
-    raise ImportError("mallows.interop.pettingzoo needs PettingZoo: pip install "
-                      "'mallows[pettingzoo]'") from exc
+    raise ImportError(
+        "mallows.interop.pettingzoo needs PettingZoo: pip install 'mallows[pettingzoo]'"
+    ) from exc
 
 from mallows.interop.table import Table
 
@@ -61,11 +62,14 @@ class _Seeds:
 
 
 def _spaces(table: Table) -> tuple[spaces.Dict, spaces.Discrete]:
-    obs = spaces.Dict({
-        "observation": spaces.Box(low=table.codec.low, high=1.0, shape=(table.codec.size,),
-                                  dtype=np.float32),
-        "action_mask": spaces.Box(low=0, high=1, shape=(table.codec.actions,), dtype=np.int8),
-    })
+    obs = spaces.Dict(
+        {
+            "observation": spaces.Box(
+                low=table.codec.low, high=1.0, shape=(table.codec.size,), dtype=np.float32
+            ),
+            "action_mask": spaces.Box(low=0, high=1, shape=(table.codec.actions,), dtype=np.int8),
+        }
+    )
     return obs, spaces.Discrete(table.codec.actions)
 
 
@@ -79,16 +83,26 @@ def _seats(table: Table) -> tuple[list[str], dict[str, spaces.Space], dict[str, 
 class MallowsAEC(AECEnv):
     """A mallows game as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "mallows_v0",  # noqa: RUF012
-                                "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi"],
+        "name": "mallows_v0",  # noqa: RUF012
+        "is_parallelizable": False,
+    }
 
-    def __init__(self, game: str, players: int = 2, rules: str | None = None,
-                 options: Mapping[str, Any] | None = None, slots: int = 24,
-                 render_mode: str | None = None):
+    def __init__(
+        self,
+        game: str,
+        players: int = 2,
+        rules: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        slots: int = 24,
+        render_mode: str | None = None,
+    ):
         super().__init__()
         self.table = Table(game, players, rules, options, slots)
-        self.metadata = dict(self.metadata, name=f"mallows_{game}_v0",
-                             is_parallelizable=game == "take4")
+        self.metadata = dict(
+            self.metadata, name=f"mallows_{game}_v0", is_parallelizable=game == "take4"
+        )
         self.render_mode = render_mode
         self.possible_agents, self.observation_spaces, self.action_spaces = _seats(self.table)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -129,8 +143,9 @@ class MallowsAEC(AECEnv):
         seat = self._index[agent]
         self._cumulative_rewards[agent] = 0.0
         if action is None:
-            raise ValueError(f"{agent} must act: give one of the numbers its action_mask "
-                             f"marks, not None")
+            raise ValueError(
+                f"{agent} must act: give one of the numbers its action_mask marks, not None"
+            )
         self.table.act(seat, int(action))
         self.rewards = {a: 0.0 for a in self.agents}
         if self.table.terminal():
@@ -148,6 +163,7 @@ class MallowsAEC(AECEnv):
         if self.render_mode is None:
             return None
         from mallows.games.views import table_lines
+
         seat = self._index[self.agent_selection]
         return "\n".join(table_lines(self.table.observation(seat)))
 
@@ -158,11 +174,17 @@ class MallowsAEC(AECEnv):
 class Take4Parallel(ParallelEnv):
     """Take4 as a PettingZoo Parallel environment: every seat picks at once."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"],
-                                          "name": "mallows_take4_parallel_v0"}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "mallows_take4_parallel_v0",
+    }
 
-    def __init__(self, players: int = 2, options: Mapping[str, Any] | None = None,
-                 render_mode: str | None = None):
+    def __init__(
+        self,
+        players: int = 2,
+        options: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+    ):
         self.table = Table("take4", players, None, options)
         self.render_mode = render_mode
         self.possible_agents, self.observation_spaces, self.action_spaces = _seats(self.table)
@@ -177,8 +199,11 @@ class Take4Parallel(ParallelEnv):
         return self.action_spaces[agent]
 
     def _observations(self) -> dict[str, dict]:
-        return {a: {"observation": self.table.vector(s), "action_mask": self.table.mask(s)}
-                for s, a in enumerate(self.possible_agents) if a in self.agents}
+        return {
+            a: {"observation": self.table.vector(s), "action_mask": self.table.mask(s)}
+            for s, a in enumerate(self.possible_agents)
+            if a in self.agents
+        }
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self.match_seed = self._seeds.next(seed)
@@ -208,15 +233,21 @@ class Take4Parallel(ParallelEnv):
         if self.render_mode is None or self.table.state is None:
             return None
         from mallows.games.views import table_lines
+
         return "\n".join(table_lines(self.table.observation(0)))
 
     def close(self) -> None:
         pass
 
 
-def env(game: str, players: int = 2, rules: str | None = None,
-        options: Mapping[str, Any] | None = None, slots: int = 24,
-        render_mode: str | None = None) -> MallowsAEC:
+def env(
+    game: str,
+    players: int = 2,
+    rules: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    slots: int = 24,
+    render_mode: str | None = None,
+) -> MallowsAEC:
     """An AEC environment for ``game`` (``"arschmallows"`` or ``"take4"``)."""
     return MallowsAEC(game, players, rules, options, slots, render_mode)
 

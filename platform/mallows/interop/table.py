@@ -96,20 +96,30 @@ class ArschmallowsCodec(Codec):
 class Table:
     """A match of ``game`` for ``players`` seats (rule set ``rules``, option ``options``)."""
 
-    def __init__(self, game: str, players: int, rules: str | None = None,
-                 options: Mapping[str, Any] | None = None, slots: int = 24):
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        rules: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        slots: int = 24,
+    ):
         if game not in GAMES:
-            raise GameConfigError(f"no environment for game {game!r}: the environments are "
-                                  f"{', '.join(GAMES)}")
+            raise GameConfigError(
+                f"no environment for game {game!r}: the environments are {', '.join(GAMES)}"
+            )
         self.game = game
         self.module = get_game(game)
         if not self.module.MIN_PLAYERS <= players <= self.module.MAX_PLAYERS:
-            raise GameConfigError(f"{game} is for {self.module.MIN_PLAYERS} to "
-                                  f"{self.module.MAX_PLAYERS} players, got {players}")
+            raise GameConfigError(
+                f"{game} is for {self.module.MIN_PLAYERS} to "
+                f"{self.module.MAX_PLAYERS} players, got {players}"
+            )
         self.players = players
         self.options = self.module.make_options(rules, dict(options or {}))
-        self.codec: Codec = Take4Codec(players) if game == "take4" \
-            else ArschmallowsCodec(players, slots)
+        self.codec: Codec = (
+            Take4Codec(players) if game == "take4" else ArschmallowsCodec(players, slots)
+        )
         self.state: Any = None
         self._obs: dict[int, dict] = {}
 

@@ -35,12 +35,14 @@ def decisions(record: Mapping) -> Iterator[tuple[int, dict, dict, bool]]:
     """``(seat, observation, action, after_forfeit)`` for every decision of ``record``."""
     game = record.get("game")
     if game not in GAMES:
-        raise MallowsError(f"no trajectories for game {game!r}: they are written for "
-                           f"{', '.join(GAMES)}")
+        raise MallowsError(
+            f"no trajectories for game {game!r}: they are written for {', '.join(GAMES)}"
+        )
     module = get_game(game)
     events = record["events"]
-    state = module.new_state(record["options"], len(record["players"]),
-                             ReplayChance(events, module.CHANCE_EVENTS))
+    state = module.new_state(
+        record["options"], len(record["players"]), ReplayChance(events, module.CHANCE_EVENTS)
+    )
     forfeited: set[int] = set()
     for event in events:
         kind = event.get("type")
@@ -74,8 +76,11 @@ def _numbers(codec: Codec, observation: dict, seat: int, action: Mapping) -> lis
             trial_kind, trial_chosen = steps.kind, list(steps.chosen)
             done = steps.step(observation, number)
             if done is not None:
-                if done == target or (done["type"] == "peek" and target["type"] == "peek" and
-                                      sorted(done["slots"]) == sorted(target["slots"])):
+                if done == target or (
+                    done["type"] == "peek"
+                    and target["type"] == "peek"
+                    and sorted(done["slots"]) == sorted(target["slots"])
+                ):
                     out.append(number)
                     return out
                 steps.kind, steps.chosen = trial_kind, trial_chosen
@@ -91,7 +96,7 @@ def _numbers(codec: Codec, observation: dict, seat: int, action: Mapping) -> lis
 
 def _on_the_way(kind: str | None, chosen: list[int], target: Mapping) -> bool:
     if kind == "get_rid":
-        return target.get("type") == "get_rid" and list(target["slots"][:len(chosen)]) == chosen
+        return target.get("type") == "get_rid" and list(target["slots"][: len(chosen)]) == chosen
     if kind == "peek":
         return target.get("type") == "peek" and chosen[0] in target["slots"]
     if kind == "exchange":
@@ -113,11 +118,22 @@ def trajectory_rows(match_id: str, record: Mapping) -> Iterator[dict[str, Any]]:
         mask = codec.mask(obs, seat)
         numbers = _numbers(codec, obs, seat, action)
         last[seat] = len(rows)
-        rows.append({"match": match_id, "game": game, "seat": seat,
-                     "player": record["players"][seat], "step": 0,
-                     "vector": [round(float(x), 6) for x in vector],
-                     "mask": [int(x) for x in mask], "actions": numbers, "action": action,
-                     "reward": 0.0, "done": False, "by": "fallback" if after else "bot"})
+        rows.append(
+            {
+                "match": match_id,
+                "game": game,
+                "seat": seat,
+                "player": record["players"][seat],
+                "step": 0,
+                "vector": [round(float(x), 6) for x in vector],
+                "mask": [int(x) for x in mask],
+                "actions": numbers,
+                "action": action,
+                "reward": 0.0,
+                "done": False,
+                "by": "fallback" if after else "bot",
+            }
+        )
     steps: dict[int, int] = {}
     for row in rows:
         row["step"] = steps.get(row["seat"], 0)

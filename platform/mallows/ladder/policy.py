@@ -30,8 +30,8 @@ from mallows.results.plackett_luce import HistoryFit
 class Policy:
     """How hard a ladder pushes on its open questions."""
 
-    extra_per_base: float = 3.0   # extra tables per base table while a question is open
-    boost: float = 4.0            # a newcomer's rate over the field's until its place is known
+    extra_per_base: float = 3.0  # extra tables per base table while a question is open
+    boost: float = 4.0  # a newcomer's rate over the field's until its place is known
     place_certainty: float = 0.9  # ... known: P(its rank is within place_within) >= this
     place_within: int = 1
 
@@ -41,8 +41,9 @@ class Policy:
         if not self.boost >= 1:
             raise ValueError(f"boost must be 1 or more, got {self.boost!r}")
         if not 0.5 <= self.place_certainty < 1:
-            raise ValueError(f"place_certainty must be 0.5 or more and below 1, got "
-                             f"{self.place_certainty!r}")
+            raise ValueError(
+                f"place_certainty must be 0.5 or more and below 1, got {self.place_certainty!r}"
+            )
         if self.place_within < 0:
             raise ValueError(f"place_within must be 0 or more, got {self.place_within!r}")
 
@@ -79,8 +80,9 @@ def entry_rate(bot: str, fit: HistoryFit, policy: Policy = Policy()) -> float:
     return 1.0 if answer(place_question(bot, policy), fit).answered else policy.boost
 
 
-def extra_tables(answers: Sequence[Answer], fit: HistoryFit, seats: int, count: int, *,
-                 seed: int = 0) -> list[ExtraTable]:
+def extra_tables(
+    answers: Sequence[Answer], fit: HistoryFit, seats: int, count: int, *, seed: int = 0
+) -> list[ExtraTable]:
     """``count`` tables of ``seats`` distinct bots for the open questions among ``answers``
     (shared among them in turn), none if every one is answered or the field has fewer bots
     than a table has seats. Deterministic for a ``seed``."""
@@ -96,13 +98,19 @@ def extra_tables(answers: Sequence[Answer], fit: HistoryFit, seats: int, count: 
     for t in range(count):
         a = open_[t % len(open_)]
         bots = _table(a, order, rank, seats, rng)
-        tables.append(ExtraTable(tuple(bots), label(a.question),
-                                 f"{label(a.question)}: open at P = {a.probability:.3f}"))
+        tables.append(
+            ExtraTable(
+                tuple(bots),
+                label(a.question),
+                f"{label(a.question)}: open at P = {a.probability:.3f}",
+            )
+        )
     return tables
 
 
-def _table(a: Answer, order: list[str], rank: dict[str, int], seats: int,
-           rng: np.random.Generator) -> list[str]:
+def _table(
+    a: Answer, order: list[str], rank: dict[str, int], seats: int, rng: np.random.Generator
+) -> list[str]:
     chosen: list[str] = []
     if a.anchor is not None and a.anchor in rank:
         chosen.append(a.anchor)
@@ -117,7 +125,8 @@ def _table(a: Answer, order: list[str], rank: dict[str, int], seats: int,
     if len(chosen) < seats:
         # fill with the bots ranked nearest to the ones chosen (ties: the better ranked)
         centre = float(np.mean([rank[b] for b in chosen])) if chosen else len(order) / 2
-        rest = sorted((b for b in order if b not in chosen),
-                      key=lambda b: (abs(rank[b] - centre), rank[b]))
-        chosen += rest[:seats - len(chosen)]
+        rest = sorted(
+            (b for b in order if b not in chosen), key=lambda b: (abs(rank[b] - centre), rank[b])
+        )
+        chosen += rest[: seats - len(chosen)]
     return chosen

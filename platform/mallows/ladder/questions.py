@@ -66,11 +66,11 @@ class Answer:
 
     question: Question
     answered: bool
-    probability: float            # the probability the question asks to reach ``certainty``
-    explanation: str              # one line: answered or open, and why
-    focus: tuple[str, ...] = ()   # bots still in doubt, most doubtful first (empty: answered)
+    probability: float  # the probability the question asks to reach ``certainty``
+    explanation: str  # one line: answered or open, and why
+    focus: tuple[str, ...] = ()  # bots still in doubt, most doubtful first (empty: answered)
     weights: tuple[float, ...] = ()  # how much doubt each focus bot carries (same order)
-    anchor: str | None = None     # a bot every extra table for this question must seat
+    anchor: str | None = None  # a bot every extra table for this question must seat
 
 
 def label(q: Question) -> str:
@@ -86,49 +86,67 @@ def label(q: Question) -> str:
     return f"place of {q.bot} to within {q.within} at {pct}"
 
 
-_KEYS = {"order": {"type", "certainty"}, "top": {"type", "k", "certainty", "ordered"},
-         "place": {"type", "bot", "certainty", "within"}}
+_KEYS = {
+    "order": {"type", "certainty"},
+    "top": {"type", "k", "certainty", "ordered"},
+    "place": {"type", "bot", "certainty", "within"},
+}
 
 
 def parse_question(table: dict[str, Any]) -> Question:
     """A question from a ladder file's ``[[questions]]`` table; ``ValueError`` naming the key,
     what it must be and how to fix it."""
     if not isinstance(table, dict):
-        raise ValueError(f"a question must be a table such as {{type = \"top\", k = 3}}, "
-                         f"got {table!r}")
+        raise ValueError(
+            f'a question must be a table such as {{type = "top", k = 3}}, got {table!r}'
+        )
     kind = table.get("type")
     if kind not in _KEYS:
-        raise ValueError(f"`questions.type` must be one of {', '.join(sorted(_KEYS))} "
-                         f"(a full order, the top k, a bot's place), got {kind!r}")
+        raise ValueError(
+            f"`questions.type` must be one of {', '.join(sorted(_KEYS))} "
+            f"(a full order, the top k, a bot's place), got {kind!r}"
+        )
     unknown = sorted(set(table) - _KEYS[kind])
     if unknown:
-        raise ValueError(f"unknown key `questions.{unknown[0]}` in a {kind!r} question: it takes "
-                         f"{', '.join(sorted(_KEYS[kind]))}")
+        raise ValueError(
+            f"unknown key `questions.{unknown[0]}` in a {kind!r} question: it takes "
+            f"{', '.join(sorted(_KEYS[kind]))}"
+        )
     certainty = table.get("certainty", DEFAULT_CERTAINTY)
-    if isinstance(certainty, bool) or not isinstance(certainty, (int, float)) \
-            or not 0.5 <= certainty < 1:
-        raise ValueError(f"`questions.certainty` must be a probability of 0.5 or more and below "
-                         f"1 (for instance 0.95), got {certainty!r}")
+    if (
+        isinstance(certainty, bool)
+        or not isinstance(certainty, (int, float))
+        or not 0.5 <= certainty < 1
+    ):
+        raise ValueError(
+            f"`questions.certainty` must be a probability of 0.5 or more and below "
+            f"1 (for instance 0.95), got {certainty!r}"
+        )
     certainty = float(certainty)
     if kind == "order":
         return FullOrder(certainty)
     if kind == "top":
         k = table.get("k")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"`questions.k` must be a whole number of 1 or more (how many "
-                             f"places at the top), got {k!r}")
+            raise ValueError(
+                f"`questions.k` must be a whole number of 1 or more (how many "
+                f"places at the top), got {k!r}"
+            )
         ordered = table.get("ordered", False)
         if not isinstance(ordered, bool):
             raise ValueError(f"`questions.ordered` must be true or false, got {ordered!r}")
         return TopK(k, certainty, ordered)
     bot = table.get("bot")
     if not isinstance(bot, str) or not bot:
-        raise ValueError(f"`questions.bot` must name an entrant (the bot whose place is asked), "
-                         f"got {bot!r}")
+        raise ValueError(
+            f"`questions.bot` must name an entrant (the bot whose place is asked), got {bot!r}"
+        )
     within = table.get("within", 1)
     if isinstance(within, bool) or not isinstance(within, int) or within < 0:
-        raise ValueError(f"`questions.within` must be a whole number of 0 or more (how many "
-                         f"places either side), got {within!r}")
+        raise ValueError(
+            f"`questions.within` must be a whole number of 0 or more (how many "
+            f"places either side), got {within!r}"
+        )
     return Place(bot, certainty, within)
 
 
@@ -136,11 +154,15 @@ def check_question(q: Question, bots: Iterable[str]) -> None:
     """The checks that need the field: ``ValueError`` naming the problem and the fix."""
     field = list(bots)
     if isinstance(q, TopK) and q.k >= len(field):
-        raise ValueError(f"`questions.k` = {q.k} asks for the top {q.k} of {len(field)} "
-                         f"entrants: use a k below {len(field)}, or a full order question")
+        raise ValueError(
+            f"`questions.k` = {q.k} asks for the top {q.k} of {len(field)} "
+            f"entrants: use a k below {len(field)}, or a full order question"
+        )
     if isinstance(q, Place) and q.bot not in field:
-        raise ValueError(f"`questions.bot` = {q.bot!r} is not an entrant of this ladder: name "
-                         f"one of {', '.join(sorted(field)) or '(none yet)'}")
+        raise ValueError(
+            f"`questions.bot` = {q.bot!r} is not an entrant of this ladder: name "
+            f"one of {', '.join(sorted(field)) or '(none yet)'}"
+        )
 
 
 def answered(q: Question, fit: HistoryFit) -> bool:
@@ -162,8 +184,14 @@ def _done(q: Question, p: float, what: str) -> Answer:
     return Answer(q, True, p, f"answered: {what} = {p:.3f} >= {q.certainty:g}")
 
 
-def _verdict(q: Question, fit: HistoryFit, ok: np.ndarray, wrong: np.ndarray, what: str,
-             anchor: str | None = None) -> Answer:
+def _verdict(
+    q: Question,
+    fit: HistoryFit,
+    ok: np.ndarray,
+    wrong: np.ndarray,
+    what: str,
+    anchor: str | None = None,
+) -> Answer:
     """The answer from the draws: ``ok[d]``, the question's claim holds in draw ``d``;
     ``wrong[d, i]``, bot ``i`` is out of its fitted place (as the question sees it) there.
     A bot's doubt is the share of draws that break the claim with it out of place: the
@@ -178,16 +206,26 @@ def _verdict(q: Question, fit: HistoryFit, ok: np.ndarray, wrong: np.ndarray, wh
     before = np.cumsum(share[by_doubt]) - share[by_doubt]
     kept = by_doubt[before < FOCUS_COVER * float(share.sum())]
     floor = float(share[kept].min()) if len(kept) else 1.0
-    doubt = {b: float(share[i]) for i, b in enumerate(fit.bots)
-             if share[i] >= floor and share[i] > 0 and b != anchor}
+    doubt = {
+        b: float(share[i])
+        for i, b in enumerate(fit.bots)
+        if share[i] >= floor and share[i] > 0 and b != anchor
+    }
     focus = sorted(doubt, key=lambda b: (-doubt[b], b))
     if anchor is not None:
         doubt[anchor] = max(doubt.values(), default=1.0)
         focus = [anchor] + focus
     shown = ", ".join(f"{b} ({doubt[b]:.2f})" for b in focus[:6])
     more = f" and {len(focus) - 6} more" if len(focus) > 6 else ""
-    return Answer(q, False, p, f"open: {what} = {p:.3f} < {q.certainty:g}; in doubt: {shown}"
-                  f"{more}", tuple(focus), tuple(doubt[b] for b in focus), anchor)
+    return Answer(
+        q,
+        False,
+        p,
+        f"open: {what} = {p:.3f} < {q.certainty:g}; in doubt: {shown}{more}",
+        tuple(focus),
+        tuple(doubt[b] for b in focus),
+        anchor,
+    )
 
 
 def _fitted_ranks(fit: HistoryFit) -> np.ndarray:
@@ -223,8 +261,7 @@ def _top_k(q: TopK, fit: HistoryFit) -> Answer:
 
 def _place(q: Place, fit: HistoryFit) -> Answer:
     if q.bot not in fit.bots:
-        return Answer(q, False, 0.0, f"open: {q.bot} has no result yet", (q.bot,), (1.0,),
-                      q.bot)
+        return Answer(q, False, 0.0, f"open: {q.bot} has no result yet", (q.bot,), (1.0,), q.bot)
     n = len(fit.bots)
     fitted = _fitted_ranks(fit)
     i = fit.index(q.bot)
@@ -232,7 +269,7 @@ def _place(q: Place, fit: HistoryFit) -> Answer:
     draws = fit.rank_draws.astype(np.int64)
     ok = np.abs(draws[:, i] - rank) <= q.within
     # out of place: on the other side of the bot than the fitted order has it
-    wrong = (draws < draws[:, i:i + 1]) != (fitted < rank)[None, :]
+    wrong = (draws < draws[:, i : i + 1]) != (fitted < rank)[None, :]
     wrong[:, i] = False
     span = f"{max(rank - q.within, 1)}-{min(rank + q.within, n)}"
     what = f"P({q.bot} ranks {span if q.within else rank})"

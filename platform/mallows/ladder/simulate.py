@@ -18,8 +18,8 @@ from typing import Sequence
 @dataclass(frozen=True)
 class Field:
     skills: dict[str, float]
-    luck: float = 6.0   # the sd of a performance's luck
-    tie: float = 0.0    # performances rounding to the same multiple share a place (0: none)
+    luck: float = 6.0  # the sd of a performance's luck
+    tie: float = 0.0  # performances rounding to the same multiple share a place (0: none)
 
     def truth(self) -> list[str]:
         """Best first (ties in skill broken by name)."""
@@ -33,8 +33,9 @@ class Field:
         return [sum(1 for q in perf if q > p) for p in perf]
 
 
-def even_field(n: int, spread: float = 3.0, luck: float = 6.0, tie: float = 0.0,
-               prefix: str = "bot") -> Field:
+def even_field(
+    n: int, spread: float = 3.0, luck: float = 6.0, tie: float = 0.0, prefix: str = "bot"
+) -> Field:
     """``n`` bots with evenly spaced skills whose standard deviation is ``spread``; the best is
     ``{prefix}00``."""
     if n < 2:
@@ -52,12 +53,12 @@ def balanced_round(bots: Sequence[str], seats: int, rng: random.Random) -> list[
     the next shuffle, never seating a bot twice)."""
     order = list(bots)
     rng.shuffle(order)
-    tables = [order[i:i + seats] for i in range(0, len(order) - len(order) % seats, seats)]
-    left = order[len(order) - len(order) % seats:]
+    tables = [order[i : i + seats] for i in range(0, len(order) - len(order) % seats, seats)]
+    left = order[len(order) - len(order) % seats :]
     if left:
         extra = [b for b in order if b not in left]
         rng.shuffle(extra)
-        tables.append(left + extra[:seats - len(left)])
+        tables.append(left + extra[: seats - len(left)])
     return tables
 
 
@@ -68,7 +69,6 @@ def kendall_tau(order: Sequence[str], truth: Sequence[str]) -> float:
     n = len(items)
     if n < 2:
         return 1.0
-    concordant = sum(1 for i in range(n) for j in range(i + 1, n)
-                     if pos[items[i]] < pos[items[j]])
+    concordant = sum(1 for i in range(n) for j in range(i + 1, n) if pos[items[i]] < pos[items[j]])
     pairs = n * (n - 1) // 2
     return (2 * concordant - pairs) / pairs

@@ -43,14 +43,14 @@ def short_bot(name: str) -> str:
 
 @dataclass
 class Board:
-    scope: str                   # "tournament" or "game"
+    scope: str  # "tournament" or "game"
     name: str
     game: str
-    rows: list[dict]             # leaderboard rows (rank order) with ``place`` (PlaceStats)
-    h2h: dict                    # head_to_head(...) result
+    rows: list[dict]  # leaderboard rows (rank order) with ``place`` (PlaceStats)
+    h2h: dict  # head_to_head(...) result
     progression: dict[str, list[tuple[int, float, float]]]  # bot -> (match number, mu, sigma)
     matches: int
-    total: int | None = None     # a tournament's scheduled matches
+    total: int | None = None  # a tournament's scheduled matches
     seats: dict = field(default_factory=dict)  # bot -> seat -> PlaceStats
     definition: dict = field(default_factory=dict)
     seat_effects: dict = field(default_factory=dict)  # seats -> results.seats.SeatEffect
@@ -89,8 +89,19 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
         d["matches"] = d["games"]
         d["place"] = places.get(r.bot, PlaceStats())
         rows.append(d)
-    return Board(scope, name, game, rows, head_to_head(results), progression, len(results),
-                 total, seat_stats(results), definition, board_seat_effects(store, scope, name))
+    return Board(
+        scope,
+        name,
+        game,
+        rows,
+        head_to_head(results),
+        progression,
+        len(results),
+        total,
+        seat_stats(results),
+        definition,
+        board_seat_effects(store, scope, name),
+    )
 
 
 def board_seat_effects(store, scope: str, name: str) -> dict:
@@ -119,8 +130,14 @@ def forfeits(store: ResultStore, tournament: str) -> list[dict]:
         for e in record.get("events", []):
             if e.get("type") == "forfeit":
                 seat = e.get("seat")
-                out.append({"match": mid, "tournament": tournament, "seat": seat,
-                            "bot": names[seat] if isinstance(seat, int) and seat < len(names)
-                            else "?", "kind": e.get("kind"),
-                            "reason": brief(str(e.get("reason", "")))})  # whole in the match
+                out.append(
+                    {
+                        "match": mid,
+                        "tournament": tournament,
+                        "seat": seat,
+                        "bot": names[seat] if isinstance(seat, int) and seat < len(names) else "?",
+                        "kind": e.get("kind"),
+                        "reason": brief(str(e.get("reason", ""))),
+                    }
+                )  # whole in the match
     return out

@@ -14,10 +14,12 @@ _BY_GAME = {"arschmallows": frames_arschmallows.frames, "take4": frames_take4.fr
 def frames(record: dict) -> list[dict]:
     game = record.get("game")
     if game not in _BY_GAME:
-        raise ReplayMismatch(f"no card table for game {game!r} (tables are drawn for "
-                             f"{', '.join(sorted(_BY_GAME))})")
+        raise ReplayMismatch(
+            f"no card table for game {game!r} (tables are drawn for {', '.join(sorted(_BY_GAME))})"
+        )
     try:
         return _BY_GAME[game](record)
     except (KeyError, TypeError, IndexError, ValueError, AttributeError, IllegalAction) as exc:
-        raise ReplayMismatch(f"the {game} record does not replay: {type(exc).__name__}: "
-                             f"{exc}") from None
+        raise ReplayMismatch(
+            f"the {game} record does not replay: {type(exc).__name__}: {exc}"
+        ) from None

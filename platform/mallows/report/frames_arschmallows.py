@@ -73,8 +73,10 @@ def _rows(state, cache: dict) -> list[list]:
         version = kn.version[p]
         hit = built.get(p)
         if hit is None or hit[0] != version:
-            hit = built[p] = (version, [[state.values[c], 1 if state.up[c] else 0,
-                                         _mask(kn, c, n)] for c in row])
+            hit = built[p] = (
+                version,
+                [[state.values[c], 1 if state.up[c] else 0, _mask(kn, c, n)] for c in row],
+            )
         out.append(hit[1])
     return out
 
@@ -88,8 +90,11 @@ def _snapshot(state, scored: bool = False, cache: dict | None = None) -> dict:
         rows = _rows(state, {} if cache is None else cache)
     held = None
     if state.held is not None:
-        held = {"value": state.values[state.held], "source": state.held_source,
-                "seat": state.current}
+        held = {
+            "value": state.values[state.held],
+            "source": state.held_source,
+            "seat": state.current,
+        }
     return {
         "round": state.round if not scored or state.phase is None else state.round,
         "rows": rows,
@@ -112,7 +117,9 @@ class _Words:
         self.names, self.kn, self.n = names, knowledge, players
 
     def who(self, seat) -> str:
-        return f"seat {seat} ({self.names[seat]})" if 0 <= seat < len(self.names) else f"seat {seat}"
+        return (
+            f"seat {seat} ({self.names[seat]})" if 0 <= seat < len(self.names) else f"seat {seat}"
+        )
 
     def value(self, card: int) -> str:
         """The card's value in words, marked with the seats that saw it (see ``seen``)."""
@@ -146,33 +153,39 @@ def _describe(w: _Words, before: dict, seat: int, action: dict, after_rows) -> s
     held = before["held"]
     if kind == "swap":
         s = action["slot"]
-        return (f"{me} puts the held {v(held)} into slot {s}; the {v(row[s])} that was there "
-                f"goes to the discard pile")
+        return (
+            f"{me} puts the held {v(held)} into slot {s}; the {v(row[s])} that was there "
+            f"goes to the discard pile"
+        )
     if kind == "refuse":
         s = action["slot"]
-        return (f"{me} discards the held {v(held)} and turns slot {s} face up: "
-                f"{v(row[s])}")
+        return f"{me} discards the held {v(held)} and turns slot {s} face up: {v(row[s])}"
     if kind == "spy":
         p, s = action["player"], action["slot"]
         whose = "its own" if p == seat else f"{w.who(p)}'s"
-        return (f"{me} plays the Spy and looks at {whose} slot {s}: "
-                f"{v(before['rows'][p][s])}")
+        return f"{me} plays the Spy and looks at {whose} slot {s}: {v(before['rows'][p][s])}"
     if kind == "exchange":
         s, p, t = action["slot"], action["player"], action["their_slot"]
-        return (f"{me} plays the Exchange: its slot {s} ({v(row[s])}) for {w.who(p)}'s slot "
-                f"{t} ({v(before['rows'][p][t])})")
+        return (
+            f"{me} plays the Exchange: its slot {s} ({v(row[s])}) for {w.who(p)}'s slot "
+            f"{t} ({v(before['rows'][p][t])})"
+        )
     if kind == "play_twice":
         return f"{me} plays Play twice: two extra turns follow"
     if kind == "get_rid":
         slots = action["slots"]
         shown = ", ".join(v(row[i]) for i in slots)
         if len(after_rows[seat]) < len(row):
-            return (f"{me} gets rid of slots {', '.join(map(str, slots))} ({shown}): they "
-                    f"match, go to the discard pile, and the held {v(held)} takes slot "
-                    f"{slots[0]}")
-        return (f"{me} tries to get rid of slots {', '.join(map(str, slots))} ({shown}): "
-                f"they do not match, so they stay and the held {v(held)} joins the row as a "
-                f"penalty card")
+            return (
+                f"{me} gets rid of slots {', '.join(map(str, slots))} ({shown}): they "
+                f"match, go to the discard pile, and the held {v(held)} takes slot "
+                f"{slots[0]}"
+            )
+        return (
+            f"{me} tries to get rid of slots {', '.join(map(str, slots))} ({shown}): "
+            f"they do not match, so they stay and the held {v(held)} joins the row as a "
+            f"penalty card"
+        )
     if kind == "call":
         return f"{me} calls Arschmallows!"
     if kind == "pass":
@@ -183,16 +196,22 @@ def _describe(w: _Words, before: dict, seat: int, action: dict, after_rows) -> s
 def _round_end_text(w: _Words, event: dict, history: dict) -> str:
     r = event["round"]
     caller = event["caller"]
-    reason = {"call": "a call", "all_face_up": "a row all face up",
-              "exhausted": "no cards left to take", "turn_limit": "the turn limit"}.get(
-        event["reason"], event["reason"])
+    reason = {
+        "call": "a call",
+        "all_face_up": "a row all face up",
+        "exhausted": "no cards left to take",
+        "turn_limit": "the turn limit",
+    }.get(event["reason"], event["reason"])
     parts = []
     for s, score in enumerate(event["scores"]):
         text = f"{w.names[s]} {score}"
         if s == caller:
             raw = history["raw"][s]
-            text += (f" (caller: {raw} doubled to {score})" if history["doubled"]
-                     else " (caller, not doubled)")
+            text += (
+                f" (caller: {raw} doubled to {score})"
+                if history["doubled"]
+                else " (caller, not doubled)"
+            )
         parts.append(text)
     return f"round {r + 1} ends on {reason}. Scores: " + ", ".join(parts)
 
@@ -206,7 +225,7 @@ def frames(record: dict) -> list[dict]:
     state = arschmallows.new_state(record["options"], n, chance)
     chance.state = state
     engine = state.events  # grows as actions are applied
-    used = 0               # engine events matched so far
+    used = 0  # engine events matched so far
     pending: list[dict] = []  # snapshots for engine events not yet matched
     t = state.table_cards
     cache: dict = {}
@@ -217,8 +236,10 @@ def frames(record: dict) -> list[dict]:
         nonlocal used
         if used >= len(engine) or engine[used] != expected:
             got = engine[used] if used < len(engine) else "nothing"
-            raise ReplayMismatch(f"event {len(out)} of the record is {expected}, but the "
-                                 f"engine produced {got}: the record does not replay")
+            raise ReplayMismatch(
+                f"event {len(out)} of the record is {expected}, but the "
+                f"engine produced {got}: the record does not replay"
+            )
         used += 1
         return pending.pop(0)
 
@@ -230,13 +251,19 @@ def frames(record: dict) -> list[dict]:
             frame = dict(last or _snapshot(state, cache=cache))
             reason = brief(str(event.get("reason", "")))  # whole in the event
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
-            text = (f"{words.who(event['seat'])} {what}: {reason}. From here a random policy "
-                    f"plays its seat")
+            text = (
+                f"{words.who(event['seat'])} {what}: {reason}. From here a random policy "
+                f"plays its seat"
+            )
             frame.update(text=text, actor=event["seat"])
         elif kind == "action":
             seat, action = event["seat"], event["action"]
-            before = {"rows": [list(r) for r in state.rows], "draw": list(state.draw),
-                      "discard": list(state.discard), "held": state.held}
+            before = {
+                "rows": [list(r) for r in state.rows],
+                "draw": list(state.draw),
+                "discard": list(state.discard),
+                "held": state.held,
+            }
             knowledge = state.knowledge
             chance.scored = None
             start = len(engine)
@@ -244,8 +271,9 @@ def frames(record: dict) -> list[dict]:
             ended = any(e["type"] == "round_end" for e in engine[start:])
             if ended:
                 scored = chance.scored if chance.scored is not None else _snapshot(state, True)
-                scored["round"] = engine[start:][[e["type"] for e in engine[start:]]
-                                                 .index("round_end")]["round"]
+                scored["round"] = engine[start:][
+                    [e["type"] for e in engine[start:]].index("round_end")
+                ]["round"]
             for e in engine[start:]:
                 if e["type"] in ("action", "round_end"):
                     pending.append(scored if ended else _snapshot(state, cache=cache))
@@ -259,13 +287,17 @@ def frames(record: dict) -> list[dict]:
             frame = dict(take(event))
             if kind == "deal":
                 deck = event["deck"]
-                text = (f"round {event['round'] + 1}: {n} rows of {t} cards dealt face down; "
-                        f"the discard pile shows {card_text(deck[n * t])}, the draw pile has "
-                        f"{len(deck) - n * t - 1} cards")
+                text = (
+                    f"round {event['round'] + 1}: {n} rows of {t} cards dealt face down; "
+                    f"the discard pile shows {card_text(deck[n * t])}, the draw pile has "
+                    f"{len(deck) - n * t - 1} cards"
+                )
             elif kind == "reshuffle":
                 deck = event["deck"]
-                text = (f"the discard pile is shuffled into a new draw pile of {len(deck) - 1} "
-                        f"cards; {card_text(deck[0]) if deck else '-'} is turned face up")
+                text = (
+                    f"the discard pile is shuffled into a new draw pile of {len(deck) - 1} "
+                    f"cards; {card_text(deck[0]) if deck else '-'} is turned face up"
+                )
             elif kind == "round_end":
                 text = _round_end_text(words, event, state.history[event["round"]])
             else:
@@ -276,8 +308,10 @@ def frames(record: dict) -> list[dict]:
         out.append(frame)
         last = frame
     if used != len(engine):
-        raise ReplayMismatch(f"the engine produced {len(engine) - used} more events than the "
-                             f"record holds ({engine[used]}): the record is cut short")
+        raise ReplayMismatch(
+            f"the engine produced {len(engine) - used} more events than the "
+            f"record holds ({engine[used]}): the record is cut short"
+        )
     if not state.is_terminal():
         raise ReplayMismatch("the record ends before the match does: it is cut short")
     return out

@@ -26,9 +26,15 @@ def _who(names, seat) -> str:
 
 
 def _snapshot(state, positions, picks=None, took=None) -> dict:
-    return {"round": state.round, "positions": list(positions), "picks": picks, "took": took,
-            "collections": [list(c) for c in state.collections], "deck": len(state.deck),
-            "winners": list(state.winners)}
+    return {
+        "round": state.round,
+        "positions": list(positions),
+        "picks": picks,
+        "took": took,
+        "collections": [list(c) for c in state.collections],
+        "deck": len(state.deck),
+        "winners": list(state.winners),
+    }
 
 
 def frames(record: dict) -> list[dict]:
@@ -45,19 +51,22 @@ def frames(record: dict) -> list[dict]:
         if kind == "deal":
             frame = dict(last)
             shown = ", ".join(f"{p} {c}" for p, c in enumerate(state.positions, 1) if c)
-            text = (f"the {len(event['deck'])} cards are shuffled; round 1 lays out {shown}")
+            text = f"the {len(event['deck'])} cards are shuffled; round 1 lays out {shown}"
         elif kind == "picks":
             if event.get("round") != state.round:
-                raise ReplayMismatch(f"event {index}: picks for round {event.get('round')}, "
-                                     f"but the engine is in round {state.round}")
+                raise ReplayMismatch(
+                    f"event {index}: picks for round {event.get('round')}, "
+                    f"but the engine is in round {state.round}"
+                )
             positions = list(state.positions)
             picks = list(event["picks"])
             start = len(state.history)
             for seat, position in enumerate(picks):
                 state.apply(seat, {"type": "pick", "position": position})
             if len(state.history) != start + 1:
-                raise ReplayMismatch(f"event {index}: the picks did not finish round "
-                                     f"{event.get('round')}")
+                raise ReplayMismatch(
+                    f"event {index}: the picks did not finish round {event.get('round')}"
+                )
             races_left = [dict(r) for r in state.history[-1]["races"]]
             winner_of = {r["position"]: r["winner"] for r in races_left}
             took = []
@@ -69,60 +78,85 @@ def frames(record: dict) -> list[dict]:
             parts = []
             for seat, p in enumerate(picks):
                 contested = p in winner_of
-                parts.append(f"{names[seat]} picks {positions[p - 1]} ({SQUAD_OF[positions[p - 1]]}"
-                             f", position {p}{', contested' if contested else ''})")
+                parts.append(
+                    f"{names[seat]} picks {positions[p - 1]} ({SQUAD_OF[positions[p - 1]]}"
+                    f", position {p}{', contested' if contested else ''})"
+                )
             left = [c for p, c in enumerate(positions, 1) if c and p not in set(picks)]
-            text = (f"round {event['round'] + 1}: " + "; ".join(parts)
-                    + (f". Nobody picks {', '.join(left)}: back under the deck" if left else ""))
+            text = (
+                f"round {event['round'] + 1}: "
+                + "; ".join(parts)
+                + (f". Nobody picks {', '.join(left)}: back under the deck" if left else "")
+            )
         elif kind == "race":
             expected = races_left.pop(0) if races_left else None
             if expected != {k: event.get(k) for k in ("position", "contenders", "winner")}:
-                raise ReplayMismatch(f"event {index}: the record's race {event} is not the "
-                                     f"engine's {expected}")
+                raise ReplayMismatch(
+                    f"event {index}: the record's race {event} is not the engine's {expected}"
+                )
             frame = dict(last)
             card = frame["positions"][event["position"] - 1]
             others = [s for s in event["contenders"] if s != event["winner"]]
             both = "both" if len(event["contenders"]) == 2 else "all"
-            text = (f"race for {card} (position {event['position']}): "
-                    f"{_and([_who(names, s) for s in event['contenders']])} {both} picked "
-                    f"it; {_who(names, event['winner'])} is quicker and takes it, "
-                    + _and([_who(names, s) for s in others])
-                    + (" gets" if len(others) == 1 else " get") + " nothing this round")
+            text = (
+                f"race for {card} (position {event['position']}): "
+                f"{_and([_who(names, s) for s in event['contenders']])} {both} picked "
+                f"it; {_who(names, event['winner'])} is quicker and takes it, "
+                + _and([_who(names, s) for s in others])
+                + (" gets" if len(others) == 1 else " get")
+                + " nothing this round"
+            )
         elif kind == "game_end":
             frame = dict(last)
             frame["winners"] = list(event.get("winners", []))
             winners = event.get("winners", [])
-            reason = {"squad": "a squad is complete", "deck_empty": "the deck has run out",
-                      "round_limit": "the round limit is reached"}.get(event["reason"],
-                                                                        event["reason"])
+            reason = {
+                "squad": "a squad is complete",
+                "deck_empty": "the deck has run out",
+                "round_limit": "the round limit is reached",
+            }.get(event["reason"], event["reason"])
             fair = [s for s in winners if s not in forfeited]
             lost = [s for s in winners if s in forfeited]
 
             held = frame["collections"]
 
             def done(seats: list[int], held: list = held) -> list[str]:
-                return [f"{_who(names, s)} with {'/'.join(completed_squads(held[s]))}"
-                        for s in seats]
+                return [
+                    f"{_who(names, s)} with {'/'.join(completed_squads(held[s]))}" for s in seats
+                ]
 
-            text = (f"the game ends: {reason}. "
-                    + (("Winner: " if len(fair) == 1 else "Winners: ") + _and(done(fair))
-                       if fair else "Nobody completed a squad" if not lost else ""))
+            text = f"the game ends: {reason}. " + (
+                ("Winner: " if len(fair) == 1 else "Winners: ") + _and(done(fair))
+                if fair
+                else "Nobody completed a squad"
+                if not lost
+                else ""
+            )
             if lost:  # a forfeited seat ranks below every other seat, squad or not
-                text += ((". " if fair else "")
-                         + _and(done(lost)) + " completed a squad but had forfeited, so "
-                         + ("it ranks" if len(lost) == 1 else "they rank")
-                         + " below every seat that did not forfeit")
+                text += (
+                    (". " if fair else "")
+                    + _and(done(lost))
+                    + " completed a squad but had forfeited, so "
+                    + ("it ranks" if len(lost) == 1 else "they rank")
+                    + " below every seat that did not forfeit"
+                )
         elif kind == "forfeit":
             forfeited.add(event.get("seat"))
             frame = dict(last)
             what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
-            text = (f"{_who(names, event['seat'])} {what}: {brief(str(event.get('reason', '')))}. From "
-                    f"here a random policy plays its seat")
+            text = (
+                f"{_who(names, event['seat'])} {what}: {brief(str(event.get('reason', '')))}. From "
+                f"here a random policy plays its seat"
+            )
         else:
             frame = dict(last)
             text = str(event)
-        frame.update(text=text, event=event, index=index,
-                     actor=event.get("seat") if kind == "forfeit" else None)
+        frame.update(
+            text=text,
+            event=event,
+            index=index,
+            actor=event.get("seat") if kind == "forfeit" else None,
+        )
         out.append(frame)
         last = {k: v for k, v in frame.items() if k not in ("text", "event", "index", "actor")}
         if kind == "picks":

@@ -44,6 +44,7 @@ def partial_board(store: Any, scope: str, name: str, count: int) -> PartialBoard
     """The board of ``name`` from the leaderboard the run stored, without reading a result."""
     if scope == "tournament":
         import json
+
         row = store.tournament(name)
         definition, game, total = json.loads(row["definition"]), row["game"], row["total"]
     else:
@@ -61,8 +62,12 @@ class LiveBoards:
     """Computed boards shared by the page threads; ``open_store()`` gives the background thread
     its own read-only store."""
 
-    def __init__(self, open_store: Callable[[], Any], sync_matches: int = SYNC_MATCHES,
-                 refresh_seconds: float = REFRESH_SECONDS):
+    def __init__(
+        self,
+        open_store: Callable[[], Any],
+        sync_matches: int = SYNC_MATCHES,
+        refresh_seconds: float = REFRESH_SECONDS,
+    ):
         self._open = open_store
         self.sync_matches = sync_matches
         self.refresh_seconds = refresh_seconds
@@ -72,8 +77,9 @@ class LiveBoards:
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
 
-    def get(self, store: Any, scope: str, name: str, count: int,
-            charts: Callable[[data.Board], tuple]) -> tuple[data.Board, tuple | None]:
+    def get(
+        self, store: Any, scope: str, name: str, count: int, charts: Callable[[data.Board], tuple]
+    ) -> tuple[data.Board, tuple | None]:
         """The board of ``name`` (``count``: its stored matches now) and its charts (None for a
         ``PartialBoard``), computing it here only when it is small."""
         key = (scope, name)
@@ -100,8 +106,9 @@ class LiveBoards:
             self._pending.add(key)
             self._charts = charts
             if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name="mallows-boards",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._work, name="mallows-boards", daemon=True
+                )
                 self._thread.start()
             self._wake.notify()
 

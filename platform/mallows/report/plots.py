@@ -23,7 +23,7 @@ def _svg(fig: Figure, salt: str) -> str:
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
     text = buf.getvalue()
-    return text[text.index("<svg"):]  # inline: drop the XML prolog and doctype
+    return text[text.index("<svg") :]  # inline: drop the XML prolog and doctype
 
 
 def heatmap_svg(board: Board, salt: str) -> str | None:
@@ -49,8 +49,15 @@ def heatmap_svg(board: Board, salt: str) -> str | None:
             if a == b or h is None:
                 continue
             dark = abs(h.ahead - 0.5) > 0.3
-            ax.text(j, i, f"{h.ahead:.0%}\nn={h.matches}", ha="center", va="center",
-                    fontsize=8, color="white" if dark else "black")
+            ax.text(
+                j,
+                i,
+                f"{h.ahead:.0%}\nn={h.matches}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "black",
+            )
     labels = [short_bot(b) for b in bots]
     ax.set_xticks(range(k), labels, rotation=35, ha="right", fontsize=8)
     ax.set_yticks(range(k), labels, fontsize=8)
@@ -75,9 +82,15 @@ def progression_svg(board: Board, salt: str) -> str | None:
         x = [p[0] for p in points]
         mu = [p[1] for p in points]
         sigma = [p[2] for p in points]
-        line, = ax.plot(x, mu, linewidth=1.4, label=short_bot(bot))
-        ax.fill_between(x, [m - s for m, s in zip(mu, sigma)], [m + s for m, s in zip(mu, sigma)],
-                        color=line.get_color(), alpha=0.15, linewidth=0)
+        (line,) = ax.plot(x, mu, linewidth=1.4, label=short_bot(bot))
+        ax.fill_between(
+            x,
+            [m - s for m, s in zip(mu, sigma)],
+            [m + s for m, s in zip(mu, sigma)],
+            color=line.get_color(),
+            alpha=0.15,
+            linewidth=0,
+        )
     ax.set_xlabel("match (schedule order)")
     ax.set_ylabel("TrueSkill mu (band: ± sigma)")
     ax.grid(alpha=0.3)

@@ -29,7 +29,8 @@ MARKER = ".mallows-report"
 
 def _is_report(folder: Path) -> bool:
     return (folder / MARKER).is_file() or (
-        (folder / "index.html").is_file() and (folder / "static" / "replay.js").is_file())
+        (folder / "index.html").is_file() and (folder / "static" / "replay.js").is_file()
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -55,9 +56,11 @@ def check_target(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise MallowsError(f"-o {out} is a file: give a folder for the site")
     if out.is_dir() and any(out.iterdir()) and not _is_report(out):
-        raise MallowsError(f"-o {out} holds files that are not a mallows report: give a new or "
-                           f"empty folder (or an earlier report's), which the report replaces "
-                           f"whole")
+        raise MallowsError(
+            f"-o {out} holds files that are not a mallows report: give a new or "
+            f"empty folder (or an earlier report's), which the report replaces "
+            f"whole"
+        )
 
 
 def publish(out: Path, write: Callable[[Path], int]) -> int:
@@ -73,8 +76,9 @@ def publish(out: Path, write: Callable[[Path], int]) -> int:
     partial.mkdir()
     try:
         count = write(partial)
-        (partial / MARKER).write_text("a mallows report: `mallows report -o` replaces this "
-                                      "folder whole\n")
+        (partial / MARKER).write_text(
+            "a mallows report: `mallows report -o` replaces this folder whole\n"
+        )
         if out.exists():
             os.rename(out, old)
         os.rename(partial, out)

@@ -46,8 +46,11 @@ def chunk_path(slug: str, k: int) -> str:
 def script(slug: str, k: int, lines: list[str]) -> bytes:
     """The data file holding ``lines`` (one match's JSON each)."""
     packed = gzip.compress("\n".join(lines).encode(), compresslevel=9, mtime=0)
-    return (f'mallowsReplayChunk({json.dumps(slug)},{k},"'.encode()
-            + base64.b64encode(packed) + b'");\n')
+    return (
+        f'mallowsReplayChunk({json.dumps(slug)},{k},"'.encode()
+        + base64.b64encode(packed)
+        + b'");\n'
+    )
 
 
 def drawn(deltas: list[dict]) -> list[dict]:
@@ -72,8 +75,9 @@ class Chunks:
     def add(self, idx: int, view: dict) -> Iterator[tuple[str, bytes]]:
         """Add match ``idx``; yields the data file it closed, if any."""
         line = json.dumps(dict(view, idx=idx), separators=(",", ":"), ensure_ascii=False)
-        if self._lines and (len(self._lines) >= CHUNK_MATCHES
-                            or self._bytes + len(line) > CHUNK_BYTES):
+        if self._lines and (
+            len(self._lines) >= CHUNK_MATCHES or self._bytes + len(line) > CHUNK_BYTES
+        ):
             yield self._cut()
         if self._first is None:
             self._first = idx
@@ -92,4 +96,3 @@ class Chunks:
         out = (chunk_path(self.slug, k), script(self.slug, k, self._lines))
         self._lines, self._bytes, self._first, self._last = [], 0, None, None
         return out
-

@@ -22,8 +22,9 @@ BACKLOG = 256
 
 def check_port(port: int) -> int:
     if not 0 <= port <= 65535:
-        raise MallowsError(f"--port {port} is not a port: give one from 1 to 65535, or 0 for "
-                           f"any free port")
+        raise MallowsError(
+            f"--port {port} is not a port: give one from 1 to 65535, or 0 for any free port"
+        )
     return port
 
 
@@ -42,22 +43,26 @@ def check_host(host: str, public: bool) -> str:
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     if not host:
-        raise MallowsError("--host is empty: give an address, e.g. 127.0.0.1 (this machine "
-                           "only) or ::1")
+        raise MallowsError(
+            "--host is empty: give an address, e.g. 127.0.0.1 (this machine only) or ::1"
+        )
     if not is_loopback(host) and not public:
         raise MallowsError(
             f"--host {host} would serve every result in the database to the network, and the "
             f"pages carry no authentication: add --public to do that anyway, or serve on "
-            f"127.0.0.1 (the default) and reach it through an SSH tunnel")
+            f"127.0.0.1 (the default) and reach it through an SSH tunnel"
+        )
     return host
 
 
 def exposure_warning(host: str) -> str | None:
     if is_loopback(host):
         return None
-    return (f"warning: serving on {host}, beyond this machine: the pages carry no "
-            f"authentication, so anyone who can reach this port reads every result in the "
-            f"database")
+    return (
+        f"warning: serving on {host}, beyond this machine: the pages carry no "
+        f"authentication, so anyone who can reach this port reads every result in the "
+        f"database"
+    )
 
 
 def url_host(host: str) -> str:
@@ -70,8 +75,10 @@ def make_server(host: str, port: int, handler) -> ThreadingHTTPServer:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise MallowsError(f"--host {host} is not an address of this machine ({exc.strerror}):"
-                           f" give one, e.g. 127.0.0.1 or ::1") from None
+        raise MallowsError(
+            f"--host {host} is not an address of this machine ({exc.strerror}):"
+            f" give one, e.g. 127.0.0.1 or ::1"
+        ) from None
     family = infos[0][0]
 
     class Server(ThreadingHTTPServer):
@@ -84,16 +91,23 @@ def make_server(host: str, port: int, handler) -> ThreadingHTTPServer:
     except OSError as exc:
         text = exc.strerror or str(exc)
         if exc.errno in (98, 48):  # EADDRINUSE (Linux, macOS)
-            raise MallowsError(f"cannot listen on {url_host(host)}:{port}: the port is in use: "
-                               f"choose another --port (or --port 0 for any free one)") from None
+            raise MallowsError(
+                f"cannot listen on {url_host(host)}:{port}: the port is in use: "
+                f"choose another --port (or --port 0 for any free one)"
+            ) from None
         if exc.errno in (13,):  # EACCES: a port below 1024 without privileges
-            raise MallowsError(f"cannot listen on {url_host(host)}:{port} ({text}): ports below "
-                               f"1024 need privileges; choose a --port from 1024 up (or 0 for "
-                               f"any free one)") from None
+            raise MallowsError(
+                f"cannot listen on {url_host(host)}:{port} ({text}): ports below "
+                f"1024 need privileges; choose a --port from 1024 up (or 0 for "
+                f"any free one)"
+            ) from None
         if exc.errno in (99, 97, 49, 47):  # EADDRNOTAVAIL, EAFNOSUPPORT
-            raise MallowsError(f"cannot listen on {url_host(host)}:{port} ({text}): this "
-                               f"machine has no such address" + (" (IPv6 may be off here: try "
-                               "--host 127.0.0.1)" if ":" in host else "")
-                               + "; give one of its addresses with --host") from None
-        raise MallowsError(f"cannot listen on {url_host(host)}:{port} ({text}): check --host "
-                           f"and --port") from None
+            raise MallowsError(
+                f"cannot listen on {url_host(host)}:{port} ({text}): this "
+                f"machine has no such address"
+                + (" (IPv6 may be off here: try --host 127.0.0.1)" if ":" in host else "")
+                + "; give one of its addresses with --host"
+            ) from None
+        raise MallowsError(
+            f"cannot listen on {url_host(host)}:{port} ({text}): check --host and --port"
+        ) from None

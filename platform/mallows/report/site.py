@@ -43,14 +43,20 @@ STATIC = ("style.css", "sort.js", "replay.js")
 #: Matches listed on one page of a tournament's match list (its first page is the
 #: tournament's own page): a page stays small for any number of matches.
 MATCHES_PER_PAGE = 500
-CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                 ".js": "text/javascript; charset=utf-8"}
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+}
 
 
 def _env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("mallows.report", "templates"),
-                             autoescape=jinja2.select_autoescape(["html"]),
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("mallows.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["slug"] = data.slug
     env.filters["short"] = data.short_bot
     return env
@@ -58,8 +64,11 @@ def _env() -> jinja2.Environment:
 
 def _script_json(value) -> str:
     """JSON safe inside a <script> element."""
-    return (json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-            .replace("</", "<\\/").replace("<!--", "<\\!--"))
+    return (
+        json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        .replace("</", "<\\/")
+        .replace("<!--", "<\\!--")
+    )
 
 
 def compact(all_frames: list[dict]) -> list[dict]:
@@ -96,10 +105,17 @@ class Site:
     """Pages of one store. ``tournament`` / ``game`` narrow the site to one tournament or to one
     game's tournaments; ``live`` pages (``mallows serve``) refresh while a tournament runs."""
 
-    def __init__(self, store: ResultStore, tournament: str | None = None,
-                 game: str | None = None, live: bool = False, refresh: int = 5,
-                 boards=None, replay_data: bool = False,
-                 ladders: Callable[[ResultStore, str], dict] | None = None):
+    def __init__(
+        self,
+        store: ResultStore,
+        tournament: str | None = None,
+        game: str | None = None,
+        live: bool = False,
+        refresh: int = 5,
+        boards=None,
+        replay_data: bool = False,
+        ladders: Callable[[ResultStore, str], dict] | None = None,
+    ):
         self.store, self.live, self.refresh = store, live, refresh
         self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
@@ -112,12 +128,16 @@ class Site:
         tours = store.tournaments()
         if tournament is not None and not any(t["name"] == tournament for t in tours):
             known = ", ".join(t["name"] for t in tours) or "none"
-            raise MallowsError(f"no tournament {tournament!r} in {store.path} (tournaments: "
-                               f"{known}): check --tournament")
+            raise MallowsError(
+                f"no tournament {tournament!r} in {store.path} (tournaments: "
+                f"{known}): check --tournament"
+            )
         if game is not None and game not in {t["game"] for t in tours}:
             games = sorted({t["game"] for t in tours})
-            raise MallowsError(f"no {game!r} tournaments in {store.path} (games: "
-                               f"{', '.join(games) or 'none'}): check --game")
+            raise MallowsError(
+                f"no {game!r} tournaments in {store.path} (games: "
+                f"{', '.join(games) or 'none'}): check --game"
+            )
 
     def replay_href(self, root: str, tournament: str, idx: int | str) -> str:
         """The link to a match's replay, in this site's kind of replays."""
@@ -128,9 +148,12 @@ class Site:
     @property
     def names(self) -> list[str]:
         """The tournaments shown (read each time: a live site shows new ones)."""
-        return [t["name"] for t in self.store.tournaments()
-                if (self.only is None or t["name"] == self.only)
-                and (self.game is None or t["game"] == self.game)]
+        return [
+            t["name"]
+            for t in self.store.tournaments()
+            if (self.only is None or t["name"] == self.only)
+            and (self.game is None or t["game"] == self.game)
+        ]
 
     # -- model --------------------------------------------------------------------------------
     def tournaments(self) -> list[dict]:
@@ -154,8 +177,9 @@ class Site:
     def ladder_page(self, name: str) -> str:
         assert self.ladder_view is not None
         view = self.ladder_view(self.store, name)
-        return self._page("ladder.html", 1, title=f"ladder {name}", v=view,
-                          running=not view["finished"])
+        return self._page(
+            "ladder.html", 1, title=f"ladder {name}", v=view, running=not view["finished"]
+        )
 
     def ladder_json(self, name: str) -> bytes:
         assert self.ladder_view is not None
@@ -166,11 +190,15 @@ class Site:
 
     def _charts(self, b: data.Board) -> tuple:
         from mallows.report.plots import heatmap_svg, progression_svg
+
         return heatmap_svg(b, data.slug(b.name)), progression_svg(b, data.slug(b.name))
 
     def _board_and_charts(self, scope: str, name: str) -> tuple[data.Board, tuple | None]:
-        count = (self.store.count_matches(name) if scope == "tournament"
-                 else self.store.count_game_matches(name))
+        count = (
+            self.store.count_matches(name)
+            if scope == "tournament"
+            else self.store.count_game_matches(name)
+        )
         if self.live_boards is not None:  # serve: big boards in the background
             return self.live_boards.get(self.store, scope, name, count, self._charts)
         return self._board(scope, name, count), None
@@ -193,7 +221,8 @@ class Site:
         refresh = self.refresh if self.live and values.pop("running", False) else None
         values.pop("running", None)
         return self.env.get_template(template).render(
-            root="../" * depth, live=self.live, refresh=refresh, **values)
+            root="../" * depth, live=self.live, refresh=refresh, **values
+        )
 
     def index(self) -> str:
         tours = []
@@ -203,9 +232,16 @@ class Site:
             leader = next((r["bot"] for r in b.rows if r["matches"]), None)
             tours.append(dict(t, leader=leader))
             running |= t["done"] < t["total"]
-        return self._page("index.html", 0, title="results", tournaments=tours,
-                          games=self.games(), bots=self.bots(), running=running,
-                          ladders=self.ladders())
+        return self._page(
+            "index.html",
+            0,
+            title="results",
+            tournaments=tours,
+            games=self.games(),
+            bots=self.bots(),
+            running=running,
+            ladders=self.ladders(),
+        )
 
     def board_page(self, scope: str, name: str) -> str:
         b, charts = self._board_and_charts(scope, name)
@@ -214,22 +250,39 @@ class Site:
         matches, pages = None, None
         if scope == "tournament":  # the first page of the match list; the rest: matches_page
             matches, pages = self._match_list(name, 0)
-        comparison = (self.comparison(name) if scope == "tournament"
-                      and (getattr(b, "definition", None) or {}).get("kind") == "compare"
-                      else None)
-        return self._page("board.html", 1, title=name, board=b, matches=matches, pages=pages,
-                          comparison=comparison,
-                          heatmap=charts[0], progression=charts[1],
-                          partial=getattr(b, "partial", False),
-                          running=not b.complete or getattr(b, "partial", False))
+        comparison = (
+            self.comparison(name)
+            if scope == "tournament"
+            and (getattr(b, "definition", None) or {}).get("kind") == "compare"
+            else None
+        )
+        return self._page(
+            "board.html",
+            1,
+            title=name,
+            board=b,
+            matches=matches,
+            pages=pages,
+            comparison=comparison,
+            heatmap=charts[0],
+            progression=charts[1],
+            partial=getattr(b, "partial", False),
+            running=not b.complete or getattr(b, "partial", False),
+        )
 
     def _match_list(self, name: str, page: int) -> tuple[list[dict], dict]:
         total = self.store.count_matches(name)
         count = max(1, -(-total // MATCHES_PER_PAGE))
         matches = self.store.match_summaries(name, page * MATCHES_PER_PAGE, MATCHES_PER_PAGE)
         first = page * MATCHES_PER_PAGE
-        return matches, {"page": page, "count": count, "total": total, "first": first + 1,
-                         "last": first + len(matches), "slug": data.slug(name)}
+        return matches, {
+            "page": page,
+            "count": count,
+            "total": total,
+            "first": first + 1,
+            "last": first + len(matches),
+            "slug": data.slug(name),
+        }
 
     def matches_page(self, name: str, page: int) -> str | None:
         """Page ``page`` (from 1) of a tournament's match list: ``MATCHES_PER_PAGE`` a page,
@@ -237,8 +290,9 @@ class Site:
         matches, pages = self._match_list(name, page)
         if page < 1 or page >= pages["count"]:
             return None
-        return self._page("matches.html", 2, title=f"{name}: matches", name=name,
-                          matches=matches, pages=pages)
+        return self._page(
+            "matches.html", 2, title=f"{name}: matches", name=name, matches=matches, pages=pages
+        )
 
     def comparison(self, name: str) -> dict:
         """What ``mallows compare`` decided for the comparison ``name``, from its stored pairs
@@ -250,19 +304,35 @@ class Site:
         c, t = stored_test(self.store, name)
         half = t.half_width if t.n > 1 and t.half_width != float("inf") else None
         if t.verdict == "H1":
-            said = f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place " \
-                   f"per match"
+            said = (
+                f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place per match"
+            )
         elif t.verdict == "H0":
             said = f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match"
         elif t.n >= c.max_pairs:
-            said = (f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
-                    f"between its bounds; a larger --max-matches continues the same test")
+            said = (
+                f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
+                f"between its bounds; a larger --max-matches continues the same test"
+            )
         else:
             said = f"no verdict yet: the LLR is between its bounds after {t.n} pairs"
-        return {"a": c.a, "b": c.b, "verdict": t.verdict, "said": said, "llr": t.llr,
-                "lower": t.lower, "upper": t.upper, "pairs": t.n, "matches": 2 * t.n,
-                "max_pairs": c.max_pairs, "mean": t.mean if t.n else None, "half_width": half,
-                "delta": c.delta, "alpha": c.alpha, "beta": c.beta}
+        return {
+            "a": c.a,
+            "b": c.b,
+            "verdict": t.verdict,
+            "said": said,
+            "llr": t.llr,
+            "lower": t.lower,
+            "upper": t.upper,
+            "pairs": t.n,
+            "matches": 2 * t.n,
+            "max_pairs": c.max_pairs,
+            "mean": t.mean if t.n else None,
+            "half_width": half,
+            "delta": c.delta,
+            "alpha": c.alpha,
+            "beta": c.beta,
+        }
 
     def bot_page(self, bot: str) -> str:
         boards, forfeits = [], []
@@ -278,9 +348,16 @@ class Site:
             if row is not None and len([x for x in boards if x[0].game == g]) > 1:
                 boards.append((b, row))
         source = self.store.bot_source(bot)
-        return self._page("bot.html", 1, title=data.short_bot(bot), bot=bot,
-                          source=PurePath(source).name if source else None,
-                          versions=self.versions(bot), boards=boards, forfeits=forfeits)
+        return self._page(
+            "bot.html",
+            1,
+            title=data.short_bot(bot),
+            bot=bot,
+            source=PurePath(source).name if source else None,
+            versions=self.versions(bot),
+            boards=boards,
+            forfeits=forfeits,
+        )
 
     def versions(self, bot: str) -> list[dict]:
         """Every submitted version of the bot shown as ``bot`` (``NAME@N``, any parameters),
@@ -332,11 +409,21 @@ class Site:
         except (ReplayMismatch, MallowsError) as exc:  # no table: the events in words
             error = str(exc)
             lines = _event_lines(match_id, record)
-        return {"id": match_id, "game": record.get("game"), "rules": record.get("rules"),
-                "seed": record.get("seed"), "players": record["players"],
-                "rounds": (record.get("options") or {}).get("rounds"),
-                "headers": list(headers), "rows": [list(r) for r in rows], "notes": list(notes),
-                "error": error, "lines": lines, "frames": deltas, "record": record}
+        return {
+            "id": match_id,
+            "game": record.get("game"),
+            "rules": record.get("rules"),
+            "seed": record.get("seed"),
+            "players": record["players"],
+            "rounds": (record.get("options") or {}).get("rounds"),
+            "headers": list(headers),
+            "rows": [list(r) for r in rows],
+            "notes": list(notes),
+            "error": error,
+            "lines": lines,
+            "frames": deltas,
+            "record": record,
+        }
 
     @staticmethod
     def _game_meta(game: str | None) -> dict:
@@ -344,6 +431,7 @@ class Site:
         if game != "take4":
             return {}
         from mallows.games.take4.cards import SQUAD_OF, SQUADS
+
         return {"squads": [[s, list(m)] for s, m in SQUADS.items()], "squad_of": SQUAD_OF}
 
     def replay_page(self, tournament: str, idx: int) -> str | None:
@@ -352,14 +440,29 @@ class Site:
         if view is None:
             return None
         record = view["record"]
-        meta = {"game": view["game"], "players": view["players"], "rounds": view["rounds"],
-                **self._game_meta(view["game"])}
-        return self._page("replay.html", 2, title=f"match {view['id']}", match_id=view["id"],
-                          tournament=tournament, idx=idx, record=record,
-                          result_headers=view["headers"], result_rows=view["rows"],
-                          notes=view["notes"], error=view["error"], lines=view["lines"],
-                          steps=len(view["frames"]), frames_json=_script_json(view["frames"]),
-                          meta_json=_script_json(meta))
+        meta = {
+            "game": view["game"],
+            "players": view["players"],
+            "rounds": view["rounds"],
+            **self._game_meta(view["game"]),
+        }
+        return self._page(
+            "replay.html",
+            2,
+            title=f"match {view['id']}",
+            match_id=view["id"],
+            tournament=tournament,
+            idx=idx,
+            record=record,
+            result_headers=view["headers"],
+            result_rows=view["rows"],
+            notes=view["notes"],
+            error=view["error"],
+            lines=view["lines"],
+            steps=len(view["frames"]),
+            frames_json=_script_json(view["frames"]),
+            meta_json=_script_json(meta),
+        )
 
     def replay_files(self, tournament: str) -> Iterator[tuple[str, bytes]]:
         """A tournament's replays as the report writes them by default: its data files
@@ -369,8 +472,7 @@ class Site:
 
         slug = data.slug(tournament)
         chunks = Chunks(slug)
-        game = next((t["game"] for t in self.store.tournaments() if t["name"] == tournament),
-                    None)
+        game = next((t["game"] for t in self.store.tournaments() if t["name"] == tournament), None)
         for m in self.store.match_summaries(tournament):
             view = self.match_view(tournament, m["idx"])
             if view is None:
@@ -379,10 +481,20 @@ class Site:
             view["frames"] = drawn(view["frames"])
             yield from chunks.add(m["idx"], view)
         yield from chunks.close()
-        index = {"slug": slug, "tournament": tournament, "game": game,
-                 "chunks": chunks.index, **self._game_meta(game)}
-        page = self._page("replays.html", 1, title=f"{tournament}: replays",
-                          tournament=tournament, index_json=_script_json(index))
+        index = {
+            "slug": slug,
+            "tournament": tournament,
+            "game": game,
+            "chunks": chunks.index,
+            **self._game_meta(game),
+        }
+        page = self._page(
+            "replays.html",
+            1,
+            title=f"{tournament}: replays",
+            tournament=tournament,
+            index_json=_script_json(index),
+        )
         yield f"m/{slug}.html", page.encode()
 
     # -- paths --------------------------------------------------------------------------------
@@ -414,7 +526,9 @@ class Site:
         if path == "index.html":
             return self.index
         if len(parts) == 2 and parts[0] == "static" and parts[1] in STATIC:
-            return lambda: resources.files("mallows.report").joinpath("static").joinpath(parts[1]).read_bytes()
+            return lambda: (
+                resources.files("mallows.report").joinpath("static").joinpath(parts[1]).read_bytes()
+            )
         if len(parts) == 2 and parts[1].endswith(".html"):
             key = parts[1][:-5]
             if parts[0] == "t":
@@ -434,8 +548,11 @@ class Site:
             if parts[0] == "b":
                 bot = next((b for b in self.bots() if data.slug(b) == key), None)
                 return None if bot is None else (lambda: self.bot_page(bot))
-            if parts[0] == "m" and not self.replay_data \
-                    and any(data.slug(n) == key for n in self.names):
+            if (
+                parts[0] == "m"
+                and not self.replay_data
+                and any(data.slug(n) == key for n in self.names)
+            ):
                 # a report's replay address (m/<slug>.html#<index>) where each match has a
                 # page of its own (serve): sent on to that page
                 return lambda: self._page("to_replay.html", 1, title="replay", slug=key)
@@ -445,8 +562,12 @@ class Site:
                 return None
             viewed: str = as_json
             return lambda: self.ladder_json(viewed)
-        if len(parts) == 3 and parts[0] == "t" and parts[2].endswith(".html") \
-                and parts[2][:-5].isdigit():
+        if (
+            len(parts) == 3
+            and parts[0] == "t"
+            and parts[2].endswith(".html")
+            and parts[2][:-5].isdigit()
+        ):
             listed = next((n for n in self.names if data.slug(n) == parts[1]), None)
             page = int(parts[2][:-5])
             if listed is None:
@@ -475,6 +596,7 @@ class Site:
         (``publish``: a killed report leaves the old site; pages no longer in the database
         are gone). Returns the number of files written."""
         from mallows.report.publish import publish
+
         return publish(Path(out), lambda folder: self._write_pages(folder, on_page))
 
     def _write_pages(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:

@@ -11,8 +11,11 @@ from mallows.report.frames import frames, seen
 
 
 def _who(names, seat) -> str:
-    return f"seat {seat} ({names[seat]})" if isinstance(seat, int) and 0 <= seat < len(names) \
+    return (
+        f"seat {seat} ({names[seat]})"
+        if isinstance(seat, int) and 0 <= seat < len(names)
         else f"seat {seat}"
+    )
 
 
 def _row(frame: dict, seat: int, viewer: int | None) -> str:
@@ -34,13 +37,19 @@ def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list
         raise MallowsError(f"--seat {seat}: the match has seats 0 to {len(names) - 1}")
     fs = frames(dict(record))
     game = record.get("game")
-    lines = [f"match {match_id} · {game}"
-             + (f" ({record['rules']})" if record.get("rules") else "")
-             + f" · seed {record.get('seed')}",
-             "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)),
-             ("view: all-seeing (every card's value; (v) is face down)" if seat is None else
-              f"view: {_who(names, seat)}: only the cards it saw, the others as ?")
-             if game == "arschmallows" else "view: everything is public in take4"]
+    lines = [
+        f"match {match_id} · {game}"
+        + (f" ({record['rules']})" if record.get("rules") else "")
+        + f" · seed {record.get('seed')}",
+        "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)),
+        (
+            "view: all-seeing (every card's value; (v) is face down)"
+            if seat is None
+            else f"view: {_who(names, seat)}: only the cards it saw, the others as ?"
+        )
+        if game == "arschmallows"
+        else "view: everything is public in take4",
+    ]
     for f in fs:
         kind = f["event"].get("type")
         if kind == "deal" and game == "arschmallows":
@@ -52,8 +61,10 @@ def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list
         if kind == "round_end" and game == "arschmallows":
             lines.append("  " + seen(f["text"], seat))
             for s in range(len(names)):
-                lines.append(f"    {_who(names, s)}: {' '.join(str(c[0]) for c in f['rows'][s])}"
-                             f" = {sum(c[0] for c in f['rows'][s])}")
+                lines.append(
+                    f"    {_who(names, s)}: {' '.join(str(c[0]) for c in f['rows'][s])}"
+                    f" = {sum(c[0] for c in f['rows'][s])}"
+                )
             continue
         if kind == "picks":
             lines.append(seen(f["text"], seat))
@@ -73,6 +84,8 @@ def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list
             extra.append(f"collected {', '.join(result['collections'][s]) or '-'}")
         if s < len(forfeits) and forfeits[s]:
             extra.append("forfeited")
-        lines.append(f"  place {ranks[s] + 1}: {_who(names, s)}"
-                     + (f" · {' · '.join(extra)}" if extra else ""))
+        lines.append(
+            f"  place {ranks[s] + 1}: {_who(names, s)}"
+            + (f" · {' · '.join(extra)}" if extra else "")
+        )
     return lines

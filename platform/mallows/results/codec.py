@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import zstandard
 
-LEVEL = 3                 # zstd level: ~30 us per Arschmallows record with a dictionary
-DICT_SIZE = 16 * 1024     # bytes; 16 KiB measured best at level 3 for both games
-TRAIN_AT = 256            # a game's dictionary is trained once it has this many records
+LEVEL = 3  # zstd level: ~30 us per Arschmallows record with a dictionary
+DICT_SIZE = 16 * 1024  # bytes; 16 KiB measured best at level 3 for both games
+TRAIN_AT = 256  # a game's dictionary is trained once it has this many records
 NO_DICT = 0
 # What a stored 4-seat random-bot match adds to a database (rows, indexes, page slack), as
 # measured by benchmarks/bench_storage.py; other seat counts scale with the seats. For

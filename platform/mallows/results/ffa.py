@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 INF = float("inf")
-DELTA = 0.0001   # trueskill's min_delta
+DELTA = 0.0001  # trueskill's min_delta
 ITERATIONS = 10  # trueskill's cap on the team-difference loop
 
 
@@ -25,38 +25,61 @@ class Env:
 
     def __init__(self, env):
         self.env = env
-        self.tau2 = env.tau ** 2
-        self.variance = env.beta ** 2
+        self.tau2 = env.tau**2
+        self.variance = env.beta**2
         if callable(env.draw_probability):
             raise TypeError("a dynamic draw probability is not supported by the fast path")
         # calc_draw_margin(p, size=2): both teams have one player
-        self.draw_margin = env.ppf((env.draw_probability + 1) / 2.) * math.sqrt(2) * env.beta
+        self.draw_margin = env.ppf((env.draw_probability + 1) / 2.0) * math.sqrt(2) * env.beta
         from trueskill import backends
+
         # the float backend's cdf and pdf with mu 0, sigma 1, inlined (the same operations)
         default = env.cdf is backends.cdf and env.pdf is backends.pdf
         self.cdf = _cdf if default else env.cdf
         self.pdf = _pdf if default else env.pdf
 
 
-SQRT2 = 1 * math.sqrt(2)                 # backends.cdf: sigma * math.sqrt(2)
-PDF_C = 1 / math.sqrt(2 * math.pi) * 1   # backends.pdf: 1 / math.sqrt(2 * math.pi) * abs(sigma)
+SQRT2 = 1 * math.sqrt(2)  # backends.cdf: sigma * math.sqrt(2)
+PDF_C = 1 / math.sqrt(2 * math.pi) * 1  # backends.pdf: 1 / math.sqrt(2 * math.pi) * abs(sigma)
 
 
 def _cdf(x: float) -> float:
     """``trueskill.backends.cdf(x)`` (its erfc approximation, the same operations)."""
     y = -x / SQRT2
     z = abs(y)
-    t = 1. / (1. + z / 2.)
-    r = t * math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (
-        0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
-            0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
-                -0.82215223 + t * 0.17087277)))))))))
-    return 0.5 * (2. - r if y < 0 else r)
+    t = 1.0 / (1.0 + z / 2.0)
+    r = t * math.exp(
+        -z * z
+        - 1.26551223
+        + t
+        * (
+            1.00002368
+            + t
+            * (
+                0.37409196
+                + t
+                * (
+                    0.09678418
+                    + t
+                    * (
+                        -0.18628806
+                        + t
+                        * (
+                            0.27886807
+                            + t
+                            * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))
+                        )
+                    )
+                )
+            )
+        )
+    )
+    return 0.5 * (2.0 - r if y < 0 else r)
 
 
 def _pdf(x: float) -> float:
     """``trueskill.backends.pdf(x)``."""
-    return PDF_C * math.exp(-(x ** 2 / 2))
+    return PDF_C * math.exp(-(x**2 / 2))
 
 
 def _mu(pi: float, tau: float) -> float:
@@ -73,8 +96,7 @@ def _add_inv(pi_inv, coeff2, pi):
         return INF
 
 
-def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
-         ) -> list[tuple[float, float]]:
+def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]) -> list[tuple[float, float]]:
     """New (mu, sigma) per seat (as ``float(rating.mu), float(rating.sigma)`` of the library's
     result) for ``ratings`` = [(pi, tau)] by seat and ``ranks`` (0 = first; ties share)."""
     env = e.env
@@ -82,11 +104,11 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
     order = sorted(range(n), key=lambda i: ranks[i])  # stable, as the library sorts
     srank = [ranks[i] for i in order]
     # variable values (pi, tau); messages, named by factor
-    rv_pi, rv_tau = [0.0] * n, [0.0] * n          # rating variables
-    pv_pi, pv_tau = [0.0] * n, [0.0] * n          # performance variables
-    tp_pi, tp_tau = [0.0] * n, [0.0] * n          # team performance variables
+    rv_pi, rv_tau = [0.0] * n, [0.0] * n  # rating variables
+    pv_pi, pv_tau = [0.0] * n, [0.0] * n  # performance variables
+    tp_pi, tp_tau = [0.0] * n, [0.0] * n  # team performance variables
     m = n - 1
-    dv_pi, dv_tau = [0.0] * m, [0.0] * m          # team difference variables
+    dv_pi, dv_tau = [0.0] * m, [0.0] * m  # team difference variables
     # messages: prior->rv, lik->rv, lik->pv, tperf->pv, tperf->tp, diff->tp (left/right), ...
     lik_rv = [[0.0, 0.0] for _ in range(n)]
     lik_pv = [[0.0, 0.0] for _ in range(n)]
@@ -100,13 +122,13 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
     for k, i in enumerate(order):
         pi0, tau0 = ratings[i]
         sigma = math.sqrt(math.sqrt(1 / pi0) ** 2 + e.tau2)
-        pi = sigma ** -2
+        pi = sigma**-2
         rv_pi[k], rv_tau[k] = pi, pi * _mu(pi0, tau0)
     # perf layer: LikelihoodFactor.down -> update_message on the perf variable
     variance = e.variance
     for k in range(n):
         msg_pi, msg_tau = rv_pi[k] - lik_rv[k][0], rv_tau[k] - lik_rv[k][1]
-        a = 1. / (1. + variance * msg_pi)
+        a = 1.0 / (1.0 + variance * msg_pi)
         old = lik_pv[k]
         new_pi, new_tau = a * msg_pi, a * msg_tau
         lik_pv[k] = [new_pi, new_tau]
@@ -116,7 +138,7 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
         div_pi, div_tau = pv_pi[k] - tpf_pv[k][0], pv_tau[k] - tpf_pv[k][1]
         mu = 0 + 1 * _mu(div_pi, div_tau)
         pi_inv = _add_inv(0, 1, div_pi)
-        pi = 1. / pi_inv
+        pi = 1.0 / pi_inv
         old = tpf_tp[k]
         tpf_tp[k] = [pi, pi * mu]
         tp_pi[k], tp_tau[k] = tp_pi[k] - old[0] + pi, tp_tau[k] - old[1] + pi * mu
@@ -131,10 +153,10 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
             if pi_inv == INF:
                 continue
             try:
-                pi_inv += coeff ** 2 / float(d_pi)
+                pi_inv += coeff**2 / float(d_pi)
             except ZeroDivisionError:
                 pi_inv = INF
-        pi = 1. / pi_inv
+        pi = 1.0 / pi_inv
         tau = pi * mu
         old = dif_dv[j]
         dif_dv[j] = [pi, tau]
@@ -145,18 +167,18 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
         # The library's coefficients are [1., 1.] (index 0) or [1., -1.] (index 1) over
         # vals = [dv_j, tp_j+1] (index 0) or [tp_j, dv_j] (index 1).
         a_pi, a_tau = dv_pi[j] - dif_dv[j][0], dv_tau[j] - dif_dv[j][1]
-        other = j + 1 - index                      # the term that is not being updated
+        other = j + 1 - index  # the term that is not being updated
         msg = dif_tp[j][1 - index]
         b_pi, b_tau = tp_pi[other] - msg[0], tp_tau[other] - msg[1]
         if index == 0:
-            first_pi, first_tau, second_pi, second_tau, c2 = a_pi, a_tau, b_pi, b_tau, 1.
+            first_pi, first_tau, second_pi, second_tau, c2 = a_pi, a_tau, b_pi, b_tau, 1.0
         else:
-            first_pi, first_tau, second_pi, second_tau, c2 = b_pi, b_tau, a_pi, a_tau, -1.
-        mu = 0 + 1. * _mu(first_pi, first_tau)
+            first_pi, first_tau, second_pi, second_tau, c2 = b_pi, b_tau, a_pi, a_tau, -1.0
+        mu = 0 + 1.0 * _mu(first_pi, first_tau)
         mu += c2 * _mu(second_pi, second_tau)
-        pi_inv = _add_inv(0, 1., first_pi)
-        pi_inv = _add_inv(pi_inv, 1., second_pi)  # (+-1.) ** 2 == 1.
-        pi = 1. / pi_inv
+        pi_inv = _add_inv(0, 1.0, first_pi)
+        pi_inv = _add_inv(pi_inv, 1.0, second_pi)  # (+-1.) ** 2 == 1.
+        pi = 1.0 / pi_inv
         tau = pi * mu
         t = j + index
         old = dif_tp[j][index]
@@ -180,12 +202,12 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
             w = v * (v + x)
             if not 0 < w < 1:
                 raise FloatingPointError("w_win out of (0, 1)")
-        denom = (1. - w)
+        denom = 1.0 - w
         pi, tau = div_pi / denom, (div_tau + sqrt_pi * v) / denom
         # update_value
         trn_dv[j] = [pi + msg[0] - dv_pi[j], tau + msg[1] - dv_tau[j]]
         pi_delta = abs(dv_pi[j] - pi)
-        delta = 0. if pi_delta == INF else max(abs(dv_tau[j] - tau), math.sqrt(pi_delta))
+        delta = 0.0 if pi_delta == INF else max(abs(dv_tau[j] - tau), math.sqrt(pi_delta))
         dv_pi[j], dv_tau[j] = pi, tau
         return delta
 
@@ -210,9 +232,9 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
     # team perf layer up: SumFactor(tp_k, [pv_k], (1,)).up(0) -> message to pv_k
     for k in range(n):
         d_pi, d_tau = tp_pi[k] - tpf_tp[k][0], tp_tau[k] - tpf_tp[k][1]
-        mu = 0 + 1. * _mu(d_pi, d_tau)
-        pi_inv = _add_inv(0, 1. ** 2, d_pi)
-        pi = 1. / pi_inv
+        mu = 0 + 1.0 * _mu(d_pi, d_tau)
+        pi_inv = _add_inv(0, 1.0**2, d_pi)
+        pi = 1.0 / pi_inv
         tau = pi * mu
         old = tpf_pv[k]
         tpf_pv[k] = [pi, tau]
@@ -221,13 +243,13 @@ def rate(e: Env, ratings: list[tuple[float, float]], ranks: list[int]
     out: list = [None] * n
     for k in range(n):
         msg_pi, msg_tau = pv_pi[k] - lik_pv[k][0], pv_tau[k] - lik_pv[k][1]
-        a = 1. / (1. + variance * msg_pi)
+        a = 1.0 / (1.0 + variance * msg_pi)
         old = lik_rv[k]
         new_pi, new_tau = a * msg_pi, a * msg_tau
         pi, tau = rv_pi[k] - old[0] + new_pi, rv_tau[k] - old[1] + new_tau
         # Rating(float(var.mu), float(var.sigma)), then the caller's mu and sigma of that
         mu, sigma = float(_mu(pi, tau)), float(math.sqrt(1 / pi) if pi else INF)
-        r_pi = sigma ** -2
+        r_pi = sigma**-2
         r_tau = r_pi * mu
         mu2, sigma2 = _mu(r_pi, r_tau), math.sqrt(1 / r_pi)
         if not (math.isfinite(mu2) and math.isfinite(sigma2)):

@@ -29,17 +29,25 @@ from pathlib import Path
 from mallows.errors import DatabaseError
 
 #: Written after "what to do" when the file itself is damaged.
-RESTORE = ("restore it from a copy, or use another --db (`mallows db check --db {path}` lists "
-           "what is damaged)")
-READ_ONLY = ("the file or its disk is read-only. Commands that only read (tournament list, "
-             "tournament show, ratings, replay, db check) work there; to run a tournament copy "
-             "the file to a writable disk and pass --db")
+RESTORE = (
+    "restore it from a copy, or use another --db (`mallows db check --db {path}` lists "
+    "what is damaged)"
+)
+READ_ONLY = (
+    "the file or its disk is read-only. Commands that only read (tournament list, "
+    "tournament show, ratings, replay, db check) work there; to run a tournament copy "
+    "the file to a writable disk and pass --db"
+)
 
 
 #: The first 16 bytes of every SQLite database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
-_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 _KERNEL_FILES = ("/proc", "/sys", "/dev")
 
 
@@ -59,24 +67,30 @@ def check_db_path(path: Path | str) -> None:
         if parent.exists() and not parent.is_dir():
             raise DatabaseError(f"--db {where}: {parent} is a file, not a folder: {fix}") from None
         if _kernel(os.path.realpath(parent)):
-            raise DatabaseError(f"--db {where} is in a folder of the kernel ({parent}), where "
-                                f"no database can be made: {fix}") from None
+            raise DatabaseError(
+                f"--db {where} is in a folder of the kernel ({parent}), where "
+                f"no database can be made: {fix}"
+            ) from None
         return  # a path to create
     except NotADirectoryError:
-        raise DatabaseError(f"--db {where}: a part of its path is a file, not a folder: "
-                            f"{fix}") from None
+        raise DatabaseError(
+            f"--db {where}: a part of its path is a file, not a folder: {fix}"
+        ) from None
     except OSError as exc:
         raise explain(path, exc) from None
     if stat.S_ISDIR(st.st_mode):
-        raise DatabaseError(f"--db {where} is a folder, not a database file: {fix} (for "
-                            f"example {Path(where) / 'mallows.db'})")
+        raise DatabaseError(
+            f"--db {where} is a folder, not a database file: {fix} (for "
+            f"example {Path(where) / 'mallows.db'})"
+        )
     for test, kind in _KINDS:
         if test(st.st_mode):
             raise DatabaseError(f"--db {where} is {kind}, not a database file: {fix}")
     real = os.path.realpath(path)
     if _kernel(real):
-        raise DatabaseError(f"--db {where} is a file of the kernel ({real}), not a database "
-                            f"file: {fix}")
+        raise DatabaseError(
+            f"--db {where} is a file of the kernel ({real}), not a database file: {fix}"
+        )
     if st.st_size == 0:
         return  # an empty file: SQLite makes it a new database
     try:
@@ -84,10 +98,11 @@ def check_db_path(path: Path | str) -> None:
             head = f.read(len(SQLITE_HEADER))
     except OSError as exc:
         raise explain(path, exc) from None
-    if head != SQLITE_HEADER[:len(head)] or len(head) < len(SQLITE_HEADER):
-        raise DatabaseError(f"{where} is not an SQLite database (it does not start with "
-                            f"SQLite's header): {fix}; if it was one, "
-                            + RESTORE.format(path=where))
+    if head != SQLITE_HEADER[: len(head)] or len(head) < len(SQLITE_HEADER):
+        raise DatabaseError(
+            f"{where} is not an SQLite database (it does not start with "
+            f"SQLite's header): {fix}; if it was one, " + RESTORE.format(path=where)
+        )
 
 
 def _kernel(real: str) -> bool:
@@ -112,43 +127,64 @@ def explain(path: Path | str, exc: BaseException) -> DatabaseError:
     where = str(path)
     if isinstance(exc, OSError):
         if exc.errno == errno.ENOSPC:
-            return DatabaseError(f"no space left for {where}: free space on its disk and rerun "
-                                 f"(what was stored is kept)")
+            return DatabaseError(
+                f"no space left for {where}: free space on its disk and rerun "
+                f"(what was stored is kept)"
+            )
         if exc.errno == errno.EROFS:
             return DatabaseError(f"cannot write {where}: {READ_ONLY}")
         if exc.errno in (errno.EACCES, errno.EPERM):
-            return DatabaseError(f"cannot write {where} ({exc.strerror or text}): use a "
-                                 f"--db on a writable disk, or copy the file there")
-        return DatabaseError(f"cannot use {where} ({exc.strerror or text}): check that its "
-                             f"folder exists or can be created, or use another --db")
+            return DatabaseError(
+                f"cannot write {where} ({exc.strerror or text}): use a "
+                f"--db on a writable disk, or copy the file there"
+            )
+        return DatabaseError(
+            f"cannot use {where} ({exc.strerror or text}): check that its "
+            f"folder exists or can be created, or use another --db"
+        )
     if isinstance(exc, (ValueError, UnicodeError)):  # a stored JSON value that does not parse
-        return DatabaseError(f"{where} holds a damaged value ({text[:200]}): "
-                             + RESTORE.format(path=where))
+        return DatabaseError(
+            f"{where} holds a damaged value ({text[:200]}): " + RESTORE.format(path=where)
+        )
     if "database or disk is full" in low or ("disk i/o" in low and _nearly_full(Path(path))):
-        return DatabaseError(f"the disk holding {where} is full (SQLite: {text}): free space "
-                             f"and rerun the same command; the matches stored so far are kept")
+        return DatabaseError(
+            f"the disk holding {where} is full (SQLite: {text}): free space "
+            f"and rerun the same command; the matches stored so far are kept"
+        )
     if "file is not a database" in low or "file is encrypted" in low:
-        return DatabaseError(f"{where} is not an SQLite database (SQLite: {text}): give the "
-                             f"path of a mallows database with --db, or a new file name to "
-                             f"start one; if it was one, " + RESTORE.format(path=where))
+        return DatabaseError(
+            f"{where} is not an SQLite database (SQLite: {text}): give the "
+            f"path of a mallows database with --db, or a new file name to "
+            f"start one; if it was one, " + RESTORE.format(path=where)
+        )
     if "malformed" in low or "corrupt" in low:
-        return DatabaseError(f"{where} is damaged (SQLite: {text}): "
-                             + RESTORE.format(path=where))
-    if "readonly" in low or "read-only" in low or ("unable to open" in low
-                                                    and _read_only_disk(Path(path))):
+        return DatabaseError(f"{where} is damaged (SQLite: {text}): " + RESTORE.format(path=where))
+    if (
+        "readonly" in low
+        or "read-only" in low
+        or ("unable to open" in low and _read_only_disk(Path(path)))
+    ):
         return DatabaseError(f"cannot write {where} (SQLite: {text}): {READ_ONLY}")
     if "unable to open" in low:
-        return DatabaseError(f"cannot open {where} (SQLite: {text}): check that its folder "
-                             f"exists and is writable, or use another --db")
+        return DatabaseError(
+            f"cannot open {where} (SQLite: {text}): check that its folder "
+            f"exists and is writable, or use another --db"
+        )
     if "locked" in low or "busy" in low:
-        return DatabaseError(f"{where} is busy: another process holds a lock on it for too "
-                             f"long (SQLite: {text}); wait for it to finish and rerun")
+        return DatabaseError(
+            f"{where} is busy: another process holds a lock on it for too "
+            f"long (SQLite: {text}); wait for it to finish and rerun"
+        )
     if "disk i/o" in low:
-        return DatabaseError(f"the disk holding {where} failed a read or write (SQLite: "
-                             f"{text}): check the disk, then " + RESTORE.format(path=where))
+        return DatabaseError(
+            f"the disk holding {where} failed a read or write (SQLite: "
+            f"{text}): check the disk, then " + RESTORE.format(path=where)
+        )
     if "no such table" in low or "no such column" in low:
-        return DatabaseError(f"{where} is not a complete mallows database (SQLite: {text}): "
-                             + RESTORE.format(path=where))
+        return DatabaseError(
+            f"{where} is not a complete mallows database (SQLite: {text}): "
+            + RESTORE.format(path=where)
+        )
     return DatabaseError(f"{where}: SQLite error ({text}): " + RESTORE.format(path=where))
 
 
@@ -180,12 +216,14 @@ def _path(obj, args) -> str:
 
 def _wrap(fn, caught: tuple):
     if inspect.isgeneratorfunction(fn):
+
         @functools.wraps(fn)
         def gen(self, *args, **kwargs):
             try:
                 yield from fn(self, *args, **kwargs)
             except caught as exc:
                 raise explain(_path(self, args), exc) from None
+
         return gen
 
     @functools.wraps(fn)
@@ -194,6 +232,7 @@ def _wrap(fn, caught: tuple):
             return fn(self, *args, **kwargs)
         except caught as exc:
             raise explain(_path(self, args), exc) from None
+
     return call
 
 
@@ -208,4 +247,5 @@ def guard(*database_errors: type[BaseException]):
             if inspect.isfunction(fn) and (not name.startswith("_") or name == "__init__"):
                 setattr(cls, name, _wrap(fn, caught))
         return cls
+
     return decorate

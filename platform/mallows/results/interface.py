@@ -54,75 +54,108 @@ class ResultStore(Protocol):
     def schema_version(self) -> int: ...
 
     # tournaments
-    def add_tournament(self, name: str, game: str, definition: str, digest: str, file: str,
-                       total: int, bot_sources: dict[str, str]) -> None:
+    def add_tournament(
+        self,
+        name: str,
+        game: str,
+        definition: str,
+        digest: str,
+        file: str,
+        total: int,
+        bot_sources: dict[str, str],
+    ) -> None:
         """A new tournament: canonical definition (JSON text), its digest, the file it came
         from, its number of matches, and where each bot was found."""
+
     def tournament(self, name: str) -> dict | None:
         """Keys: name, game, definition (JSON text), digest, file, total, created, finished."""
+
     def tournaments(self) -> list[dict]:
         """In creation order; keys: name, game, total, created, finished, file, done."""
+
     def mark_finished(self, name: str) -> None: ...
-    def update_tournament(self, name: str, *, definition: str | None = None,
-                          total: int | None = None, finished: bool | None = None) -> None:
+    def update_tournament(
+        self,
+        name: str,
+        *,
+        definition: str | None = None,
+        total: int | None = None,
+        finished: bool | None = None,
+    ) -> None:
         """Change a stored definition (JSON text), its number of matches, or whether it is
         finished (a comparison learns its length as it runs)."""
+
     def chance_key(self, name: str) -> bytes | None:
         """Tournament ``name``'s secret key (``seeding.Chance``), None if it has none."""
+
     def put_chance_key(self, name: str, key: bytes) -> bytes:
         """Keep ``key`` as ``name``'s secret key unless it has one; return the one kept."""
+
     def forget_chance_key(self, name: str) -> None: ...
     def remove_tournament(self, name: str) -> None:
         """Forget a tournament with no stored match (a file corrected before any match)."""
+
     def bot_source(self, name: str) -> str | None:
         """Where bot ``name`` was found when a tournament first used it."""
 
     # matches
     def add_match(self, row: MatchRow) -> None:
         """Commit one match; a match already stored (same id) is kept, not replaced."""
+
     def add_matches(self, rows: list[MatchRow]) -> None: ...
     def done_indices(self, tournament: str) -> set[int]: ...
     def missing_indices(self, tournament: str, total: int) -> Iterator[int]:
         """The indices in range(total) not stored, in order, without loading every stored
         one at once (safe to consume while the missing ones are being stored)."""
+
     def count_matches(self, tournament: str) -> int: ...
     def count_game_matches(self, game: str) -> int: ...
-    def results(self, tournament: str | None = None, game: str | None = None,
-                humans: bool = False) -> Iterator[Result]:
+    def results(
+        self, tournament: str | None = None, game: str | None = None, humans: bool = False
+    ) -> Iterator[Result]:
         """(players, ranks) in rating order: tournaments by creation, matches by index; a
         game's (no ``tournament``) without the matches people played unless ``humans``."""
+
     def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]: ...
     def match(self, match_id: str) -> dict | None:
         """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON
         text), seed, ...; a damaged record (its digest does not match) is a MallowsError."""
+
     def record(self, match_id: str) -> str | None:
         """The record's JSON text (records may be stored compressed: read them here, never
         from a column)."""
+
     def export(self, tournament: str | None = None) -> Iterator[dict]:
         """Every stored match (of ``tournament``, or all), in schedule order, as ``match``
         gives it; read in chunks."""
+
     def check(self) -> list[str]:
         """What is damaged in the store (empty: nothing), for ``mallows db check``."""
+
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
-    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
-                        ) -> list[dict]:
+    def match_summaries(
+        self, tournament: str, offset: int = 0, limit: int | None = None
+    ) -> list[dict]:
         """Every stored match of ``tournament`` by index (or ``limit`` of them from the
         ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits (a
         count), seconds."""
-    def records(self, tournament: str, only_forfeits: bool = False
-                ) -> Iterator[tuple[str, str]]:
+
+    def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""
 
     # leaderboards
     def ratings_stale(self, scope: str, name: str) -> bool:
         """True when leaderboard (scope 'tournament' or 'game', name) is missing or was
         computed over another number of matches than are stored now."""
-    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
-                     stamp: int = 0) -> None:
+
+    def save_ratings(
+        self, scope: str, name: str, game: str, rows: Iterable[dict], stamp: int = 0
+    ) -> None:
         """Replace one leaderboard with ``rows`` (dicts keyed by the ratings table's columns:
         rank, bot, games, wins, mean_place and the rating system's ``stored`` columns);
         ``stamp`` is the number of matches it was computed over."""
+
     def ratings(self, scope: str, name: str) -> list[dict]:
         """One stored leaderboard by rank: rows as given to ``save_ratings`` plus scope, name,
         game, updated."""
@@ -130,27 +163,35 @@ class ResultStore(Protocol):
     # submissions and pins (mallows.agents.submissions, mallows.tournaments.pinning)
     def snapshot_files(self, digest: str) -> dict[str, bytes]:
         """A stored snapshot: relative path -> bytes (empty if unknown)."""
+
     def snapshot_digests(self, prefix: str) -> list[str]: ...
     def submissions(self, name: str | None = None) -> list[dict]:
         """Submitted versions (of ``name``) by name and version: name, version, digest, entry,
         kind, manifest, source, bytes, files, check (JSON text), created, withdrawn."""
+
     def submission(self, name: str, version: int) -> dict | None: ...
     def submission_of(self, digest: str) -> dict | None:
         """The first version not withdrawn whose snapshot is ``digest``."""
+
     def newest_digest(self, name: str) -> tuple[int, str] | None: ...
-    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
-                       ) -> tuple[int, bool]:
+    def add_submission(
+        self, name: str, digest: str, files: dict[str, bytes], row: dict
+    ) -> tuple[int, bool]:
         """The next version of ``name`` with these files, or the newest one if it has this
         digest already: ``(version, new)``."""
+
     def withdraw(self, name: str, version: int) -> None: ...
     def pins(self, tournament: str) -> list[dict]:
         """Per bot as written: display (the shown name), digest, snapshot, entry, origin,
         source."""
+
     def pinned(self, display: str) -> list[dict]: ...
-    def add_pins(self, tournament: str, pins: list[dict],
-                 snapshots: dict[str, dict[str, bytes]]) -> None: ...
+    def add_pins(
+        self, tournament: str, pins: list[dict], snapshots: dict[str, dict[str, bytes]]
+    ) -> None: ...
     def display_name(self, short: str, digest: str) -> str:
         """The shown name of code ``digest`` called ``short``: ``short``, else ``short~N``."""
+
     def delete_tournament(self, name: str) -> str | None:
         """Remove a tournament with its matches, pins and leaderboard; its game, or None."""
 
@@ -161,7 +202,7 @@ class Param:
 
     name: str
     default: float
-    low: float            # the allowed range, with ``low_open``/``high_open`` for its ends
+    low: float  # the allowed range, with ``low_open``/``high_open`` for its ends
     high: float = float("inf")
     low_open: bool = False
     high_open: bool = True
@@ -200,20 +241,27 @@ class RatingSystem(Protocol):
 
     name: str
     params: tuple[Param, ...]
-    columns: tuple[Column, ...]     # every leaderboard column, in display order
-    stored: tuple[str, ...]          # the system's own columns of the ratings table
+    columns: tuple[Column, ...]  # every leaderboard column, in display order
+    stored: tuple[str, ...]  # the system's own columns of the ratings table
 
     def defaults(self) -> dict[str, float]: ...
     def check_params(self, table: dict) -> dict[str, float]:
         """The effective parameters for a ``[ratings]`` table; ``ValueError`` naming the key,
         the range and the fix for a bad one."""
-    def rater(self, params: dict | None = None, bots: Iterable[str] = (),
-              expected: Iterable[int] | None = None) -> Any:
+
+    def rater(
+        self,
+        params: dict | None = None,
+        bots: Iterable[str] = (),
+        expected: Iterable[int] | None = None,
+    ) -> Any:
         """An incremental rater: ``add(index, players, ranks)`` (an index seen before is
         ignored), ``skip(index)`` (a match that will have no result), ``rows()``,
         ``leader()``, ``rated``, ``complete()``. ``expected`` may be a ``range`` (kept as
         one: memory does not grow with the schedule)."""
-    def leaderboard(self, results: Iterable[Result], params: dict | None = None,
-                    bots: Iterable[str] = ()) -> list: ...
+
+    def leaderboard(
+        self, results: Iterable[Result], params: dict | None = None, bots: Iterable[str] = ()
+    ) -> list: ...
     def row_dict(self, row: Any) -> dict:
         """A leaderboard row as the ratings table stores it (the store's plain values)."""

@@ -23,8 +23,10 @@ from mallows.results.ratings import Row
 
 def played(rows: Sequence[Row]) -> list[Row]:
     """The rows with a match, in their order, ranked 1, 2, ... over those rows."""
-    return [dataclasses.replace(r, rank=rank)
-            for rank, r in enumerate((r for r in rows if r.matches), 1)]
+    return [
+        dataclasses.replace(r, rank=rank)
+        for rank, r in enumerate((r for r in rows if r.matches), 1)
+    ]
 
 
 def leaderboard(results: Iterable[Result], params: dict | None = None) -> list[Row]:

@@ -59,40 +59,40 @@ import numpy as np
 
 from mallows.results.interface import Result
 
-PRIOR_SD = 3.0     # the prior's spread of log-strength: a 20x strength ratio is 1 sd
-DRAWS = 4000       # Laplace samples for rank intervals (Monte Carlo error of a P: < 0.008)
+PRIOR_SD = 3.0  # the prior's spread of log-strength: a 20x strength ratio is 1 sd
+DRAWS = 4000  # Laplace samples for rank intervals (Monte Carlo error of a P: < 0.008)
 LEVEL = 0.95
 MAX_ITERATIONS = 100
-TOLERANCE = 1e-9   # Newton stops when no log-strength moves more than this
+TOLERANCE = 1e-9  # Newton stops when no log-strength moves more than this
 
 
 @dataclass(frozen=True)
 class BotRating:
     """One bot's line of the whole-history table."""
 
-    rank: int                    # 1 = best, in the fitted order (rating, then name)
+    rank: int  # 1 = best, in the fitted order (rating, then name)
     bot: str
-    rating: float                # posterior mode of the log-strength
-    sd: float                    # its standard deviation (Laplace)
-    low: float                   # the ``level`` interval of the rating
+    rating: float  # posterior mode of the log-strength
+    sd: float  # its standard deviation (Laplace)
+    low: float  # the ``level`` interval of the rating
     high: float
-    rank_low: int                # the ``level`` interval of the rank (1 = best)
+    rank_low: int  # the ``level`` interval of the rank (1 = best)
     rank_high: int
-    p_top: tuple[float, ...]     # p_top[k - 1] = P(rank <= k), k = 1..n
+    p_top: tuple[float, ...]  # p_top[k - 1] = P(rank <= k), k = 1..n
     matches: int
-    mean_place: float            # 1 = first; 0.0 for a bot without a match
+    mean_place: float  # 1 = first; 0.0 for a bot without a match
 
 
 @dataclass(frozen=True, eq=False)
 class HistoryFit:
     """The fit: modes, covariance and sampled ranks. Arrays are indexed like ``bots``."""
 
-    bots: tuple[str, ...]        # sorted names
-    theta: np.ndarray            # (n,) posterior mode
-    cov: np.ndarray              # (n, n) Laplace covariance
-    rank_draws: np.ndarray       # (draws, n) 1-based rank of each bot in each draw
-    played: np.ndarray           # (n,) matches each bot played
-    mean_place: np.ndarray       # (n,) mean 1-based place (0.0: no match)
+    bots: tuple[str, ...]  # sorted names
+    theta: np.ndarray  # (n,) posterior mode
+    cov: np.ndarray  # (n, n) Laplace covariance
+    rank_draws: np.ndarray  # (draws, n) 1-based rank of each bot in each draw
+    played: np.ndarray  # (n,) matches each bot played
+    mean_place: np.ndarray  # (n,) mean 1-based place (0.0: no match)
     matches: int
     iterations: int
     level: float
@@ -154,10 +154,21 @@ class HistoryFit:
             else:
                 lo, hi, p_top = 1, n, tuple(0.0 for _ in range(n))
             played = int(self.played[i])
-            out.append(BotRating(rank, self.bots[i], float(self.theta[i]), float(sd[i]),
-                                 float(self.theta[i] - z * sd[i]),
-                                 float(self.theta[i] + z * sd[i]), int(lo), int(hi), p_top,
-                                 played, float(self.mean_place[i])))
+            out.append(
+                BotRating(
+                    rank,
+                    self.bots[i],
+                    float(self.theta[i]),
+                    float(sd[i]),
+                    float(self.theta[i] - z * sd[i]),
+                    float(self.theta[i] + z * sd[i]),
+                    int(lo),
+                    int(hi),
+                    p_top,
+                    played,
+                    float(self.mean_place[i]),
+                )
+            )
         return out
 
     def rating(self, bot: str) -> BotRating:
@@ -168,10 +179,22 @@ class HistoryFit:
 
     def row_dicts(self) -> list[dict]:
         """``rows()`` as plain values (lists, floats, ints) for storage and JSON."""
-        return [{"rank": r.rank, "bot": r.bot, "rating": r.rating, "sd": r.sd, "low": r.low,
-                 "high": r.high, "rank_low": r.rank_low, "rank_high": r.rank_high,
-                 "p_top": list(r.p_top), "matches": r.matches, "mean_place": r.mean_place}
-                for r in self.rows()]
+        return [
+            {
+                "rank": r.rank,
+                "bot": r.bot,
+                "rating": r.rating,
+                "sd": r.sd,
+                "low": r.low,
+                "high": r.high,
+                "rank_low": r.rank_low,
+                "rank_high": r.rank_high,
+                "p_top": list(r.p_top),
+                "matches": r.matches,
+                "mean_place": r.mean_place,
+            }
+            for r in self.rows()
+        ]
 
 
 def _z(level: float) -> float:
@@ -192,25 +215,24 @@ def _z(level: float) -> float:
 class _Patterns:
     """Distinct matches in canonical form: seats sorted by (place, bot)."""
 
-    bots: np.ndarray     # (U, S) bot index, padded with n
-    start: np.ndarray    # (U, S) first sorted position of the seat's tie group
-    end: np.ndarray      # (U, S) last sorted position of the seat's tie group
-    valid: np.ndarray    # (U, S) bool: a real seat
-    count: np.ndarray    # (U,) how many matches have this pattern
-    pairs: np.ndarray    # (U, P) flat index b_j * (n + 1) + b_k of the seat pairs j < k
-    first: np.ndarray    # (P,) j of each pair
-    second: np.ndarray   # (P,) k of each pair
-    lower: np.ndarray    # (U, P) flat index into a (U, S) array: row, end of the j-k pair's
-                         # better tie group (the last seat that can pick both)
+    bots: np.ndarray  # (U, S) bot index, padded with n
+    start: np.ndarray  # (U, S) first sorted position of the seat's tie group
+    end: np.ndarray  # (U, S) last sorted position of the seat's tie group
+    valid: np.ndarray  # (U, S) bool: a real seat
+    count: np.ndarray  # (U,) how many matches have this pattern
+    pairs: np.ndarray  # (U, P) flat index b_j * (n + 1) + b_k of the seat pairs j < k
+    first: np.ndarray  # (P,) j of each pair
+    second: np.ndarray  # (P,) k of each pair
+    lower: np.ndarray  # (U, P) flat index into a (U, S) array: row, end of the j-k pair's
+    # better tie group (the last seat that can pick both)
     start_at: np.ndarray  # (U, S) flat index of each seat's ``start`` in a (U, S) array
-    end_at: np.ndarray    # (U, S) flat index of each seat's ``end``
+    end_at: np.ndarray  # (U, S) flat index of each seat's ``end``
 
 
 PAD_RANK = np.iinfo(np.int32).max  # the place of a padding seat: behind every real one
 
 
-def _arrays(results: list[Result], index: dict[str, int], n: int
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _arrays(results: list[Result], index: dict[str, int], n: int) -> tuple[np.ndarray, np.ndarray]:
     """(bots, ranks) as (M, S) arrays, shorter matches padded with bot ``n`` at ``PAD_RANK``;
     matches of one seat (they say nothing about strength) left out."""
     for players, ranks in results:
@@ -226,8 +248,9 @@ def _arrays(results: list[Result], index: dict[str, int], n: int
         b = np.full((len(some), width), n, dtype=np.int64)
         r = np.full((len(some), width), PAD_RANK, dtype=np.int64)
         seats = chain.from_iterable([players for players, _ in some])
-        b[:, :w] = np.fromiter(map(index.__getitem__, seats), dtype=np.int64,
-                               count=len(some) * w).reshape(-1, w)
+        b[:, :w] = np.fromiter(
+            map(index.__getitem__, seats), dtype=np.int64, count=len(some) * w
+        ).reshape(-1, w)
         places = chain.from_iterable([ranks for _, ranks in some])
         r[:, :w] = np.fromiter(places, dtype=np.int64, count=len(some) * w).reshape(-1, w)
         parts_b.append(b)
@@ -253,8 +276,19 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
     if not m:
         empty = np.zeros((0, width), dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
-        return _Patterns(empty, empty, empty, empty.astype(bool), np.zeros(0),
-                         empty[:, :0], none, none, empty[:, :0], empty, empty)
+        return _Patterns(
+            empty,
+            empty,
+            empty,
+            empty.astype(bool),
+            np.zeros(0),
+            empty[:, :0],
+            none,
+            none,
+            empty[:, :0],
+            empty,
+            empty,
+        )
     # canonical seat order: by place, then bot (the likelihood is symmetric within a tie)
     order = np.argsort(r * (n + 1) + b, axis=1, kind="stable")
     b = np.take_along_axis(b, order, axis=1)
@@ -283,19 +317,31 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
     start = np.empty_like(dense)
     end = np.empty_like(dense)
     for j in range(width):  # width is a table's seat count: a short loop
-        eq = dense == dense[:, j:j + 1]
+        eq = dense == dense[:, j : j + 1]
         start[:, j] = np.where(eq, pos, width).min(axis=1)
         end[:, j] = np.where(eq, pos, -1).max(axis=1)
     first, second = np.triu_indices(width, k=1)
     pairs = b[:, first] * (n + 1) + b[:, second]
     row = (np.arange(len(b)) * width)[:, None]
     lower = row + np.minimum(end[:, first], end[:, second])
-    return _Patterns(b, start, end, b < n, count.astype(np.float64), pairs, first, second,
-                     lower, row + start, row + end)
+    return _Patterns(
+        b,
+        start,
+        end,
+        b < n,
+        count.astype(np.float64),
+        pairs,
+        first,
+        second,
+        lower,
+        row + start,
+        row + end,
+    )
 
 
-def _log_likelihood(theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
-                    ) -> tuple[float, np.ndarray, np.ndarray | None]:
+def _log_likelihood(
+    theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
+) -> tuple[float, np.ndarray, np.ndarray | None]:
     """Plackett-Luce (Breslow ties) log-likelihood of ``pat``, its gradient and (if asked)
     its Hessian at ``theta``."""
     if not len(pat.count):
@@ -304,15 +350,15 @@ def _log_likelihood(theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
     th = ext[pat.bots]
     shift = np.max(np.where(pat.valid, th, -np.inf), axis=1, keepdims=True)
     ex = np.where(pat.valid, np.exp(th - shift), 0.0)
-    rev = np.cumsum(ex[:, ::-1], axis=1)[:, ::-1]          # sum of ex over positions >= j
-    denom = rev.ravel()[pat.start_at]                      # the seat's risk set
+    rev = np.cumsum(ex[:, ::-1], axis=1)[:, ::-1]  # sum of ex over positions >= j
+    denom = rev.ravel()[pat.start_at]  # the seat's risk set
     denom = np.where(pat.valid, denom, 1.0)
     c = pat.count[:, None]
     logp = np.where(pat.valid, th - shift - np.log(denom), 0.0)
     value = float(np.sum(c * logp))
     inv = np.where(pat.valid, 1.0 / denom, 0.0)
     cum = np.cumsum(inv, axis=1)
-    q = ex * cum.ravel()[pat.end_at]                       # expected picks of each seat
+    q = ex * cum.ravel()[pat.end_at]  # expected picks of each seat
     w = c * (pat.valid - q)
     grad = np.bincount(pat.bots.ravel(), weights=w.ravel(), minlength=n + 1)[:n].astype(float)
     if not hessian:
@@ -320,18 +366,19 @@ def _log_likelihood(theta: np.ndarray, pat: _Patterns, n: int, hessian: bool
     # the Hessian: -sum over picks of (diag(p) - p p^T); the p p^T part of seats j and k sums
     # ex_j ex_k / denom_i^2 over the picks i that can take both (cumulative sums of 1/denom^2)
     cum2 = np.cumsum(inv * inv, axis=1)
-    self_ = c * ex * ex * cum2.ravel()[pat.end_at]         # the pairs j = k
+    self_ = c * ex * ex * cum2.ravel()[pat.end_at]  # the pairs j = k
     cross = c * ex[:, pat.first] * ex[:, pat.second] * cum2.ravel()[pat.lower]
     flat = np.bincount(pat.pairs.ravel(), weights=cross.ravel(), minlength=(n + 1) ** 2)
     upper = flat.astype(float).reshape(n + 1, n + 1)[:n, :n]
-    h = upper + upper.T                                    # j < k and k < j alike
+    h = upper + upper.T  # j < k and k < j alike
     diag = np.bincount(pat.bots.ravel(), weights=(self_ - c * q).ravel(), minlength=n + 1)
     h[np.diag_indices(n)] += diag[:n]
     return value, grad, h
 
 
-def _objective(theta: np.ndarray, down: _Patterns, up: _Patterns | None, n: int,
-               prior_var: float) -> tuple[float, np.ndarray, np.ndarray]:
+def _objective(
+    theta: np.ndarray, down: _Patterns, up: _Patterns | None, n: int, prior_var: float
+) -> tuple[float, np.ndarray, np.ndarray]:
     """The log-posterior: the Plackett-Luce log-likelihood read down the places (``down``)
     or, with ``up``, the mean of it and the one read up them, plus the Gaussian prior."""
     value, grad, h = _log_likelihood(theta, down, n, True)
@@ -347,9 +394,16 @@ def _objective(theta: np.ndarray, down: _Patterns, up: _Patterns | None, n: int,
     return value, grad, h
 
 
-def fit_history(results: Iterable[Result], bots: Iterable[str] = (), *,
-                prior_sd: float = PRIOR_SD, draws: int = DRAWS, seed: int = 0,
-                level: float = LEVEL, both_ways: bool = True) -> HistoryFit:
+def fit_history(
+    results: Iterable[Result],
+    bots: Iterable[str] = (),
+    *,
+    prior_sd: float = PRIOR_SD,
+    draws: int = DRAWS,
+    seed: int = 0,
+    level: float = LEVEL,
+    both_ways: bool = True,
+) -> HistoryFit:
     """Fit Plackett-Luce (Breslow ties, Gaussian prior) to every result at once.
 
     ``results`` are ``(players by seat, 0-based competition ranks)`` in any order; ``bots``
@@ -373,7 +427,7 @@ def fit_history(results: Iterable[Result], bots: Iterable[str] = (), *,
     played, mean_place = _counts(b, r, n)
     down = _patterns(b, r, n)
     up = _patterns(b, np.where(b < n, -r, PAD_RANK), n) if both_ways else None
-    prior_var = prior_sd ** 2
+    prior_var = prior_sd**2
     theta = np.zeros(n)
     iterations = 0
     if n and not m:
@@ -404,12 +458,22 @@ def fit_history(results: Iterable[Result], bots: Iterable[str] = (), *,
     # holds what the matches say about a bot, not the prior's doubt about the whole field.
     centre = np.eye(n) - 1.0 / n if n else cov
     cov = centre @ cov @ centre
-    return HistoryFit(ordered, theta - theta.mean() if n else theta, cov, rank_draws, played,
-                      mean_place, m, iterations, level)
+    return HistoryFit(
+        ordered,
+        theta - theta.mean() if n else theta,
+        cov,
+        rank_draws,
+        played,
+        mean_place,
+        m,
+        iterations,
+        level,
+    )
 
 
-def _rank_draws(theta: np.ndarray, cov: np.ndarray, draws: int, seed: int,
-                names: tuple[str, ...]) -> np.ndarray:
+def _rank_draws(
+    theta: np.ndarray, cov: np.ndarray, draws: int, seed: int, names: tuple[str, ...]
+) -> np.ndarray:
     n = len(theta)
     if not n or draws <= 0:
         return np.zeros((0, n), dtype=np.int16)

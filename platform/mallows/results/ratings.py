@@ -41,12 +41,30 @@ from mallows.results.interface import Column, Param, Result
 PARAMS = (
     Param("mu", 25.0, -1e4, 1e4, high_open=False, doc="the prior mean skill"),
     Param("sigma", 25.0 / 3, 1e-3, 1e4, high_open=False, doc="the prior skill uncertainty"),
-    Param("beta", 25.0 / 6, 1e-3, 1e4, high_open=False,
-          doc="performance noise: the skill gap giving an 80% chance to finish ahead"),
-    Param("tau", 0.0, 0.0, 1e3, high_open=False,
-          doc="dynamics noise added before each match (0: skills are fixed)"),
-    Param("draw_probability", 0.02, 1e-6, 0.99, high_open=False,
-          doc="the chance of a shared place; TrueSkill breaks down at exactly 0"),
+    Param(
+        "beta",
+        25.0 / 6,
+        1e-3,
+        1e4,
+        high_open=False,
+        doc="performance noise: the skill gap giving an 80% chance to finish ahead",
+    ),
+    Param(
+        "tau",
+        0.0,
+        0.0,
+        1e3,
+        high_open=False,
+        doc="dynamics noise added before each match (0: skills are fixed)",
+    ),
+    Param(
+        "draw_probability",
+        0.02,
+        1e-6,
+        0.99,
+        high_open=False,
+        doc="the chance of a shared place; TrueSkill breaks down at exactly 0",
+    ),
 )
 DEFAULT_PARAMS = {p.name: p.default for p in PARAMS}
 PARAM_RANGES = {p.name: (p.low, p.high) for p in PARAMS}
@@ -67,19 +85,31 @@ class Row:
 def make_env(params: dict | None = None) -> trueskill.TrueSkill:
     p = dict(DEFAULT_PARAMS)
     p.update(params or {})
-    return trueskill.TrueSkill(mu=p["mu"], sigma=p["sigma"], beta=p["beta"], tau=p["tau"],
-                               draw_probability=p["draw_probability"])
+    return trueskill.TrueSkill(
+        mu=p["mu"],
+        sigma=p["sigma"],
+        beta=p["beta"],
+        tau=p["tau"],
+        draw_probability=p["draw_probability"],
+    )
 
 
-def _update(env: trueskill.TrueSkill, current: dict, players: Sequence[str],
-            ranks: Sequence[int]) -> None:
+def _update(
+    env: trueskill.TrueSkill, current: dict, players: Sequence[str], ranks: Sequence[int]
+) -> None:
     groups = [(current[name],) for name in players]
     try:
         rated = env.rate(groups, ranks=list(ranks))
     except FloatingPointError:
         # extreme surprises underflow the float backend; mpmath (if installed) is exact
-        env2 = trueskill.TrueSkill(mu=env.mu, sigma=env.sigma, beta=env.beta, tau=env.tau,
-                                   draw_probability=env.draw_probability, backend="mpmath")
+        env2 = trueskill.TrueSkill(
+            mu=env.mu,
+            sigma=env.sigma,
+            beta=env.beta,
+            tau=env.tau,
+            draw_probability=env.draw_probability,
+            backend="mpmath",
+        )
         rated = env2.rate(groups, ranks=list(ranks))
     for name, (rating,) in zip(players, rated):
         current[name] = env.create_rating(float(rating.mu), float(rating.sigma))
@@ -92,8 +122,12 @@ class Rater:
     once everything has arrived it is the schedule-order table, whatever the arrival order.
     ``leaderboard()`` is implemented on it, so both give bit-identical numbers."""
 
-    def __init__(self, params: dict | None = None, bots: Iterable[str] = (),
-                 expected: Iterable[int] | None = None):
+    def __init__(
+        self,
+        params: dict | None = None,
+        bots: Iterable[str] = (),
+        expected: Iterable[int] | None = None,
+    ):
         self.env = make_env(params)
         self._fast = ffa.Env(self.env)
         self.current: dict[str, trueskill.Rating] = {}
@@ -101,9 +135,14 @@ class Rater:
         self.wins: dict[str, int] = defaultdict(int)
         self.places: dict[str, int] = defaultdict(int)
         # a range (the whole schedule) stays a range: memory does not grow with its size
-        self.order = (expected if isinstance(expected, range) and expected.step == 1
-                      else sorted(expected) if expected is not None else None)
-        self.pos = 0          # next position in ``order`` to rate
+        self.order = (
+            expected
+            if isinstance(expected, range) and expected.step == 1
+            else sorted(expected)
+            if expected is not None
+            else None
+        )
+        self.pos = 0  # next position in ``order`` to rate
         self.waiting: dict[int, Result | None] = {}  # None: skipped (its match failed)
         self.rated = 0
         for name in bots:
@@ -118,8 +157,11 @@ class Rater:
             new = None
             if self._fast is not None:
                 try:  # bit-identical to the library; anything unusual goes to the library
-                    new = ffa.rate(self._fast, [(self.current[p].pi, self.current[p].tau)
-                                                for p in players], list(ranks))
+                    new = ffa.rate(
+                        self._fast,
+                        [(self.current[p].pi, self.current[p].tau) for p in players],
+                        list(ranks),
+                    )
                 except Exception:
                     new = None
             if new is None:
@@ -172,10 +214,19 @@ class Rater:
         return self.order is None or self.pos == len(self.order)
 
     def rows(self) -> list[Row]:
-        rows = [Row(0, name, r.mu, r.sigma, r.mu - 3 * r.sigma, self.matches[name],
-                    self.wins[name],
-                    self.places[name] / self.matches[name] if self.matches[name] else 0.0)
-                for name, r in self.current.items()]
+        rows = [
+            Row(
+                0,
+                name,
+                r.mu,
+                r.sigma,
+                r.mu - 3 * r.sigma,
+                self.matches[name],
+                self.wins[name],
+                self.places[name] / self.matches[name] if self.matches[name] else 0.0,
+            )
+            for name, r in self.current.items()
+        ]
         rows.sort(key=lambda row: (-row.conservative, -row.mu, row.bot))
         for i, row in enumerate(rows):
             row.rank = i + 1
@@ -186,8 +237,9 @@ class Rater:
         return (rated[0].bot, rated[0].conservative) if rated else None
 
 
-def leaderboard(results: Iterable[Result], params: dict | None = None,
-                bots: Iterable[str] = ()) -> list[Row]:
+def leaderboard(
+    results: Iterable[Result], params: dict | None = None, bots: Iterable[str] = ()
+) -> list[Row]:
     """Rate ``results`` in the given order and return the sorted leaderboard. ``bots`` adds
     rows for bots without a result yet (prior rating, 0 matches)."""
     rater = Rater(params, bots)
@@ -200,9 +252,9 @@ def leaderboard(results: Iterable[Result], params: dict | None = None,
 class HeadToHead:
     bot: str
     other: str
-    matches: int       # matches both played in
+    matches: int  # matches both played in
     mean_place: float  # bot's mean place (1 = first) in those matches
-    ahead: float       # share of those matches in which bot finished strictly ahead of other
+    ahead: float  # share of those matches in which bot finished strictly ahead of other
 
 
 def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
@@ -224,7 +276,6 @@ def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
     for (a, b), n in count.items():
         table[a][b] = HeadToHead(a, b, n, place[a, b] / n, ahead[a, b] / n)
     return table
-
 
 
 class TrueSkillSystem:
@@ -252,31 +303,49 @@ class TrueSkillSystem:
         by_name = {p.name: p for p in self.params}
         for key, value in table.items():
             if key not in by_name:
-                raise ValueError(f"unknown key `ratings.{key}`: [ratings] takes "
-                                 f"{', '.join(by_name)}")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(
+                    f"unknown key `ratings.{key}`: [ratings] takes {', '.join(by_name)}"
+                )
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or value != value
+                or value in (float("inf"), float("-inf"))
+            ):
                 raise ValueError(f"`ratings.{key}` must be a number, got {value!r}")
             out[key] = float(value)
         for p in self.params:
             if not p.accepts(out[p.name]):
                 hint = f": try {p.default:g}" if p.name == "draw_probability" else ""
-                raise ValueError(f"`ratings.{p.name}` must be {p.span()} ({p.doc}), got "
-                                 f"{out[p.name]:g}{hint}")
+                raise ValueError(
+                    f"`ratings.{p.name}` must be {p.span()} ({p.doc}), got {out[p.name]:g}{hint}"
+                )
         return out
 
-    def rater(self, params: dict | None = None, bots: Iterable[str] = (),
-              expected: Iterable[int] | None = None) -> Rater:
+    def rater(
+        self,
+        params: dict | None = None,
+        bots: Iterable[str] = (),
+        expected: Iterable[int] | None = None,
+    ) -> Rater:
         return Rater(params, bots, expected)
 
-    def leaderboard(self, results: Iterable[Result], params: dict | None = None,
-                    bots: Iterable[str] = ()) -> list[Row]:
+    def leaderboard(
+        self, results: Iterable[Result], params: dict | None = None, bots: Iterable[str] = ()
+    ) -> list[Row]:
         return leaderboard(results, params, bots)
 
     def row_dict(self, row: Row) -> dict[str, Any]:
-        return {"rank": row.rank, "bot": row.bot, "mu": row.mu, "sigma": row.sigma,
-                "conservative": row.conservative, "games": row.matches, "wins": row.wins,
-                "mean_place": row.mean_place}
+        return {
+            "rank": row.rank,
+            "bot": row.bot,
+            "mu": row.mu,
+            "sigma": row.sigma,
+            "conservative": row.conservative,
+            "games": row.matches,
+            "wins": row.wins,
+            "mean_place": row.mean_place,
+        }
 
 
 TRUESKILL = TrueSkillSystem()

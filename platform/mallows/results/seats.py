@@ -30,6 +30,7 @@ from mallows.results.stats import Z95
 @dataclass
 class ClusteredMean:
     """A mean place over matches grouped by deal, with the deal as the sampling unit."""
+
     sums: dict = field(default_factory=lambda: defaultdict(float))
     counts: dict = field(default_factory=lambda: defaultdict(int))
 
@@ -69,6 +70,7 @@ class ClusteredMean:
 @dataclass
 class SeatEffect:
     """The mean place from each seat of ``players``-seat matches, over every bot."""
+
     players: int
     seats: list[ClusteredMean]
 
@@ -90,12 +92,15 @@ class SeatEffect:
         """``3 seats, 400 deals: seat 0 1.93 ± 0.04, ...; spread 0.14 places``."""
         cells = ", ".join(f"seat {i} {s.text()}" for i, s in enumerate(self.seats))
         spread = self.spread
-        return (f"{self.players} seats, {self.deals:,} deals, {self.matches:,} matches: mean "
-                f"place {cells}" + ("" if spread is None else f"; spread {spread:.2f} places"))
+        return (
+            f"{self.players} seats, {self.deals:,} deals, {self.matches:,} matches: mean "
+            f"place {cells}" + ("" if spread is None else f"; spread {spread:.2f} places")
+        )
 
 
-def seat_effects(results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]]
-                 ) -> dict[int, SeatEffect]:
+def seat_effects(
+    results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]],
+) -> dict[int, SeatEffect]:
     """Number of seats -> the seat effect over the matches with that many seats."""
     by_k: dict[int, list[ClusteredMean]] = {}
     for deal, players, ranks in results:
@@ -112,4 +117,3 @@ def deal_of(definition: dict, index: int) -> int:
     are consecutive; a comparison's pair ``p`` (matches ``2p`` and ``2p + 1``) is one deal."""
     size = 2 if definition.get("kind") == "compare" else int(definition.get("players") or 1)
     return index // max(1, size)
-

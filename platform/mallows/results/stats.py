@@ -68,8 +68,9 @@ def place_stats(results: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[
     return dict(out)
 
 
-def seat_stats(results: Iterable[tuple[Sequence[str], Sequence[int]]]
-               ) -> dict[str, dict[int, PlaceStats]]:
+def seat_stats(
+    results: Iterable[tuple[Sequence[str], Sequence[int]]],
+) -> dict[str, dict[int, PlaceStats]]:
     """Bot -> seat -> its places from that seat."""
     out: dict[str, dict[int, PlaceStats]] = defaultdict(lambda: defaultdict(PlaceStats))
     for players, ranks in results:

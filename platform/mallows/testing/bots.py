@@ -28,8 +28,15 @@ from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.tournaments.match import play_match
 
-__all__ = ["check_bot", "choose_games", "run_check", "BotCheck", "GameReport", "Problem",
-           "NO_ANSWER"]
+__all__ = [
+    "check_bot",
+    "choose_games",
+    "run_check",
+    "BotCheck",
+    "GameReport",
+    "Problem",
+    "NO_ANSWER",
+]
 
 NO_ANSWER = object()  # ``Problem.answer`` when the bot gave no valid answer
 
@@ -132,13 +139,17 @@ def choose_games(spec: BotSpec, game: str | None = None, sandbox: str = "on") ->
     if game is not None:
         get_game(game)
         if declared and game not in declared:
-            raise MallowsError(f"bot {spec.name!r} declares the games {', '.join(declared)}, "
-                               f"not {game!r}: drop --game, or add {game!r} to its games")
+            raise MallowsError(
+                f"bot {spec.name!r} declares the games {', '.join(declared)}, "
+                f"not {game!r}: drop --game, or add {game!r} to its games"
+            )
         return [game]
     unknown = [g for g in declared or () if g not in game_ids()]
     if unknown:
-        raise MallowsError(f"bot {spec.name!r} declares unknown games {unknown}: the games are "
-                           f"{', '.join(game_ids())}")
+        raise MallowsError(
+            f"bot {spec.name!r} declares unknown games {unknown}: the games are "
+            f"{', '.join(game_ids())}"
+        )
     return [g for g in game_ids() if not declared or g in declared]
 
 
@@ -175,18 +186,22 @@ def opponents_for(game: str) -> list[BotSpec]:
     return out or [load_bot("random", isolate=False)]
 
 
-def run_check(spec: BotSpec, games: list[str], matches: int, seed: int | None, limits: Limits,
-              progress: Callable[[str, int], None] | None = None,
-              chance: seeding.Chance | None = None
-              ) -> tuple[list[GameReport], list[Problem]]:
+def run_check(
+    spec: BotSpec,
+    games: list[str],
+    matches: int,
+    seed: int | None,
+    limits: Limits,
+    progress: Callable[[str, int], None] | None = None,
+    chance: seeding.Chance | None = None,
+) -> tuple[list[GameReport], list[Problem]]:
     """Play the matches; return one report per game and every problem, in order. ``seed``
     None: a fresh secret one (``check_chance``); ``chance`` overrides the derivation."""
     if chance is None:
         chance, seed = check_chance(seed)
     elif seed is None:
         seed = seeding.fresh_seed()
-    draw = random.Random(seeding.keyed(chance.key or b"unkeyed-check-key", b"mallows check",
-                                       seed))
+    draw = random.Random(seeding.keyed(chance.key or b"unkeyed-check-key", b"mallows check", seed))
     reports, problems = [], []
     for g, game in enumerate(games):
         module = get_game(game)
@@ -200,14 +215,18 @@ def run_check(spec: BotSpec, games: list[str], matches: int, seed: int | None, l
             hide = draw.random() < 0.5
             match_seed = chance.play_seed(seeding.child_seed(seed, g * matches + i))
             # distinct opponents, as in a tournament, while the pool has enough
-            others = draw.sample(pool, players - 1) if len(pool) >= players - 1 \
+            others = (
+                draw.sample(pool, players - 1)
+                if len(pool) >= players - 1
                 else [draw.choice(pool) for _ in range(players - 1)]
+            )
             chosen = others[:seat] + [spec] + others[seat:]
             watch = Watch(spec.handle(limits))
             handles = [watch if s == seat else chosen[s].handle(limits) for s in range(players)]
             names = [spec.name if s == seat else chosen[s].name for s in range(players)]
-            record = play_match(game, options, match_seed, handles, names, chance=chance,
-                                hide_names=hide)
+            record = play_match(
+                game, options, match_seed, handles, names, chance=chance, hide_names=hide
+            )
             report.matches += 1
             report.decisions += watch.decisions
             report.times.extend(watch.times)
@@ -215,21 +234,37 @@ def run_check(spec: BotSpec, games: list[str], matches: int, seed: int | None, l
             if reason:
                 kind = _forfeit_kind(record, seat)
                 report.forfeits[kind] = report.forfeits.get(kind, 0) + 1
-                problems.append(Problem(game, i, match_seed, players, seat, options, kind,
-                                        reason, watch.decisions,
-                                        watch.last_obs if watch.decisions else None,
-                                        watch.last_answer))
+                problems.append(
+                    Problem(
+                        game,
+                        i,
+                        match_seed,
+                        players,
+                        seat,
+                        options,
+                        kind,
+                        reason,
+                        watch.decisions,
+                        watch.last_obs if watch.decisions else None,
+                        watch.last_answer,
+                    )
+                )
             if progress is not None:
                 progress(game, i)
         reports.append(report)
     return reports, problems
 
 
-def check_bot(name: str, game: str | None = None, matches: int = 10, seed: int | None = None,
-              limits: Limits | None = None,
-              on_start: Callable[[BotSpec, list[str]], None] | None = None,
-               progress: Callable[[str, int], None] | None = None,
-               resolver: Resolver | None = None) -> BotCheck:
+def check_bot(
+    name: str,
+    game: str | None = None,
+    matches: int = 10,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    on_start: Callable[[BotSpec, list[str]], None] | None = None,
+    progress: Callable[[str, int], None] | None = None,
+    resolver: Resolver | None = None,
+) -> BotCheck:
     """Load bot ``name`` (isolated; ``resolver``: how names resolve, default the registry
     alone, ``mallows.cli.common.resolver_for`` for a command with ``--db``), choose its games,
     play ``matches`` matches in each against the shipped bots (``run_check``: ``seed`` None

@@ -51,8 +51,13 @@ def events_module(game: Any) -> Any:
 
 def start_info(game: Any, options: dict, players: int, seat: int) -> dict:
     """The start info a seat's fold starts from (as the runner sends it)."""
-    info = {"protocol": 2, "game": game.NAME, "options": dict(options), "seat": seat,
-            "players": players}
+    info = {
+        "protocol": 2,
+        "game": game.NAME,
+        "options": dict(options),
+        "seat": seat,
+        "players": players,
+    }
     ev = events_module(game)
     static = getattr(ev, "static", None)
     if static is not None:
@@ -70,9 +75,15 @@ def check_registry(seeds: Iterable[int] = (0, 1), **kwargs: Any) -> list[str]:
     return checked
 
 
-def check_events(game_id: str, seeds: Iterable[int] = (0, 1, 2), *,
-                 players: Sequence[int] | None = None, rules: Sequence[str] | None = None,
-                 max_decisions: int = 20_000, sample_every: int = 5) -> int:
+def check_events(
+    game_id: str,
+    seeds: Iterable[int] = (0, 1, 2),
+    *,
+    players: Sequence[int] | None = None,
+    rules: Sequence[str] | None = None,
+    max_decisions: int = 20_000,
+    sample_every: int = 5,
+) -> int:
     """Check ``game_id``'s events; return the number of decisions played. Raises
     ``ConformanceError`` naming the first problem."""
     game = get_game(game_id)
@@ -93,22 +104,35 @@ def _json(value: Any, where: str) -> str:
         raise  # unreachable
 
 
-def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
-          max_decisions: int, sample_every: int) -> int:
+def _play(
+    where: str,
+    game: Any,
+    ev: Any,
+    options: dict,
+    n: int,
+    seed: int,
+    max_decisions: int,
+    sample_every: int,
+) -> int:
     state = game.new_state(options, n, SeededChance(seed))
     rng = random.Random(seed)
     view = ev.match_events(n, options)
     view.feed(state)
     recalls = [ev.SeatRecall(start_info(game, options, n, s)) for s in range(n)]
     cursors = [0] * n
-    skip = set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | \
-        set(getattr(ev, "STEP_KEYS", ())) | {"legal_actions"}
+    skip = (
+        set(MATCH_KEYS)
+        | set(getattr(ev, "STATIC_KEYS", ()))
+        | set(getattr(ev, "STEP_KEYS", ()))
+        | {"legal_actions"}
+    )
     direct = getattr(ev, "observation", None)
     step_direct = getattr(ev, "step_observation", None)
     step_keys = ("legal_actions",) + tuple(getattr(ev, "STEP_KEYS", ()))
     cache: dict = {}
-    dropped = set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | \
-        set(getattr(ev, "HISTORY_KEYS", ()))
+    dropped = (
+        set(MATCH_KEYS) | set(getattr(ev, "STATIC_KEYS", ())) | set(getattr(ev, "HISTORY_KEYS", ()))
+    )
     decisions = 0
     while not state.is_terminal():
         seats = list(state.to_move())
@@ -126,23 +150,35 @@ def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
             if direct is not None:  # the game builds protocol 2's observation itself
                 v2 = _json(direct(state, seat, cache), here)
                 if v2 != _json({k: v for k, v in obs.items() if k not in dropped}, here):
-                    _fail(here, "the game's protocol-2 observation (events.observation) is not "
-                                "its observation without the keys fixed for the match")
+                    _fail(
+                        here,
+                        "the game's protocol-2 observation (events.observation) is not "
+                        "its observation without the keys fixed for the match",
+                    )
             if step_direct is not None:
                 step_obs = _json(step_direct(state, seat), here)
                 if step_obs != _json({k: obs[k] for k in step_keys if k in obs}, here):
-                    _fail(here, "the game's step observation (events.step_observation) is not "
-                                "its observation's legal_actions and STEP_KEYS")
+                    _fail(
+                        here,
+                        "the game's step observation (events.step_observation) is not "
+                        "its observation's legal_actions and STEP_KEYS",
+                    )
             expected = {k: v for k, v in obs.items() if k not in skip}
             folded = recalls[seat].observation()
             if _json(folded, here) != _json(expected, here):
-                diff = sorted(k for k in set(folded) | set(expected)
-                              if folded.get(k, "<missing>") != expected.get(k, "<missing>"))
-                _fail(here, f"folding the seat's events does not rebuild its observation: "
-                            f"{', '.join(diff)} differ (from the events: "
-                            f"{ {k: folded.get(k) for k in diff} }; observed: "
-                            f"{ {k: expected.get(k) for k in diff} }): an event is missing "
-                            f"or says too little")
+                diff = sorted(
+                    k
+                    for k in set(folded) | set(expected)
+                    if folded.get(k, "<missing>") != expected.get(k, "<missing>")
+                )
+                _fail(
+                    here,
+                    f"folding the seat's events does not rebuild its observation: "
+                    f"{', '.join(diff)} differ (from the events: "
+                    f"{ {k: folded.get(k) for k in diff} }; observed: "
+                    f"{ {k: expected.get(k) for k in diff} }): an event is missing "
+                    f"or says too little",
+                )
             if decisions <= 3 or decisions % sample_every == 0:
                 _check_secrecy(here, game, ev, state, view, seat, rng)
         for seat in seats:
@@ -158,8 +194,11 @@ def _play(where: str, game: Any, ev: Any, options: dict, n: int, seed: int,
 def _check_batch(here: str, view: Any, batch: list, seat: int, start: int) -> None:
     for k, event in enumerate(batch):
         if not isinstance(event, dict) or event.get("n") != start + k:
-            _fail(here, f"event {event!r} should be number n={start + k}: a seat's events are "
-                        f"numbered from 0 without a gap")
+            _fail(
+                here,
+                f"event {event!r} should be number n={start + k}: a seat's events are "
+                f"numbered from 0 without a gap",
+            )
         if "type" not in event:
             _fail(here, f"event {event!r} has no type")
         public = {k2: v for k2, v in event.items() if k2 != "private"}
@@ -169,8 +208,9 @@ def _check_batch(here: str, view: Any, batch: list, seat: int, start: int) -> No
             _fail(here, f"event n={start + k}'s private part is not an object")
 
 
-def _check_secrecy(here: str, game: Any, ev: Any, state: Any, view: Any, seat: int,
-                   rng: random.Random) -> None:
+def _check_secrecy(
+    here: str, game: Any, ev: Any, state: Any, view: Any, seat: int, rng: random.Random
+) -> None:
     variants = getattr(game, "recall_variants", None) or getattr(game, "hidden_variants", None)
     if variants is None:
         return
@@ -180,10 +220,14 @@ def _check_secrecy(here: str, game: Any, ev: Any, state: Any, view: Any, seat: i
         other.feed(variant)
         if _json(other.for_seat(seat), here) != mine:
             theirs = other.for_seat(seat)
-            first = next((i for i, (a, b) in enumerate(zip(view.for_seat(seat), theirs))
-                          if a != b), None)
+            first = next(
+                (i for i, (a, b) in enumerate(zip(view.for_seat(seat), theirs)) if a != b), None
+            )
             shown = view.for_seat(seat)[first] if first is not None else None
-            _fail(here, f"hidden variant {k} (differing only in what seat {seat} has never "
-                        f"known) gives the seat other events (first: {shown!r} becomes "
-                        f"{theirs[first] if first is not None else None!r}): an event leaks "
-                        f"hidden information")
+            _fail(
+                here,
+                f"hidden variant {k} (differing only in what seat {seat} has never "
+                f"known) gives the seat other events (first: {shown!r} becomes "
+                f"{theirs[first] if first is not None else None!r}): an event leaks "
+                f"hidden information",
+            )

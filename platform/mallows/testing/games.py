@@ -33,8 +33,7 @@ from mallows.games import get_game
 from mallows.games.base import SeededChance, missing
 
 #: answers no game accepts (a seat's malformed replies)
-GARBAGE: tuple[Any, ...] = (None, "pass", 3, [], {}, {"type": None},
-                            {"type": "__no_such_action__"})
+GARBAGE: tuple[Any, ...] = (None, "pass", 3, [], {}, {"type": None}, {"type": "__no_such_action__"})
 
 
 def _fail(where: str, what: str) -> None:
@@ -64,15 +63,30 @@ def _fingerprint(state: Any) -> str:
     few), every seat's legal actions and observation. Equal before and after a refused answer,
     or the answer changed something."""
     seats = range(state.players)
-    return json.dumps([list(state.to_move()), state.is_terminal(), len(state.events),
-                       state.events[-4:],
-                       [state.legal_actions(s) for s in seats],
-                       [state.observation(s) for s in seats]], sort_keys=True, default=repr)
+    return json.dumps(
+        [
+            list(state.to_move()),
+            state.is_terminal(),
+            len(state.events),
+            state.events[-4:],
+            [state.legal_actions(s) for s in seats],
+            [state.observation(s) for s in seats],
+        ],
+        sort_keys=True,
+        default=repr,
+    )
 
 
-def check_game(game_id: str, seeds: Iterable[int] = (0, 1, 2), *,
-               players: Sequence[int] | None = None, rules: Sequence[str] | None = None,
-               max_decisions: int = 20_000, sample_every: int = 7, max_tried: int = 24) -> int:
+def check_game(
+    game_id: str,
+    seeds: Iterable[int] = (0, 1, 2),
+    *,
+    players: Sequence[int] | None = None,
+    rules: Sequence[str] | None = None,
+    max_decisions: int = 20_000,
+    sample_every: int = 7,
+    max_tried: int = 24,
+) -> int:
     """Check ``game_id`` against the contract; return the number of decisions played.
 
     ``players`` and ``rules`` default to every player count and every rule set; each
@@ -87,21 +101,24 @@ def check_game(game_id: str, seeds: Iterable[int] = (0, 1, 2), *,
     _check_module(game_id, game)
     decisions = 0
     for where, options, n, seed in tables(game_id, game, seeds, players, rules):
-        decisions += _play(where, game, options, n, seed, max_decisions, sample_every,
-                           max_tried)
+        decisions += _play(where, game, options, n, seed, max_decisions, sample_every, max_tried)
         _check_record(where, game_id, game, options, n, seed)
     return decisions
 
 
-def tables(game_id: str, game: Any, seeds: Iterable[int], players: Sequence[int] | None,
-           rules: Sequence[str] | None) -> Iterator[tuple[str, dict, int, int]]:
+def tables(
+    game_id: str,
+    game: Any,
+    seeds: Iterable[int],
+    players: Sequence[int] | None,
+    rules: Sequence[str] | None,
+) -> Iterator[tuple[str, dict, int, int]]:
     """``(where, options, players, seed)`` for every rule set (or ``rules``), every player
     count (or ``players``) and each seed: the matches a check plays, ``where`` naming one."""
     seeds = list(seeds)
-    for rule_set in (rules if rules is not None else list(game.RULE_SETS)):
+    for rule_set in rules if rules is not None else list(game.RULE_SETS):
         options = game.make_options(rule_set, {})
-        for n in (players if players is not None else range(game.MIN_PLAYERS,
-                                                            game.MAX_PLAYERS + 1)):
+        for n in players if players is not None else range(game.MIN_PLAYERS, game.MAX_PLAYERS + 1):
             for seed in seeds:
                 yield f"{game_id} ({rule_set}, {n} players, seed {seed})", options, n, seed
 
@@ -117,8 +134,11 @@ def _check_module(where: str, game: Any) -> None:
         options = game.make_options(rule_set, {})
         _json(options, f"{where}: make_options({rule_set!r})")
         if game.make_options(None, options) != options:
-            _fail(where, f"make_options(None, <the effective options of {rule_set!r}>) does "
-                         f"not give them back: a record's options would not rebuild its game")
+            _fail(
+                where,
+                f"make_options(None, <the effective options of {rule_set!r}>) does "
+                f"not give them back: a record's options would not rebuild its game",
+            )
     for bad in ({"__no_such_option__": 1},):
         try:
             game.make_options(None, bad)
@@ -133,12 +153,23 @@ def _check_module(where: str, game: Any) -> None:
         except GameConfigError:
             pass
         else:
-            _fail(where, f"new_state accepted {n} players (the range is {game.MIN_PLAYERS} to "
-                         f"{game.MAX_PLAYERS}): it must raise GameConfigError")
+            _fail(
+                where,
+                f"new_state accepted {n} players (the range is {game.MIN_PLAYERS} to "
+                f"{game.MAX_PLAYERS}): it must raise GameConfigError",
+            )
 
 
-def _play(where: str, game: Any, options: dict, n: int, seed: int, max_decisions: int,
-          sample_every: int, max_tried: int) -> int:
+def _play(
+    where: str,
+    game: Any,
+    options: dict,
+    n: int,
+    seed: int,
+    max_decisions: int,
+    sample_every: int,
+    max_tried: int,
+) -> int:
     state = game.new_state(options, n, SeededChance(seed))
     rng = random.Random(seed)
     kept: list[tuple[dict, str, str]] = []  # (observation, its JSON then, where)
@@ -150,8 +181,10 @@ def _play(where: str, game: Any, options: dict, n: int, seed: int, max_decisions
         if not game.SIMULTANEOUS and len(seats) != 1:
             _fail(where, f"a sequential game has seats {seats} to move at once")
         step_obs = {s: state.observation(s) for s in seats}
-        step_text = {s: _json(step_obs[s], f"{where}, decision {decisions + 1}, seat {s}'s "
-                                          f"observation") for s in seats}
+        step_text = {
+            s: _json(step_obs[s], f"{where}, decision {decisions + 1}, seat {s}'s observation")
+            for s in seats
+        }
         for seat in range(n):
             if seat not in seats and state.legal_actions(seat):
                 _fail(where, f"seat {seat} is not to move but has legal actions")
@@ -162,14 +195,19 @@ def _play(where: str, game: Any, options: dict, n: int, seed: int, max_decisions
                 _fail(where, f"no end after {max_decisions} decisions of random play")
             obs = step_obs[seat]
             if k > 0 and _json(state.observation(seat), here) != step_text[seat]:
-                _fail(here, "the observation changed when another seat answered first in a "
-                            "simultaneous step: it shows a pick that is not yet public")
+                _fail(
+                    here,
+                    "the observation changed when another seat answered first in a "
+                    "simultaneous step: it shows a pick that is not yet public",
+                )
             if obs.get("game") != game.NAME or obs.get("seat") != seat:
                 _fail(here, f"the observation must carry game {game.NAME!r} and seat {seat}")
             legal = state.legal_actions(seat)
             if not legal:
                 _fail(here, "a seat to move has no legal actions")
-            if json.dumps(obs.get("legal_actions"), sort_keys=True) != json.dumps(legal, sort_keys=True):
+            if json.dumps(obs.get("legal_actions"), sort_keys=True) != json.dumps(
+                legal, sort_keys=True
+            ):
                 _fail(here, "the observation's legal_actions are not the state's")
             if decisions <= 5 or decisions % sample_every == 0:
                 _try_answers(here, game, state, seat, obs, legal, rng, max_tried)
@@ -186,8 +224,12 @@ def _play(where: str, game: Any, options: dict, n: int, seed: int, max_decisions
     result = state.result([None] * n)
     _json(result, f"{where}: result")
     ranks = result.get("ranks")
-    if not (isinstance(ranks, list) and len(ranks) == n and
-            all(type(r) is int and 0 <= r < n for r in ranks) and 0 in ranks):
+    if not (
+        isinstance(ranks, list)
+        and len(ranks) == n
+        and all(type(r) is int and 0 <= r < n for r in ranks)
+        and 0 in ranks
+    ):
         _fail(where, f"result['ranks'] must be one rank per seat, 0 first, got {ranks!r}")
     forfeited = state.result(["gave up"] + [None] * (n - 1))["ranks"]
     if n > 1 and not all(forfeited[0] > forfeited[s] for s in range(1, n)):
@@ -198,12 +240,23 @@ def _play(where: str, game: Any, options: dict, n: int, seed: int, max_decisions
 def _check_kept(kept: list[tuple[dict, str, str]]) -> None:
     for obs, text, here in kept:
         if json.dumps(obs, sort_keys=True) != text:
-            _fail(here, "this observation changed after it was handed out: a later action "
-                        "changed a list or dict the bot holds")
+            _fail(
+                here,
+                "this observation changed after it was handed out: a later action "
+                "changed a list or dict the bot holds",
+            )
 
 
-def _try_answers(here: str, game: Any, state: Any, seat: int, obs: dict, legal: list,
-                 rng: random.Random, max_tried: int) -> None:
+def _try_answers(
+    here: str,
+    game: Any,
+    state: Any,
+    seat: int,
+    obs: dict,
+    legal: list,
+    rng: random.Random,
+    max_tried: int,
+) -> None:
     before = _fingerprint(state)
     step = max(1, len(legal) // max_tried)
     for entry in legal[::step][:max_tried]:
@@ -215,8 +268,11 @@ def _try_answers(here: str, game: Any, state: Any, seat: int, obs: dict, legal: 
             try:
                 trial.apply(seat, expanded)
             except IllegalAction as exc:
-                _fail(here, f"the legal action {entry!r} (expanded by the random policy: "
-                            f"{expanded!r}) was refused: {exc}")
+                _fail(
+                    here,
+                    f"the legal action {entry!r} (expanded by the random policy: "
+                    f"{expanded!r}) was refused: {exc}",
+                )
     other = next((s for s in range(state.players) if s not in state.to_move()), None)
     attempts = [(seat, bad) for bad in GARBAGE]
     attempts.append((seat, {**legal[0], "__extra_key__": 1}))
@@ -230,11 +286,15 @@ def _try_answers(here: str, game: Any, state: Any, seat: int, obs: dict, legal: 
         except IllegalAction:
             pass
         except Exception as exc:  # noqa: BLE001 - any other exception is the failure
-            _fail(here, f"seat {who} answering {answer!r} raised {type(exc).__name__}: {exc}; "
-                        f"a bad answer must raise IllegalAction")
+            _fail(
+                here,
+                f"seat {who} answering {answer!r} raised {type(exc).__name__}: {exc}; "
+                f"a bad answer must raise IllegalAction",
+            )
         else:
-            _fail(here, f"seat {who} answering {answer!r} was accepted; it must raise "
-                        f"IllegalAction")
+            _fail(
+                here, f"seat {who} answering {answer!r} was accepted; it must raise IllegalAction"
+            )
         if _fingerprint(trial) != before:
             _fail(here, f"seat {who} answering {answer!r} was refused but changed the state")
     if _fingerprint(state) != before:
@@ -248,8 +308,11 @@ def _check_hidden(here: str, game: Any, state: Any, seat: int, rng: random.Rando
     mine = json.dumps(state.observation(seat), sort_keys=True)
     for k, variant in enumerate(variants(state, seat, rng)):
         if json.dumps(variant.observation(seat), sort_keys=True) != mine:
-            _fail(here, f"hidden variant {k} (differing only in what seat {seat} may not know) "
-                        f"gives the seat another observation: it leaks hidden information")
+            _fail(
+                here,
+                f"hidden variant {k} (differing only in what seat {seat} may not know) "
+                f"gives the seat another observation: it leaks hidden information",
+            )
 
 
 def _check_record(where: str, game_id: str, game: Any, options: dict, n: int, seed: int) -> None:
@@ -271,8 +334,11 @@ def _check_record(where: str, game_id: str, game: Any, options: dict, n: int, se
 
     record, text = one()
     if one()[1] != text:
-        _fail(where, "the same seed and bots gave another record: the game is not "
-                     "deterministic (global randomness, a clock, set or dict order?)")
+        _fail(
+            where,
+            "the same seed and bots gave another record: the game is not "
+            "deterministic (global randomness, a clock, set or dict order?)",
+        )
     record = json.loads(text)
     if record["game"] != game_id or record["players"] != [f"random{s}" for s in range(n)]:
         _fail(where, "the record does not name its game and players")

@@ -43,10 +43,10 @@ from mallows.errors import ClusterError, ExecutorError, Terminated
 from mallows.tournaments.executor import Executor
 from mallows.tournaments.worker import Job, Outcome, play_batch, play_stream
 
-RETRIES = 3             # times a lost batch is submitted again
-MAX_BATCH = 512         # matches per Ray task, at most
-BATCH_SECONDS = 2.0     # a batch is sized to take about this long (from measured match times)
-FIRST_BATCH = 4         # matches per task until a match time has been measured
+RETRIES = 3  # times a lost batch is submitted again
+MAX_BATCH = 512  # matches per Ray task, at most
+BATCH_SECONDS = 2.0  # a batch is sized to take about this long (from measured match times)
+FIRST_BATCH = 4  # matches per task until a match time has been measured
 BATCHES_PER_WORKER = 3  # next batch ~ remaining / (CPUs * this): shrinks towards the end
 IN_FLIGHT_PER_WORKER = 2  # tasks per CPU in flight: one running, one queued behind it
 
@@ -72,6 +72,7 @@ def _import_ray() -> Any:
     # (a local Ray needs no network); a cluster joined by address is unaffected.
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     import ray
+
     return ray
 
 
@@ -84,6 +85,7 @@ def _ship_snapshots(staging: Path, snapshots: Sequence[str]) -> dict:
     the job's working directory (``snapshots/<digest>/``), so a cluster that shares no files
     with this machine runs the same bytes."""
     from mallows.agents.submissions import materialised
+
     if not snapshots:
         return {}
     for digest in snapshots:
@@ -138,8 +140,13 @@ def _captured_stderr() -> Iterator[Callable[[], str]]:
 class RayExecutor(Executor):
     kind = "ray"
 
-    def __init__(self, workers: int | None = None, address: str | None = None,
-                 batch_size: int | None = None, snapshots: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        address: str | None = None,
+        batch_size: int | None = None,
+        snapshots: Sequence[str] = (),
+    ) -> None:
         from mallows.agents.registry import bots_dir, search_dirs, trusted_shipped
         from mallows.agents.submissions import cache_root
 
@@ -159,37 +166,54 @@ class RayExecutor(Executor):
                 self._staging = tempfile.mkdtemp(prefix="mallows-job-")
                 # every bots directory, the first one found winning (as the registry looks)
                 for src in reversed(search_dirs()):
-                    shutil.copytree(src, Path(self._staging) / "bots", dirs_exist_ok=True,
-                                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                    shutil.copytree(
+                        src,
+                        Path(self._staging) / "bots",
+                        dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                    )
                 import mallows
+
                 env["MALLOWS_BOTS_DIR"] = "bots"  # relative to the job's working_dir
                 env.update(_ship_snapshots(Path(self._staging), snapshots))
                 # the shipped bots trusted here stay in-process on the workers too
                 env.setdefault("MALLOWS_TRUSTED_SHIPPED", ",".join(trusted_shipped()))
-                runtime_env = {"working_dir": self._staging,
-                               "py_modules": [str(Path(mallows.__file__).parent)],
-                               "env_vars": env}
+                runtime_env = {
+                    "working_dir": self._staging,
+                    "py_modules": [str(Path(mallows.__file__).parent)],
+                    "env_vars": env,
+                }
                 with _captured_stderr() as captured:
                     try:
-                        ray.init(address=address, runtime_env=runtime_env,
-                                 logging_level="ERROR", log_to_driver=False)
+                        ray.init(
+                            address=address,
+                            runtime_env=runtime_env,
+                            logging_level="ERROR",
+                            log_to_driver=False,
+                        )
                     finally:
                         join_log = captured()
             else:
                 # a local Ray is ours alone, on loopback, for one run: no token needed
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
                 from mallows.tournaments.reaper import Reaper
+
                 self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
                 env.setdefault("MALLOWS_SNAPSHOTS", str(cache_root()))  # this machine's
                 # address="local": always a new Ray of our own, never one already running here
                 with _no_dashboard_server():
-                    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
-                             include_dashboard=False,
-                             _node_ip_address="127.0.0.1", runtime_env={"env_vars": env},
-                             logging_level="ERROR", log_to_driver=False)
+                    ray.init(
+                        address="local",
+                        num_cpus=workers or os.cpu_count() or 1,
+                        include_dashboard=False,
+                        _node_ip_address="127.0.0.1",
+                        runtime_env={"env_vars": env},
+                        logging_level="ERROR",
+                        log_to_driver=False,
+                    )
         except KeyboardInterrupt:  # a signal while Ray was starting: as it came (a
-            self.close()           # SIGTERM or SIGHUP keeps its exit status)
+            self.close()  # SIGTERM or SIGHUP keeps its exit status)
             raise
         except SystemExit as exc:  # Ray's own SIGTERM handler exits with the signal's number
             self.close()
@@ -204,11 +228,15 @@ class RayExecutor(Executor):
                     f"because of token authentication ({_first_line(exc)}). Give this process "
                     f"the cluster's token (RAY_AUTH_MODE=token with RAY_AUTH_TOKEN or "
                     f"RAY_AUTH_TOKEN_PATH; `ray get-auth-token` on the head prints it), or start "
-                    f"the cluster with RAY_AUTH_MODE=disabled on a trusted network") from None
+                    f"the cluster with RAY_AUTH_MODE=disabled on a trusted network"
+                ) from None
             where = f"join the Ray cluster at {address}" if address else "start a local Ray"
-            hint = ("check the address (the head's host:port, as `ray start --head` printed "
-                    "it) and that this machine runs the same Ray and Python versions"
-                    if address else "try --workers 1 to run in this process")
+            hint = (
+                "check the address (the head's host:port, as `ray start --head` printed "
+                "it) and that this machine runs the same Ray and Python versions"
+                if address
+                else "try --workers 1 to run in this process"
+            )
             log = [ln for ln in join_log.splitlines() if " E " in ln]
             detail = f" (Ray: {log[-1].strip()[:300]})" if log else ""
             error = ClusterError if address else ExecutorError  # a join: the address given
@@ -217,11 +245,13 @@ class RayExecutor(Executor):
         if self.client:
             self._batch = ray.remote(num_cpus=1, max_retries=0)(play_batch)
         else:
-            self._stream = ray.remote(num_cpus=1, max_retries=0,
-                                      num_returns="streaming")(play_stream)
+            self._stream = ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(
+                play_stream
+            )
 
-    def run_batches(self, jobs: Iterable[Job], expected: int | None = None
-                    ) -> Iterator[list[Outcome]]:
+    def run_batches(
+        self, jobs: Iterable[Job], expected: int | None = None
+    ) -> Iterator[list[Outcome]]:
         """``_run_batches``; a Ray that dies under the run (its raylet) is an ``ExecutorError``
         saying so, never a traceback: what finished is stored and a rerun resumes."""
         dead = (self.ray.exceptions.LocalRayletDiedError, self.ray.exceptions.RaySystemError)
@@ -235,10 +265,12 @@ class RayExecutor(Executor):
             where = f"the Ray cluster at {self.address}" if self.address else "the local Ray"
             raise ExecutorError(
                 f"{where} stopped under this run ({_first_line(exc)}): the finished matches "
-                f"are stored; rerun the same command to resume") from None
+                f"are stored; rerun the same command to resume"
+            ) from None
 
-    def _run_batches(self, jobs: Iterable[Job], expected: int | None = None
-                     ) -> Iterator[list[Outcome]]:
+    def _run_batches(
+        self, jobs: Iterable[Job], expected: int | None = None
+    ) -> Iterator[list[Outcome]]:
         """Flow control: at most ``IN_FLIGHT_PER_WORKER`` tasks per CPU, each a batch sized
         from the measured match time (``batch_size_for``); jobs are read from ``jobs`` only
         when a task is sent, and results are consumed as they stream back (``play_stream``;
@@ -250,9 +282,13 @@ class RayExecutor(Executor):
         left = expected
         exhausted = False
         mean: float | None = None  # measured seconds per match (moving average)
-        lost_errors = (ray.exceptions.WorkerCrashedError, ray.exceptions.RayActorError,
-                       ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError,
-                       ray.exceptions.OwnerDiedError)
+        lost_errors = (
+            ray.exceptions.WorkerCrashedError,
+            ray.exceptions.RayActorError,
+            ray.exceptions.ObjectLostError,
+            ray.exceptions.NodeDiedError,
+            ray.exceptions.OwnerDiedError,
+        )
         in_flight: dict = {}  # generator (or ref) -> [batch, indices to come back, attempt]
         window = max(1, self.workers * IN_FLIGHT_PER_WORKER)
 
@@ -273,8 +309,11 @@ class RayExecutor(Executor):
             if not in_flight:
                 return
             ready, _ = ray.wait(list(in_flight), num_returns=1)
-            ready, _ = ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0) \
-                if len(in_flight) > 1 else (ready, None)
+            ready, _ = (
+                ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0)
+                if len(in_flight) > 1
+                else (ready, None)
+            )
             arrived: list[Outcome] = []
             for gen in ready:
                 batch, waiting, attempt = in_flight[gen]
@@ -298,18 +337,28 @@ class RayExecutor(Executor):
                             submit([job], attempt + 1)
                     elif rest and attempt > RETRIES:  # it kills its worker: report it, go on
                         job = rest[0]
-                        arrived.append(Outcome(
-                            job.index, None, None, None, 0, 0.0, attempts=attempt,
-                            error=f"the Ray worker playing it died {attempt} times "
-                                  f"({_first_line(exc)}); the bots at the table: "
-                                  f"{', '.join(job.seats)}"))
+                        arrived.append(
+                            Outcome(
+                                job.index,
+                                None,
+                                None,
+                                None,
+                                0,
+                                0.0,
+                                attempts=attempt,
+                                error=f"the Ray worker playing it died {attempt} times "
+                                f"({_first_line(exc)}); the bots at the table: "
+                                f"{', '.join(job.seats)}",
+                            )
+                        )
                     elif rest:
                         submit(rest, attempt + 1)
                     continue
                 except ray.exceptions.RayTaskError as exc:
                     raise ExecutorError(
                         f"a Ray task failed outside any match (is mallows importable on "
-                        f"the workers?): {_first_line(exc)}") from None
+                        f"the workers?): {_first_line(exc)}"
+                    ) from None
                 for outcome in outcomes:
                     waiting.discard(outcome.index)
                     outcome.attempts = attempt
@@ -339,6 +388,7 @@ def _no_dashboard_server() -> Iterator[None]:
     (Ray's private hook: if a Ray version lacks it, Ray starts the server as before.)"""
     try:
         from ray._private import node
+
         original = node.Node.start_api_server
     except (ImportError, AttributeError):
         yield
@@ -354,8 +404,15 @@ def _connection_lost(exc: OSError) -> bool:
     """Whether ``exc`` says a connection to a Ray process went away."""
     text = str(exc).lower()
     return isinstance(exc, ConnectionError) or any(
-        w in text for w in ("connection reset", "connection refused", "broken pipe",
-                            "socket closed", "end of file"))
+        w in text
+        for w in (
+            "connection reset",
+            "connection refused",
+            "broken pipe",
+            "socket closed",
+            "end of file",
+        )
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -380,8 +437,10 @@ def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
     if not sep or not port.isdigit():
         if address.strip().lower() in ("auto", "local"):
             return
-        raise ClusterError(f"--address {address!r} is not HOST:PORT: give the head's address "
-                            f"as `ray start --head` printed it, for example 10.0.0.5:6379")
+        raise ClusterError(
+            f"--address {address!r} is not HOST:PORT: give the head's address "
+            f"as `ray start --head` printed it, for example 10.0.0.5:6379"
+        )
     try:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout):
             pass
@@ -389,4 +448,5 @@ def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
         raise ClusterError(
             f"could not reach a Ray cluster at {address} ({exc.strerror or exc}): is its head "
             f"running (`ray start --head` prints the address to join) and is the port open "
-            f"from this machine?") from None
+            f"from this machine?"
+        ) from None

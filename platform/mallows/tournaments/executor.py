@@ -34,8 +34,9 @@ class Executor:
         for outcomes in self.run_batches(jobs, expected):
             yield from outcomes
 
-    def run_batches(self, jobs: Iterable[Job], expected: int | None = None
-                    ) -> Iterator[list[Outcome]]:
+    def run_batches(
+        self, jobs: Iterable[Job], expected: int | None = None
+    ) -> Iterator[list[Outcome]]:
         """Outcomes as they arrive, grouped as they arrived together (a caller stores each
         group in one transaction). ``jobs`` may be a lazy iterator; it is read only as far as
         the executor has room for (``expected``: how many it will yield, if known)."""
@@ -60,8 +61,9 @@ class InProcessExecutor(Executor):
     def __init__(self) -> None:
         self.workers = 1
 
-    def run_batches(self, jobs: Iterable[Job], expected: int | None = None
-                    ) -> Iterator[list[Outcome]]:
+    def run_batches(
+        self, jobs: Iterable[Job], expected: int | None = None
+    ) -> Iterator[list[Outcome]]:
         with worker_pool() as pool:  # the whole run is this executor's one batch
             for job in jobs:
                 yield [play_job(job, pool)]  # each match arrives alone: stored before the next
@@ -72,23 +74,29 @@ def cluster_address(address: str | None = None) -> str | None:
     return address or os.environ.get("RAY_ADDRESS") or None
 
 
-def make_executor(workers: int | None = None, address: str | None = None,
-                  batch_size: int | None = None, snapshots: Sequence[str] = ()) -> Executor:
+def make_executor(
+    workers: int | None = None,
+    address: str | None = None,
+    batch_size: int | None = None,
+    snapshots: Sequence[str] = (),
+) -> Executor:
     """``address`` (or ``RAY_ADDRESS``) joins a cluster; else ``workers`` (default: CPU count)
     above 1 starts a local Ray, and 1 runs in this process. ``batch_size``: matches per Ray
     task (default: automatic). ``snapshots``: the digests of the pinned snapshots a joined
     cluster is shipped (``Plan.roster.snapshots()``)."""
     address = cluster_address(address)
     if workers is not None and workers < 1:
-        raise MallowsError(f"--workers must be 1 or more, got {workers}: use --workers 1 to "
-                            f"run in this process")
+        raise MallowsError(
+            f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
+        )
     if address:
         from mallows.tournaments.cluster import RayExecutor, check_reachable
+
         check_reachable(address)
-        return RayExecutor(workers, address=address, batch_size=batch_size,
-                           snapshots=snapshots)
+        return RayExecutor(workers, address=address, batch_size=batch_size, snapshots=snapshots)
     workers = workers or os.cpu_count() or 1
     if workers == 1:
         return InProcessExecutor()
     from mallows.tournaments.cluster import RayExecutor
+
     return RayExecutor(workers, batch_size=batch_size)

@@ -30,7 +30,7 @@ from mallows.games import get_game
 from mallows.results.interface import MatchRow
 from mallows.tournaments.match import forfeit_count, play_match
 
-MAX_SESSIONS = 32   # matches open at once on one server
+MAX_SESSIONS = 32  # matches open at once on one server
 IDLE_SECONDS = 1800  # a match whose page asked nothing for this long is abandoned
 HUMAN = "human"
 
@@ -72,16 +72,24 @@ class PlayRoom:
         self._lock = threading.Lock()
         self._store_lock = threading.Lock()
 
-    def new(self, game: str, opponents: list[str], seat: int, seed: int | None = None,
-            rules: str | None = None) -> Session:
+    def new(
+        self,
+        game: str,
+        opponents: list[str],
+        seat: int,
+        seed: int | None = None,
+        rules: str | None = None,
+    ) -> Session:
         """Start a match: ``opponents`` fill the other seats in order, the person sits at
         ``seat``. Bad input is a ``MallowsError`` saying what to change."""
         module = get_game(game)
         players = len(opponents) + 1
         if not module.MIN_PLAYERS <= players <= module.MAX_PLAYERS:
-            raise MallowsError(f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} "
-                               f"players: choose {module.MIN_PLAYERS - 1} to "
-                               f"{module.MAX_PLAYERS - 1} opponents")
+            raise MallowsError(
+                f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} "
+                f"players: choose {module.MIN_PLAYERS - 1} to "
+                f"{module.MAX_PLAYERS - 1} opponents"
+            )
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise MallowsError(f"seat {seat!r}: choose a seat from 0 to {players - 1}")
         options = module.make_options(rules or None, {})
@@ -90,12 +98,19 @@ class PlayRoom:
         for name in opponents:
             base = name.partition(":")[0]
             if base == HUMAN:
-                raise MallowsError("one person per match on the play page: choose bots for "
-                                   "the other seats")
-            if "/" in base or "\\" in base or base.startswith(".") or base.endswith(
-                    (".py", ".toml")):
-                raise MallowsError(f"opponent {name!r}: the play page takes bot names (mallows "
-                                   f"bots list), not paths")
+                raise MallowsError(
+                    "one person per match on the play page: choose bots for the other seats"
+                )
+            if (
+                "/" in base
+                or "\\" in base
+                or base.startswith(".")
+                or base.endswith((".py", ".toml"))
+            ):
+                raise MallowsError(
+                    f"opponent {name!r}: the play page takes bot names (mallows "
+                    f"bots list), not paths"
+                )
             spec = load_bot(canonical_name(name))
             ready(spec, game, sandbox=limits.sandbox)
             specs.append(spec)
@@ -107,8 +122,9 @@ class PlayRoom:
                     old.web.abandon()
             live = [s for s in self.sessions.values() if not s.over]
             if len(live) >= MAX_SESSIONS:
-                raise MallowsError(f"{MAX_SESSIONS} matches are being played already: finish "
-                                   f"one first")
+                raise MallowsError(
+                    f"{MAX_SESSIONS} matches are being played already: finish one first"
+                )
             # the deal and the bots' seeds keyed (seeding.Chance): a bot cannot compute the
             # person's cards; a given seed repeats on this machine (this user's key)
             key = (seeding.local_key() if seed is not None else None) or seeding.fresh_key()
@@ -123,8 +139,9 @@ class PlayRoom:
 
         def run() -> None:
             try:
-                session.record = play_match(game, options, chance.play_seed(seed), handles,
-                                            names=names, chance=chance)
+                session.record = play_match(
+                    game, options, chance.play_seed(seed), handles, names=names, chance=chance
+                )
                 session.stored_as = self._store(session.record)
             except Exception as exc:  # noqa: BLE001 - shown on the page, never lost silently
                 session.error = f"{type(exc).__name__}: {exc}"
@@ -147,15 +164,33 @@ class PlayRoom:
         with self._store_lock, Store(self.db) as store:
             row = store.tournament(name)
             if row is None:
-                definition = json.dumps({"name": name, "game": game, "human": True,
-                                         "kind": "play page: a person against bots"},
-                                        sort_keys=True)
+                definition = json.dumps(
+                    {
+                        "name": name,
+                        "game": game,
+                        "human": True,
+                        "kind": "play page: a person against bots",
+                    },
+                    sort_keys=True,
+                )
                 store.add_tournament(name, game, definition, "", "mallows serve", 0, {})
             idx = store.count_matches(name)
-            store.add_match(MatchRow(f"{name}/{idx}", name, idx, game, 0, 0, idx,
-                                     int(record["seed"]), list(record["players"]),
-                                     list(record["result"]["ranks"]), forfeit_count(record),
-                                     text))
+            store.add_match(
+                MatchRow(
+                    f"{name}/{idx}",
+                    name,
+                    idx,
+                    game,
+                    0,
+                    0,
+                    idx,
+                    int(record["seed"]),
+                    list(record["players"]),
+                    list(record["result"]["ranks"]),
+                    forfeit_count(record),
+                    text,
+                )
+            )
             store.update_tournament(name, total=idx + 1)
         return f"{name}/{idx}"
 

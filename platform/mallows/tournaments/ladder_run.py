@@ -56,20 +56,20 @@ SOURCE = "mallows ladder"
 #: Keys of the definition a resumed ladder may change: its cap (the stored digest stays that
 #: of the first run; the definition is the newest)
 MUTABLE = ("max_matches",)
-STOP_POLL_SECONDS = 0.5   # how often a running epoch looks for a `stop`
+STOP_POLL_SECONDS = 0.5  # how often a running epoch looks for a `stop`
 FOLLOW_POLL_SECONDS = 2.0  # how often an answered ladder run with --follow looks for joins
-MIN_EPOCH_MATCHES = 6      # an epoch's base tables hold at least this many matches ...
-EPOCH_SHARE = 10           # ... and at least 1/10 of the matches planned before it
+MIN_EPOCH_MATCHES = 6  # an epoch's base tables hold at least this many matches ...
+EPOCH_SHARE = 10  # ... and at least 1/10 of the matches planned before it
 MAX_PASSES = 10_000
 
 
 @dataclass
 class Entrant:
-    written: str                 # the name as written (file, join)
-    joined: int                  # the epoch it joined in (0: in the file)
-    status: str = "active"       # active, withdrawn, retired, refused, eliminated
+    written: str  # the name as written (file, join)
+    joined: int  # the epoch it joined in (0: in the file)
+    status: str = "active"  # active, withdrawn, retired, refused, eliminated
     note: str = ""
-    shown: str = ""              # the name it is shown and rated under (its pin)
+    shown: str = ""  # the name it is shown and rated under (its pin)
 
 
 @dataclass
@@ -77,12 +77,12 @@ class LadderState:
     """A ladder as the store has it at an epoch boundary."""
 
     ladder: Ladder
-    entrants: dict[str, Entrant] = field(default_factory=dict)   # by written name
+    entrants: dict[str, Entrant] = field(default_factory=dict)  # by written name
     epochs: list[dict] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     events_upto: int = 0
-    mode: str = "ladder"        # "ladder", "finals:S" (stage S), "done"
-    stage_epochs: int = 0       # epochs played in the current finals stage
+    mode: str = "ladder"  # "ladder", "finals:S" (stage S), "done"
+    stage_epochs: int = 0  # epochs played in the current finals stage
 
     @property
     def next_epoch(self) -> int:
@@ -98,42 +98,53 @@ class LadderState:
 
 @dataclass
 class LadderResult:
-    epochs: int = 0              # epochs planned in all
-    played: int = 0              # matches played by this run
-    stored: int = 0              # matches of the ladder in the store
-    finished: bool = False       # its questions answered (or its finals over, or the cap)
-    stopped: bool = False        # `mallows ladder stop`
-    why: str = ""                # why it ended, in words
+    epochs: int = 0  # epochs planned in all
+    played: int = 0  # matches played by this run
+    stored: int = 0  # matches of the ladder in the store
+    finished: bool = False  # its questions answered (or its finals over, or the cap)
+    stopped: bool = False  # `mallows ladder stop`
+    why: str = ""  # why it ended, in words
     answers: list = field(default_factory=list)
 
 
 # -- registering --------------------------------------------------------------------------------
+
 
 def register(store: Any, ladder: Ladder) -> bool:
     """Record the ladder (True) or check it against the stored one (False: a resume)."""
     row = store.tournament(ladder.name)
     definition = ladder.definition()
     if row is None:
-        store.add_tournament(ladder.name, ladder.game, json.dumps(definition, sort_keys=True),
-                             ladder.digest(), ladder.source or SOURCE, 0, dict(ladder.bot_sources))
+        store.add_tournament(
+            ladder.name,
+            ladder.game,
+            json.dumps(definition, sort_keys=True),
+            ladder.digest(),
+            ladder.source or SOURCE,
+            0,
+            dict(ladder.bot_sources),
+        )
         return True
     old = json.loads(row["definition"])
     if old.get("kind") != KIND:
-        raise LadderError(f"{ladder.name!r} in {store.path} is a {old.get('kind', 'tournament')}, "
-                          f"not a ladder: give the ladder file another `name`")
+        raise LadderError(
+            f"{ladder.name!r} in {store.path} is a {old.get('kind', 'tournament')}, "
+            f"not a ladder: give the ladder file another `name`"
+        )
     if row["digest"] != ladder.digest():
-        same = {k: v for k, v in old.items() if k not in MUTABLE} == \
-            {k: v for k, v in definition.items() if k not in MUTABLE}
+        same = {k: v for k, v in old.items() if k not in MUTABLE} == {
+            k: v for k, v in definition.items() if k not in MUTABLE
+        }
         if same:  # a higher (or lower) cap: the same ladder, run longer (or shorter)
-            store.update_tournament(ladder.name, definition=json.dumps(definition,
-                                                                       sort_keys=True))
+            store.update_tournament(ladder.name, definition=json.dumps(definition, sort_keys=True))
             return False
         changes = diff_definitions(old, definition)
         raise StorageError(
             f"ladder {ladder.name!r} is already in {store.path} with a different definition; "
             f"changed: {'; '.join(changes)}. Its matches were played under the old one, so it "
             f"cannot resume: give the file a new `name`, restore the old values, or use "
-            f"another --db")
+            f"another --db"
+        )
     return False
 
 
@@ -141,16 +152,20 @@ def stored_ladder(store: Any, name: str) -> Ladder:
     """The ladder ``name`` as its stored definition says (no file needed)."""
     row = store.tournament(name)
     if row is None:
-        raise LadderError(f"no ladder {name!r} in {store.path}: start it with mallows ladder "
-                          f"run FILE --db {store.path}")
+        raise LadderError(
+            f"no ladder {name!r} in {store.path}: start it with mallows ladder "
+            f"run FILE --db {store.path}"
+        )
     definition = json.loads(row["definition"])
     if definition.get("kind") != KIND:
-        raise LadderError(f"{name!r} in {store.path} is a {definition.get('kind') or 'tournament'}, "
-                          f"not a ladder")
+        raise LadderError(
+            f"{name!r} in {store.path} is a {definition.get('kind') or 'tournament'}, not a ladder"
+        )
     return from_definition(definition)
 
 
 # -- the state, from what is stored -------------------------------------------------------------
+
 
 def _tables(rows: list[dict]) -> list[Table]:
     return [Table(r["tbl"], r["first"], tuple(r["bots"]), r["reason"], r["count"]) for r in rows]
@@ -191,22 +206,26 @@ def _apply(state: LadderState, event: dict, epoch: int) -> None:
     entrants = state.entrants
     if kind == "join" and bot:
         if state.mode != "ladder":
-            entrants.setdefault(bot, Entrant(bot, epoch, "refused",
-                                             "the ladder is in its finals: entries are frozen"))
+            entrants.setdefault(
+                bot,
+                Entrant(bot, epoch, "refused", "the ladder is in its finals: entries are frozen"),
+            )
             return
         if bot not in entrants:
             entrants[bot] = Entrant(bot, epoch)
         elif entrants[bot].status in ("withdrawn", "retired"):
             entrants[bot].status, entrants[bot].note = "active", "rejoined"
     elif kind in ("withdraw", "retire", "refuse") and bot in entrants:
-        entrants[bot].status = {"withdraw": "withdrawn", "retire": "retired",
-                                "refuse": "refused"}[kind]
+        entrants[bot].status = {"withdraw": "withdrawn", "retire": "retired", "refuse": "refused"}[
+            kind
+        ]
         entrants[bot].note = event["note"] or ""
     elif kind == "finals" and state.mode == "ladder":
         state.mode, state.stage_epochs = "finals:0", 0
 
 
 # -- events the ladder records itself ----------------------------------------------------------
+
 
 def _resolve_join(store: Any, ladder: Ladder, bot: str) -> str:
     """How a joined name is written: a submitted NAME without a version is pinned to its newest
@@ -241,15 +260,20 @@ def withdraw(store: Any, name: str, bot: str, note: str = "") -> str:
     its matches stay in the results."""
     ladder = stored_ladder(store, name)
     state = read_state(store, ladder)
-    pending = [e["bot"] for e in store.ladders.events(name, state.events_upto)
-               if e["kind"] == "join"]
-    known = {**{e.written: e.written for e in state.entrants.values()},
-             **{e.shown: e.written for e in state.entrants.values() if e.shown},
-             **{b: b for b in pending}}
+    pending = [
+        e["bot"] for e in store.ladders.events(name, state.events_upto) if e["kind"] == "join"
+    ]
+    known = {
+        **{e.written: e.written for e in state.entrants.values()},
+        **{e.shown: e.written for e in state.entrants.values() if e.shown},
+        **{b: b for b in pending},
+    }
     if bot not in known:
         names = sorted(set(known))
-        raise LadderError(f"ladder {name!r} has no entrant {bot!r}: its entrants are "
-                          f"{', '.join(names) or 'none yet'}")
+        raise LadderError(
+            f"ladder {name!r} has no entrant {bot!r}: its entrants are "
+            f"{', '.join(names) or 'none yet'}"
+        )
     store.ladders.add_event(name, "withdraw", known[bot], note or "withdrawn")
     return known[bot]
 
@@ -260,14 +284,16 @@ def _auto_events(store: Any, ladder: Ladder, state: LadderState) -> None:
     submission is withdrawn from the ladder. Recorded as events, so a resume sees the same."""
     pending = store.ladders.events(ladder.name, state.events_upto)
     known = set(state.entrants) | {e["bot"] for e in pending if e["kind"] == "join"}
-    gone = {e.written for e in state.entrants.values() if e.status != "active"} | \
-        {e["bot"] for e in pending if e["kind"] in ("withdraw", "retire", "refuse")}
+    gone = {e.written for e in state.entrants.values() if e.status != "active"} | {
+        e["bot"] for e in pending if e["kind"] in ("withdraw", "retire", "refuse")
+    }
     for sub in store.submissions():
         written = f"{sub['name']}@{sub['version']}"
         if sub.get("withdrawn"):
             if written in known and written not in gone:
-                store.ladders.add_event(ladder.name, "withdraw", written,
-                                        f"submission withdrawn: {sub['withdrawn']}")
+                store.ladders.add_event(
+                    ladder.name, "withdraw", written, f"submission withdrawn: {sub['withdrawn']}"
+                )
             continue
         if ladder.submitted == "none" or written in known:
             continue
@@ -291,8 +317,10 @@ def _auto_events(store: Any, ladder: Ladder, state: LadderState) -> None:
 
 # -- planning ---------------------------------------------------------------------------------
 
+
 def _fit(store: Any, name: str, bots: list[str]) -> Any:
     from mallows.results.plackett_luce import fit_history
+
     return fit_history(store.results(tournament=name), bots=tuple(bots))
 
 
@@ -304,12 +332,16 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
     newcomer belongs. In finals there are no newcomers (entries are frozen)."""
     from mallows.ladder.policy import place_question
     from mallows.ladder.questions import parse_question
+
     shown = {e.written: e.shown or e.written for e in state.entrants.values()}
     active = {e.shown or e.written for e in state.active()}
     out: list[Any] = []
     if not any(q.get("type") == "newcomers" for q in ladder.questions):
-        out += [place_question(e.shown, policy_of(ladder)) for e in state.active()
-                if e.joined > 0 and e.shown]
+        out += [
+            place_question(e.shown, policy_of(ladder))
+            for e in state.active()
+            if e.joined > 0 and e.shown
+        ]
     for q in ladder.questions:
         if q.get("type") == "newcomers":
             for e in state.entrants.values():
@@ -328,11 +360,13 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
 
 def policy_of(ladder: Ladder) -> Any:
     from mallows.ladder.policy import Policy
+
     return Policy(boost=float(ladder.boost))
 
 
 def answers_for(ladder: Ladder, state: LadderState, fit: Any) -> list:
     from mallows.ladder.questions import answer
+
     return [answer(q, fit) for q in questions_for(ladder, state)]
 
 
@@ -344,14 +378,25 @@ def restrict(fit: Any, bots: list[str]) -> Any:
     import numpy as np
 
     from mallows.results.plackett_luce import HistoryFit
+
     keep = [i for i, b in enumerate(fit.bots) if b in set(bots)]
     draws = fit.rank_draws[:, keep]
-    ranks = (np.argsort(np.argsort(draws, axis=1, kind="stable"), axis=1, kind="stable") + 1
-             if len(draws) else draws)
-    return HistoryFit(tuple(fit.bots[i] for i in keep), fit.theta[keep],
-                      fit.cov[np.ix_(keep, keep)], ranks.astype(fit.rank_draws.dtype),
-                      fit.played[keep], fit.mean_place[keep], fit.matches, fit.iterations,
-                      fit.level)
+    ranks = (
+        np.argsort(np.argsort(draws, axis=1, kind="stable"), axis=1, kind="stable") + 1
+        if len(draws)
+        else draws
+    )
+    return HistoryFit(
+        tuple(fit.bots[i] for i in keep),
+        fit.theta[keep],
+        fit.cov[np.ix_(keep, keep)],
+        ranks.astype(fit.rank_draws.dtype),
+        fit.played[keep],
+        fit.mean_place[keep],
+        fit.matches,
+        fit.iterations,
+        fit.level,
+    )
 
 
 def fits(store: Any, state: LadderState) -> tuple[Any, Any]:
@@ -373,17 +418,26 @@ def _finals_cut(ladder: Ladder, state: LadderState, fit: Any) -> None:
         kept = set(order[:keep])
         for e in active:
             if e.shown not in kept:
-                e.status, e.note = "eliminated", f"below the cut of {keep} after finals stage {stage}"
+                e.status, e.note = (
+                    "eliminated",
+                    f"below the cut of {keep} after finals stage {stage}",
+                )
         state.mode, state.stage_epochs = f"finals:{stage + 1}", 0
     else:
         state.mode = "done"
 
 
-def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str | None,
-              memo: dict | None = None) -> tuple[list[Table] | None, str, list]:
+def plan_next(
+    store: Any,
+    state: LadderState,
+    resolver: Resolver,
+    sandbox: str | None,
+    memo: dict | None = None,
+) -> tuple[list[Table] | None, str, list]:
     """Apply the new events, check and pin who joined, fit, answer, and plan and store the next
     epoch. Returns (its tables, "" ) or (None, why the ladder ends, the answers)."""
     from mallows.ladder.policy import all_answered, entry_rate, extra_tables
+
     ladder = state.ladder
     _auto_events(store, ladder, state)
     new_events = store.ladders.events(ladder.name, state.events_upto)
@@ -417,8 +471,14 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
     if state.planned >= ladder.max_matches:
         return None, f"max_matches ({ladder.max_matches:,}) reached", answers
     if len(active) < k:
-        return None, (f"the field has {len(active)} active bot(s), fewer than the {k} seats "
-                      f"of a table: waiting for entrants"), answers
+        return (
+            None,
+            (
+                f"the field has {len(active)} active bot(s), fewer than the {k} seats "
+                f"of a table: waiting for entrants"
+            ),
+            answers,
+        )
     epoch = state.next_epoch
     boosted: list[tuple[str, int]] = []
     extra: list[tuple[tuple[str, ...], str]] = []
@@ -427,8 +487,11 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
         shown = {e.written: e.shown for e in state.entrants.values()}
         challengers = [shown[c] for c in ladder.challengers if shown.get(c) in active]
     field_names = [b for b in active if b not in challengers] if challengers else active
-    per_pass = (-(-len(field_names) // k) if not challengers else
-                len(challengers) * -(-len(field_names) // (k - 1)))
+    per_pass = (
+        -(-len(field_names) // k)
+        if not challengers
+        else len(challengers) * -(-len(field_names) // (k - 1))
+    )
     passes = epoch_passes(ladder, state.planned, per_pass)
     if state.mode == "ladder":
         for e in state.active():
@@ -438,20 +501,37 @@ def plan_next(store: Any, state: LadderState, resolver: Resolver, sandbox: str |
                     boosted.append((e.shown, int(round((rate - 1) * passes))))
         count = policy.extra_count(per_pass * passes, answers)
         if count:
-            for t in extra_tables(answers, fit, k, count,
-                                  seed=seeding.child_seed(ladder.seed, 1_000_000 + epoch)):
+            for t in extra_tables(
+                answers, fit, k, count, seed=seeding.child_seed(ladder.seed, 1_000_000 + epoch)
+            ):
                 bots = [b for b in t.bots if b in active]
                 fill = [b for b in fit.order() if b in active and b not in bots]
                 extra.append((tuple((bots + fill)[:k]), f"extra:{t.question}"))
-    tables = plan_epoch(ladder.seed, epoch, state.planned, len(state.tables), field_names, k,
-                        ladder.deals, challengers=challengers, passes=passes,
-                        boosted=boosted, extra=extra)
+    tables = plan_epoch(
+        ladder.seed,
+        epoch,
+        state.planned,
+        len(state.tables),
+        field_names,
+        k,
+        ladder.deals,
+        challengers=challengers,
+        passes=passes,
+        boosted=boosted,
+        extra=extra,
+    )
     if state.mode.startswith("finals"):
         stage = state.mode.split(":")[1]
         tables = [dataclasses.replace(t, reason=f"finals:{stage}") for t in tables]
-    row = {"epoch": epoch, "first": state.planned, "count": sum(t.count for t in tables),
-           "mode": state.mode, "field": active, "events_upto": upto,
-           "newcomers": [b for b, _ in boosted]}
+    row = {
+        "epoch": epoch,
+        "first": state.planned,
+        "count": sum(t.count for t in tables),
+        "mode": state.mode,
+        "field": active,
+        "events_upto": upto,
+        "newcomers": [b for b, _ in boosted],
+    }
     store.ladders.add_epoch(ladder.name, row, [t.as_row() for t in tables])
     state.epochs.append({**row, "newcomers": row["newcomers"]})
     state.tables += tables
@@ -477,14 +557,21 @@ def _pin(store: Any, state: LadderState, resolver: Resolver, memo: dict | None =
     run, ``memo`` keeping what was checked). One no longer scheduled keeps its pin and its
     shown name but is not checked: a withdrawn file may change without stopping the ladder."""
     from mallows.tournaments.pinning import pin_bots
+
     names = [e.written for e in state.active()]
     key = tuple(names)
     if memo is not None and key in memo:
         pins = memo[key]
     else:
-        pins = pin_bots(store, state.ladder.name, names,
-                        store.count_matches(state.ladder.name) + 1, resolver, kind="ladder",
-                        extend=True)
+        pins = pin_bots(
+            store,
+            state.ladder.name,
+            names,
+            store.count_matches(state.ladder.name) + 1,
+            resolver,
+            kind="ladder",
+            extend=True,
+        )
         if memo is not None:
             memo[key] = pins
     for written, shown in zip(names, pins.shown):
@@ -493,6 +580,7 @@ def _pin(store: Any, state: LadderState, resolver: Resolver, memo: dict | None =
 
 
 # -- running -----------------------------------------------------------------------------------
+
 
 class LadderStop:
     """``execute``'s stop rule for one epoch: a ``mallows ladder stop`` recorded after this run
@@ -507,8 +595,9 @@ class LadderStop:
         now = time.monotonic()
         if not self._decided and now - self._at >= STOP_POLL_SECONDS:
             self._at = now
-            self._decided = any(e["kind"] == "stop"
-                                for e in self.store.ladders.events(self.name, self.after))
+            self._decided = any(
+                e["kind"] == "stop" for e in self.store.ladders.events(self.name, self.after)
+            )
         return self._decided
 
     def replay(self, store: Any, name: str) -> None:
@@ -518,22 +607,38 @@ class LadderStop:
         return None
 
 
-def _plan(store: Any, ladder: Ladder, state: LadderState, resolver: Resolver,
-          memo: dict | None = None) -> Plan:
+def _plan(
+    store: Any, ladder: Ladder, state: LadderState, resolver: Resolver, memo: dict | None = None
+) -> Plan:
     pins = _pin(store, state, resolver, memo)
     shown = {e.written: e.shown for e in state.entrants.values() if e.shown}
     everyone = tuple(pins.shown) + tuple(s for s in shown.values() if s not in pins.shown)
-    return Plan(run=ladder, kind=KIND, name=ladder.name, game=ladder.game,
-                options=ladder.effective_options, limits=Limits.from_dict(ladder.limits),
-                bots=everyone, shown=shown,
-                schedule=LadderSchedule(state.tables, ladder.players, ladder.deals, ladder.seed,
-                                        ladder.chance),
-                roster=pins.roster, resolver=resolver.with_roster(pins.roster),
-                ratings=ladder.definition()["ratings"], sources=pins.sources)
+    return Plan(
+        run=ladder,
+        kind=KIND,
+        name=ladder.name,
+        game=ladder.game,
+        options=ladder.effective_options,
+        limits=Limits.from_dict(ladder.limits),
+        bots=everyone,
+        shown=shown,
+        schedule=LadderSchedule(
+            state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance
+        ),
+        roster=pins.roster,
+        resolver=resolver.with_roster(pins.roster),
+        ratings=ladder.definition()["ratings"],
+        sources=pins.sources,
+    )
 
 
-def prepare_ladder(ladder: Ladder, store: Any, resolver: Resolver | None = None,
-                   sandbox: str | None = None, key: bytes | None = None) -> Ladder:
+def prepare_ladder(
+    ladder: Ladder,
+    store: Any,
+    resolver: Resolver | None = None,
+    sandbox: str | None = None,
+    key: bytes | None = None,
+) -> Ladder:
     """Check the file's bots (unless done), register the ladder, key it: what ``run_ladder``
     needs before its first epoch. Returns the ladder as stored (its drawn seed, its key)."""
     resolver = resolver if resolver is not None else Resolver(store)
@@ -545,17 +650,24 @@ def prepare_ladder(ladder: Ladder, store: Any, resolver: Resolver | None = None,
     return ladder.with_chance(store, key)
 
 
-def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], Any],
-               resolver: Resolver | None = None, sandbox: str | None = None,
-               on_epoch: Callable[[LadderState, list[Table]], None] | None = None,
-               on_outcome: Callable | None = None, follow: bool = False,
-               max_epochs: int | None = None) -> LadderResult:
+def run_ladder(
+    ladder: Ladder,
+    store: Any,
+    make_executor: Callable[[list[str]], Any],
+    resolver: Resolver | None = None,
+    sandbox: str | None = None,
+    on_epoch: Callable[[LadderState, list[Table]], None] | None = None,
+    on_outcome: Callable | None = None,
+    follow: bool = False,
+    max_epochs: int | None = None,
+) -> LadderResult:
     """Run ``ladder`` (``prepare_ladder``d) until it ends (see the module's docstring).
     ``make_executor(snapshots)`` makes an executor (a new one when the snapshots to ship
     change); ``on_epoch(state, tables)`` after each epoch is planned; ``follow``: an answered
     ladder waits for entrants (a join reopens it) until ``stop``; ``max_epochs``: at most so
     many epochs by this run (tests)."""
     from mallows.tournaments.run import execute
+
     resolver = resolver if resolver is not None else Resolver(store)
     result = LadderResult()
     events = store.ladders.events(ladder.name)
@@ -576,15 +688,19 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
                 tables, why, result.answers = plan_next(store, state, resolver, sandbox, memo)
                 if tables is None:
                     result.why = why
-                    if follow and not stop.decided and "max_matches" not in why \
-                            and state.mode != "done":
+                    if (
+                        follow
+                        and not stop.decided
+                        and "max_matches" not in why
+                        and state.mode != "done"
+                    ):
                         time.sleep(FOLLOW_POLL_SECONDS)
                         continue
                     result.finished = "waiting" not in why
                     break
                 state = read_state(store, ladder)  # what was stored is what is played
                 if on_epoch:
-                    on_epoch(state, state.tables[-len(tables):])
+                    on_epoch(state, state.tables[-len(tables) :])
             runs += 1
             plan = _plan(store, ladder, state, resolver, memo)
             snapshots = plan.roster.snapshots()
@@ -606,9 +722,11 @@ def run_ladder(ladder: Ladder, store: Any, make_executor: Callable[[list[str]], 
         result.epochs = len(store.ladders.epochs(ladder.name))
         if runs:  # the TrueSkill board beside the fit, once a run (not once an epoch)
             from mallows.tournaments.run import refresh_ratings
+
             refresh_ratings(store, ladder.name)
-        store.update_tournament(ladder.name, total=max(result.stored, _planned(store, ladder)),
-                                finished=result.finished)
+        store.update_tournament(
+            ladder.name, total=max(result.stored, _planned(store, ladder)), finished=result.finished
+        )
     return result
 
 

@@ -44,23 +44,29 @@ from mallows.tournaments.schedule import MatchSpec, balanced_orders
 
 @dataclass(frozen=True)
 class Table:
-    tbl: int                   # the ladder's table number (0, 1, ...)
-    first: int                 # the index of its first match
-    bots: tuple[str, ...]      # the bots in the order of deal 0, rotation 0
-    reason: str                # "base", "newcomer:NAME", "extra:QUESTION", "finals:N"
-    count: int                 # matches: deals x players
+    tbl: int  # the ladder's table number (0, 1, ...)
+    first: int  # the index of its first match
+    bots: tuple[str, ...]  # the bots in the order of deal 0, rotation 0
+    reason: str  # "base", "newcomer:NAME", "extra:QUESTION", "finals:N"
+    count: int  # matches: deals x players
 
     def as_row(self) -> dict:
-        return {"tbl": self.tbl, "first": self.first, "bots": list(self.bots),
-                "reason": self.reason, "count": self.count}
+        return {
+            "tbl": self.tbl,
+            "first": self.first,
+            "bots": list(self.bots),
+            "reason": self.reason,
+            "count": self.count,
+        }
 
 
 def epoch_rng(seed: int, epoch: int) -> random.Random:
     return random.Random(seeding.child_seed(seed, epoch))
 
 
-def base_tables(rng: random.Random, field: Sequence[str], k: int, passes: int = 1
-                ) -> list[tuple[str, ...]]:
+def base_tables(
+    rng: random.Random, field: Sequence[str], k: int, passes: int = 1
+) -> list[tuple[str, ...]]:
     """``passes`` shuffles of ``field`` cut into tables of ``k`` (every bot at least once a
     pass; the last table of a pass topped up with bots drawn from the others)."""
     out: list[tuple[str, ...]] = []
@@ -70,7 +76,7 @@ def base_tables(rng: random.Random, field: Sequence[str], k: int, passes: int = 
         order = list(field)
         rng.shuffle(order)
         for start in range(0, len(order), k):
-            table = order[start:start + k]
+            table = order[start : start + k]
             if len(table) < k:
                 rest = [b for b in order if b not in table]
                 table += rng.sample(rest, k - len(table))
@@ -78,8 +84,9 @@ def base_tables(rng: random.Random, field: Sequence[str], k: int, passes: int = 
     return out
 
 
-def gauntlet_tables(rng: random.Random, challengers: Sequence[str], field: Sequence[str],
-                    k: int, passes: int = 1) -> list[tuple[str, ...]]:
+def gauntlet_tables(
+    rng: random.Random, challengers: Sequence[str], field: Sequence[str], k: int, passes: int = 1
+) -> list[tuple[str, ...]]:
     """Each challenger with ``k - 1`` field bots a table, through a shuffled field (every
     field bot once a pass, the last table topped up), the challenger's seat shuffled too."""
     out: list[tuple[str, ...]] = []
@@ -88,18 +95,18 @@ def gauntlet_tables(rng: random.Random, challengers: Sequence[str], field: Seque
             order = [b for b in field if b != challenger]
             rng.shuffle(order)
             for start in range(0, len(order), k - 1):
-                others = order[start:start + k - 1]
+                others = order[start : start + k - 1]
                 if len(others) < k - 1:
-                    others += rng.sample([b for b in order if b not in others],
-                                         k - 1 - len(others))
+                    others += rng.sample([b for b in order if b not in others], k - 1 - len(others))
                 table = [challenger] + others
                 rng.shuffle(table)
                 out.append(tuple(table))
     return out
 
 
-def newcomer_tables(rng: random.Random, newcomer: str, field: Sequence[str], k: int,
-                    count: int) -> list[tuple[str, ...]]:
+def newcomer_tables(
+    rng: random.Random, newcomer: str, field: Sequence[str], k: int, count: int
+) -> list[tuple[str, ...]]:
     """``count`` tables of ``newcomer`` and ``k - 1`` others drawn from ``field``."""
     others = [b for b in field if b != newcomer]
     out = []
@@ -112,10 +119,20 @@ def newcomer_tables(rng: random.Random, newcomer: str, field: Sequence[str], k: 
     return out
 
 
-def plan_epoch(seed: int, epoch: int, first: int, first_table: int, field: Sequence[str],
-               k: int, deals: int, *, challengers: Sequence[str] = (), passes: int = 1,
-               boosted: Sequence[tuple[str, int]] = (),
-               extra: Sequence[tuple[Sequence[str], str]] = ()) -> list[Table]:
+def plan_epoch(
+    seed: int,
+    epoch: int,
+    first: int,
+    first_table: int,
+    field: Sequence[str],
+    k: int,
+    deals: int,
+    *,
+    challengers: Sequence[str] = (),
+    passes: int = 1,
+    boosted: Sequence[tuple[str, int]] = (),
+    extra: Sequence[tuple[Sequence[str], str]] = (),
+) -> list[Table]:
     """The tables of epoch ``epoch`` (matches from index ``first``, tables numbered from
     ``first_table``): the base over ``field`` (a gauntlet: ``challengers`` against it), then
     ``count`` more tables for each ``(newcomer, count)`` of ``boosted``, then the ``extra``
@@ -127,8 +144,9 @@ def plan_epoch(seed: int, epoch: int, first: int, first_table: int, field: Seque
     else:
         planned += [(t, "base") for t in base_tables(rng, field, k, passes)]
     for bot, count in boosted:
-        planned += [(t, f"newcomer:{bot}")
-                    for t in newcomer_tables(rng, bot, field, k, max(0, int(count)))]
+        planned += [
+            (t, f"newcomer:{bot}") for t in newcomer_tables(rng, bot, field, k, max(0, int(count)))
+        ]
     for bots, reason in extra:
         table = list(bots)[:k]
         if len(table) < k or len(set(table)) < k:
@@ -145,8 +163,14 @@ def plan_epoch(seed: int, epoch: int, first: int, first_table: int, field: Seque
 class LadderSchedule:
     """The planned tables as a schedule (``tournaments.plan.ScheduleLike``)."""
 
-    def __init__(self, tables: Iterable[Table], players: int, deals: int, seed: int,
-                 chance: seeding.Chance | None = None) -> None:
+    def __init__(
+        self,
+        tables: Iterable[Table],
+        players: int,
+        deals: int,
+        seed: int,
+        chance: seeding.Chance | None = None,
+    ) -> None:
         self.tables = sorted(tables, key=lambda t: t.first)
         self.players, self.deals, self.seed = players, deals, seed
         self.chance = chance if chance is not None else seeding.UNKEYED
@@ -168,8 +192,16 @@ class LadderSchedule:
         order_no = (t.tbl + deal) % len(self.orders)
         ordered = tuple(t.bots[i] for i in self.orders[order_no])
         seed = self.chance.match_seed(self.seed, t.tbl * self.deals + deal)
-        return MatchSpec(index, t.tbl, t.bots, rotation, deal,
-                         ordered[rotation:] + ordered[:rotation], seed, order_no)
+        return MatchSpec(
+            index,
+            t.tbl,
+            t.bots,
+            rotation,
+            deal,
+            ordered[rotation:] + ordered[:rotation],
+            seed,
+            order_no,
+        )
 
     def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]:
         for index in indices:

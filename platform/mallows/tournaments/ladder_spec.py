@@ -51,9 +51,25 @@ from mallows.tournaments.spec import NAME_RE, _canonical_bots, _check_limits, _s
 KIND = "ladder"
 KINDS = ("ladder", "gauntlet")
 SUBMITTED = ("none", "newest", "every")
-KEYS = ("name", "kind", "game", "rules", "players", "seed", "deals", "passes", "boost",
-        "max_matches", "bots", "challengers", "submitted", "options", "limits", "questions",
-        "finals")
+KEYS = (
+    "name",
+    "kind",
+    "game",
+    "rules",
+    "players",
+    "seed",
+    "deals",
+    "passes",
+    "boost",
+    "max_matches",
+    "bots",
+    "challengers",
+    "submitted",
+    "options",
+    "limits",
+    "questions",
+    "finals",
+)
 DEFAULT_MAX_MATCHES = 20_000
 MAX_MATCHES = 10_000_000
 
@@ -71,15 +87,15 @@ class Ladder:
     rules: str | None
     players: int
     seed: int
-    bots: tuple[str, ...]                  # the entrants as written (a gauntlet: the field)
-    challengers: tuple[str, ...] = ()      # a gauntlet's bots under test
-    style: str = "ladder"                  # "ladder" or "gauntlet"
+    bots: tuple[str, ...]  # the entrants as written (a gauntlet: the field)
+    challengers: tuple[str, ...] = ()  # a gauntlet's bots under test
+    style: str = "ladder"  # "ladder" or "gauntlet"
     deals: int = 1
     passes: int = 1
     boost: int = 3
     max_matches: int = DEFAULT_MAX_MATCHES
     submitted: str = "none"
-    questions: tuple[dict, ...] = ()       # [[questions]] as written (checked)
+    questions: tuple[dict, ...] = ()  # [[questions]] as written (checked)
     finals: Finals | None = None
     options: dict = field(default_factory=dict)
     effective_options: dict = field(default_factory=dict)
@@ -94,17 +110,31 @@ class Ladder:
     def definition(self) -> dict:
         """The canonical form the database keeps; a rerun under the same name must match."""
         return {
-            "kind": KIND, "style": self.style, "name": self.name, "game": self.game,
-            "rules": self.rules, "players": self.players, "seed": self.seed,
-            "deals": self.deals, "passes": self.passes, "boost": self.boost,
-            "max_matches": self.max_matches, "bots": list(self.bots),
-            "challengers": list(self.challengers), "submitted": self.submitted,
+            "kind": KIND,
+            "style": self.style,
+            "name": self.name,
+            "game": self.game,
+            "rules": self.rules,
+            "players": self.players,
+            "seed": self.seed,
+            "deals": self.deals,
+            "passes": self.passes,
+            "boost": self.boost,
+            "max_matches": self.max_matches,
+            "bots": list(self.bots),
+            "challengers": list(self.challengers),
+            "submitted": self.submitted,
             "questions": [dict(q) for q in self.questions],
-            "finals": (None if self.finals is None else
-                       {"cutoffs": list(self.finals.cutoffs), "epochs": self.finals.epochs}),
+            "finals": (
+                None
+                if self.finals is None
+                else {"cutoffs": list(self.finals.cutoffs), "epochs": self.finals.epochs}
+            ),
             "options": dict(sorted(self.options.items())),
-            "limits": dict(sorted(self.limits.items())), "ratings": dict(DEFAULT_PARAMS),
-            "chance": seeding.KEYED, **({"drawn_seed": True} if self.seed_drawn else {}),
+            "limits": dict(sorted(self.limits.items())),
+            "ratings": dict(DEFAULT_PARAMS),
+            "chance": seeding.KEYED,
+            **({"drawn_seed": True} if self.seed_drawn else {}),
             "schedule": SCHEDULE_VERSION,  # the balanced cyclic orders of the round robin
         }
 
@@ -115,30 +145,43 @@ class Ladder:
     @property
     def entrants(self) -> tuple[str, ...]:
         """Every bot the file names: the challengers first (a gauntlet), then the field."""
-        return tuple(self.challengers) + tuple(b for b in self.bots
-                                               if b not in self.challengers)
+        return tuple(self.challengers) + tuple(b for b in self.bots if b not in self.challengers)
 
-    def check_bots(self, resolver: Any = None, sandbox: str | None = None,
-                   names: tuple[str, ...] | None = None) -> Ladder:
+    def check_bots(
+        self, resolver: Any = None, sandbox: str | None = None, names: tuple[str, ...] | None = None
+    ) -> Ladder:
         """The tournaments' check step over ``names`` (default: every entrant of the file):
         resolved once, built or asked for their hello, checked to play the game; the sandbox
         decided once. Returns the ladder with ``--sandbox`` applied and where each was found."""
         from mallows.tournaments.spec import Tournament, check_tournament_bots
+
         names = self.entrants if names is None else names
-        t = Tournament(name=self.name, game=self.game, rules=self.rules, players=self.players,
-                       deals=1, seed=self.seed, bots=tuple(names), limits=dict(self.limits),
-                       effective_options=self.effective_options, source=self.source)
+        t = Tournament(
+            name=self.name,
+            game=self.game,
+            rules=self.rules,
+            players=self.players,
+            deals=1,
+            seed=self.seed,
+            bots=tuple(names),
+            limits=dict(self.limits),
+            effective_options=self.effective_options,
+            source=self.source,
+        )
         checked = check_tournament_bots(t, resolver, sandbox)
-        return dataclasses.replace(self, limits=checked.limits,
-                                   bot_sources={**self.bot_sources, **checked.bot_sources})
+        return dataclasses.replace(
+            self, limits=checked.limits, bot_sources={**self.bot_sources, **checked.bot_sources}
+        )
 
     def with_chance(self, store: Any, key: bytes | None = None) -> Ladder:
         """The ladder with its secret key (made once, kept in the database): the deals and the
         bots' seeds are keyed, as a comparison's are."""
         kept = store.chance_key(self.name) or store.put_chance_key(
-            self.name, key or seeding.fresh_key())
-        return dataclasses.replace(self, chance=seeding.Chance(seeding.KEYED, kept,
-                                                               secret_deals=True))
+            self.name, key or seeding.fresh_key()
+        )
+        return dataclasses.replace(
+            self, chance=seeding.Chance(seeding.KEYED, kept, secret_deals=True)
+        )
 
     def stored_seed(self, stored: Mapping | None) -> Ladder:
         """A file without ``seed`` resumes with the seed drawn at its first run."""
@@ -154,16 +197,19 @@ def _where(src: str) -> str:
 def _whole(data: dict, key: str, default: int, low: int, high: int, src: str, hint: str) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise LadderError(f"{_where(src)}`{key}` must be a whole number from {low} to "
-                          f"{high:,}, got {value!r}: {hint}")
+        raise LadderError(
+            f"{_where(src)}`{key}` must be a whole number from {low} to "
+            f"{high:,}, got {value!r}: {hint}"
+        )
     return value
 
 
 def _names(data: dict, key: str, src: str) -> list[str]:
     value = data.get(key, [])
     if not isinstance(value, list) or not all(isinstance(b, str) and b for b in value):
-        raise LadderError(f"{_where(src)}`{key}` must be a list of bot names, e.g. "
-                          f"{key} = [\"random\", \"greedy\"]")
+        raise LadderError(
+            f'{_where(src)}`{key}` must be a list of bot names, e.g. {key} = ["random", "greedy"]'
+        )
     try:
         return _canonical_bots(value, src)
     except MallowsError as exc:
@@ -175,18 +221,23 @@ def _questions(data: Any, src: str) -> tuple[dict, ...]:
     (``mallows.ladder.questions.parse_question``), plus this file's ``type = "newcomers"``: the
     place of every bot that joins after the start (each becomes a ``Place`` question)."""
     if not isinstance(data, list) or not all(isinstance(q, dict) for q in data):
-        raise LadderError(f"{_where(src)}`questions` must be tables: write [[questions]] "
-                          f"followed by type = \"top\", k = 3, certainty = 0.95")
+        raise LadderError(
+            f"{_where(src)}`questions` must be tables: write [[questions]] "
+            f'followed by type = "top", k = 3, certainty = 0.95'
+        )
     if not data:
         return ()
     from mallows.ladder.questions import parse_question
+
     out = []
     for n, q in enumerate(data, 1):
         if q.get("type") == "newcomers":
             extra = set(q) - {"type", "certainty", "within"}
             if extra:
-                raise LadderError(f"{_where(src)}question {n}: type = \"newcomers\" takes "
-                                  f"certainty and within, not {', '.join(sorted(extra))}")
+                raise LadderError(
+                    f'{_where(src)}question {n}: type = "newcomers" takes '
+                    f"certainty and within, not {', '.join(sorted(extra))}"
+                )
             try:
                 parse_question({**q, "type": "place", "bot": "newcomer"})
             except ValueError as exc:
@@ -205,33 +256,50 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
     src = source
     for key in data:
         if key not in KEYS:
-            raise LadderError(f"{_where(src)}unknown key `{key}`{_suggest(key, KEYS)}: a "
-                              f"ladder file takes {', '.join(KEYS)}")
-    for key, example in (("name", 'name = "my-ladder"'), ("game", 'game = "take4"'),
-                         ("players", "players = 4"), ("bots", 'bots = ["random", "greedy"]')):
+            raise LadderError(
+                f"{_where(src)}unknown key `{key}`{_suggest(key, KEYS)}: a "
+                f"ladder file takes {', '.join(KEYS)}"
+            )
+    for key, example in (
+        ("name", 'name = "my-ladder"'),
+        ("game", 'game = "take4"'),
+        ("players", "players = 4"),
+        ("bots", 'bots = ["random", "greedy"]'),
+    ):
         if key not in data:
             raise LadderError(f"{_where(src)}missing key `{key}`: add it, for example {example}")
     name = data["name"]
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise LadderError(f"{_where(src)}`name` must be a short string of letters, digits, "
-                          f"'.', '_' or '-' (no spaces or '/'), got {name!r}")
+        raise LadderError(
+            f"{_where(src)}`name` must be a short string of letters, digits, "
+            f"'.', '_' or '-' (no spaces or '/'), got {name!r}"
+        )
     style = data.get("kind", "ladder")
     if style not in KINDS:
-        raise LadderError(f"{_where(src)}`kind` must be \"ladder\" or \"gauntlet\", got "
-                          f"{style!r}")
+        raise LadderError(f'{_where(src)}`kind` must be "ladder" or "gauntlet", got {style!r}')
     game = data["game"]
     if not isinstance(game, str) or game not in game_ids():
-        raise LadderError(f"{_where(src)}`game` must be one of {', '.join(game_ids())}, got "
-                          f"{game!r}")
+        raise LadderError(
+            f"{_where(src)}`game` must be one of {', '.join(game_ids())}, got {game!r}"
+        )
     module = get_game(game)
     rules = data.get("rules")
     rule_sets = getattr(module, "RULE_SETS", {})
     if rules is not None and (not isinstance(rules, str) or (rule_sets and rules not in rule_sets)):
-        raise LadderError(f"{_where(src)}`rules`: unknown rule set {rules!r} for {game}: "
-                          f"choose one of {', '.join(rule_sets) or 'none'} or leave it out")
+        raise LadderError(
+            f"{_where(src)}`rules`: unknown rule set {rules!r} for {game}: "
+            f"choose one of {', '.join(rule_sets) or 'none'} or leave it out"
+        )
     rules = rules if rules is not None else getattr(module, "DEFAULT_RULES", None)
-    players = _whole(data, "players", 0, module.MIN_PLAYERS, module.MAX_PLAYERS, src,
-                     f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players")
+    players = _whole(
+        data,
+        "players",
+        0,
+        module.MIN_PLAYERS,
+        module.MAX_PLAYERS,
+        src,
+        f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players",
+    )
     if "seed" in data:
         seed = _whole(data, "seed", 0, 0, MAX_SEED, src, "for example seed = 2026")
     else:
@@ -239,49 +307,75 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
     deals = _whole(data, "deals", 1, 1, 1000, src, "deals a table; each in every rotation")
     passes = _whole(data, "passes", 1, 1, 1000, src, "base passes over the field an epoch")
     boost = _whole(data, "boost", 3, 1, 100, src, "tables an epoch a newcomer plays")
-    max_matches = _whole(data, "max_matches", DEFAULT_MAX_MATCHES, players, MAX_MATCHES, src,
-                         "the most matches the ladder plays")
+    max_matches = _whole(
+        data,
+        "max_matches",
+        DEFAULT_MAX_MATCHES,
+        players,
+        MAX_MATCHES,
+        src,
+        "the most matches the ladder plays",
+    )
     bots = _names(data, "bots", src)
     challengers = _names(data, "challengers", src)
     if style == "gauntlet":
         if not challengers:
-            raise LadderError(f"{_where(src)}a gauntlet needs `challengers`, the bots under "
-                              f"test: for example challengers = [\"mybot\"]")
+            raise LadderError(
+                f"{_where(src)}a gauntlet needs `challengers`, the bots under "
+                f'test: for example challengers = ["mybot"]'
+            )
         both = set(challengers) & set(bots)
         if both:
-            raise LadderError(f"{_where(src)}{', '.join(sorted(both))} is both a challenger "
-                              f"and in the field (`bots`): list it once")
+            raise LadderError(
+                f"{_where(src)}{', '.join(sorted(both))} is both a challenger "
+                f"and in the field (`bots`): list it once"
+            )
         if len(bots) < players - 1:
-            raise LadderError(f"{_where(src)}a gauntlet's field (`bots`) needs at least "
-                              f"{players - 1} bots for {players} seats, got {len(bots)}")
+            raise LadderError(
+                f"{_where(src)}a gauntlet's field (`bots`) needs at least "
+                f"{players - 1} bots for {players} seats, got {len(bots)}"
+            )
     elif challengers:
-        raise LadderError(f"{_where(src)}`challengers` is for kind = \"gauntlet\": remove it "
-                          f"or add kind = \"gauntlet\"")
+        raise LadderError(
+            f'{_where(src)}`challengers` is for kind = "gauntlet": remove it '
+            f'or add kind = "gauntlet"'
+        )
     submitted = data.get("submitted", "none")
     if submitted not in SUBMITTED:
-        raise LadderError(f"{_where(src)}`submitted` must be one of {', '.join(SUBMITTED)}, "
-                          f"got {submitted!r}")
+        raise LadderError(
+            f"{_where(src)}`submitted` must be one of {', '.join(SUBMITTED)}, got {submitted!r}"
+        )
     if style == "ladder" and len(bots) < players and submitted == "none":
-        raise LadderError(f"{_where(src)}`bots` has {len(bots)} bots but `players` = "
-                          f"{players}: a table needs {players} different bots (or let "
-                          f"submissions join: submitted = \"newest\")")
+        raise LadderError(
+            f"{_where(src)}`bots` has {len(bots)} bots but `players` = "
+            f"{players}: a table needs {players} different bots (or let "
+            f'submissions join: submitted = "newest")'
+        )
     questions = _questions(data.get("questions", []), src)
     if style == "gauntlet" and not questions:  # a gauntlet asks where each challenger stands
-        questions = tuple({"type": "place", "bot": c, "certainty": 0.95, "within": 0}
-                          for c in challengers)
+        questions = tuple(
+            {"type": "place", "bot": c, "certainty": 0.95, "within": 0} for c in challengers
+        )
     finals = None
     if "finals" in data:
         f = data["finals"]
         if not isinstance(f, dict) or set(f) - {"cutoffs", "epochs"}:
             raise LadderError(f"{_where(src)}[finals] takes cutoffs = [8, 4] and epochs = 4")
         cutoffs = f.get("cutoffs", [])
-        if not isinstance(cutoffs, list) or not all(
-                isinstance(c, int) and not isinstance(c, bool) and c >= players for c in cutoffs) \
-                or list(cutoffs) != sorted(set(cutoffs), reverse=True):
-            raise LadderError(f"{_where(src)}[finals] `cutoffs` must be decreasing whole numbers "
-                              f"of at least `players` ({players}), e.g. cutoffs = [8, 4]")
-        finals = Finals(tuple(cutoffs), _whole(f, "epochs", 4, 1, 10_000, src,
-                                               "epochs a finals stage plays"))
+        if (
+            not isinstance(cutoffs, list)
+            or not all(
+                isinstance(c, int) and not isinstance(c, bool) and c >= players for c in cutoffs
+            )
+            or list(cutoffs) != sorted(set(cutoffs), reverse=True)
+        ):
+            raise LadderError(
+                f"{_where(src)}[finals] `cutoffs` must be decreasing whole numbers "
+                f"of at least `players` ({players}), e.g. cutoffs = [8, 4]"
+            )
+        finals = Finals(
+            tuple(cutoffs), _whole(f, "epochs", 4, 1, 10_000, src, "epochs a finals stage plays")
+        )
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise LadderError(f"{_where(src)}`options` must be a table: [options]")
@@ -293,12 +387,28 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
         limits = _check_limits(data.get("limits", {}), src)
     except MallowsError as exc:
         raise LadderError(str(exc)) from None
-    return Ladder(name=name, game=game, rules=rules, players=players, seed=seed,
-                  bots=tuple(bots), challengers=tuple(challengers), style=style, deals=deals,
-                  passes=passes, boost=boost, max_matches=max_matches, submitted=submitted,
-                  questions=questions, finals=finals, options=dict(options),
-                  effective_options=effective, limits=limits, source=source,
-                  seed_drawn="seed" not in data)
+    return Ladder(
+        name=name,
+        game=game,
+        rules=rules,
+        players=players,
+        seed=seed,
+        bots=tuple(bots),
+        challengers=tuple(challengers),
+        style=style,
+        deals=deals,
+        passes=passes,
+        boost=boost,
+        max_matches=max_matches,
+        submitted=submitted,
+        questions=questions,
+        finals=finals,
+        options=dict(options),
+        effective_options=effective,
+        limits=limits,
+        source=source,
+        seed_drawn="seed" not in data,
+    )
 
 
 def load_ladder(path: str | Path) -> Ladder:
@@ -307,8 +417,9 @@ def load_ladder(path: str | Path) -> Ladder:
     try:
         text = path.read_text(encoding="utf-8").lstrip("\ufeff")
     except FileNotFoundError:
-        raise LadderError(f"no ladder file {str(path)!r}: check the path (examples are in "
-                          f"tournaments/ladders/)") from None
+        raise LadderError(
+            f"no ladder file {str(path)!r}: check the path (examples are in tournaments/ladders/)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LadderError(f"cannot read {str(path)!r}: {exc}") from None
     try:
@@ -321,9 +432,25 @@ def load_ladder(path: str | Path) -> Ladder:
 def from_definition(definition: dict) -> Ladder:
     """The ladder a stored definition describes (for ``status``, reports, ``finals``)."""
     d = dict(definition)
-    data = {k: d[k] for k in ("name", "game", "rules", "players", "seed", "deals", "passes",
-                              "boost", "max_matches", "bots", "submitted", "options", "limits")
-            if k in d and d[k] is not None}
+    data = {
+        k: d[k]
+        for k in (
+            "name",
+            "game",
+            "rules",
+            "players",
+            "seed",
+            "deals",
+            "passes",
+            "boost",
+            "max_matches",
+            "bots",
+            "submitted",
+            "options",
+            "limits",
+        )
+        if k in d and d[k] is not None
+    }
     data["kind"] = d.get("style", "ladder")
     if d.get("challengers"):
         data["challengers"] = d["challengers"]

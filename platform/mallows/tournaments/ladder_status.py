@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mallows.safetext import escape
-from mallows.tournaments.ladder_run import (answers_for, fits, policy_of, read_state,
-                                            stored_ladder)
+from mallows.tournaments.ladder_run import answers_for, fits, policy_of, read_state, stored_ladder
 
 RECENT = 12
 
@@ -39,38 +38,75 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
         status = e.status if e is not None else "active"
         newcomer = e is not None and e.joined > 0 and status == "active"
         rate = entry_rate(r.bot, field_fit, policy) if newcomer else 1.0
-        standings.append({
-            "rank": r.rank, "bot": r.bot, "rating": r.rating, "low": r.low, "high": r.high,
-            "rank_low": r.rank_low, "rank_high": r.rank_high,
-            "p_top": list(r.p_top[:3]), "matches": r.matches, "mean_place": r.mean_place,
-            "status": "newcomer" if newcomer and rate > 1 else status,
-            "note": e.note if e is not None else "", "rate": rate,
-            "joined": e.joined if e is not None else 0,
-        })
-    pending = [{"kind": ev["kind"], "bot": ev["bot"], "created": ev["created"]}
-               for ev in store.ladders.events(name, state.events_upto)
-               if ev["kind"] in ("join", "withdraw", "finals")]
+        standings.append(
+            {
+                "rank": r.rank,
+                "bot": r.bot,
+                "rating": r.rating,
+                "low": r.low,
+                "high": r.high,
+                "rank_low": r.rank_low,
+                "rank_high": r.rank_high,
+                "p_top": list(r.p_top[:3]),
+                "matches": r.matches,
+                "mean_place": r.mean_place,
+                "status": "newcomer" if newcomer and rate > 1 else status,
+                "note": e.note if e is not None else "",
+                "rate": rate,
+                "joined": e.joined if e is not None else 0,
+            }
+        )
+    pending = [
+        {"kind": ev["kind"], "bot": ev["bot"], "created": ev["created"]}
+        for ev in store.ladders.events(name, state.events_upto)
+        if ev["kind"] in ("join", "withdraw", "finals")
+    ]
     stored = store.count_matches(name)
     return {
-        "name": name, "game": ladder.game, "players": ladder.players, "style": ladder.style,
-        "mode": state.mode, "epochs": len(state.epochs), "stored": stored,
-        "planned": state.planned, "max_matches": ladder.max_matches,
-        "finished": bool(row.get("finished")) and not pending, "running": stored < state.planned,
+        "name": name,
+        "game": ladder.game,
+        "players": ladder.players,
+        "style": ladder.style,
+        "mode": state.mode,
+        "epochs": len(state.epochs),
+        "stored": stored,
+        "planned": state.planned,
+        "max_matches": ladder.max_matches,
+        "finished": bool(row.get("finished")) and not pending,
+        "running": stored < state.planned,
         "reasons": store.ladders.reasons(name),
-        "questions": [{"question": label(a.question), "answered": a.answered,
-                       "probability": a.probability, "explanation": a.explanation}
-                      for a in answers],
+        "questions": [
+            {
+                "question": label(a.question),
+                "answered": a.answered,
+                "probability": a.probability,
+                "explanation": a.explanation,
+            }
+            for a in answers
+        ],
         "standings": standings,
         "newcomers": [s for s in standings if s["joined"] > 0],
-        "recent": [{"index": m["idx"], "players": m["players"],
-                    "places": [r + 1 for r in m["ranks"]], "reason": m["reason"] or "",
-                    "finished_at": m["finished_at"]} for m in store.ladders.recent(name, recent)],
+        "recent": [
+            {
+                "index": m["idx"],
+                "players": m["players"],
+                "places": [r + 1 for r in m["ranks"]],
+                "reason": m["reason"] or "",
+                "finished_at": m["finished_at"],
+            }
+            for m in store.ladders.recent(name, recent)
+        ],
         "pending": pending,
-        "finals": (None if ladder.finals is None else
-                   {"cutoffs": list(ladder.finals.cutoffs), "epochs": ladder.finals.epochs}),
-        "final_order_certainty": (field_fit.p_order(field_fit.order())
-                                  if state.mode.startswith("finals") or state.mode == "done"
-                                  else None),
+        "finals": (
+            None
+            if ladder.finals is None
+            else {"cutoffs": list(ladder.finals.cutoffs), "epochs": ladder.finals.epochs}
+        ),
+        "final_order_certainty": (
+            field_fit.p_order(field_fit.order())
+            if state.mode.startswith("finals") or state.mode == "done"
+            else None
+        ),
     }
 
 
@@ -83,16 +119,20 @@ def _state_line(v: dict) -> str:
         head = "between epochs"
     mode = "" if v["mode"] == "ladder" else f" · {v['mode'].replace(':', ' stage ')}"
     reasons = ", ".join(f"{k} {n}" for k, n in sorted(v["reasons"].items()))
-    return (f"ladder {v['name']} · {v['game']} · {v['players']} seats{mode} · {head} · epoch "
-            f"{v['epochs']} · {v['stored']:,} of {v['planned']:,} planned matches stored (at most "
-            f"{v['max_matches']:,})" + (f" · scheduled for: {reasons}" if reasons else ""))
+    return (
+        f"ladder {v['name']} · {v['game']} · {v['players']} seats{mode} · {head} · epoch "
+        f"{v['epochs']} · {v['stored']:,} of {v['planned']:,} planned matches stored (at most "
+        f"{v['max_matches']:,})" + (f" · scheduled for: {reasons}" if reasons else "")
+    )
 
 
 def view_text(v: dict) -> str:
     """The view as the terminal shows it (names escaped: a bot's name is untrusted text)."""
     lines = [_state_line(v), ""]
-    lines.append(f"{'rank':>4}  {'bot':<22} {'rating (95%)':<24} {'rank (95%)':<10} "
-                 f"{'P(top1)':>7} {'P(top3)':>7} {'matches':>7} {'place':>5}  status")
+    lines.append(
+        f"{'rank':>4}  {'bot':<22} {'rating (95%)':<24} {'rank (95%)':<10} "
+        f"{'P(top1)':>7} {'P(top3)':>7} {'matches':>7} {'place':>5}  status"
+    )
     for s in v["standings"]:
         p3 = s["p_top"][2] if len(s["p_top"]) > 2 else 1.0
         status = s["status"] + (f" (x{s['rate']:.0f} rate)" if s["status"] == "newcomer" else "")
@@ -100,13 +140,16 @@ def view_text(v: dict) -> str:
             f"{s['rank']:>4}  {escape(s['bot'])[:22]:<22} "
             f"{s['rating']:+.2f} [{s['low']:+.2f}, {s['high']:+.2f}]{'':<3} "
             f"{s['rank_low']}-{s['rank_high']:<8} {s['p_top'][0]:>7.2f} {p3:>7.2f} "
-            f"{s['matches']:>7} {s['mean_place']:>5.2f}  {status}")
+            f"{s['matches']:>7} {s['mean_place']:>5.2f}  {status}"
+        )
     if v["questions"]:
         lines += ["", "questions:"]
         for q in v["questions"]:
             mark = "answered" if q["answered"] else "open"
-            lines.append(f"  [{mark}] {q['question']}: P = {q['probability']:.3f} · "
-                         f"{escape(q['explanation'])}")
+            lines.append(
+                f"  [{mark}] {q['question']}: P = {q['probability']:.3f} · "
+                f"{escape(q['explanation'])}"
+            )
     if v["final_order_certainty"] is not None:
         lines.append(f"final table: P(this order is right) = {v['final_order_certainty']:.3f}")
     if v["pending"]:

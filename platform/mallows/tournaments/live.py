@@ -24,16 +24,16 @@ from typing import Callable, Iterable
 
 from mallows.results.ratings import Rater
 
-QUEUE_BATCHES = 4096   # arriving batches waiting to be rated, at most
-RATE_WINDOW = 10.0     # seconds over which ``rate`` is measured
+QUEUE_BATCHES = 4096  # arriving batches waiting to be rated, at most
+RATE_WINDOW = 10.0  # seconds over which ``rate`` is measured
 
 
 class LiveRatings:
     def __init__(self, rater: Rater, stored: Callable[[], Iterable] | None = None):
         self.rater = rater
         self.lock = threading.Lock()
-        self.seconds = 0.0        # time spent rating, in the thread
-        self.played = 0           # matches arrived in this run
+        self.seconds = 0.0  # time spent rating, in the thread
+        self.played = 0  # matches arrived in this run
         self.error: BaseException | None = None
         self._arrivals: collections.deque = collections.deque()  # (time, count)
         self._queue: queue.SimpleQueue = queue.SimpleQueue()

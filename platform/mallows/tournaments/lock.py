@@ -55,7 +55,8 @@ def run_lock(db: str | Path, name: str, doing: str = "run") -> Iterator[Path]:
             raise TournamentBusy(
                 f"the name of tournament {name[:60]!r}{'...' if len(name) > 60 else ''} is "
                 f"too long ({len(name.encode())} bytes) for its lock file beside {db} (a file "
-                f"name holds at most 255 bytes): give the tournament a shorter name") from None
+                f"name holds at most 255 bytes): give the tournament a shorter name"
+            ) from None
         raise explain(db, exc) from None
     try:
         yield path
@@ -71,11 +72,13 @@ def _busy(db, name: str, holder: str, doing: str) -> TournamentBusy:
     if doing == "delete":
         return TournamentBusy(
             f"tournament {name!r} is being run on {db} {who}: it cannot be deleted while it "
-            f"runs; stop that run (Ctrl-C, or kill the pid), then delete it")
+            f"runs; stop that run (Ctrl-C, or kill the pid), then delete it"
+        )
     return TournamentBusy(
         f"tournament {name!r} is being run on {db} {who}: wait for it to finish (mallows "
         f"tournament list --db {db} shows its progress), or stop it and rerun this "
-        f"command to resume; a different tournament can run beside it")
+        f"command to resume; a different tournament can run beside it"
+    )
 
 
 def _acquire(path: Path, db, name: str, doing: str = "run") -> int:
@@ -93,8 +96,11 @@ def _acquire(path: Path, db, name: str, doing: str = "run") -> int:
         if _same_file(fd, path):  # not deleted by a finishing holder in between
             os.ftruncate(fd, 0)
             what = "deleting" if doing == "delete" else "running"
-            os.write(fd, f"pid {os.getpid()}, host {socket.gethostname()}, {what} since "
-                     f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}".encode())
+            os.write(
+                fd,
+                f"pid {os.getpid()}, host {socket.gethostname()}, {what} since "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}".encode(),
+            )
             return fd
         os.close(fd)
 

@@ -58,9 +58,15 @@ def decision_context(number: int, observation: dict) -> str:
     return where
 
 
-def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
-               names: Sequence[str] | None = None,
-               chance: seeding.Chance = seeding.UNKEYED, hide_names: bool = False) -> dict:
+def play_match(
+    game: str,
+    options: dict,
+    seed: int,
+    bots: Sequence[BotHandle],
+    names: Sequence[str] | None = None,
+    chance: seeding.Chance = seeding.UNKEYED,
+    hide_names: bool = False,
+) -> dict:
     """Play one match and return its record. ``options`` must be the game's effective options
     (``make_options``); the handles are closed before this returns. ``chance`` derives the
     bots' and the fallback policy's seeds from ``seed`` (``seeding.Chance``: keyed with a
@@ -82,20 +88,29 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
             events.append({"type": "forfeit", "seat": seat, "reason": reason, "kind": kind})
 
         for seat, bot in enumerate(bots):
-            info = {"protocol": PROTOCOL_VERSION, "game": game,
-                    "options": dict(state.options),  # options are flat: scalars only
-                    "seat": seat, "players": n, "seed": chance.bot_seed(seed, seat),
-                    "names": list(seen_names)}
+            info = {
+                "protocol": PROTOCOL_VERSION,
+                "game": game,
+                "options": dict(state.options),  # options are flat: scalars only
+                "seat": seat,
+                "players": n,
+                "seed": chance.bot_seed(seed, seat),
+                "names": list(seen_names),
+            }
             try:
                 bot.start(info)
             except BotFailure as exc:
                 forfeit(seat, f"before the first deal: {exc}", exc.kind, opening)
         state.events[0:0] = opening
         # Protocol 2 (the seats whose bot chose it): their events and observations
-        modes = [getattr(bot, "history", None) if getattr(bot, "protocol", 1) == 2 else None
-                 for bot in bots]
-        views = [getattr(bot, "observation_mode", None) if mode else None
-                 for bot, mode in zip(bots, modes)]
+        modes = [
+            getattr(bot, "history", None) if getattr(bot, "protocol", 1) == 2 else None
+            for bot in bots
+        ]
+        views = [
+            getattr(bot, "observation_mode", None) if mode else None
+            for bot, mode in zip(bots, modes)
+        ]
         story = Story(game, n, state.options, modes, views) if any(modes) else None
 
         decisions = [0] * n
@@ -128,15 +143,22 @@ def play_match(game: str, options: dict, seed: int, bots: Sequence[BotHandle],
                         kind = exc.kind
                     except IllegalAction as exc:
                         kind = "illegal"
-                        reason = (f"{decision_context(decisions[seat], obs)}: answered "
-                                  f"{_short(answer)}, which is illegal: {exc}. Legal actions "
-                                  f"were {_short(obs['legal_actions'])}")
+                        reason = (
+                            f"{decision_context(decisions[seat], obs)}: answered "
+                            f"{_short(answer)}, which is illegal: {exc}. Legal actions "
+                            f"were {_short(obs['legal_actions'])}"
+                        )
                     forfeit(seat, reason, kind, state.events)
                     obs = state.observation(seat)  # the failed bot may have altered its copy
                 state.apply(seat, random_action(obs, fallbacks[seat]))
         result = state.result(forfeits)
-        record = {"record_version": RECORD_VERSION, "game": game, "options": state.options,
-                  "seed": seed, "players": names}
+        record = {
+            "record_version": RECORD_VERSION,
+            "game": game,
+            "options": state.options,
+            "seed": seed,
+            "players": names,
+        }
         isolation = [getattr(b, "isolation", "in-process") for b in bots]
         if "process" in isolation:  # a seat ran without its sandbox (--sandbox off): say so
             record["isolation"] = isolation  # per seat: "in-process", "sandbox", "process"

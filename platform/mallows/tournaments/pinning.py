@@ -30,12 +30,13 @@ from mallows.results.interface import ResultStore
 
 @dataclass(frozen=True)
 class Pins:
-    shown: tuple[str, ...]       # the shown name of each bot, in the order written
-    roster: Roster               # shown name -> how it loads
-    sources: dict                # shown name -> where its code came from, for people
+    shown: tuple[str, ...]  # the shown name of each bot, in the order written
+    roster: Roster  # shown name -> how it loads
+    sources: dict  # shown name -> where its code came from, for people
 
 
 # -- pins --------------------------------------------------------------------------------------
+
 
 def _current(resolver: Resolver, name: str, pin: dict | None) -> dict:
     """What ``name`` runs today: a pin row (without tournament) plus the snapshot to store."""
@@ -45,26 +46,48 @@ def _current(resolver: Resolver, name: str, pin: dict | None) -> dict:
     spec = (resolver.without_submissions() if pin is not None else resolver).load(name)
     if spec.origin == "submission":
         if spec.withdrawn:
-            raise PinError(f"bot {spec.name!r} was withdrawn ({spec.withdrawn}): a withdrawn "
-                           f"version plays in no new tournament; submit a new version or "
-                           f"name another one")
-        return {"bot": name, "display": spec.name, "digest": spec.digest,
-                "snapshot": spec.digest, "entry": str(spec.target or spec.cwd).rsplit("/", 1)[-1],
-                "origin": "submission", "source": spec.source, "files": None}
+            raise PinError(
+                f"bot {spec.name!r} was withdrawn ({spec.withdrawn}): a withdrawn "
+                f"version plays in no new tournament; submit a new version or "
+                f"name another one"
+            )
+        return {
+            "bot": name,
+            "display": spec.name,
+            "digest": spec.digest,
+            "snapshot": spec.digest,
+            "entry": str(spec.target or spec.cwd).rsplit("/", 1)[-1],
+            "origin": "submission",
+            "source": spec.source,
+            "files": None,
+        }
     digest, snap = code_of(spec)
-    return {"bot": name, "display": None, "digest": digest,
-            "snapshot": None if snap is None or spec.trusted else digest,
-            "entry": snap.entry if snap is not None else None,
-            "origin": "shipped" if spec.trusted else spec.origin, "source": spec.source,
-            "files": snap.files if snap is not None else None, "spec": spec}
+    return {
+        "bot": name,
+        "display": None,
+        "digest": digest,
+        "snapshot": None if snap is None or spec.trusted else digest,
+        "entry": snap.entry if snap is not None else None,
+        "origin": "shipped" if spec.trusted else spec.origin,
+        "source": spec.source,
+        "files": snap.files if snap is not None else None,
+        "spec": spec,
+    }
 
 
 def _with_params(shown: str, spec) -> str:
     return str(BotName.parse(shown).with_params(spec.params).canonical())
 
 
-def pin_bots(store: ResultStore, name: str, bots, total: int, resolver: Resolver | None = None,
-             kind: str = "tournament", extend: bool = False) -> Pins:
+def pin_bots(
+    store: ResultStore,
+    name: str,
+    bots,
+    total: int,
+    resolver: Resolver | None = None,
+    kind: str = "tournament",
+    extend: bool = False,
+) -> Pins:
     """Pin (first run) or check (rerun) the bots of ``name`` (a tournament or comparison
     registered in ``store`` with ``total`` scheduled matches), resolving the names as written
     with ``resolver`` (default: the registry and ``store``'s submissions). A first run refused
@@ -81,15 +104,24 @@ def pin_bots(store: ResultStore, name: str, bots, total: int, resolver: Resolver
         raise
 
 
-def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolver: Resolver,
-         kind: str, extend: bool = False) -> Pins:
+def _pin(
+    store: ResultStore,
+    run: str,
+    bots: tuple[str, ...],
+    total: int,
+    resolver: Resolver,
+    kind: str,
+    extend: bool = False,
+) -> Pins:
     stored = {p["bot"]: p for p in store.pins(run)}
     first = not stored
     pins, snapshots, changed, new = [], {}, [], []
     for name in bots:
         if not first and name not in stored and not extend:
-            raise PinError(f"{kind} {run!r} in {store.path} pinned {', '.join(stored)}, not "
-                           f"{name!r}: give it a new name")
+            raise PinError(
+                f"{kind} {run!r} in {store.path} pinned {', '.join(stored)}, not "
+                f"{name!r}: give it a new name"
+            )
         now = _current(resolver, name, stored.get(name))
         if first or name not in stored:
             new.append(now)
@@ -97,7 +129,8 @@ def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolv
             if now["display"] is None and submitted is not None:
                 # the very code of a submitted version: shown (and rated) as that version
                 now["display"] = _with_params(
-                    str(BotName(submitted["name"], int(submitted["version"]))), now["spec"])
+                    str(BotName(submitted["name"], int(submitted["version"]))), now["spec"]
+                )
             if now["display"] is None:
                 spec = now["spec"]
                 short = BotName.parse(short_name(spec, name=spec.bot_name or spec.base)).plain
@@ -112,8 +145,11 @@ def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolv
                 changed.append((name, pin, now))
             pins.append(dict(pin))
     if changed and store.count_matches(run) < total:
-        lines = [f"{name!r} (shown as {pin['display']}, {now['source']}): pinned "
-                 f"{pin['digest']}, now {now['digest']}" for name, pin, now in changed]
+        lines = [
+            f"{name!r} (shown as {pin['display']}, {now['source']}): pinned "
+            f"{pin['digest']}, now {now['digest']}"
+            for name, pin, now in changed
+        ]
         raise PinError(
             f"{kind} {run!r} cannot resume: its first run pinned the code of every bot, "
             f"and this code has changed since:\n  " + "\n  ".join(lines) + "\nIts matches "
@@ -121,25 +157,30 @@ def _pin(store: ResultStore, run: str, bots: tuple[str, ...], total: int, resolv
             f"Either restore the old code (mallows bots show {changed[0][1]['digest'][:16]} "
             f"--db {store.path} --extract DIR writes it out), or submit the change (mallows bots submit PATH) "
             f"and run it in a new {kind} ("
-            + ("give the file a new `name`)" if kind == "tournament" else "give it a new --name)"))
+            + ("give the file a new `name`)" if kind == "tournament" else "give it a new --name)")
+        )
     shown = [p["display"] for p in pins]
     dupes = {s for s in shown if shown.count(s) > 1}
     if dupes:
         which = [p["bot"] for p in pins if p["display"] in dupes]
-        raise PinError(f"`bots` lists {', '.join(map(repr, which))}, which are the same code "
-                       f"with the same parameters ({', '.join(sorted(dupes))}): list it once")
+        raise PinError(
+            f"`bots` lists {', '.join(map(repr, which))}, which are the same code "
+            f"with the same parameters ({', '.join(sorted(dupes))}): list it once"
+        )
     if new:
-        store.add_pins(run, [{k: v for k, v in p.items() if k not in ("files", "spec")}
-                                for p in new], snapshots)
+        store.add_pins(
+            run,
+            [{k: v for k, v in p.items() if k not in ("files", "spec")} for p in new],
+            snapshots,
+        )
     entries = []
     for p in pins:
         if p["snapshot"]:
             materialise(p["snapshot"], store.snapshot_files(p["snapshot"]))
-            params = tuple((k, v) for k, v in BotName.parse(p["display"]).params
-                           if v is not None)
-            entries.append((p["display"], RosterEntry(snapshot=p["snapshot"], entry=p["entry"],
-                                                      params=params)))
+            params = tuple((k, v) for k, v in BotName.parse(p["display"]).params if v is not None)
+            entries.append(
+                (p["display"], RosterEntry(snapshot=p["snapshot"], entry=p["entry"], params=params))
+            )
         else:
             entries.append((p["display"], RosterEntry(load=p["bot"])))
-    return Pins(tuple(shown), Roster(tuple(entries)),
-                {p["display"]: p["source"] for p in pins})
+    return Pins(tuple(shown), Roster(tuple(entries)), {p["display"]: p["source"] for p in pins})

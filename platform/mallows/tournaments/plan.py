@@ -69,6 +69,7 @@ def resumed(run: Runnable, store: Any) -> Any:
     """``run`` as ``store`` has it: a stored tournament or comparison keeps the schedule version
     it was started with (``tournaments.schedule``); a new one gets the newest."""
     import json
+
     row = store.tournament(run.name)
     return run.resumed_as(json.loads(row["definition"]) if row is not None else None)
 
@@ -77,18 +78,18 @@ def resumed(run: Runnable, store: Any) -> Any:
 class Plan:
     """Everything a run needs, decided once."""
 
-    run: Any                      # the Runnable (its definition is what the store keeps)
-    kind: str                     # "tournament" or "compare"
+    run: Any  # the Runnable (its definition is what the store keeps)
+    kind: str  # "tournament" or "compare"
     name: str
     game: str
-    options: dict                 # the effective rule options
-    limits: Limits                # checked once
-    bots: tuple[str, ...]         # the shown names, in the order written
-    shown: dict                   # name as written -> shown name
-    schedule: ScheduleLike        # over the shown names
-    roster: Roster                # how each shown name loads
-    resolver: Resolver            # the resolver with the roster
-    ratings: dict                 # the rating system's parameters
+    options: dict  # the effective rule options
+    limits: Limits  # checked once
+    bots: tuple[str, ...]  # the shown names, in the order written
+    shown: dict  # name as written -> shown name
+    schedule: ScheduleLike  # over the shown names
+    roster: Roster  # how each shown name loads
+    resolver: Resolver  # the resolver with the roster
+    ratings: dict  # the rating system's parameters
     sources: dict = field(default_factory=dict)  # shown name -> where its code came from
 
     @property
@@ -98,15 +99,24 @@ class Plan:
     def job(self, spec: Any) -> Any:
         """The executor's job for one match of the schedule."""
         from mallows.tournaments.executor import Job
-        return Job(index=spec.index, game=self.game, options=self.options, seed=spec.seed,
-                   seats=tuple(spec.seats), limits=self.limits, roster=self.roster,
-                   chance=self.run.chance)
+
+        return Job(
+            index=spec.index,
+            game=self.game,
+            options=self.options,
+            seed=spec.seed,
+            seats=tuple(spec.seats),
+            limits=self.limits,
+            roster=self.roster,
+            chance=self.run.chance,
+        )
 
     def jobs(self, specs: Iterable[Any]) -> list:
         return [self.job(s) for s in specs]
 
 
 # -- step 1: check ----------------------------------------------------------------------------
+
 
 def sandbox_limits(limits: dict, sandbox: str | None) -> dict:
     """``limits`` (as written) with the command line's ``--sandbox`` applied: ``off`` becomes
@@ -130,12 +140,16 @@ def resolve_all(names: Iterable[str], resolver: Resolver) -> dict[str, BotSpec |
     return out
 
 
-def ready_all(loaded: Mapping[str, BotSpec | Exception], sandbox: str,
-              fail: Callable[[str, BotSpec | Exception, str | None], None]) -> None:
+def ready_all(
+    loaded: Mapping[str, BotSpec | Exception],
+    sandbox: str,
+    fail: Callable[[str, BotSpec | Exception, str | None], None],
+) -> None:
     """Build every bot once with its parameters, or ask an isolated one for its hello (all
     started side by side first, so their handshakes do not wait for one another); ``fail(name,
     spec_or_error, message)`` raises the caller's error (``message``: why ``ready`` refused)."""
     from mallows.agents.checks import ready
+
     specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
     try:
         for spec in specs:
@@ -160,8 +174,14 @@ def decide_sandbox(specs: Iterable[BotSpec], limits: Limits) -> None:
 
 # -- steps 2 and 3: register, pin, plan -----------------------------------------------------------
 
-def prepare(run: Runnable, store: Any, resolver: Resolver | None = None,
-            sandbox: str | None = None, key: bytes | None = None) -> Plan:
+
+def prepare(
+    run: Runnable,
+    store: Any,
+    resolver: Resolver | None = None,
+    sandbox: str | None = None,
+    key: bytes | None = None,
+) -> Plan:
     """The plan of ``run`` in ``store``: checked (unless ``run.bot_sources`` says it was, by
     ``run.check_bots``), registered and pinned once, with its seed derivation and secret key
     (``run.with_chance``; ``key``: a revealed key to replay a published run). ``resolver``: how
@@ -175,12 +195,27 @@ def prepare(run: Runnable, store: Any, resolver: Resolver | None = None,
     run = resumed(run, store)
     run = run.with_chance(store, key)  # after the schedule version: it compares digests
     run.register(store)
-    pins = pin_bots(store, run.name, run.written_names, run.match_count(), resolver,
-                    kind="comparison" if run.kind == "compare" else "tournament")
+    pins = pin_bots(
+        store,
+        run.name,
+        run.written_names,
+        run.match_count(),
+        resolver,
+        kind="comparison" if run.kind == "compare" else "tournament",
+    )
     shown = dict(zip(run.written_names, pins.shown))
-    return Plan(run=run, kind=run.kind, name=run.name, game=run.game,
-                options=run.effective_options, limits=limits, bots=pins.shown, shown=shown,
-                schedule=run.schedule_for(shown), roster=pins.roster,
-                resolver=resolver.with_roster(pins.roster), ratings=run.rating_params,
-                sources=pins.sources)
-
+    return Plan(
+        run=run,
+        kind=run.kind,
+        name=run.name,
+        game=run.game,
+        options=run.effective_options,
+        limits=limits,
+        bots=pins.shown,
+        shown=shown,
+        schedule=run.schedule_for(shown),
+        roster=pins.roster,
+        resolver=resolver.with_roster(pins.roster),
+        ratings=run.rating_params,
+        sources=pins.sources,
+    )

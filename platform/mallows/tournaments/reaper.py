@@ -44,10 +44,21 @@ class Reaper:
         env = {k: v for k, v in os.environ.items() if k != ENV}
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "mallows.tournaments.reaper", str(read), self.token,
-                 str(os.getpid())],
-                pass_fds=(read,), env=env, start_new_session=True, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                [
+                    sys.executable,
+                    "-m",
+                    "mallows.tournaments.reaper",
+                    str(read),
+                    self.token,
+                    str(os.getpid()),
+                ],
+                pass_fds=(read,),
+                env=env,
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         finally:
             os.close(read)
         os.environ[ENV] = self.token
@@ -72,7 +83,7 @@ def _starttime(pid: int) -> int | None:
         stat = open(f"/proc/{pid}/stat", "rb").read()
     except OSError:
         return None
-    fields = stat[stat.rindex(b")") + 2:].split()
+    fields = stat[stat.rindex(b")") + 2 :].split()
     return None if fields[0] == b"Z" else int(fields[19])
 
 
@@ -125,8 +136,9 @@ def _targets(token: str, known: dict[int, int | None]) -> set[int]:
     return alive
 
 
-def reap(token: str, known: dict[int, int | None] | None = None,
-         grace: float = GRACE_SECONDS) -> int:
+def reap(
+    token: str, known: dict[int, int | None] | None = None, grace: float = GRACE_SECONDS
+) -> int:
     """End every process of the owner's Ray: SIGTERM, then SIGKILL what is left after
     ``grace`` seconds. Returns how many were found."""
     known = dict(known or {})

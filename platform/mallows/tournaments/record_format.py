@@ -42,30 +42,39 @@ def parse_record(text: bytes | str, where: str) -> dict:
     first thing wrong otherwise."""
     if isinstance(text, bytes):
         if text.startswith(b"\xef\xbb\xbf"):
-            raise RecordError(f"{where} starts with a UTF-8 byte-order mark (BOM): save it as "
-                              f"UTF-8 without a BOM (a record is plain UTF-8 JSON)")
+            raise RecordError(
+                f"{where} starts with a UTF-8 byte-order mark (BOM): save it as "
+                f"UTF-8 without a BOM (a record is plain UTF-8 JSON)"
+            )
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise RecordError(f"{where} is not UTF-8 text (byte {exc.start}): a record is "
-                              f"UTF-8 JSON, as mallows play --record writes it") from None
+            raise RecordError(
+                f"{where} is not UTF-8 text (byte {exc.start}): a record is "
+                f"UTF-8 JSON, as mallows play --record writes it"
+            ) from None
     if text.startswith("\ufeff"):
         raise RecordError(f"{where} starts with a byte-order mark (BOM): save it without one")
     depth = _text_depth(text)
     if depth > MAX_DEPTH:
-        raise RecordError(f"{where} nests lists and objects more than {MAX_DEPTH} levels deep "
-                          f"(no match record does): it is not a match record; {_FORMAT}")
+        raise RecordError(
+            f"{where} nests lists and objects more than {MAX_DEPTH} levels deep "
+            f"(no match record does): it is not a match record; {_FORMAT}"
+        )
     try:
         record = json.loads(text)
     except RecursionError:  # pragma: no cover (refused by depth above)
         raise RecordError(f"{where} nests too deeply to be a match record") from None
     except ValueError as exc:
         if "digits" in str(exc):  # Python's limit on the length of an integer
-            raise RecordError(f"{where} holds a number too long to read ({exc}): no record "
-                              f"field is that large") from None
-        raise RecordError(f"{where} is not JSON ({exc}), so not a match record: a record is "
-                          f"one JSON object, as "
-                          f"mallows play --record writes it") from None
+            raise RecordError(
+                f"{where} holds a number too long to read ({exc}): no record field is that large"
+            ) from None
+        raise RecordError(
+            f"{where} is not JSON ({exc}), so not a match record: a record is "
+            f"one JSON object, as "
+            f"mallows play --record writes it"
+        ) from None
     check_record(record, where)
     return record
 
@@ -118,12 +127,16 @@ class _Checker:
         self.where = where
 
     def fail(self, place: str, expected: str, value: Any) -> None:
-        raise RecordError(f"{self.where} is not a valid match record: {place} should be "
-                          f"{expected}, but is {_kind(value)}; {_FORMAT}")
+        raise RecordError(
+            f"{self.where} is not a valid match record: {place} should be "
+            f"{expected}, but is {_kind(value)}; {_FORMAT}"
+        )
 
     def missing(self, place: str, key: str, expected: str) -> None:
-        raise RecordError(f"{self.where} is not a valid match record: {place} has no "
-                          f"{key!r} ({expected}); {_FORMAT}")
+        raise RecordError(
+            f"{self.where} is not a valid match record: {place} has no "
+            f"{key!r} ({expected}); {_FORMAT}"
+        )
 
 
 def check_record(record: Any, where: str) -> None:
@@ -133,14 +146,22 @@ def check_record(record: Any, where: str) -> None:
     c = _Checker(where)
     if not isinstance(record, dict):
         c.fail("the record", "an object with 'game', 'players', 'events' and 'result'", record)
-    for key, expected in (("game", "a game's name"), ("players", "a list of bot names"),
-                          ("events", "a list of events"), ("result", "an object")):
+    for key, expected in (
+        ("game", "a game's name"),
+        ("players", "a list of bot names"),
+        ("events", "a list of events"),
+        ("result", "an object"),
+    ):
         if key not in record:
             c.missing("the record", key, expected)
-    if "record_version" in record and (not _is_int(record["record_version"])
-                                       or record["record_version"] != RECORD_VERSION):
-        c.fail("record_version", f"{RECORD_VERSION} (this mallows reads record version "
-               f"{RECORD_VERSION})", record["record_version"])
+    if "record_version" in record and (
+        not _is_int(record["record_version"]) or record["record_version"] != RECORD_VERSION
+    ):
+        c.fail(
+            "record_version",
+            f"{RECORD_VERSION} (this mallows reads record version {RECORD_VERSION})",
+            record["record_version"],
+        )
     game = record["game"]
     if not isinstance(game, str) or game not in GAMES:
         c.fail("game", f"one of {', '.join(sorted(GAMES))}", game)
@@ -159,8 +180,11 @@ def check_record(record: Any, where: str) -> None:
         c.fail("rules", "the rule set's name (a string)", record["rules"])
     if "isolation" in record:
         iso = record["isolation"]
-        if not isinstance(iso, list) or len(iso) != seats \
-                or not all(isinstance(x, str) for x in iso):
+        if (
+            not isinstance(iso, list)
+            or len(iso) != seats
+            or not all(isinstance(x, str) for x in iso)
+        ):
             c.fail("isolation", f"a list of {seats} strings (one per seat)", iso)
     events = record["events"]
     if not isinstance(events, list):
@@ -188,8 +212,11 @@ def _check_event(c: _Checker, place: str, event: Any, seats: int) -> None:
             c.fail(f"{place}.seat", f"a seat of the match (0 to {seats - 1})", seat)
     elif event["type"] in ("action", "forfeit"):
         c.missing(place, "seat", "the seat it is about")
-    if "caller" in event and event["caller"] is not None and (
-            not _is_int(event["caller"]) or not 0 <= event["caller"] < seats):
+    if (
+        "caller" in event
+        and event["caller"] is not None
+        and (not _is_int(event["caller"]) or not 0 <= event["caller"] < seats)
+    ):
         c.fail(f"{place}.caller", f"a seat (0 to {seats - 1}) or null", event["caller"])
     for key in _INT_FIELDS:
         if key in event and (not _is_int(event[key]) or event[key] < 0):
@@ -233,8 +260,11 @@ def _check_event(c: _Checker, place: str, event: Any, seats: int) -> None:
 
 def _numbers(c: _Checker, place: str, value: Any, seats: int | None) -> None:
     if not isinstance(value, list) or (seats is not None and len(value) != seats):
-        c.fail(place, f"a list of {seats} numbers (one per seat)" if seats else
-               "a list of numbers", value)
+        c.fail(
+            place,
+            f"a list of {seats} numbers (one per seat)" if seats else "a list of numbers",
+            value,
+        )
     for j, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             c.fail(f"{place}[{j}]", "a number", v)
@@ -259,7 +289,8 @@ def _check_result(c: _Checker, result: Any, seats: int) -> None:
                 f"standard competition ranking (0 = first; tied seats share the better rank and "
                 f"the next rank skips, e.g. 0, 0, 2): seat {i} has rank {r} but {better} "
                 f"seat{'s' if better != 1 else ''} rank{'' if better != 1 else 's'} above it; "
-                f"{_FORMAT}")
+                f"{_FORMAT}"
+            )
     for key in ("totals", "round_wins"):
         if key in result:
             _numbers(c, f"result.{key}", result[key], seats)
@@ -282,6 +313,9 @@ def _check_result(c: _Checker, result: Any, seats: int) -> None:
             c.fail("result.winners", f"a list of seats (0 to {seats - 1})", w)
     if "forfeits" in result:
         f = result["forfeits"]
-        if not isinstance(f, list) or len(f) != seats \
-                or not all(x is None or isinstance(x, str) for x in f):
+        if (
+            not isinstance(f, list)
+            or len(f) != seats
+            or not all(x is None or isinstance(x, str) for x in f)
+        ):
             c.fail("result.forfeits", f"a list of {seats} entries (a reason or null)", f)

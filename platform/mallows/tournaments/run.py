@@ -35,8 +35,8 @@ from mallows.seeding import UNKEYED
 @dataclass
 class RunSummary:
     total: int = 0
-    already: int = 0      # stored before this run
-    played: int = 0       # played and stored by this run
+    already: int = 0  # stored before this run
+    played: int = 0  # played and stored by this run
     wall: float = 0.0
     storage_seconds: float = 0.0
     ratings_seconds: float = 0.0
@@ -72,19 +72,38 @@ def register(store: ResultStore, t: Tournament) -> bool:
                 f"tournament {t.name!r} is already in {store.path} with a different "
                 f"definition; changed: {'; '.join(changes)}. Its matches were played under "
                 f"the old definition, so it cannot resume: give the file a new `name`, "
-                f"restore the old values, or use another --db")
+                f"restore the old values, or use another --db"
+            )
         return False
-    store.add_tournament(t.name, t.game, json.dumps(t.definition(), sort_keys=True),
-                         t.digest(), t.source, t.match_count(), dict(t.bot_sources))
+    store.add_tournament(
+        t.name,
+        t.game,
+        json.dumps(t.definition(), sort_keys=True),
+        t.digest(),
+        t.source,
+        t.match_count(),
+        dict(t.bot_sources),
+    )
     return True
-
 
 
 def match_row(tournament: str, game: str, spec, outcome) -> MatchRow:
     """The store's row for a played match: the schedule's place plus the outcome."""
-    return MatchRow(match_id(tournament, spec.index), tournament, spec.index, game, spec.table,
-                    spec.rotation, spec.deal, spec.seed, outcome.players, outcome.ranks,
-                    outcome.forfeits, outcome.record_json, outcome.seconds)
+    return MatchRow(
+        match_id(tournament, spec.index),
+        tournament,
+        spec.index,
+        game,
+        spec.table,
+        spec.rotation,
+        spec.deal,
+        spec.seed,
+        outcome.players,
+        outcome.ranks,
+        outcome.forfeits,
+        outcome.record_json,
+        outcome.seconds,
+    )
 
 
 LARGE_RUN = 100_000  # matches left from which ``tournament run`` prints an estimate first
@@ -92,19 +111,23 @@ LARGE_RUN = 100_000  # matches left from which ``tournament run`` prints an esti
 
 @dataclass
 class Estimate:
-    remaining: int             # matches still to play
-    db_bytes: int              # what they will add to the database, about
+    remaining: int  # matches still to play
+    db_bytes: int  # what they will add to the database, about
     match_seconds: float | None  # one match, timed in this process (None: could not play it)
 
     def describe(self, workers: int, db) -> str:
         from mallows.results.codec import human_bytes
-        text = (f"{self.remaining:,} matches to play: about {human_bytes(self.db_bytes)} more in "
-                f"{db}")
+
+        text = (
+            f"{self.remaining:,} matches to play: about {human_bytes(self.db_bytes)} more in {db}"
+        )
         if self.match_seconds is not None:
             seconds = self.remaining * self.match_seconds / max(1, workers)
-            text += (f"; one match took {self.match_seconds:.3f} s here, so about "
-                     f"{_duration(seconds)} on {workers} worker{'s' if workers != 1 else ''} "
-                     f"(the progress bar's ETA follows the measured rate)")
+            text += (
+                f"; one match took {self.match_seconds:.3f} s here, so about "
+                f"{_duration(seconds)} on {workers} worker{'s' if workers != 1 else ''} "
+                f"(the progress bar's ETA follows the measured rate)"
+            )
         return text
 
 
@@ -146,18 +169,30 @@ def jobs_for(run: Any, specs: Iterable) -> list:
         return run.jobs(specs)
     from mallows.agents.protocol import Limits
     from mallows.tournaments.worker import Job
+
     limits = Limits.from_dict(run.limits)
-    return [Job(index=s.index, game=run.game, options=run.effective_options, seed=s.seed,
-                seats=tuple(s.seats), limits=limits, chance=getattr(run, "chance", UNKEYED))
-            for s in specs]
+    return [
+        Job(
+            index=s.index,
+            game=run.game,
+            options=run.effective_options,
+            seed=s.seed,
+            seats=tuple(s.seats),
+            limits=limits,
+            chance=getattr(run, "chance", UNKEYED),
+        )
+        for s in specs
+    ]
 
 
 def _stored(store: ResultStore, name: str) -> dict:
     """The stored row of tournament ``name`` (one the caller knows is there)."""
     row = store.tournament(name)
     if row is None:
-        raise StorageError(f"{store.path} has no tournament {name!r}: see mallows tournament "
-                           f"list --db {store.path}")
+        raise StorageError(
+            f"{store.path} has no tournament {name!r}: see mallows tournament "
+            f"list --db {store.path}"
+        )
     return row
 
 
@@ -184,8 +219,11 @@ def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
     rows = _tournament_rows(store, name)[1] if rows is None else played(rows)
     _save(store, "tournament", name, game, rows, count)
     game_count = store.count_game_matches(game)
-    if (game_count == count and params == RATING_SYSTEM.defaults()
-            and not any(r.bot == "human" or r.bot.startswith("human:") for r in rows)):
+    if (
+        game_count == count
+        and params == RATING_SYSTEM.defaults()
+        and not any(r.bot == "human" or r.bot.startswith("human:") for r in rows)
+    ):
         # (a person's matches stay off the game's board: store.results(game=...) leaves them)
         game_rows = rows  # the game's only results, rated the same way: the same table
     else:
@@ -201,16 +239,24 @@ def ensure_ratings(store: ResultStore, scope: str, name: str) -> None:
     if scope == "tournament":
         refresh_ratings(store, name)
     else:
-        _save(store, "game", name, name, leaderboard(store.results(game=name)),
-              store.count_game_matches(name))
+        _save(
+            store,
+            "game",
+            name,
+            name,
+            leaderboard(store.results(game=name)),
+            store.count_game_matches(name),
+        )
 
 
 def game_board_with_humans(store: ResultStore, game: str) -> list[dict]:
     """A game's leaderboard with the matches people played (``human`` seats) counted too,
     computed in memory (the stored game boards are the bots')."""
     rows = leaderboard(store.results(game=game, humans=True))
-    return [{**RATING_SYSTEM.row_dict(r), "scope": "game", "name": game, "game": game,
-             "updated": None} for r in rows]
+    return [
+        {**RATING_SYSTEM.row_dict(r), "scope": "game", "name": game, "game": game, "updated": None}
+        for r in rows
+    ]
 
 
 def board(store: ResultStore, scope: str, name: str) -> list[dict]:
@@ -226,20 +272,30 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
         game, rows = _tournament_rows(store, name)
     else:
         game, rows = name, leaderboard(store.results(game=name))
-    return [{**RATING_SYSTEM.row_dict(r), "scope": scope, "name": name, "game": game,
-             "updated": None} for r in rows]
+    return [
+        {**RATING_SYSTEM.row_dict(r), "scope": scope, "name": name, "game": game, "updated": None}
+        for r in rows
+    ]
 
 
-def run_tournament(t: Tournament, store, executor, on_start=None, on_outcome=None,
-                   resolver=None) -> RunSummary:
+def run_tournament(
+    t: Tournament, store, executor, on_start=None, on_outcome=None, resolver=None
+) -> RunSummary:
     """``prepare`` (check, register and pin ``t`` once) then ``execute``."""
-    return execute(prepare(t, store, resolver), store, executor, on_start=on_start,
-                   on_outcome=on_outcome)
+    return execute(
+        prepare(t, store, resolver), store, executor, on_start=on_start, on_outcome=on_outcome
+    )
 
 
-def execute(plan: Plan, store, executor, stop: StopRule | None = None,
-            on_start: Callable | None = None, on_outcome: Callable | None = None,
-            rate: bool = True) -> RunSummary:
+def execute(
+    plan: Plan,
+    store,
+    executor,
+    stop: StopRule | None = None,
+    on_start: Callable | None = None,
+    on_outcome: Callable | None = None,
+    rate: bool = True,
+) -> RunSummary:
     """Play every scheduled match of ``plan`` not yet in ``store``, until ``stop`` (if any)
     decides. ``on_start(total, already)`` and ``on_outcome(outcome, spec, live)`` (once per
     match, as it arrives) drive a progress display; ``live`` is a ``LiveRatings``:
@@ -296,11 +352,22 @@ def execute(plan: Plan, store, executor, stop: StopRule | None = None,
                         if outcome.error is not None:
                             failure = failure or (spec, outcome.error)
                     s0 = time.perf_counter()
-                    store.add_matches([match_row(plan.name, plan.game, spec, o)
-                                       for spec, o in arrived if o.error is None])
+                    store.add_matches(
+                        [
+                            match_row(plan.name, plan.game, spec, o)
+                            for spec, o in arrived
+                            if o.error is None
+                        ]
+                    )
                     summary.storage_seconds += time.perf_counter() - s0
-                    live.add([(spec.index, o.players, o.ranks) if o.error is None
-                              else (spec.index, None, None) for spec, o in arrived])
+                    live.add(
+                        [
+                            (spec.index, o.players, o.ranks)
+                            if o.error is None
+                            else (spec.index, None, None)
+                            for spec, o in arrived
+                        ]
+                    )
                     summary.played += sum(1 for _, o in arrived if o.error is None)
                     for spec, outcome in arrived:
                         if outcome.error is None:
@@ -325,13 +392,18 @@ def execute(plan: Plan, store, executor, stop: StopRule | None = None,
         summary.wall = time.perf_counter() - t0
     if failure is not None:
         spec, error = failure
-        where = "; ".join(f"{s} is {plan.sources[s]}" for s in spec.seats
-                          if plan.sources.get(s) and plan.sources[s] != s)  # shown: where from
+        where = "; ".join(
+            f"{s} is {plan.sources[s]}"
+            for s in spec.seats
+            if plan.sources.get(s) and plan.sources[s] != s
+        )  # shown: where from
         raise MatchFailed(
             f"match {match_id(plan.name, spec.index)} ({', '.join(spec.seats)}, seed "
-            f"{spec.seed}) failed: {error.strip()}" + (f" ({where})" if where else "")
+            f"{spec.seed}) failed: {error.strip()}"
+            + (f" ({where})" if where else "")
             + "\nThe other finished matches are stored; fix the cause and rerun the same "
-            "command to play what is missing")
+            "command to play what is missing"
+        )
     if store.count_matches(plan.name) == summary.total:
         store.mark_finished(plan.name)
     return summary

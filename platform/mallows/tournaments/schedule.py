@@ -80,8 +80,9 @@ def match_id(tournament: str, index: int) -> str:
     return f"{tournament}/{index}"
 
 
-def deal_seed(tournament_seed: int, table: int, deal: int, deals: int,
-              chance: seeding.Chance | None = None) -> int:
+def deal_seed(
+    tournament_seed: int, table: int, deal: int, deals: int, chance: seeding.Chance | None = None
+) -> int:
     place = table * deals + deal
     if chance is not None and chance.secret_deals:  # `secret = true`: keyed, one by one
         return chance.match_seed(tournament_seed, place)
@@ -151,8 +152,9 @@ def adjacency_imbalance(k: int, deals: int) -> int:
     return max(values) - min(values)
 
 
-def pair_seats(tested: str, opponents: Sequence[str], k: int, p: int, version: int
-               ) -> tuple[str, ...]:
+def pair_seats(
+    tested: str, opponents: Sequence[str], k: int, p: int, version: int
+) -> tuple[str, ...]:
     """The seats of pair ``p`` of a comparison with ``k > 2`` seats, ``tested`` (A or B) in
     the seat under test ``p % k``.
 
@@ -199,16 +201,25 @@ class Schedule:
     """The matches of a round robin, in schedule order, computed on demand (a read-only
     sequence: ``len``, ``[i]``, ``[a:b]``, iteration)."""
 
-    def __init__(self, bots: Iterable[str], players: int, deals: int, seed: int,
-                 version: int = SCHEDULE_VERSION, chance: seeding.Chance | None = None):
+    def __init__(
+        self,
+        bots: Iterable[str],
+        players: int,
+        deals: int,
+        seed: int,
+        version: int = SCHEDULE_VERSION,
+        chance: seeding.Chance | None = None,
+    ):
         self.bots = tuple(bots)
         self.players, self.deals, self.seed, self.version = players, deals, seed, version
         self.chance = chance  # with secret deals: the match seeds are keyed
         if players < 1 or deals < 1 or len(self.bots) < players:
             raise ValueError("need players >= 1, deals >= 1 and at least `players` bots")
         if version not in SCHEDULE_VERSIONS:
-            raise ValueError(f"schedule version {version!r} is not one of "
-                             f"{', '.join(map(str, SCHEDULE_VERSIONS))}")
+            raise ValueError(
+                f"schedule version {version!r} is not one of "
+                f"{', '.join(map(str, SCHEDULE_VERSIONS))}"
+            )
         self.tables = math.comb(len(self.bots), players)
         self.per_table = deals * players
         self.orders = balanced_orders(players) if version >= 2 else (tuple(range(players)),)
@@ -222,12 +233,23 @@ class Schedule:
         deal, rotation = divmod(index - table * self.per_table, self.players)
         if self._deal_at[0] != (table, deal):  # the rotations of a deal share these
             order = deal % len(self.orders)
-            self._deal_at = ((table, deal), deal_seed(self.seed, table, deal, self.deals,
-                                                      self.chance),
-                             order, tuple(subset[i] for i in self.orders[order]))
+            self._deal_at = (
+                (table, deal),
+                deal_seed(self.seed, table, deal, self.deals, self.chance),
+                order,
+                tuple(subset[i] for i in self.orders[order]),
+            )
         _, seed, order, ordered = self._deal_at
-        return MatchSpec(index, table, subset, rotation, deal,
-                         ordered[rotation:] + ordered[:rotation], seed, order)
+        return MatchSpec(
+            index,
+            table,
+            subset,
+            rotation,
+            deal,
+            ordered[rotation:] + ordered[:rotation],
+            seed,
+            order,
+        )
 
     def __getitem__(self, key):
         if isinstance(key, slice):
@@ -256,7 +278,7 @@ class Schedule:
             if table != at_table:
                 if at_table < table <= at_table + 64:  # near ahead: step the iterator
                     subset = next(islice(subsets, table - at_table - 1, None))
-                else:                                  # far or behind: unrank, then step on
+                else:  # far or behind: unrank, then step on
                     subset = unrank_subset(self.bots, self.players, table)
                     subsets = combinations(self.bots, self.players)
                     subsets = _from(subsets, self.bots, self.players, subset)
@@ -265,15 +287,22 @@ class Schedule:
 
     def __eq__(self, other) -> bool:
         if isinstance(other, Schedule):
-            return (self.bots, self.players, self.deals, self.seed, self.version) == \
-                (other.bots, other.players, other.deals, other.seed, other.version)
+            return (self.bots, self.players, self.deals, self.seed, self.version) == (
+                other.bots,
+                other.players,
+                other.deals,
+                other.seed,
+                other.version,
+            )
         if isinstance(other, list):
             return len(other) == len(self) and list(self) == other
         return NotImplemented
 
     def __repr__(self) -> str:
-        return (f"Schedule({len(self.bots)} bots, {self.players} players, {self.deals} deals, "
-                f"version {self.version}: {len(self):,} matches)")
+        return (
+            f"Schedule({len(self.bots)} bots, {self.players} players, {self.deals} deals, "
+            f"version {self.version}: {len(self):,} matches)"
+        )
 
 
 def _from(subsets: Iterator[tuple], bots: tuple, k: int, subset: tuple) -> Iterator[tuple]:
@@ -292,8 +321,9 @@ def _from(subsets: Iterator[tuple], bots: tuple, k: int, subset: tuple) -> Itera
         yield tuple(bots[p] for p in pos)
 
 
-def make_schedule(bots, players: int, deals: int, seed: int,
-                  version: int = SCHEDULE_VERSION) -> Schedule:
+def make_schedule(
+    bots, players: int, deals: int, seed: int, version: int = SCHEDULE_VERSION
+) -> Schedule:
     return Schedule(bots, players, deals, seed, version)
 
 
@@ -303,10 +333,18 @@ def schedule(tournament) -> Schedule:
     (``seeding.Chance.match_seed``), so it must hold its key (``tournaments.secrecy.settle``)."""
     chance = getattr(tournament, "chance", None)
     if getattr(tournament, "secret", False) and not (chance and chance.secret_deals):
-        raise RuntimeError(f"tournament {tournament.name!r} has secret deals: its schedule "
-                           f"needs its key (tournaments.secrecy.settle) first")
-    return Schedule(tournament.bots, tournament.players, tournament.deals, tournament.seed,
-                    tournament.schedule, chance)
+        raise RuntimeError(
+            f"tournament {tournament.name!r} has secret deals: its schedule "
+            f"needs its key (tournaments.secrecy.settle) first"
+        )
+    return Schedule(
+        tournament.bots,
+        tournament.players,
+        tournament.deals,
+        tournament.seed,
+        tournament.schedule,
+        chance,
+    )
 
 
 def stored_version(definition: dict | None) -> int | None:

@@ -23,8 +23,10 @@ from mallows import seeding
 from mallows.errors import SecretKeyError
 from mallows.tournaments.spec import Tournament
 
-SEED_WARNING = ("authors who know the seed can compute every deal: leave `seed` out, or keep "
-                "the file private until the tournament ends (or set secret = true)")
+SEED_WARNING = (
+    "authors who know the seed can compute every deal: leave `seed` out, or keep "
+    "the file private until the tournament ends (or set secret = true)"
+)
 
 
 def parse_key(text: str) -> bytes:
@@ -34,9 +36,11 @@ def parse_key(text: str) -> bytes:
     except ValueError:
         key = b""
     if len(key) < 16:
-        raise SecretKeyError(f"--key {text[:80]!r} is not a secret key: give the hexadecimal "
-                             f"key that mallows tournament show NAME --reveal-key printed (64 "
-                             f"hex digits)")
+        raise SecretKeyError(
+            f"--key {text[:80]!r} is not a secret key: give the hexadecimal "
+            f"key that mallows tournament show NAME --reveal-key printed (64 "
+            f"hex digits)"
+        )
     return key
 
 
@@ -55,8 +59,10 @@ def settle(store, t: Tournament, key: bytes | None = None) -> Tournament:
                 t = old  # stored before derivation 2: the same matches as then
     if t.derivation == seeding.LEGACY:
         if key is not None:
-            raise SecretKeyError(f"--key: tournament {t.name!r} was stored before secret keys "
-                                 f"(derivation 1): it has no key; run it without --key")
+            raise SecretKeyError(
+                f"--key: tournament {t.name!r} was stored before secret keys "
+                f"(derivation 1): it has no key; run it without --key"
+            )
         return dataclasses.replace(t, chance=seeding.UNKEYED)
     kept = store.chance_key(t.name)
     if kept is not None and row is None and store.count_matches(t.name) == 0 and key is not None:
@@ -65,10 +71,12 @@ def settle(store, t: Tournament, key: bytes | None = None) -> Tournament:
     if kept is None:
         kept = store.put_chance_key(t.name, key if key is not None else seeding.fresh_key())
     if key is not None and kept != key:
-        raise SecretKeyError(f"--key: tournament {t.name!r} in this database already has "
-                             f"another secret key (its matches were played with it): leave "
-                             f"--key out to resume it, or use a new --db to replay the "
-                             f"published one")
+        raise SecretKeyError(
+            f"--key: tournament {t.name!r} in this database already has "
+            f"another secret key (its matches were played with it): leave "
+            f"--key out to resume it, or use a new --db to replay the "
+            f"published one"
+        )
     key = kept
     return dataclasses.replace(t, chance=seeding.Chance(t.derivation, key, t.secret))
 
@@ -92,8 +100,12 @@ def untrusted_seed_warning(t: Tournament) -> str | None:
         return None
     named = f"{', '.join(untrusted[:5])}{', ...' if len(untrusted) > 5 else ''}"
     if t.derivation == seeding.LEGACY:
-        return (f"warning: {t.name} runs under seed derivation 1 (unkeyed) with bots not "
-                f"shipped with mallows ({named}): every bot can compute the deals from its own "
-                f"seed; use it only to replay an old tournament")
-    return (f"warning: {t.name} has seed = {t.seed} and bots not shipped with mallows "
-            f"({named}): " + SEED_WARNING)
+        return (
+            f"warning: {t.name} runs under seed derivation 1 (unkeyed) with bots not "
+            f"shipped with mallows ({named}): every bot can compute the deals from its own "
+            f"seed; use it only to replay an old tournament"
+        )
+    return (
+        f"warning: {t.name} has seed = {t.seed} and bots not shipped with mallows "
+        f"({named}): " + SEED_WARNING
+    )

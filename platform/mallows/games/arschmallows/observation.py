@@ -68,7 +68,9 @@ class Knowledge:
         """Row ``row`` changed, or someone learned a card in it: rebuild it when next shown."""
         self.version[row] += 1
 
-    def rows(self, seat: int, rows: Sequence[Sequence[int]], up: Sequence[bool]) -> list[list[dict]]:
+    def rows(
+        self, seat: int, rows: Sequence[Sequence[int]], up: Sequence[bool]
+    ) -> list[list[dict]]:
         """``rows`` (card ids by seat and slot) as ``seat`` sees them: ``{"face_up", "value"}``."""
         version = self.version
         built_version = self.built_version[seat]
@@ -119,8 +121,13 @@ def build_observation(state: "ArschmallowsState", seat: int, base: dict | None =
     return obs
 
 
-def hidden_variants(state: "ArschmallowsState", seat: int, rng, count: int = 2,
-                    keep: "set[int] | frozenset[int]" = frozenset()) -> list:
+def hidden_variants(
+    state: "ArschmallowsState",
+    seat: int,
+    rng,
+    count: int = 2,
+    keep: "set[int] | frozenset[int]" = frozenset(),
+) -> list:
     """Copies of ``state`` that differ only in what ``seat`` may not know: the values of the
     cards it has not seen, shuffled among those cards (other seats' knowledge follows the
     cards); the cards in ``keep`` keep their values. ``mallows.testing.games`` checks that each

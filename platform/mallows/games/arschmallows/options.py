@@ -52,28 +52,32 @@ OPTIONS: dict[str, tuple[str, Any, str]] = {
 }
 
 
-
 def _coerce(key: str, value: Any) -> Any:
     kind, allowed, _ = OPTIONS[key]
     if kind == "bool":
         flag = parse_bool(value)
         if flag is not None:
             return flag
-        raise GameConfigError(f"option {key}={value!r} is not a boolean: write {key}=true "
-                              f"or {key}=false")
+        raise GameConfigError(
+            f"option {key}={value!r} is not a boolean: write {key}=true or {key}=false"
+        )
     if kind == "int":
         low, high = allowed
         number = parse_int(value)
         if number is None:
-            raise GameConfigError(f"option {key}={value!r} is not a whole number: write, for "
-                                  f"example, {key}={RULE_SETS[DEFAULT_RULES][key]}")
+            raise GameConfigError(
+                f"option {key}={value!r} is not a whole number: write, for "
+                f"example, {key}={RULE_SETS[DEFAULT_RULES][key]}"
+            )
         if not low <= number <= high:
-            raise GameConfigError(f"option {key}={number} is out of range: {key} must be "
-                                  f"from {low} to {high}")
+            raise GameConfigError(
+                f"option {key}={number} is out of range: {key} must be from {low} to {high}"
+            )
         return number
     if value not in allowed:
-        raise GameConfigError(f"option {key}={value!r} is not allowed: choose one of "
-                              f"{', '.join(allowed)}")
+        raise GameConfigError(
+            f"option {key}={value!r} is not allowed: choose one of {', '.join(allowed)}"
+        )
     return value
 
 
@@ -86,20 +90,27 @@ def make_options(rules: str | None = None, overrides: Mapping[str, Any] | None =
     """
     rules, overrides = rule_set_and_overrides(rules, overrides, DEFAULT_RULES)
     if rules not in RULE_SETS:
-        raise GameConfigError(f"unknown arschmallows rule set {rules!r}: choose one of "
-                              f"{', '.join(RULE_SETS)}")
+        raise GameConfigError(
+            f"unknown arschmallows rule set {rules!r}: choose one of {', '.join(RULE_SETS)}"
+        )
     options: dict[str, Any] = {"rules": rules, **RULE_SETS[rules]}
     for key, value in overrides.items():
         if key not in OPTIONS:
-            raise GameConfigError(f"unknown arschmallows option {key!r}: the options are "
-                                  f"{', '.join(OPTIONS)}")
+            raise GameConfigError(
+                f"unknown arschmallows option {key!r}: the options are {', '.join(OPTIONS)}"
+            )
         options[key] = _coerce(key, value)
     return options
 
 
 def check_players(players: Any) -> None:
-    if not isinstance(players, int) or isinstance(players, bool) or \
-            not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise GameConfigError(f"arschmallows is for {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                              f"got {players!r}: seat 2 to 6 bots")
+    if (
+        not isinstance(players, int)
+        or isinstance(players, bool)
+        or not MIN_PLAYERS <= players <= MAX_PLAYERS
+    ):
+        raise GameConfigError(
+            f"arschmallows is for {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+            f"got {players!r}: seat 2 to 6 bots"
+        )
     # 6 seats x 10 table cards + 1 discard card = 61: every allowed setting can be dealt.

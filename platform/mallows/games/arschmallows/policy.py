@@ -14,8 +14,9 @@ from typing import Any, Mapping
 CALL_PROBABILITY = 1 / 20
 
 
-def random_action(observation: Mapping, rng: random.Random,
-                  call_probability: float = CALL_PROBABILITY, **_: Any) -> dict:
+def random_action(
+    observation: Mapping, rng: random.Random, call_probability: float = CALL_PROBABILITY, **_: Any
+) -> dict:
     legal = observation["legal_actions"]
     if observation.get("phase") == "end":
         wanted = "call" if rng.random() < call_probability else "pass"

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 from mallows.games.base import competition_ranks
 
+
 def score_round(raw: Sequence[int], caller: int | None, options: Mapping) -> tuple[list[int], bool]:
     """Round scores after the caller rule (RULES.md 1.14), and whether the caller was doubled.
 
@@ -51,7 +52,8 @@ def next_starter(scores: Sequence[int], totals: Sequence[int], start: int, optio
     raise AssertionError("unreachable")
 
 
-def final_ranks(totals: Sequence[int], round_wins: Sequence[int],
-                forfeits: Sequence[str | None]) -> list[int]:
+def final_ranks(
+    totals: Sequence[int], round_wins: Sequence[int], forfeits: Sequence[str | None]
+) -> list[int]:
     """Lowest total first; then more round wins; still tied: a shared place (RULES.md 1.16)."""
     return competition_ranks([(t, -w) for t, w in zip(totals, round_wins)], forfeits)

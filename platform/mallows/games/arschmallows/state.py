@@ -29,8 +29,10 @@ SHAPES = {
     "swap": ('{"type": "swap", "slot": i}', ("type", "slot")),
     "refuse": ('{"type": "refuse", "slot": i}', ("type", "slot")),
     "spy": ('{"type": "spy", "player": p, "slot": i}', ("type", "player", "slot")),
-    "exchange": ('{"type": "exchange", "slot": i, "player": p, "their_slot": j}',
-                 ("type", "slot", "player", "their_slot")),
+    "exchange": (
+        '{"type": "exchange", "slot": i, "player": p, "their_slot": j}',
+        ("type", "slot", "player", "their_slot"),
+    ),
     "play_twice": ('{"type": "play_twice"}', ("type",)),
     "get_rid": ('{"type": "get_rid", "slots": [i, j, ...]}', ("type", "slots")),
     "call": ('{"type": "call"}', ("type",)),
@@ -43,8 +45,10 @@ PHASE_TYPES = {
     "end": ("call", "pass"),
 }
 #: phase -> action type -> its exact key set: one lookup validates type, phase and keys.
-PHASE_KEYSETS = {phase: {kind: frozenset(SHAPES[kind][1]) for kind in kinds}
-                 for phase, kinds in PHASE_TYPES.items()}
+PHASE_KEYSETS = {
+    phase: {kind: frozenset(SHAPES[kind][1]) for kind in kinds}
+    for phase, kinds in PHASE_TYPES.items()
+}
 ACTION_OF = {SPY: "spy", EXCHANGE: "exchange", PLAY_TWICE: "play_twice"}
 
 
@@ -96,10 +100,17 @@ class ArschmallowsState:
         # Per seat, parts of observations shared between that seat's observations (read-only,
         # see observation.py): a copy of the options and the fixed legal-action dicts.
         self.seat_options = [dict(options) for _ in range(players)]
-        self._peeks = [[{"type": "peek", "slots": [i, j]} for i in range(t) for j in range(i + 1, t)]
-                       for _ in range(players)]
-        self._fixed = [{kind: {"type": kind} for kind in ("draw", "take_discard", "call", "pass",
-                                                          "play_twice")} for _ in range(players)]
+        self._peeks = [
+            [{"type": "peek", "slots": [i, j]} for i in range(t) for j in range(i + 1, t)]
+            for _ in range(players)
+        ]
+        self._fixed = [
+            {
+                kind: {"type": kind}
+                for kind in ("draw", "take_discard", "call", "pass", "play_twice")
+            }
+            for _ in range(players)
+        ]
         self._swaps: list[list[dict]] = [[] for _ in range(players)]
         self._refusals: list[list[dict]] = [[] for _ in range(players)]
         # per seat: (the down_slots list it was built for, its swap and refuse actions)
@@ -174,13 +185,20 @@ class ArschmallowsState:
         if self.held_source == "draw":
             value = self.values[self._held()]
             if value == SPY:
-                out += [{"type": "spy", "player": p, "slot": j}
-                        for p in range(self.players) for j in self.down_slots[p]]
+                out += [
+                    {"type": "spy", "player": p, "slot": j}
+                    for p in range(self.players)
+                    for j in self.down_slots[p]
+                ]
             elif value == EXCHANGE:
-                theirs = [(p, j) for p in range(self.players) if p != seat
-                          for j in self.down_slots[p]]
-                out += [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
-                        for i in down for p, j in theirs]
+                theirs = [
+                    (p, j) for p in range(self.players) if p != seat for j in self.down_slots[p]
+                ]
+                out += [
+                    {"type": "exchange", "slot": i, "player": p, "their_slot": j}
+                    for i in down
+                    for p, j in theirs
+                ]
             elif value == PLAY_TWICE:
                 out.append(fixed["play_twice"])
         if len(down) >= 2:
@@ -193,8 +211,10 @@ class ArschmallowsState:
         if seat != self.current:
             raise IllegalAction(f"it is seat {self.current}'s turn, not seat {seat}'s")
         if not isinstance(action, dict):
-            raise IllegalAction(f"an action is a JSON object such as {{\"type\": \"draw\"}}, "
-                                f"got {type(action).__name__}")
+            raise IllegalAction(
+                f'an action is a JSON object such as {{"type": "draw"}}, '
+                f"got {type(action).__name__}"
+            )
         kind: Any = action.get("type")
         expected = PHASE_KEYSETS[self.phase].get(kind) if type(kind) is str else None
         if expected is None or action.keys() != expected:
@@ -204,15 +224,17 @@ class ArschmallowsState:
     def _explain(self, action: dict, kind: Any) -> NoReturn:
         """Raise IllegalAction saying what is wrong with ``action``'s type or keys."""
         if kind is None:
-            raise IllegalAction("'type' missing: an action is a JSON object such as "
-                                "{\"type\": \"draw\"}")
+            raise IllegalAction(
+                '\'type\' missing: an action is a JSON object such as {"type": "draw"}'
+            )
         if not isinstance(kind, str) or kind not in SHAPES:
-            raise IllegalAction(f"unknown action type {kind!r}: the types are "
-                                f"{', '.join(SHAPES)}")
+            raise IllegalAction(f"unknown action type {kind!r}: the types are {', '.join(SHAPES)}")
         allowed = PHASE_TYPES[self.phase or ""]
         if kind not in allowed:
-            raise IllegalAction(f"{kind} is not legal now: this is the {self.phase} decision"
-                                f"{self._holding()}, where the types are {', '.join(allowed)}")
+            raise IllegalAction(
+                f"{kind} is not legal now: this is the {self.phase} decision"
+                f"{self._holding()}, where the types are {', '.join(allowed)}"
+            )
         shape, keys = SHAPES[kind]
         for k in keys:
             if k not in action:
@@ -241,8 +263,9 @@ class ArschmallowsState:
         """The card id in ``seat``'s face-down ``slot``, or IllegalAction saying why not."""
         row = self.rows[seat]
         if not 0 <= slot < len(row):
-            raise IllegalAction(f"no such slot {slot}: your row has {len(row)} slots "
-                                f"(0 to {len(row) - 1})")
+            raise IllegalAction(
+                f"no such slot {slot}: your row has {len(row)} slots (0 to {len(row) - 1})"
+            )
         card = row[slot]
         if self.up[card]:
             raise IllegalAction(f"slot {slot} is face up (blocked): choose a face-down slot")
@@ -255,21 +278,26 @@ class ArschmallowsState:
             return self._own_down(seat, slot)
         row = self.rows[player]
         if not 0 <= slot < len(row):
-            raise IllegalAction(f"no such {key} {slot}: seat {player}'s row has {len(row)} "
-                                f"slots (0 to {len(row) - 1})")
+            raise IllegalAction(
+                f"no such {key} {slot}: seat {player}'s row has {len(row)} "
+                f"slots (0 to {len(row) - 1})"
+            )
         card = row[slot]
         if self.up[card]:
-            raise IllegalAction(f"seat {player}'s slot {slot} is face up (blocked): choose a "
-                                f"face-down card")
+            raise IllegalAction(
+                f"seat {player}'s slot {slot} is face up (blocked): choose a face-down card"
+            )
         return card
 
     def _need_action_card(self, kind: str) -> None:
         value = self.values[self._held()]
         if self.held_source != "draw" or ACTION_OF.get(value) != kind:
             needed = {v: k for k, v in ACTION_OF.items()}[kind]
-            raise IllegalAction(f"{kind} needs a {needed} ({cards.ACTION_NAMES[needed]}) drawn "
-                                f"from the draw pile, but you hold a {value} from the "
-                                f"{self.held_source} pile")
+            raise IllegalAction(
+                f"{kind} needs a {needed} ({cards.ACTION_NAMES[needed]}) drawn "
+                f"from the draw pile, but you hold a {value} from the "
+                f"{self.held_source} pile"
+            )
 
     def _slot_list(self, seat: int, action: dict, key: str = "slots") -> list[int]:
         slots = action[key]
@@ -351,7 +379,11 @@ class ArschmallowsState:
 
     def _do_exchange(self, seat: int, action: dict) -> None:
         self._need_action_card("exchange")
-        slot, player, their = _int(action, "slot"), _int(action, "player"), _int(action, "their_slot")
+        slot, player, their = (
+            _int(action, "slot"),
+            _int(action, "player"),
+            _int(action, "their_slot"),
+        )
         self._own_down(seat, slot)
         if player == seat:
             raise IllegalAction(f"exchange is with another seat: player {player} is you")
@@ -374,8 +406,10 @@ class ArschmallowsState:
     def _do_get_rid(self, seat: int, action: dict) -> None:
         slots = self._slot_list(seat, action)
         if len(slots) < 2:
-            raise IllegalAction(f"get_rid names two or more distinct face-down slots in reveal "
-                                f"order, got {len(slots)}")
+            raise IllegalAction(
+                f"get_rid names two or more distinct face-down slots in reveal "
+                f"order, got {len(slots)}"
+            )
         self._log(seat, {"type": "get_rid", "slots": list(slots)})
         row, values = self.rows[seat], self.values
         listed = [row[i] for i in slots]
@@ -483,8 +517,10 @@ class ArschmallowsState:
         except (KeyError, IndexError):
             ids = None
         if ids is None or len(ids) != len(self.discard):
-            raise ValueError(f"round {self.round + 1}: the reshuffled deck {deck} is not the discard "
-                             f"pile {self.discard_values}")
+            raise ValueError(
+                f"round {self.round + 1}: the reshuffled deck {deck} is not the discard "
+                f"pile {self.discard_values}"
+            )
         self.events.append({"type": "reshuffle", "deck": deck})
         self.discard = [ids[0]]
         self.discard_values = [deck[0]]
@@ -523,11 +559,25 @@ class ArschmallowsState:
     def _end_round(self, reason: str) -> None:
         raw = [sum(self.values[c] for c in row) for row in self.rows]
         scores, doubled = rules.score_round(raw, self.caller, self.options)
-        self.events.append({"type": "round_end", "round": self.round, "reason": reason,
-                            "caller": self.caller, "scores": list(scores)})
-        self.history.append({"raw": raw, "scores": scores, "caller": self.caller,
-                             "doubled": doubled, "reason": reason,
-                             "trigger_seat": self.trigger_seat})
+        self.events.append(
+            {
+                "type": "round_end",
+                "round": self.round,
+                "reason": reason,
+                "caller": self.caller,
+                "scores": list(scores),
+            }
+        )
+        self.history.append(
+            {
+                "raw": raw,
+                "scores": scores,
+                "caller": self.caller,
+                "doubled": doubled,
+                "reason": reason,
+                "trigger_seat": self.trigger_seat,
+            }
+        )
         self.round_scores.append(scores)
         for seat in rules.round_winners(scores):
             self.round_wins[seat] += 1

@@ -10,8 +10,12 @@ from collections.abc import Mapping
 
 from mallows.games.arschmallows.cards import ACTION_NAMES
 
-PHASE = {"peek": "look at two of your cards", "take": "take a card",
-         "use": "use the held card", "end": "call or end the turn"}
+PHASE = {
+    "peek": "look at two of your cards",
+    "take": "take a card",
+    "use": "use the held card",
+    "end": "call or end the turn",
+}
 
 
 def card(value: int | None) -> str:
@@ -30,26 +34,36 @@ def table_lines(observation: Mapping) -> list[str]:
     options = observation.get("options") or {}
     current = observation.get("current_seat")
     phase = observation.get("phase")
-    head = (f"arschmallows ({observation.get('rules')}) · round {observation['round'] + 1} of "
-            f"{options.get('rounds', '?')} · you are seat {me}")
+    head = (
+        f"arschmallows ({observation.get('rules')}) · round {observation['round'] + 1} of "
+        f"{options.get('rounds', '?')} · you are seat {me}"
+    )
     lines = [head]
     if phase in PHASE and isinstance(current, int):
         who = "your turn" if current == me else f"seat {current}'s turn"
-        lines.append(f"{who}: {PHASE[phase]}"
-                     + (f" (+{observation['extra_turns']} extra turns)"
-                        if observation.get("extra_turns") else ""))
+        lines.append(
+            f"{who}: {PHASE[phase]}"
+            + (
+                f" (+{observation['extra_turns']} extra turns)"
+                if observation.get("extra_turns")
+                else ""
+            )
+        )
     if observation.get("caller") is not None:
-        lines.append(f"{_who(observation, observation['caller'])} called: final turns"
-                     if observation.get("final_turns") else
-                     f"{_who(observation, observation['caller'])} called")
+        lines.append(
+            f"{_who(observation, observation['caller'])} called: final turns"
+            if observation.get("final_turns")
+            else f"{_who(observation, observation['caller'])} called"
+        )
     elif observation.get("final_turns"):
         lines.append("final turns")
     discard = observation.get("discard") or []
     held = observation.get("held")
-    lines.append(f"discard pile: {card(discard[-1]) if discard else 'empty'}"
-                 f" ({len(discard)} cards) · draw pile: {observation['draw_pile']} cards"
-                 + (f" · you hold {card(held['value'])} (from the {held['source']} pile)"
-                    if held else ""))
+    lines.append(
+        f"discard pile: {card(discard[-1]) if discard else 'empty'}"
+        f" ({len(discard)} cards) · draw pile: {observation['draw_pile']} cards"
+        + (f" · you hold {card(held['value'])} (from the {held['source']} pile)" if held else "")
+    )
     rows = observation["rows"]
     width = max((len(r) for r in rows), default=0)
     label = max(len(f"seat {s} (you)") for s in range(players))
@@ -58,13 +72,19 @@ def table_lines(observation: Mapping) -> list[str]:
         cells = []
         for c in row:
             v = c["value"]
-            cells.append(f"{v:>4}" if c["face_up"] else f"{'(' + str(v) + ')':>4}"
-                         if v is not None else f"{'?':>4}")
+            cells.append(
+                f"{v:>4}"
+                if c["face_up"]
+                else f"{'(' + str(v) + ')':>4}"
+                if v is not None
+                else f"{'?':>4}"
+            )
         name = f"seat {s} (you)" if s == me else f"seat {s}"
         score = observation["scores"][s]
         lines.append(f"  {name:<{label}}: " + " ".join(cells) + f"   total {score}")
-    lines.append("  (v) face down, seen by you · ? face down, unseen · 9 Spy, 10 Exchange, "
-                 "11 Play twice")
+    lines.append(
+        "  (v) face down, seen by you · ? face down, unseen · 9 Spy, 10 Exchange, 11 Play twice"
+    )
     return lines
 
 
@@ -96,21 +116,27 @@ def action_words(observation: Mapping, action: Mapping) -> str:
     if kind == "swap":
         return f"swap the held card{holding} into {_slot(observation, me, action['slot'])}"
     if kind == "refuse":
-        return (f"discard the held card{holding} and turn "
-                f"{_slot(observation, me, action['slot'])} face up")
+        return (
+            f"discard the held card{holding} and turn "
+            f"{_slot(observation, me, action['slot'])} face up"
+        )
     if kind == "spy":
         return f"spy: look at {_slot(observation, action['player'], action['slot'])}"
     if kind == "exchange":
-        return (f"exchange {_slot(observation, me, action['slot'])} with "
-                f"{_slot(observation, action['player'], action['their_slot'])}")
+        return (
+            f"exchange {_slot(observation, me, action['slot'])} with "
+            f"{_slot(observation, action['player'], action['their_slot'])}"
+        )
     if kind == "play_twice":
         return "play twice: discard it and take two extra turns"
     if kind == "get_rid":
         slots = action.get("slots")
         if slots is not None:
             return f"get rid of your slots {', '.join(map(str, slots))} (revealed in this order)"
-        return (f"get rid of matching cards: name two or more of your face-down slots "
-                f"{', '.join(map(str, action['choose_from']))} in reveal order")
+        return (
+            f"get rid of matching cards: name two or more of your face-down slots "
+            f"{', '.join(map(str, action['choose_from']))} in reveal order"
+        )
     if kind == "call":
         return "call Arschmallows! (the others get their final turns)"
     if kind == "pass":
@@ -118,10 +144,20 @@ def action_words(observation: Mapping, action: Mapping) -> str:
     return str(dict(action))
 
 
-_SHAPES = {"peek": ["slots", "slots"], "swap": ["slot"], "refuse": ["slot"],
-           "spy": ["player", "slot"], "exchange": ["slot", "player", "their_slot"]}
-_WORDS = {"take": "take_discard", "discard": "take_discard", "twice": "play_twice",
-          "getrid": "get_rid", "rid": "get_rid"}
+_SHAPES = {
+    "peek": ["slots", "slots"],
+    "swap": ["slot"],
+    "refuse": ["slot"],
+    "spy": ["player", "slot"],
+    "exchange": ["slot", "player", "their_slot"],
+}
+_WORDS = {
+    "take": "take_discard",
+    "discard": "take_discard",
+    "twice": "play_twice",
+    "getrid": "get_rid",
+    "rid": "get_rid",
+}
 
 
 def parse_action(observation: Mapping, text: str) -> dict:
@@ -132,8 +168,7 @@ def parse_action(observation: Mapping, text: str) -> dict:
     try:
         numbers = [int(w) for w in words[1:]]
     except ValueError:
-        raise ValueError(f"after {words[0]!r} come slot and seat numbers, e.g. `swap 3`") \
-            from None
+        raise ValueError(f"after {words[0]!r} come slot and seat numbers, e.g. `swap 3`") from None
     if kind in ("draw", "take_discard", "play_twice", "call", "pass"):
         if numbers:
             raise ValueError(f"{kind} takes no numbers")
@@ -143,13 +178,19 @@ def parse_action(observation: Mapping, text: str) -> dict:
     if kind in _SHAPES:
         keys = _SHAPES[kind]
         if len(numbers) != len(keys):
-            examples = {"peek": "peek 0 3", "swap": "swap 3", "refuse": "refuse 3",
-                        "spy": "spy SEAT SLOT, e.g. spy 1 4",
-                        "exchange": "exchange YOUR_SLOT SEAT THEIR_SLOT, e.g. exchange 0 2 5"}
+            examples = {
+                "peek": "peek 0 3",
+                "swap": "swap 3",
+                "refuse": "refuse 3",
+                "spy": "spy SEAT SLOT, e.g. spy 1 4",
+                "exchange": "exchange YOUR_SLOT SEAT THEIR_SLOT, e.g. exchange 0 2 5",
+            }
             raise ValueError(f"{kind} takes {len(keys)} numbers: {examples[kind]}")
         if kind == "peek":
             return {"type": "peek", "slots": numbers}
         return {"type": kind, **dict(zip(keys, numbers))}
-    raise ValueError(f"unknown action {words[0]!r}: the actions are draw, take (the discard), "
-                     f"swap N, refuse N, spy SEAT N, exchange N SEAT M, twice, get_rid N M ..., "
-                     f"peek N M, call, pass")
+    raise ValueError(
+        f"unknown action {words[0]!r}: the actions are draw, take (the discard), "
+        f"swap N, refuse N, spy SEAT N, exchange N SEAT M, twice, get_rid N M ..., "
+        f"peek N M, call, pass"
+    )

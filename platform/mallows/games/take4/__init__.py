@@ -14,8 +14,15 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from mallows.games.base import Chance, replay_actions
 from mallows.games.take4.describe import describe_event, describe_result, summary
-from mallows.games.take4.options import (DEFAULT_RULES, MAX_PLAYERS, MAX_ROUNDS_LIMIT,
-                                         MIN_PLAYERS, RULE_SETS, check_players, make_options)
+from mallows.games.take4.options import (
+    DEFAULT_RULES,
+    MAX_PLAYERS,
+    MAX_ROUNDS_LIMIT,
+    MIN_PLAYERS,
+    RULE_SETS,
+    check_players,
+    make_options,
+)
 from mallows.games.take4 import events
 from mallows.games.take4.observation import hidden_variants
 from mallows.games.take4.policy import random_action
@@ -28,10 +35,26 @@ SIMULTANEOUS = True
 #: chance stream -> the event key holding its draw (see mallows.games.base)
 CHANCE_EVENTS = {"deal": "deck", "race": "winner"}
 
-__all__ = ["NAME", "MIN_PLAYERS", "MAX_PLAYERS", "SIMULTANEOUS", "RULE_SETS", "DEFAULT_RULES",
-           "CHANCE_EVENTS", "MAX_ROUNDS_LIMIT", "make_options", "new_state", "replay", "summary",
-           "describe_event", "describe_result", "random_action", "hidden_variants", "events",
-           "Take4State"]
+__all__ = [
+    "NAME",
+    "MIN_PLAYERS",
+    "MAX_PLAYERS",
+    "SIMULTANEOUS",
+    "RULE_SETS",
+    "DEFAULT_RULES",
+    "CHANCE_EVENTS",
+    "MAX_ROUNDS_LIMIT",
+    "make_options",
+    "new_state",
+    "replay",
+    "summary",
+    "describe_event",
+    "describe_result",
+    "random_action",
+    "hidden_variants",
+    "events",
+    "Take4State",
+]
 
 
 def new_state(options: Mapping[str, Any], players: int, chance: Chance) -> Take4State:

@@ -34,8 +34,9 @@ assert len(CHARACTERS) == 16 and len(DECK) == 64 and len(SQUAD_OF) == 16
 def squad_counts(collection: Iterable[str]) -> dict[str, int]:
     """Squad -> how many *different* characters of that squad the collection holds."""
     distinct = set(collection)
-    return {squad: sum(1 for name in members if name in distinct)
-            for squad, members in SQUADS.items()}
+    return {
+        squad: sum(1 for name in members if name in distinct) for squad, members in SQUADS.items()
+    }
 
 
 def completed_squads(collection: Iterable[str]) -> list[str]:

@@ -25,18 +25,22 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
         held = result["collections"][seat]
         _, total = progress(held)
         place = str(result["ranks"][seat] + 1) + (" (forfeit)" if forfeits[seat] else "")
-        rows.append([place, seat, names[seat], len(held), _best_label(held), total,
-                     ", ".join(held) or "-"])
+        rows.append(
+            [place, seat, names[seat], len(held), _best_label(held), total, ", ".join(held) or "-"]
+        )
     notes = []
     reason = end["reason"] if end else None
     if winners:
-        notes.append(win_note(names, winners, forfeits, result["collections"],
-                              result["ranks"], rounds))
+        notes.append(
+            win_note(names, winners, forfeits, result["collections"], result["ranks"], rounds)
+        )
     elif reason == "deck_empty":
         notes.append(f"No winner: the deck ran out after {rounds} rounds (deck_empty).")
     elif reason == "round_limit":
-        notes.append(f"No winner: the round limit of {record['options'].get('max_rounds')} "
-                     f"rounds was reached (round_limit).")
+        notes.append(
+            f"No winner: the round limit of {record['options'].get('max_rounds')} "
+            f"rounds was reached (round_limit)."
+        )
     for seat, why in enumerate(forfeits):
         if why:
             notes.append(f"seat {seat} ({names[seat]}) forfeited: {why}")
@@ -47,6 +51,7 @@ def win_note(names, winners, forfeits, collections, ranks, rounds) -> str:
     """Who won, in words. A seat that completed a squad after it forfeited ended the game but
     ranks below every seat that did not forfeit (platform: forfeits rank last), so it is not
     said to win: the note says so and names who placed first instead."""
+
     def squads(s: int) -> str:
         return "/".join(completed_squads(collections[s]))
 
@@ -60,10 +65,12 @@ def win_note(names, winners, forfeits, collections, ranks, rounds) -> str:
     if lost:
         who = ", ".join(f"seat {s} ({names[s]}: {squads(s)})" for s in lost)
         first = [s for s in range(len(names)) if ranks[s] == 0 and not forfeits[s]]
-        places = (", ".join(f"seat {s} ({names[s]})" for s in first) or "nobody")
-        parts.append(f"{who} completed a squad in round {rounds}, ending the game, but had "
-                     f"forfeited, so it ranks below every seat that did not; first place: "
-                     f"{places}.")
+        places = ", ".join(f"seat {s} ({names[s]})" for s in first) or "nobody"
+        parts.append(
+            f"{who} completed a squad in round {rounds}, ending the game, but had "
+            f"forfeited, so it ranks below every seat that did not; first place: "
+            f"{places}."
+        )
     return " ".join(parts)
 
 
@@ -82,25 +89,38 @@ def describe_event(record: Mapping, e: Mapping) -> list[str] | None:
     names = record.get("players", [])
     if kind == "deal":
         deck = e["deck"]
-        return [f"deck dealt ({len(deck)} cards), top first: {', '.join(map(str, deck[:8]))}"
-                + (" ..." if len(deck) > 8 else "")]
+        return [
+            f"deck dealt ({len(deck)} cards), top first: {', '.join(map(str, deck[:8]))}"
+            + (" ..." if len(deck) > 8 else "")
+        ]
     if kind == "picks":
         n = len(names)
-        return [f"round {_number(e.get('round'))}: "
-                + ", ".join(f"{names[s] if s < n else s} picks {p}"
-                            for s, p in enumerate(e.get("picks", [])))]
+        return [
+            f"round {_number(e.get('round'))}: "
+            + ", ".join(
+                f"{names[s] if s < n else s} picks {p}" for s, p in enumerate(e.get("picks", []))
+            )
+        ]
     if kind == "race":
         who = ", ".join(seat_label(record, s) for s in e.get("contenders", []))
-        return [f"  race for position {e.get('position')} between {who}: "
-                f"{seat_label(record, e.get('winner'))} grabs Benny"]
+        return [
+            f"  race for position {e.get('position')} between {who}: "
+            f"{seat_label(record, e.get('winner'))} grabs Benny"
+        ]
     if kind == "game_end":
         winners = e.get("winners", [])
         forfeits = record.get("result", {}).get("forfeits") or []
         lost = {s for s in winners if isinstance(s, int) and s < len(forfeits) and forfeits[s]}
-        return [f"game ends ({e.get('reason')}); winners: "
-                + (", ".join(seat_label(record, s) + (" (forfeited: ranks last)"
-                                                      if s in lost else "")
-                             for s in winners) or "none")]
+        return [
+            f"game ends ({e.get('reason')}); winners: "
+            + (
+                ", ".join(
+                    seat_label(record, s) + (" (forfeited: ranks last)" if s in lost else "")
+                    for s in winners
+                )
+                or "none"
+            )
+        ]
     return None
 
 

@@ -84,13 +84,14 @@ def encode(observation: Mapping) -> np.ndarray:
         for name in collections[(seat + rel) % players]:
             held[_INDEX[name]] += 1.0
         start = COLLECTIONS_AT.start + rel * _C
-        out[start:start + _C] = held / 4.0
+        out[start : start + _C] = held / 4.0
         out[SEATS_AT.start + rel] = 1.0
-        out[PROGRESS_AT.start + rel] = max(float(np.count_nonzero(held[idx])) for idx in
-                                           _SQUAD_INDEX) / 4.0
+        out[PROGRESS_AT.start + rel] = (
+            max(float(np.count_nonzero(held[idx])) for idx in _SQUAD_INDEX) / 4.0
+        )
     out[DECK_AT.start] = float(observation["deck"]) / len(DECK)
-    mine = out[COLLECTIONS_AT.start:COLLECTIONS_AT.start + _C] > 0
-    others = out[COLLECTIONS_AT.start + _C:COLLECTIONS_AT.stop].reshape(MAX_SEATS - 1, _C) > 0
+    mine = out[COLLECTIONS_AT.start : COLLECTIONS_AT.start + _C] > 0
+    others = out[COLLECTIONS_AT.start + _C : COLLECTIONS_AT.stop].reshape(MAX_SEATS - 1, _C) > 0
     for k, name in enumerate(observation["positions"]):
         if name is None:
             continue

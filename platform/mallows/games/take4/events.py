@@ -25,8 +25,17 @@ from mallows.games.events import MATCH_KEYS, EventLog
 from mallows.games.take4 import observation as _observation
 from mallows.games.take4.cards import DECK, SQUADS
 
-__all__ = ["STATIC_KEYS", "HISTORY_KEYS", "STEP_KEYS", "Take4Events",
-           "SeatRecall", "match_events", "observation", "static", "step_observation"]
+__all__ = [
+    "STATIC_KEYS",
+    "HISTORY_KEYS",
+    "STEP_KEYS",
+    "Take4Events",
+    "SeatRecall",
+    "match_events",
+    "observation",
+    "static",
+    "step_observation",
+]
 
 STATIC_KEYS = ("squads",)
 #: the protocol-1 observation's ``history`` is what the events tell: protocol 2 leaves it out
@@ -44,9 +53,10 @@ def observation(state: Any, seat: int, cache: dict) -> dict:
     kept = cache.get("round")
     if kept is None or kept[0] != (state.round, state.is_terminal()):
         public = _observation.public(state)
-        kept = cache["round"] = ((state.round, state.is_terminal()),
-                                 marshal.dumps({k: v for k, v in public.items()
-                                                if k not in _DROP}))
+        kept = cache["round"] = (
+            (state.round, state.is_terminal()),
+            marshal.dumps({k: v for k, v in public.items() if k not in _DROP}),
+        )
     obs = marshal.loads(kept[1])
     if seat not in state.to_move():
         obs["legal_actions"] = []
@@ -56,8 +66,11 @@ def observation(state: Any, seat: int, cache: dict) -> dict:
 def step_observation(state: Any, seat: int) -> dict:
     """The protocol-2 ``"step"`` observation of ``seat``: ``legal_actions`` and ``STEP_KEYS``
     only, as in its full observation (the rest is its events' fold, ``SeatRecall``)."""
-    legal = ([{"type": "pick", "position": p} for p in state.legal_positions()]
-             if seat in state.to_move() else [])
+    legal = (
+        [{"type": "pick", "position": p} for p in state.legal_positions()]
+        if seat in state.to_move()
+        else []
+    )
     return {"phase": _observation.PHASE, "legal_actions": legal}
 
 
@@ -85,15 +98,21 @@ class Take4Events(EventLog):
         if kind == "deal":
             self._round(0, state)
         elif kind == "picks":
-            self._pending = {"round": event["round"], "picks": list(event["picks"]),
-                             "races": []}
+            self._pending = {"round": event["round"], "picks": list(event["picks"]), "races": []}
             picked = set(event["picks"])
-            self.remaining += sum(1 for p, card in enumerate(self.positions, 1)
-                                  if card is not None and p not in picked)
+            self.remaining += sum(
+                1
+                for p, card in enumerate(self.positions, 1)
+                if card is not None and p not in picked
+            )
         elif kind == "race" and self._pending is not None:
-            self._pending["races"].append({"position": event["position"],
-                                           "contenders": list(event["contenders"]),
-                                           "winner": event["winner"]})
+            self._pending["races"].append(
+                {
+                    "position": event["position"],
+                    "contenders": list(event["contenders"]),
+                    "winner": event["winner"],
+                }
+            )
         elif kind == "game_end":
             self.emit("game_end", {"reason": event["reason"], "winners": list(event["winners"])})
 
@@ -141,8 +160,10 @@ class SeatRecall:
             if event["n"] < self.next_n:
                 continue
             if event["n"] != self.next_n:
-                raise ValueError(f"event n={event['n']} arrived, but n={self.next_n} was "
-                                 f"expected next: an event is missing")
+                raise ValueError(
+                    f"event n={event['n']} arrived, but n={self.next_n} was "
+                    f"expected next: an event is missing"
+                )
             self.next_n += 1
             kind = event["type"]
             if kind == "round":
@@ -160,22 +181,36 @@ class SeatRecall:
                         continue
                     taker = seats[0] if len(seats) == 1 else winners[position]
                     self.collections[taker].append(card)
-                self.history.append({"round": event["round"], "positions": list(self.positions),
-                                     "picks": list(picks),
-                                     "races": [dict(r, contenders=list(r["contenders"]))
-                                               for r in event["races"]]})
+                self.history.append(
+                    {
+                        "round": event["round"],
+                        "positions": list(self.positions),
+                        "picks": list(picks),
+                        "races": [
+                            dict(r, contenders=list(r["contenders"])) for r in event["races"]
+                        ],
+                    }
+                )
                 self.positions = [None] * 4
 
     def observation(self) -> dict:
-        return {"round": self.round, "positions": list(self.positions),
-                "collections": [list(c) for c in self.collections], "deck": self.deck,
-                "history": [dict(h) for h in self.history]}
+        return {
+            "round": self.round,
+            "positions": list(self.positions),
+            "collections": [list(c) for c in self.collections],
+            "deck": self.deck,
+            "history": [dict(h) for h in self.history],
+        }
 
     def full_observation(self, step: Mapping[str, Any]) -> dict:
         """The seat's whole protocol-2 observation, from its fold and the ``"step"``
         observation it was just sent (``phase``, ``legal_actions``): what ``observation:
         "full"`` would have sent (protocol 2 leaves ``history`` to the events)."""
-        out = {"round": self.round, "positions": list(self.positions),
-               "collections": [list(c) for c in self.collections], "deck": self.deck}
+        out = {
+            "round": self.round,
+            "positions": list(self.positions),
+            "collections": [list(c) for c in self.collections],
+            "deck": self.deck,
+        }
         out.update(step)
         return out

@@ -36,8 +36,12 @@ def copy_history_entry(entry: dict) -> dict:
         "round": entry["round"],
         "positions": entry["positions"][:],
         "picks": entry["picks"][:],
-        "races": [{"position": r["position"], "contenders": r["contenders"][:],
-                   "winner": r["winner"]} for r in races] if races else [],
+        "races": [
+            {"position": r["position"], "contenders": r["contenders"][:], "winner": r["winner"]}
+            for r in races
+        ]
+        if races
+        else [],
     }
 
 

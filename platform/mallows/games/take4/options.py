@@ -20,24 +20,31 @@ DEFAULT_RULES = "default"
 
 MAX_ROUNDS_LIMIT = 1_000_000
 
+
 def _coerce_bool(key: str, value: Any) -> bool:
     if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
         return bool(value)
     flag = parse_bool(value)
     if flag is not None:
         return flag
-    raise GameConfigError(f"take4 option {key} must be true or false, not {value!r}: write, "
-                          f"for example, --option {key}=true")
+    raise GameConfigError(
+        f"take4 option {key} must be true or false, not {value!r}: write, "
+        f"for example, --option {key}=true"
+    )
 
 
 def _coerce_int(key: str, value: Any, low: int, high: int) -> int:
     number = parse_int(value)
     if number is None:
-        raise GameConfigError(f"take4 option {key} must be a whole number from {low} to {high}, "
-                              f"not {value!r}: write, for example, --option {key}=100")
+        raise GameConfigError(
+            f"take4 option {key} must be a whole number from {low} to {high}, "
+            f"not {value!r}: write, for example, --option {key}=100"
+        )
     if not low <= number <= high:
-        raise GameConfigError(f"take4 option {key} is {number}, out of range: give a whole "
-                              f"number from {low} to {high}, for example --option {key}=100")
+        raise GameConfigError(
+            f"take4 option {key} is {number}, out of range: give a whole "
+            f"number from {low} to {high}, for example --option {key}=100"
+        )
     return number
 
 
@@ -45,8 +52,10 @@ def make_options(rules: str | None = None, overrides: Mapping[str, Any] | None =
     """Every effective option, validated; CLI strings are coerced ("100", "true")."""
     rules, overrides = rule_set_and_overrides(rules, overrides, DEFAULT_RULES)
     if rules not in RULE_SETS:
-        raise GameConfigError(f"take4 has no rule set {rules!r}: it has one, "
-                              f"{DEFAULT_RULES!r} (leave --rules out, or write --rules default)")
+        raise GameConfigError(
+            f"take4 has no rule set {rules!r}: it has one, "
+            f"{DEFAULT_RULES!r} (leave --rules out, or write --rules default)"
+        )
     options = dict(RULE_SETS[rules])
     for key, value in overrides.items():
         if key == "max_rounds":
@@ -54,13 +63,20 @@ def make_options(rules: str | None = None, overrides: Mapping[str, Any] | None =
         elif key == "rank_losers_by_progress":
             options[key] = _coerce_bool(key, value)
         else:
-            raise GameConfigError(f"take4 has no option {key!r}: its options are "
-                                  f"{', '.join(sorted(RULE_SETS[DEFAULT_RULES]))}")
+            raise GameConfigError(
+                f"take4 has no option {key!r}: its options are "
+                f"{', '.join(sorted(RULE_SETS[DEFAULT_RULES]))}"
+            )
     return options
 
 
 def check_players(players: Any) -> None:
-    if isinstance(players, bool) or not isinstance(players, int) \
-            or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise GameConfigError(f"take4 is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got "
-                              f"{players!r}: give one --bot per seat, 2 to 4 of them")
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int)
+        or not MIN_PLAYERS <= players <= MAX_PLAYERS
+    ):
+        raise GameConfigError(
+            f"take4 is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got "
+            f"{players!r}: give one --bot per seat, 2 to 4 of them"
+        )

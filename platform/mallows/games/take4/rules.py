@@ -40,8 +40,9 @@ def contenders_by_position(picks: Sequence[int]) -> dict[int, list[int]]:
     return {p: out[p] for p in sorted(out)}
 
 
-def resolve(positions: Sequence[str | None], picks: Sequence[int],
-            race: Callable[[int, list[int]], int]):
+def resolve(
+    positions: Sequence[str | None], picks: Sequence[int], race: Callable[[int, list[int]], int]
+):
     """T6, T7 and T8 for one round.
 
     ``race(position, contenders)`` draws a contested position's winner; it is called once per
@@ -68,23 +69,25 @@ def resolve(positions: Sequence[str | None], picks: Sequence[int],
         else:
             winner = race(position, list(seats))
             if winner not in seats:
-                raise ValueError(f"race at position {position} won by seat {winner!r}, "
-                                 f"who is not one of its contenders {seats}")
+                raise ValueError(
+                    f"race at position {position} won by seat {winner!r}, "
+                    f"who is not one of its contenders {seats}"
+                )
             races.append({"position": position, "contenders": list(seats), "winner": winner})
             takes.append((winner, card))
     return takes, races, leftovers
 
 
-def winners(collections: Sequence[Sequence[str]],
-            seats: Sequence[int] | None = None) -> list[int]:
+def winners(collections: Sequence[Sequence[str]], seats: Sequence[int] | None = None) -> list[int]:
     """T9: every seat holding four different characters of one squad (shared win).
     ``seats`` limits the check to the seats whose collections changed (ascending)."""
     seats = range(len(collections)) if seats is None else seats
     return [seat for seat in seats if completed_squads(collections[seat])]
 
 
-def end_reason(winning_seats: Sequence[int], deck_left: int, rounds_played: int,
-               max_rounds: int) -> str | None:
+def end_reason(
+    winning_seats: Sequence[int], deck_left: int, rounds_played: int, max_rounds: int
+) -> str | None:
     """T9/T10: why the game ends after a round, or None if it goes on."""
     if winning_seats:
         return REASON_SQUAD
@@ -95,8 +98,12 @@ def end_reason(winning_seats: Sequence[int], deck_left: int, rounds_played: int,
     return None
 
 
-def ranks(winning_seats: Sequence[int], collections: Sequence[Sequence[str]],
-          forfeits: Sequence[str | None], by_progress: bool) -> list[int]:
+def ranks(
+    winning_seats: Sequence[int],
+    collections: Sequence[Sequence[str]],
+    forfeits: Sequence[str | None],
+    by_progress: bool,
+) -> list[int]:
     """The game's result (T12), 0-based competition ranks.
 
     Winners share rank 0; everyone else shares the next place (rank = number of winners that

@@ -106,10 +106,12 @@ class Take4State:
         if seat not in self._to_move:
             raise IllegalAction(f"seat {seat} has already picked in round {self.round + 1}")
         if not isinstance(action, dict):
-            raise IllegalAction(f"an action is a dict like {{\"type\": \"pick\", \"position\": 1}}, "
-                                f"not {type(action).__name__}")
+            raise IllegalAction(
+                f'an action is a dict like {{"type": "pick", "position": 1}}, '
+                f"not {type(action).__name__}"
+            )
         if action.get("type") != "pick":
-            raise IllegalAction(f"take4 knows one action type, \"pick\", not {action.get('type')!r}")
+            raise IllegalAction(f'take4 knows one action type, "pick", not {action.get("type")!r}')
         extra = sorted(set(action) - {"type", "position"})
         if extra:
             raise IllegalAction(f"a pick has the keys type and position only, not {extra}")
@@ -118,10 +120,13 @@ class Take4State:
             raise IllegalAction(f"position must be an integer 1..4, not {position!r}")
         if position not in self._legal:
             if position in POSITIONS:
-                raise IllegalAction(f"position {position} is empty (the deck ran short): "
-                                    f"choose one of {list(self._legal)}")
-            raise IllegalAction(f"position {position} does not exist: choose one of "
-                                f"{list(self._legal)}")
+                raise IllegalAction(
+                    f"position {position} is empty (the deck ran short): "
+                    f"choose one of {list(self._legal)}"
+                )
+            raise IllegalAction(
+                f"position {position} does not exist: choose one of {list(self._legal)}"
+            )
         return position
 
     def _start_round(self) -> None:
@@ -135,17 +140,26 @@ class Take4State:
         picks = [int(p) for p in self._pending]  # type: ignore[arg-type]  # all answered
         r = self.round
         takes, races, leftovers = rules.resolve(
-            self.positions, picks,
-            lambda position, seats: self.chance.choice("race", r, seats, at=position))
+            self.positions,
+            picks,
+            lambda position, seats: self.chance.choice("race", r, seats, at=position),
+        )
         self.events.append({"type": "picks", "round": r, "picks": list(picks)})
         for race in races:
-            self.events.append({"type": "race", "position": race["position"],
-                                "contenders": list(race["contenders"]), "winner": race["winner"]})
+            self.events.append(
+                {
+                    "type": "race",
+                    "position": race["position"],
+                    "contenders": list(race["contenders"]),
+                    "winner": race["winner"],
+                }
+            )
         for seat, card in takes:
             self.collections[seat].append(card)
         self.deck.extend(leftovers)
-        self.history.append({"round": r, "positions": list(self.positions), "picks": picks,
-                             "races": races})
+        self.history.append(
+            {"round": r, "positions": list(self.positions), "picks": picks, "races": races}
+        )
         self.positions = [None] * len(POSITIONS)
         self._pending = [None] * self.players
         self._to_move = ()
@@ -155,8 +169,9 @@ class Take4State:
         reason = rules.end_reason(self.winners, len(self.deck), r + 1, self._max_rounds)
         if reason is not None:
             self.reason = reason
-            self.events.append({"type": "game_end", "reason": reason,
-                                "winners": list(self.winners)})
+            self.events.append(
+                {"type": "game_end", "reason": reason, "winners": list(self.winners)}
+            )
             return
         self.round = r + 1
         self._start_round()

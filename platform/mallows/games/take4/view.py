@@ -14,17 +14,23 @@ def _who(observation: Mapping, seat: int) -> str:
 
 
 def table_lines(observation: Mapping) -> list[str]:
-    lines = [(f"take4 · round {int(observation['round']) + 1} · {observation['deck']} cards "
-              f"left in the deck · you are seat {observation['seat']}")]
+    lines = [
+        (
+            f"take4 · round {int(observation['round']) + 1} · {observation['deck']} cards "
+            f"left in the deck · you are seat {observation['seat']}"
+        )
+    ]
     history = observation.get("history") or []
     if history:
         last = history[-1]
         picks = ", ".join(f"{_who(observation, s)} {p}" for s, p in enumerate(last["picks"]))
         lines.append(f"last round: picks {picks}")
         for race in last.get("races") or []:
-            lines.append(f"  race for position {race['position']} between seats "
-                         f"{', '.join(map(str, race['contenders']))}: seat {race['winner']} "
-                         f"took it")
+            lines.append(
+                f"  race for position {race['position']} between seats "
+                f"{', '.join(map(str, race['contenders']))}: seat {race['winner']} "
+                f"took it"
+            )
     lines.append("positions:")
     for k, name in enumerate(observation["positions"]):
         shown = f"{name} ({SQUAD_OF[name]})" if name else "- (empty)"
@@ -42,8 +48,11 @@ def table_lines(observation: Mapping) -> list[str]:
 def action_words(observation: Mapping, action: Mapping) -> str:
     position = action.get("position")
     positions = observation.get("positions") or []
-    name = positions[position - 1] if isinstance(position, int) \
-        and 1 <= position <= len(positions) else None
+    name = (
+        positions[position - 1]
+        if isinstance(position, int) and 1 <= position <= len(positions)
+        else None
+    )
     return f"pick position {position}" + (f": {name} ({SQUAD_OF[name]})" if name else "")
 
 
@@ -53,5 +62,6 @@ def parse_action(observation: Mapping, text: str) -> dict:
         words = words[1:]
     if len(words) == 1 and words[0].isdigit():
         return {"type": "pick", "position": int(words[0])}
-    raise ValueError("a pick is written `pick 2` (position 2), or give the action's number "
-                     "from the list")
+    raise ValueError(
+        "a pick is written `pick 2` (position 2), or give the action's number from the list"
+    )

@@ -44,8 +44,20 @@ The rest of mallows imports from the package (``from mallows.results.store impor
 
 from mallows.results.interface import MatchRow
 from mallows.results.store.core import Store
-from mallows.results.store.schema import (DEFAULT_DB, MIGRATIONS, PAGE_SIZE, SCHEMA_VERSION,
-                                          StorageError)
+from mallows.results.store.schema import (
+    DEFAULT_DB,
+    MIGRATIONS,
+    PAGE_SIZE,
+    SCHEMA_VERSION,
+    StorageError,
+)
 
-__all__ = ["DEFAULT_DB", "MIGRATIONS", "PAGE_SIZE", "SCHEMA_VERSION", "MatchRow", "Store",
-           "StorageError"]
+__all__ = [
+    "DEFAULT_DB",
+    "MIGRATIONS",
+    "PAGE_SIZE",
+    "SCHEMA_VERSION",
+    "MatchRow",
+    "Store",
+    "StorageError",
+]

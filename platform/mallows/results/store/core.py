@@ -24,19 +24,43 @@ from mallows.results.integrity import DatabaseError, check_db_path, guard, recor
 from mallows.results.interface import MatchRow
 from mallows.results.store import schema
 from mallows.results.store.reading import Reading
-from mallows.results.store.schema import (DEFAULT_DB, PAGE_SIZE, StorageError, _connect_readonly,
-                                          _dictionary_data, _dictionary_for,
-                                          _encode_plain_rows, _now)
+from mallows.results.store.schema import (
+    DEFAULT_DB,
+    PAGE_SIZE,
+    StorageError,
+    _connect_readonly,
+    _dictionary_data,
+    _dictionary_for,
+    _encode_plain_rows,
+    _now,
+)
 from mallows.results.store.submissions import Submissions
 from mallows.results.store.ladders import Ladders
 
-_MATCH_COLUMNS = ("id", "tournament", "idx", "game", "tbl", "rotation", "deal", "seed",
-                  "players", "ranks", "forfeits", "record_z", "codec", "seconds", "finished_at",
-                  "digest")
+_MATCH_COLUMNS = (
+    "id",
+    "tournament",
+    "idx",
+    "game",
+    "tbl",
+    "rotation",
+    "deal",
+    "seed",
+    "players",
+    "ranks",
+    "forfeits",
+    "record_z",
+    "codec",
+    "seconds",
+    "finished_at",
+    "digest",
+)
 _RECORD_AT = 11  # the record's place in ``_values``
 # a prepared statement: sqlite-utils' insert() introspects the table on every call
-_INSERT_MATCH = (f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
-                 f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})")
+_INSERT_MATCH = (
+    f"INSERT OR IGNORE INTO matches ({', '.join(_MATCH_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_MATCH_COLUMNS))})"
+)
 
 
 def _key_name(tournament: str) -> str:
@@ -46,9 +70,23 @@ def _key_name(tournament: str) -> str:
 def _values(row: MatchRow, stamp: str) -> tuple:
     """A ``MatchRow`` in ``_MATCH_COLUMNS`` order."""
     players, ranks = json.dumps(row.players), json.dumps(row.ranks)
-    return (row.id, row.tournament, row.idx, row.game, row.table, row.rotation, row.deal,
-            row.seed, players, ranks, int(row.forfeits), row.record, float(row.seconds), stamp,
-            record_digest(row.record, players, ranks))
+    return (
+        row.id,
+        row.tournament,
+        row.idx,
+        row.game,
+        row.table,
+        row.rotation,
+        row.deal,
+        row.seed,
+        players,
+        ranks,
+        int(row.forfeits),
+        row.record,
+        float(row.seconds),
+        stamp,
+        record_digest(row.record, players, ranks),
+    )
 
 
 _OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
@@ -62,15 +100,15 @@ class Store:
     disk_version: int
 
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
-        self.reading = Reading(self)          # the reading queries, over this connection
-        self.submitted = Submissions(self)    # submissions and pins, over this connection
-        self.ladders = Ladders(self)          # standing ladders' epochs, tables, events
+        self.reading = Reading(self)  # the reading queries, over this connection
+        self.submitted = Submissions(self)  # submissions and pins, over this connection
+        self.ladders = Ladders(self)  # standing ladders' epochs, tables, events
         self.path = Path(path)
         self.readonly = readonly
         self.closed = False
-        self._codecs: dict[int, codec.Codec] = {}   # by number: decoders and encoders
+        self._codecs: dict[int, codec.Codec] = {}  # by number: decoders and encoders
         self._encoders: dict[str, codec.Codec] = {}  # by game: the codec new records get
-        self._untrained: dict[str, int] = {}         # by game: records since a training try
+        self._untrained: dict[str, int] = {}  # by game: records since a training try
         check_db_path(self.path)  # a folder, FIFO, device, kernel file: refused before opening
         if readonly:
             self.db = sqlite_utils.Database(_connect_readonly(self.path))
@@ -116,7 +154,8 @@ class Store:
                 f"{self.path} is an SQLite database but not a mallows one (its tables: "
                 f"{', '.join(sorted(tables)[:8])}{', ...' if len(tables) > 8 else ''}"
                 f"{'; missing: ' + ', '.join(missing) if 'meta' in tables else ''}): "
-                f"give another --db (a new file name starts a new database)")
+                f"give another --db (a new file name starts a new database)"
+            )
 
     def schema_version(self) -> int:
         if "meta" not in self.db.table_names():
@@ -130,14 +169,16 @@ class Store:
             raise DatabaseError(
                 f"{self.path}: its schema version ({row[0]!r} in table meta) is not a number, "
                 f"so it is damaged or not a mallows database: restore it from a copy, or use "
-                f"another --db") from None
+                f"another --db"
+            ) from None
 
     def _migrate(self) -> None:
         version = self.schema_version()
         if version > schema.SCHEMA_VERSION:
             raise StorageError(
                 f"{self.path} has schema version {version}, newer than this mallows "
-                f"understands ({schema.SCHEMA_VERSION}): upgrade mallows or use another --db")
+                f"understands ({schema.SCHEMA_VERSION}): upgrade mallows or use another --db"
+            )
         while version < schema.SCHEMA_VERSION:
             with self.db.conn:
                 # explicit: Python's sqlite3 would autocommit DDL (ALTER TABLE) on its own, and
@@ -145,8 +186,7 @@ class Store:
                 self.db.execute("BEGIN IMMEDIATE")
                 schema.MIGRATIONS[version](self.db)
                 version += 1
-                self.db["meta"].upsert({"key": "schema_version", "value": str(version)},
-                                       pk="key")
+                self.db["meta"].upsert({"key": "schema_version", "value": str(version)}, pk="key")
 
     def close(self) -> None:
         self.db.conn.close()
@@ -159,19 +199,37 @@ class Store:
         self.close()
 
     # -- tournaments --------------------------------------------------------------------------
-    def add_tournament(self, name: str, game: str, definition: str, digest: str, file: str,
-                       total: int, bot_sources: dict[str, str]) -> None:
+    def add_tournament(
+        self,
+        name: str,
+        game: str,
+        definition: str,
+        digest: str,
+        file: str,
+        total: int,
+        bot_sources: dict[str, str],
+    ) -> None:
         """Store a new tournament: its canonical definition (JSON text) and its digest, the
         file it came from, its number of matches, and where each of its bots was found."""
         self._writable()
         with self.db.conn:
             self.db["tournaments"].insert(
-                {"name": name, "game": game, "definition": definition, "digest": digest,
-                 "file": file, "total": total, "created": _now(), "finished": None},
-                pk="name")
+                {
+                    "name": name,
+                    "game": game,
+                    "definition": definition,
+                    "digest": digest,
+                    "file": file,
+                    "total": total,
+                    "created": _now(),
+                    "finished": None,
+                },
+                pk="name",
+            )
             for bot, source in bot_sources.items():
-                self.db["bots"].insert({"name": bot, "source": source, "first_seen": _now()},
-                                       pk="name", ignore=True)
+                self.db["bots"].insert(
+                    {"name": bot, "source": source, "first_seen": _now()}, pk="name", ignore=True
+                )
 
     def tournament(self, name: str) -> dict | None:
         rows = list(self.db.query("SELECT * FROM tournaments WHERE name = ?", [name]))
@@ -182,13 +240,22 @@ class Store:
         return row[0] if row else None
 
     def tournaments(self) -> list[dict]:
-        return list(self.db.query(
-            "SELECT t.name, t.game, t.total, t.created, t.finished, t.file, "
-            "(SELECT COUNT(*) FROM matches m WHERE m.tournament = t.name) AS done "
-            "FROM tournaments t ORDER BY t.rowid"))
+        return list(
+            self.db.query(
+                "SELECT t.name, t.game, t.total, t.created, t.finished, t.file, "
+                "(SELECT COUNT(*) FROM matches m WHERE m.tournament = t.name) AS done "
+                "FROM tournaments t ORDER BY t.rowid"
+            )
+        )
 
-    def update_tournament(self, name: str, *, definition: str | None = None,
-                          total: int | None = None, finished: bool | None = None) -> None:
+    def update_tournament(
+        self,
+        name: str,
+        *,
+        definition: str | None = None,
+        total: int | None = None,
+        finished: bool | None = None,
+    ) -> None:
         """Change a stored tournament's definition (JSON text), its number of matches, or
         whether it is finished (True: now; False: not). A comparison (``mallows compare``)
         learns its length as it runs."""
@@ -205,8 +272,9 @@ class Store:
             args.append(_now() if finished else None)
         if sets:
             with self.db.conn:
-                self.db.execute(f"UPDATE tournaments SET {', '.join(sets)} WHERE name = ?",
-                                [*args, name])
+                self.db.execute(
+                    f"UPDATE tournaments SET {', '.join(sets)} WHERE name = ?", [*args, name]
+                )
 
     def remove_tournament(self, name: str) -> None:
         """Forget a tournament that has no stored match (its file was corrected before any
@@ -214,8 +282,9 @@ class Store:
         self._writable()
         with self.db.conn:
             if self.count_matches(name) == 0:
-                self.db.execute("DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
-                                [name])
+                self.db.execute(
+                    "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?", [name]
+                )
                 # its secret key stays: the corrected file runs with it (nothing was played)
                 self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:tournament:{name}"])
                 self.db.execute("DELETE FROM tournaments WHERE name = ?", [name])
@@ -231,8 +300,10 @@ class Store:
         kept (two runs starting at once agree on the first)."""
         self._writable()
         with self.db.conn:
-            self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-                            [_key_name(name), key.hex()])
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                [_key_name(name), key.hex()],
+            )
         kept = self.chance_key(name)
         assert kept is not None
         return kept
@@ -256,68 +327,83 @@ class Store:
         if row is None:
             return None
         with self.db.conn:
-            for sql in ("DELETE FROM matches WHERE tournament = ?",
-                        "DELETE FROM pins WHERE tournament = ?",
-                        "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
-                        "DELETE FROM ladder_epochs WHERE ladder = ?",
-                        "DELETE FROM ladder_tables WHERE ladder = ?",
-                        "DELETE FROM ladder_events WHERE ladder = ?",
-                        "DELETE FROM tournaments WHERE name = ?"):
+            for sql in (
+                "DELETE FROM matches WHERE tournament = ?",
+                "DELETE FROM pins WHERE tournament = ?",
+                "DELETE FROM ratings WHERE scope = 'tournament' AND name = ?",
+                "DELETE FROM ladder_epochs WHERE ladder = ?",
+                "DELETE FROM ladder_tables WHERE ladder = ?",
+                "DELETE FROM ladder_events WHERE ladder = ?",
+                "DELETE FROM tournaments WHERE name = ?",
+            ):
                 self.db.execute(sql, [name])
-            self.db.execute("DELETE FROM meta WHERE key IN (?, ?)",
-                            [f"ratings:tournament:{name}", _key_name(name)])
-            if not self.db.execute("SELECT 1 FROM tournaments WHERE game = ?",
-                                   [row["game"]]).fetchone():
-                self.db.execute("DELETE FROM ratings WHERE scope = 'game' AND name = ?",
-                                [row["game"]])
+            self.db.execute(
+                "DELETE FROM meta WHERE key IN (?, ?)",
+                [f"ratings:tournament:{name}", _key_name(name)],
+            )
+            if not self.db.execute(
+                "SELECT 1 FROM tournaments WHERE game = ?", [row["game"]]
+            ).fetchone():
+                self.db.execute(
+                    "DELETE FROM ratings WHERE scope = 'game' AND name = ?", [row["game"]]
+                )
                 self.db.execute("DELETE FROM meta WHERE key = ?", [f"ratings:game:{row['game']}"])
         return row["game"]
 
     def orphans(self) -> dict[str, int]:
         """Stored matches whose tournament is gone, counted by the tournament they name (a
         file written by an older mallows, whose delete could race a run)."""
-        return dict(self.db.execute(
-            "SELECT tournament, COUNT(*) FROM matches WHERE tournament NOT IN "
-            "(SELECT name FROM tournaments) GROUP BY tournament ORDER BY tournament").fetchall())
+        return dict(
+            self.db.execute(
+                "SELECT tournament, COUNT(*) FROM matches WHERE tournament NOT IN "
+                "(SELECT name FROM tournaments) GROUP BY tournament ORDER BY tournament"
+            ).fetchall()
+        )
 
     def remove_orphans(self) -> int:
         """Delete the matches (and pins) of tournaments that are gone; return how many
         matches."""
         self._writable()
         with self.db.conn:
-            gone = self.db.execute("DELETE FROM matches WHERE tournament NOT IN "
-                                   "(SELECT name FROM tournaments)").rowcount
-            self.db.execute("DELETE FROM pins WHERE tournament NOT IN "
-                            "(SELECT name FROM tournaments)")
+            gone = self.db.execute(
+                "DELETE FROM matches WHERE tournament NOT IN (SELECT name FROM tournaments)"
+            ).rowcount
+            self.db.execute(
+                "DELETE FROM pins WHERE tournament NOT IN (SELECT name FROM tournaments)"
+            )
         return gone
 
     # -- matches ------------------------------------------------------------------------------
     def done_indices(self, tournament: str) -> set[int]:
         """Every stored index at once (small tournaments; runs use ``missing_indices``)."""
-        return {r[0] for r in self.db.execute(
-            "SELECT idx FROM matches WHERE tournament = ?", [tournament]).fetchall()}
+        return {
+            r[0]
+            for r in self.db.execute(
+                "SELECT idx FROM matches WHERE tournament = ?", [tournament]
+            ).fetchall()
+        }
 
     def count_matches(self, tournament: str) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament = ?",
-                               [tournament]).fetchone()[0]
+        return self.db.execute(
+            "SELECT COUNT(*) FROM matches WHERE tournament = ?", [tournament]
+        ).fetchone()[0]
 
-    def missing_indices(self, tournament: str, total: int, chunk: int = 65536
-                        ) -> Iterator[int]:
+    def missing_indices(self, tournament: str, total: int, chunk: int = 65536) -> Iterator[int]:
         """The indices in ``range(total)`` with no stored match, in order. Walks the stored
         indices in chunks (never all of them at once); safe to consume while the missing
         ones are being stored."""
         nxt = 0
         while nxt < total:
             rows = self.db.execute(
-                "SELECT idx FROM matches WHERE tournament = ? AND idx >= ? ORDER BY idx "
-                "LIMIT ?", [tournament, nxt, chunk]).fetchall()
+                "SELECT idx FROM matches WHERE tournament = ? AND idx >= ? ORDER BY idx LIMIT ?",
+                [tournament, nxt, chunk],
+            ).fetchall()
             for (idx,) in rows:
                 yield from range(nxt, min(idx, total))
                 nxt = max(nxt, idx + 1)
             if len(rows) < chunk:
                 break
         yield from range(nxt, total)
-
 
     def add_match(self, row: MatchRow) -> None:
         """Commit one finished match in its own transaction. A match already stored is kept."""
@@ -332,15 +418,16 @@ class Store:
         for r in rows:
             v = _values(r, stamp)
             enc = self._encoder(r.game)
-            values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number)
-                          + v[_RECORD_AT + 1:])
+            values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number) + v[_RECORD_AT + 1 :])
         with self.db.conn:
             for name in {r.tournament for r in rows}:  # never a match without its tournament
-                if not self.db.execute("SELECT 1 FROM tournaments WHERE name = ?",
-                                       [name]).fetchone():
+                if not self.db.execute(
+                    "SELECT 1 FROM tournaments WHERE name = ?", [name]
+                ).fetchone():
                     raise StorageError(
                         f"tournament {name!r} is no longer in {self.path} (deleted while it "
-                        f"ran?): its matches are not stored; run it again to start it anew")
+                        f"ran?): its matches are not stored; run it again to start it anew"
+                    )
             self.db.conn.executemany(_INSERT_MATCH, values)
         for r in rows:
             if self._encoders[r.game].number == codec.NO_DICT:
@@ -356,8 +443,10 @@ class Store:
             try:
                 data = _dictionary_data(self.db, number)
             except TypeError:  # no such row: fetchone() gave None
-                raise StorageError(f"{self.path}: a record needs dictionary {number}, which "
-                                   f"the database does not have (damaged?)") from None
+                raise StorageError(
+                    f"{self.path}: a record needs dictionary {number}, which "
+                    f"the database does not have (damaged?)"
+                ) from None
             c = self._codecs[number] = codec.Codec(number, data)
         return c
 
@@ -367,8 +456,8 @@ class Store:
             c = self._encoders[game] = self._codec(_dictionary_for(self.db, game))
             if c.number == codec.NO_DICT:
                 self._untrained[game] = self.db.execute(
-                    "SELECT COUNT(*) FROM matches WHERE game = ? AND codec = 0",
-                    [game]).fetchone()[0]
+                    "SELECT COUNT(*) FROM matches WHERE game = ? AND codec = 0", [game]
+                ).fetchone()[0]
         return c
 
     def _train(self, game: str) -> None:
@@ -390,16 +479,19 @@ class Store:
         except Exception as exc:
             if isinstance(exc, StorageError):
                 raise
-            raise StorageError(f"{self.path}: a stored record cannot be decoded ({exc}): the "
-                               f"database is damaged") from None
+            raise StorageError(
+                f"{self.path}: a stored record cannot be decoded ({exc}): the database is damaged"
+            ) from None
 
     # -- reading (``reading.Reading``) --------------------------------------------------------
-    def results(self, tournament: str | None = None, game: str | None = None,
-                humans: bool = False) -> Iterator[tuple[list[str], list[int]]]:
+    def results(
+        self, tournament: str | None = None, game: str | None = None, humans: bool = False
+    ) -> Iterator[tuple[list[str], list[int]]]:
         return self.reading.results(tournament, game, humans)
 
-    def indexed_results(self, tournament: str, chunk: int = 20000
-                        ) -> Iterator[tuple[int, list[str], list[int]]]:
+    def indexed_results(
+        self, tournament: str, chunk: int = 20000
+    ) -> Iterator[tuple[int, list[str], list[int]]]:
         return self.reading.indexed_results(tournament, chunk)
 
     def match(self, match_id: str) -> dict | None:
@@ -426,15 +518,17 @@ class Store:
     def ratings_stale(self, scope: str, name: str) -> bool:
         return self.reading.ratings_stale(scope, name)
 
-    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
-                     stamp: int = 0) -> None:
+    def save_ratings(
+        self, scope: str, name: str, game: str, rows: Iterable[dict], stamp: int = 0
+    ) -> None:
         self.reading.save_ratings(scope, name, game, rows, stamp)
 
     def ratings(self, scope: str, name: str) -> list[dict]:
         return self.reading.ratings(scope, name)
 
-    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
-                        ) -> list[dict]:
+    def match_summaries(
+        self, tournament: str, offset: int = 0, limit: int | None = None
+    ) -> list[dict]:
         return self.reading.match_summaries(tournament, offset, limit)
 
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
@@ -453,8 +547,9 @@ class Store:
     def submission(self, name: str, version: int) -> dict | None:
         return self.submitted.submission(name, version)
 
-    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
-                       ) -> tuple[int, bool]:
+    def add_submission(
+        self, name: str, digest: str, files: dict[str, bytes], row: dict
+    ) -> tuple[int, bool]:
         return self.submitted.add_submission(name, digest, files, row)
 
     def withdraw(self, name: str, version: int) -> None:
@@ -463,8 +558,9 @@ class Store:
     def pins(self, tournament: str) -> list[dict]:
         return self.submitted.pins(tournament)
 
-    def add_pins(self, tournament: str, pins: list[dict],
-                 snapshots: dict[str, dict[str, bytes]]) -> None:
+    def add_pins(
+        self, tournament: str, pins: list[dict], snapshots: dict[str, dict[str, bytes]]
+    ) -> None:
         self.submitted.add_pins(tournament, pins, snapshots)
 
     def display_name(self, short: str, digest: str) -> str:

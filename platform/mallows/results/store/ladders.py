@@ -35,8 +35,9 @@ class Ladders:
 
     def epochs(self, ladder: str) -> list[dict]:
         """Every planned epoch in order; ``field`` and ``newcomers`` decoded."""
-        rows = list(self.db.query("SELECT * FROM ladder_epochs WHERE ladder = ? ORDER BY epoch",
-                                  [ladder]))
+        rows = list(
+            self.db.query("SELECT * FROM ladder_epochs WHERE ladder = ? ORDER BY epoch", [ladder])
+        )
         for r in rows:
             r["field"], r["newcomers"] = json.loads(r["field"]), json.loads(r["newcomers"])
         return rows
@@ -59,22 +60,46 @@ class Ladders:
         self.store._writable()
         rows = list(tables)
         with self.db.conn:
-            if self.db.execute("SELECT 1 FROM ladder_epochs WHERE ladder = ? AND epoch = ?",
-                               [ladder, epoch["epoch"]]).fetchone():
+            if self.db.execute(
+                "SELECT 1 FROM ladder_epochs WHERE ladder = ? AND epoch = ?",
+                [ladder, epoch["epoch"]],
+            ).fetchone():
                 return
             self.db.execute(
                 "INSERT INTO ladder_epochs (ladder, epoch, first, count, mode, field, newcomers, "
                 "events_upto, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [ladder, epoch["epoch"], epoch["first"], epoch["count"], epoch["mode"],
-                 json.dumps(epoch["field"]), json.dumps(epoch["newcomers"]),
-                 epoch["events_upto"], _now()])
+                [
+                    ladder,
+                    epoch["epoch"],
+                    epoch["first"],
+                    epoch["count"],
+                    epoch["mode"],
+                    json.dumps(epoch["field"]),
+                    json.dumps(epoch["newcomers"]),
+                    epoch["events_upto"],
+                    _now(),
+                ],
+            )
             self.db.conn.executemany(
                 "INSERT INTO ladder_tables (ladder, tbl, epoch, first, count, bots, reason) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(ladder, t["tbl"], epoch["epoch"], t["first"], t["count"], json.dumps(t["bots"]),
-                  t["reason"]) for t in rows])
-            self.db.execute("UPDATE tournaments SET total = ?, finished = NULL WHERE name = ?",
-                            [epoch["first"] + epoch["count"], ladder])
+                [
+                    (
+                        ladder,
+                        t["tbl"],
+                        epoch["epoch"],
+                        t["first"],
+                        t["count"],
+                        json.dumps(t["bots"]),
+                        t["reason"],
+                    )
+                    for t in rows
+                ],
+            )
+            self.db.execute(
+                "UPDATE tournaments SET total = ?, finished = NULL WHERE name = ?",
+                [epoch["first"] + epoch["count"], ladder],
+            )
 
     def add_event(self, ladder: str, kind: str, bot: str | None = None, note: str = "") -> int:
         """Record an event; returns its sequence number (events apply in this order)."""
@@ -82,20 +107,30 @@ class Ladders:
         with self.db.conn:
             cursor = self.db.execute(
                 "INSERT INTO ladder_events (ladder, kind, bot, note, created) VALUES "
-                "(?, ?, ?, ?, ?)", [ladder, kind, bot, note, _now()])
+                "(?, ?, ?, ?, ?)",
+                [ladder, kind, bot, note, _now()],
+            )
         return int(cursor.lastrowid or 0)
 
     def events(self, ladder: str, after: int = 0) -> list[dict]:
-        return list(self.db.query("SELECT * FROM ladder_events WHERE ladder = ? AND seq > ? "
-                                  "ORDER BY seq", [ladder, after]))
+        return list(
+            self.db.query(
+                "SELECT * FROM ladder_events WHERE ladder = ? AND seq > ? ORDER BY seq",
+                [ladder, after],
+            )
+        )
 
     def recent(self, ladder: str, limit: int = 10) -> list[dict]:
         """The last ``limit`` matches stored (by index), with their table's reason."""
-        rows = list(self.db.query(
-            "SELECT m.idx, m.players, m.ranks, m.forfeits, m.finished_at, t.reason, t.tbl "
-            "FROM matches m LEFT JOIN ladder_tables t ON t.ladder = m.tournament "
-            "AND m.idx >= t.first AND m.idx < t.first + t.count WHERE m.tournament = ? "
-            "ORDER BY m.idx DESC LIMIT ?", [ladder, limit]))
+        rows = list(
+            self.db.query(
+                "SELECT m.idx, m.players, m.ranks, m.forfeits, m.finished_at, t.reason, t.tbl "
+                "FROM matches m LEFT JOIN ladder_tables t ON t.ladder = m.tournament "
+                "AND m.idx >= t.first AND m.idx < t.first + t.count WHERE m.tournament = ? "
+                "ORDER BY m.idx DESC LIMIT ?",
+                [ladder, limit],
+            )
+        )
         for r in rows:
             r["players"], r["ranks"] = json.loads(r["players"]), json.loads(r["ranks"])
         return rows
@@ -104,8 +139,9 @@ class Ladders:
         """Matches planned for each reason (the reason's first word: base, newcomer, ...)."""
         out: dict[str, int] = {}
         for reason, count in self.db.execute(
-                "SELECT reason, SUM(count) FROM ladder_tables WHERE ladder = ? GROUP BY reason",
-                [ladder]):
+            "SELECT reason, SUM(count) FROM ladder_tables WHERE ladder = ? GROUP BY reason",
+            [ladder],
+        ):
             key = str(reason).split(":", 1)[0]
             out[key] = out.get(key, 0) + int(count)
         return out

@@ -54,8 +54,9 @@ class Reading:
     def count_matches(self, tournament: str) -> int:
         return self.store.count_matches(tournament)
 
-    def results(self, tournament: str | None = None, game: str | None = None,
-                humans: bool = False) -> Iterator[tuple[list[str], list[int]]]:
+    def results(
+        self, tournament: str | None = None, game: str | None = None, humans: bool = False
+    ) -> Iterator[tuple[list[str], list[int]]]:
         """(players, ranks) in rating order: tournaments by creation, matches by index. A
         game's results (no ``tournament``) leave out matches with a person at a seat (a
         player ``human``: the play page, a human league) unless ``humans``: the bots' game
@@ -67,9 +68,12 @@ class Reading:
         if game is not None:
             where.append("m.game = ?")
             args.append(game)
-        sql = ("SELECT m.players, m.ranks FROM matches m JOIN tournaments t "
-               "ON t.name = m.tournament" + (" WHERE " + " AND ".join(where) if where else "")
-               + " ORDER BY t.rowid, m.idx")
+        sql = (
+            "SELECT m.players, m.ranks FROM matches m JOIN tournaments t "
+            "ON t.name = m.tournament"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY t.rowid, m.idx"
+        )
         bots_only = tournament is None and not humans
         for players, ranks in self.db.execute(sql, args):
             names = json.loads(players)
@@ -77,15 +81,18 @@ class Reading:
                 continue
             yield names, json.loads(ranks)
 
-    def indexed_results(self, tournament: str, chunk: int = 20000
-                        ) -> Iterator[tuple[int, list[str], list[int]]]:
+    def indexed_results(
+        self, tournament: str, chunk: int = 20000
+    ) -> Iterator[tuple[int, list[str], list[int]]]:
         """(index, players, ranks) of every stored match of ``tournament``, by index; read in
         chunks, so no read transaction stays open while a big tournament is walked."""
         after = -1
         while True:
             rows = self.db.execute(
                 "SELECT idx, players, ranks FROM matches WHERE tournament = ? AND idx > ? "
-                "ORDER BY idx LIMIT ?", [tournament, after, chunk]).fetchall()
+                "ORDER BY idx LIMIT ?",
+                [tournament, after, chunk],
+            ).fetchall()
             for idx, players, ranks in rows:
                 yield idx, json.loads(players), json.loads(ranks)
             if len(rows) < chunk:
@@ -102,39 +109,47 @@ class Reading:
         try:
             row = self._plain_row(rows[0])
         except StorageError as exc:  # the stored bytes do not even decode
-            raise DamagedRecord(f"match {match_id} in {self.path} is damaged ({exc}): restore "
-                                f"the file from a copy (`mallows db check --db {self.path}` "
-                                f"lists every damaged match)", dict(rows[0], record=None)) \
-                from None
+            raise DamagedRecord(
+                f"match {match_id} in {self.path} is damaged ({exc}): restore "
+                f"the file from a copy (`mallows db check --db {self.path}` "
+                f"lists every damaged match)",
+                dict(rows[0], record=None),
+            ) from None
         if row.get("digest") is not None and row["digest"] != record_digest(
-                row["record"], row["players"], row["ranks"]):
+            row["record"], row["players"], row["ranks"]
+        ):
             raise DamagedRecord(
                 f"match {match_id} in {self.path} is damaged (its record does not match its "
                 f"digest): restore the file from a copy (`mallows db check --db {self.path}` "
-                f"lists every damaged match)", row)
+                f"lists every damaged match)",
+                row,
+            )
         return row
 
     def check(self) -> list[str]:
         """SQLite's integrity check and every match's digest: what is damaged (empty: none).
         A file of a schema without digests (opened read-only: ``disk_version``) has only the
         first."""
-        problems = [f"SQLite: {r[0]}" for r in self.db.execute("PRAGMA integrity_check")
-                    if r[0] != "ok"]
+        problems = [
+            f"SQLite: {r[0]}" for r in self.db.execute("PRAGMA integrity_check") if r[0] != "ok"
+        ]
         if self.disk_version < 3 or "digest" not in self.db["matches"].columns_dict:
             return problems
         last = 0
         while True:  # in chunks: memory stays flat
             rows = self.db.execute(
                 "SELECT rowid, id, record, record_z, codec, players, ranks, digest FROM matches "
-                "WHERE rowid > ? ORDER BY rowid LIMIT 2000", [last]).fetchall()
+                "WHERE rowid > ? ORDER BY rowid LIMIT 2000",
+                [last],
+            ).fetchall()
             if not rows:
                 return problems
             for rowid, mid, text, blob, number, players, ranks, digest in rows:
                 last = rowid
                 try:
-                    ok = digest == record_digest(
-                        self._decode(text, blob, number), players,  # type: ignore[arg-type]
-                        ranks)  # (no record at all: a TypeError, caught as damage)
+                    decoded = self._decode(text, blob, number)
+                    # (no record at all: a TypeError, caught as damage)
+                    ok = digest == record_digest(decoded, players, ranks)  # type: ignore[arg-type]
                 except (StorageError, TypeError, AttributeError):  # undecodable, wrong type
                     ok = False
                 if not ok:
@@ -142,8 +157,9 @@ class Reading:
 
     def record(self, match_id: str) -> str | None:
         """The JSON text of one stored match record (None if there is no such match)."""
-        row = self.db.execute("SELECT record, record_z, codec FROM matches WHERE id = ?",
-                              [match_id]).fetchone()
+        row = self.db.execute(
+            "SELECT record, record_z, codec FROM matches WHERE id = ?", [match_id]
+        ).fetchone()
         return self._decode(*row) if row else None
 
     def _plain_row(self, row: dict) -> dict:
@@ -154,14 +170,21 @@ class Reading:
         """Every stored match (of ``tournament``, or of all, tournaments by creation), in index
         order, as a dict of its columns with ``record`` decoded to JSON text; read in chunks,
         so memory does not grow with the database."""
-        names = ([tournament] if tournament is not None else
-                 [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY rowid")])
+        names = (
+            [tournament]
+            if tournament is not None
+            else [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY rowid")]
+        )
         for name in names:
             after = -1
             while True:
-                rows = list(self.db.query(
-                    "SELECT * FROM matches WHERE tournament = ? AND idx > ? ORDER BY idx "
-                    "LIMIT ?", [name, after, chunk]))
+                rows = list(
+                    self.db.query(
+                        "SELECT * FROM matches WHERE tournament = ? AND idx > ? ORDER BY idx "
+                        "LIMIT ?",
+                        [name, after, chunk],
+                    )
+                )
                 for row in rows:
                     after = row["idx"]
                     yield self._plain_row(row)
@@ -169,62 +192,89 @@ class Reading:
                     break
 
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT id FROM matches WHERE tournament = ? ORDER BY idx LIMIT ?",
-            [tournament, limit])]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM matches WHERE tournament = ? ORDER BY idx LIMIT ?",
+                [tournament, limit],
+            )
+        ]
 
     def games(self) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT game FROM tournaments ORDER BY game")]
+        return [
+            r[0] for r in self.db.execute("SELECT DISTINCT game FROM tournaments ORDER BY game")
+        ]
 
     # -- ratings ------------------------------------------------------------------------------
     def count_game_matches(self, game: str) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM matches WHERE game = ?",
-                               [game]).fetchone()[0]
+        return self.db.execute("SELECT COUNT(*) FROM matches WHERE game = ?", [game]).fetchone()[0]
 
     def ratings_stale(self, scope: str, name: str) -> bool:
         """True when the stored table was computed over a different number of matches."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?",
-                              [f"ratings:{scope}:{name}"]).fetchone()
+        row = self.db.execute(
+            "SELECT value FROM meta WHERE key = ?", [f"ratings:{scope}:{name}"]
+        ).fetchone()
         now = self.count_matches(name) if scope == "tournament" else self.count_game_matches(name)
         return row is None or int(row[0]) != now
 
-    def save_ratings(self, scope: str, name: str, game: str, rows: Iterable[dict],
-                     stamp: int = 0) -> None:
+    def save_ratings(
+        self, scope: str, name: str, game: str, rows: Iterable[dict], stamp: int = 0
+    ) -> None:
         """Replace one leaderboard; ``stamp`` is the number of matches it was computed over."""
         self._writable()
         with self.db.conn:
-            self.db["meta"].upsert({"key": f"ratings:{scope}:{name}", "value": str(stamp)},
-                                   pk="key")
+            self.db["meta"].upsert(
+                {"key": f"ratings:{scope}:{name}", "value": str(stamp)}, pk="key"
+            )
             self.db.execute("DELETE FROM ratings WHERE scope = ? AND name = ?", [scope, name])
             updated = _now()
             self.db["ratings"].insert_all(
-                ({**row, "scope": scope, "name": name, "game": game, "updated": updated}
-                 for row in rows), pk=("scope", "name", "bot"))
+                (
+                    {**row, "scope": scope, "name": name, "game": game, "updated": updated}
+                    for row in rows
+                ),
+                pk=("scope", "name", "bot"),
+            )
 
     def ratings(self, scope: str, name: str) -> list[dict]:
-        return list(self.db.query(
-            "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]))
+        return list(
+            self.db.query(
+                "SELECT * FROM ratings WHERE scope = ? AND name = ? ORDER BY rank", [scope, name]
+            )
+        )
 
     # -- reading for reports (no writes) ------------------------------------------------------
-    def match_summaries(self, tournament: str, offset: int = 0, limit: int | None = None
-                        ) -> list[dict]:
+    def match_summaries(
+        self, tournament: str, offset: int = 0, limit: int | None = None
+    ) -> list[dict]:
         """Every stored match of ``tournament`` in schedule order (or ``limit`` of them from
         the ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits
         (a count), seconds."""
         out = []
         for mid, idx, players, ranks, forfeits, seconds in self.db.execute(
-                "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
-                "WHERE tournament = ? ORDER BY idx LIMIT ? OFFSET ?",
-                [tournament, -1 if limit is None else limit, offset]):
-            out.append({"id": mid, "idx": idx, "players": json.loads(players),
-                        "ranks": json.loads(ranks), "forfeits": forfeits, "seconds": seconds})
+            "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
+            "WHERE tournament = ? ORDER BY idx LIMIT ? OFFSET ?",
+            [tournament, -1 if limit is None else limit, offset],
+        ):
+            out.append(
+                {
+                    "id": mid,
+                    "idx": idx,
+                    "players": json.loads(players),
+                    "ranks": json.loads(ranks),
+                    "forfeits": forfeits,
+                    "seconds": seconds,
+                }
+            )
         return out
 
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) of ``tournament``'s matches in schedule order
         (``only_forfeits``: those with a forfeit)."""
-        sql = ("SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
-               + (" AND forfeits > 0" if only_forfeits else "") + " ORDER BY idx")
+        sql = (
+            "SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
+            + (" AND forfeits > 0" if only_forfeits else "")
+            + " ORDER BY idx"
+        )
         for mid, text, blob, number in self.db.execute(sql, [tournament]):
             yield mid, self._decode(text, blob, number)  # type: ignore[misc]  # a row has one

@@ -45,31 +45,46 @@ class Submissions:
     def _put_snapshot(self, digest: str, files: dict[str, bytes]) -> None:
         self.db.conn.executemany(
             "INSERT OR IGNORE INTO snapshot_files (digest, path, data) VALUES (?, ?, ?)",
-            [(digest, path, data) for path, data in sorted(files.items())])
+            [(digest, path, data) for path, data in sorted(files.items())],
+        )
 
     def snapshot_files(self, digest: str) -> dict[str, bytes]:
-        return {path: bytes(data) for path, data in self.db.execute(
-            "SELECT path, data FROM snapshot_files WHERE digest = ? ORDER BY path", [digest])}
+        return {
+            path: bytes(data)
+            for path, data in self.db.execute(
+                "SELECT path, data FROM snapshot_files WHERE digest = ? ORDER BY path", [digest]
+            )
+        }
 
     def snapshot_digests(self, prefix: str) -> list[str]:
         """The stored snapshots whose digest starts with ``prefix`` (hex)."""
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT digest FROM snapshot_files WHERE digest >= ? AND digest < ? "
-            "ORDER BY digest", [prefix, prefix + "g"])]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT digest FROM snapshot_files WHERE digest >= ? AND digest < ? "
+                "ORDER BY digest",
+                [prefix, prefix + "g"],
+            )
+        ]
 
     def submissions(self, name: str | None = None) -> list[dict]:
         """Every submitted version (of ``name``), oldest first."""
         where, args = ("WHERE name = ?", [name]) if name is not None else ("", [])
-        return list(self.db.query(f"SELECT * FROM submissions {where} ORDER BY name, version",
-                                  args))
+        return list(
+            self.db.query(f"SELECT * FROM submissions {where} ORDER BY name, version", args)
+        )
 
     def submission(self, name: str, version: int) -> dict | None:
-        rows = list(self.db.query("SELECT * FROM submissions WHERE name = ? AND version = ?",
-                                  [name, version]))
+        rows = list(
+            self.db.query(
+                "SELECT * FROM submissions WHERE name = ? AND version = ?", [name, version]
+            )
+        )
         return rows[0] if rows else None
 
-    def add_submission(self, name: str, digest: str, files: dict[str, bytes], row: dict
-                       ) -> tuple[int, bool]:
+    def add_submission(
+        self, name: str, digest: str, files: dict[str, bytes], row: dict
+    ) -> tuple[int, bool]:
         """Store a version of ``name`` with these files, in one transaction: ``(version,
         True)`` for a new one, ``(version, False)`` when the newest version (not withdrawn)
         already has this digest (nothing is written)."""
@@ -78,64 +93,84 @@ class Submissions:
             self.db.execute("BEGIN IMMEDIATE")  # two submitters cannot take one number
             last = self.db.execute(
                 "SELECT version, digest, withdrawn FROM submissions WHERE name = ? ORDER BY "
-                "version DESC LIMIT 1", [name]).fetchone()
+                "version DESC LIMIT 1",
+                [name],
+            ).fetchone()
             if last is not None and last[1] == digest and last[2] is None:
                 return int(last[0]), False
             version = (int(last[0]) if last else 0) + 1
             self._put_snapshot(digest, files)
-            self.db["submissions"].insert(dict(row, name=name, version=version, digest=digest,
-                                               created=_now(), withdrawn=None))
+            self.db["submissions"].insert(
+                dict(row, name=name, version=version, digest=digest, created=_now(), withdrawn=None)
+            )
         return version, True
 
     def withdraw(self, name: str, version: int) -> None:
         self._writable()
         with self.db.conn:
-            self.db.execute("UPDATE submissions SET withdrawn = ? WHERE name = ? AND "
-                            "version = ? AND withdrawn IS NULL", [_now(), name, version])
+            self.db.execute(
+                "UPDATE submissions SET withdrawn = ? WHERE name = ? AND "
+                "version = ? AND withdrawn IS NULL",
+                [_now(), name, version],
+            )
 
     def pins(self, tournament: str) -> list[dict]:
-        return list(self.db.query("SELECT * FROM pins WHERE tournament = ? ORDER BY rowid",
-                                  [tournament]))
+        return list(
+            self.db.query("SELECT * FROM pins WHERE tournament = ? ORDER BY rowid", [tournament])
+        )
 
-    def add_pins(self, tournament: str, pins: list[dict],
-                 snapshots: dict[str, dict[str, bytes]]) -> None:
+    def add_pins(
+        self, tournament: str, pins: list[dict], snapshots: dict[str, dict[str, bytes]]
+    ) -> None:
         """Pin a tournament's bots (and store the snapshots they run) in one transaction."""
         self._writable()
         with self.db.conn:
             for digest, files in snapshots.items():
                 self._put_snapshot(digest, files)
-            self.db["pins"].insert_all((dict(p, tournament=tournament) for p in pins),
-                                       pk=("tournament", "bot"), replace=True)
+            self.db["pins"].insert_all(
+                (dict(p, tournament=tournament) for p in pins),
+                pk=("tournament", "bot"),
+                replace=True,
+            )
 
     def display_name(self, short: str, digest: str) -> str:
         """The name shown for the code ``digest`` called ``short``: ``short`` for the first
         code of that name in this database, ``short~2``, ``short~3``... for later ones."""
         self._writable()
         with self.db.conn:
-            row = self.db.execute("SELECT display FROM bot_names WHERE short = ? AND digest = ?",
-                                  [short, digest]).fetchone()
+            row = self.db.execute(
+                "SELECT display FROM bot_names WHERE short = ? AND digest = ?", [short, digest]
+            ).fetchone()
             if row is not None:
                 return row[0]
-            n = self.db.execute("SELECT COUNT(*) FROM bot_names WHERE short = ?",
-                                [short]).fetchone()[0]
+            n = self.db.execute(
+                "SELECT COUNT(*) FROM bot_names WHERE short = ?", [short]
+            ).fetchone()[0]
             display = short if n == 0 else f"{short}~{n + 1}"
-            self.db["bot_names"].insert({"short": short, "digest": digest,
-                                         "display": display})
+            self.db["bot_names"].insert({"short": short, "digest": digest, "display": display})
         return display
 
     def newest_digest(self, name: str) -> tuple[int, str] | None:
-        row = self.db.execute("SELECT version, digest FROM submissions WHERE name = ? AND "
-                              "withdrawn IS NULL ORDER BY version DESC LIMIT 1",
-                              [name]).fetchone()
+        row = self.db.execute(
+            "SELECT version, digest FROM submissions WHERE name = ? AND "
+            "withdrawn IS NULL ORDER BY version DESC LIMIT 1",
+            [name],
+        ).fetchone()
         return (int(row[0]), row[1]) if row else None
 
     def submission_of(self, digest: str) -> dict | None:
         """The first submitted version (not withdrawn) with this code."""
-        rows = list(self.db.query("SELECT * FROM submissions WHERE digest = ? AND withdrawn IS "
-                                  "NULL ORDER BY created, name LIMIT 1", [digest]))
+        rows = list(
+            self.db.query(
+                "SELECT * FROM submissions WHERE digest = ? AND withdrawn IS "
+                "NULL ORDER BY created, name LIMIT 1",
+                [digest],
+            )
+        )
         return rows[0] if rows else None
 
     def pinned(self, display: str) -> list[dict]:
         """The pins shown as ``display`` (parameters included), newest first."""
-        return list(self.db.query("SELECT * FROM pins WHERE display = ? ORDER BY rowid DESC",
-                                  [display]))
+        return list(
+            self.db.query("SELECT * FROM pins WHERE display = ? ORDER BY rowid DESC", [display])
+        )

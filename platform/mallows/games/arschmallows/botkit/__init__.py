@@ -45,25 +45,67 @@ Modules (continued): ``search`` (candidate actions), ``belief`` (the tracker), `
 (decisions and determinizations from the tracker).
 """
 
-from mallows.games.arschmallows.botkit.counting import (ACTION_SET, DECK_MEAN, expected_unknown,
-                                                        face_down, row_estimate, unseen,
-                                                        variance_unknown)
-from mallows.games.arschmallows.botkit.heuristic import (IMPROVE, RISK, TUNED_IMPROVE, TUNED_RISK,
-                                                         cheapest_to_lock, heuristic_decide,
-                                                         p_lowest)
+from mallows.games.arschmallows.botkit.counting import (
+    ACTION_SET,
+    DECK_MEAN,
+    expected_unknown,
+    face_down,
+    row_estimate,
+    unseen,
+    variance_unknown,
+)
+from mallows.games.arschmallows.botkit.heuristic import (
+    IMPROVE,
+    RISK,
+    TUNED_IMPROVE,
+    TUNED_RISK,
+    cheapest_to_lock,
+    heuristic_decide,
+    p_lowest,
+)
 from mallows.games.arschmallows.botkit.sim import Sim, sample_world
-from mallows.games.arschmallows.botkit.search import (PairedComparison, RacingComparison,
-                                                        candidate_actions)
+from mallows.games.arschmallows.botkit.search import (
+    PairedComparison,
+    RacingComparison,
+    candidate_actions,
+)
 from mallows.games.arschmallows.botkit.belief import Belief, BeliefError, Card
-from mallows.games.arschmallows.botkit.history import (BELIEF_IMPROVE, BELIEF_RISK,
-                                                       BeliefWorlds, belief_decide,
-                                                       belief_world, p_lowest_belief)
+from mallows.games.arschmallows.botkit.history import (
+    BELIEF_IMPROVE,
+    BELIEF_RISK,
+    BeliefWorlds,
+    belief_decide,
+    belief_world,
+    p_lowest_belief,
+)
 
 __all__ = [
-    "ACTION_SET", "DECK_MEAN", "RISK", "IMPROVE", "TUNED_RISK", "TUNED_IMPROVE",
-    "unseen", "expected_unknown", "variance_unknown", "row_estimate", "face_down",
-    "Sim", "sample_world", "cheapest_to_lock", "p_lowest", "heuristic_decide",
-    "candidate_actions", "Belief", "BeliefError", "Card", "BELIEF_RISK", "BELIEF_IMPROVE",
-    "belief_decide", "belief_world", "BeliefWorlds", "p_lowest_belief", "PairedComparison",
+    "ACTION_SET",
+    "DECK_MEAN",
+    "RISK",
+    "IMPROVE",
+    "TUNED_RISK",
+    "TUNED_IMPROVE",
+    "unseen",
+    "expected_unknown",
+    "variance_unknown",
+    "row_estimate",
+    "face_down",
+    "Sim",
+    "sample_world",
+    "cheapest_to_lock",
+    "p_lowest",
+    "heuristic_decide",
+    "candidate_actions",
+    "Belief",
+    "BeliefError",
+    "Card",
+    "BELIEF_RISK",
+    "BELIEF_IMPROVE",
+    "belief_decide",
+    "belief_world",
+    "BeliefWorlds",
+    "p_lowest_belief",
+    "PairedComparison",
     "RacingComparison",
 ]

@@ -50,11 +50,11 @@ from mallows.errors import BeliefError
 #: The protocol-2 events ``Belief.feed`` reads and the keys it reads of each (``private``:
 #: this seat's own peek, draw or spy).
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "deal": ("round", "discard"),              # a new round: the discard pile's first card
+    "deal": ("round", "discard"),  # a new round: the discard pile's first card
     "peek": ("seat", "slots", "private.values"),
     "draw": ("seat", "private.value"),
     "take_discard": ("seat",),
-    "swap": ("seat", "slot", "discarded"),     # discarded: the card that left the slot
+    "swap": ("seat", "slot", "discarded"),  # discarded: the card that left the slot
     "refuse": ("seat", "slot", "discarded", "face_up"),
     "spy": ("seat", "player", "slot", "private.value"),
     "exchange": ("seat", "slot", "player", "their_slot"),
@@ -62,9 +62,9 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "get_rid": ("seat", "slots", "revealed"),  # revealed: the values turned up, in order
     "call": ("seat",),
     "pass": ("seat",),
-    "reshuffle": ("discard",),                 # the new discard pile's one card
+    "reshuffle": ("discard",),  # the new discard pile's one card
     "round_end": (),
-    "forfeit": (),                             # the runner's: changes no card
+    "forfeit": (),  # the runner's: changes no card
 }
 
 #: How soft a ceiling is (points): a card ``TAU`` above its ceiling weighs 1/(1+e) as much.
@@ -83,8 +83,9 @@ def _private(ev: dict) -> dict:
 @functools.lru_cache(maxsize=4096)
 def _weights(ceiling: float) -> dict[int, float]:
     """Value -> the weight of that value under ``ceiling``: a soft step down past it."""
-    return {v: FLOOR + (1.0 - FLOOR) / (1.0 + math.exp(min(50.0, (v - ceiling) / TAU)))
-            for v in COUNTS}
+    return {
+        v: FLOOR + (1.0 - FLOOR) / (1.0 + math.exp(min(50.0, (v - ceiling) / TAU))) for v in COUNTS
+    }
 
 
 @dataclass
@@ -113,10 +114,10 @@ class Belief:
     table_cards: int = 6
     round: int = -1
     rows: list[list[Card]] = field(default_factory=list)
-    draw: int = 0                      # cards in the draw pile
-    draw_group: int = 0                # their group
+    draw: int = 0  # cards in the draw pile
+    draw_group: int = 0  # their group
     discard: list[int] = field(default_factory=list)
-    held: Card | None = None           # the card in the hand of the seat to move
+    held: Card | None = None  # the card in the hand of the seat to move
     held_by: int | None = None
     groups: dict[int, Counter] = field(default_factory=dict)
     caller: int | None = None
@@ -249,8 +250,11 @@ class Belief:
         if "success" in ev:
             success = bool(ev["success"])
         else:
-            success = (len(revealed) == len(slots) and all(v == first for v in revealed)
-                       and len(slots) >= (2 if first in (SPY, EXCHANGE, PLAY_TWICE) else 3))
+            success = (
+                len(revealed) == len(slots)
+                and all(v == first for v in revealed)
+                and len(slots) >= (2 if first in (SPY, EXCHANGE, PLAY_TWICE) else 3)
+            )
         if success:
             self.discard.extend(revealed)
             gone = set(slots[1:])
@@ -297,8 +301,10 @@ class Belief:
             return
         group = self.groups.get(card.group) if card.group is not None else None
         if group is None or group[value] <= 0:
-            raise BeliefError(f"a card of group {card.group} was shown as {value}, which that "
-                              f"group cannot hold ({dict(group or {})})")
+            raise BeliefError(
+                f"a card of group {card.group} was shown as {value}, which that "
+                f"group cannot hold ({dict(group or {})})"
+            )
         group[value] -= 1
         if not group[value]:
             del group[value]
@@ -336,8 +342,12 @@ class Belief:
     # ------------------------------------------------------------------ queries
     def hidden_cards(self) -> list[tuple[str, int, int]]:
         """Every hidden card's location: ("row", seat, slot), ("hand", seat, 0)."""
-        out = [("row", p, i) for p, row in enumerate(self.rows)
-               for i, c in enumerate(row) if c.hidden()]
+        out = [
+            ("row", p, i)
+            for p, row in enumerate(self.rows)
+            for i, c in enumerate(row)
+            if c.hidden()
+        ]
         if self.held is not None and self.held.hidden():
             assert self.held_by is not None
             out.append(("hand", self.held_by, 0))
@@ -425,8 +435,9 @@ class Belief:
         cards without replacement; cards with a ceiling pick first, weighted by ``weight``,
         the rest uniformly. Known cards keep their values."""
         counts = {g: dict(c) for g, c in self.groups.items()}
-        rows: list[list[int]] = [[c.value if c.value is not None else 0 for c in row]
-                                 for row in self.rows]
+        rows: list[list[int]] = [
+            [c.value if c.value is not None else 0 for c in row] for row in self.rows
+        ]
         weighted: list[tuple[float, int, int]] = []
         plain: list[tuple[int, int]] = []
         for p, row in enumerate(self.rows):
@@ -465,7 +476,7 @@ class Belief:
                 held = pools[self.held.group].pop()  # type: ignore[index]
         for p, i in plain:
             rows[p][i] = pools[self.rows[p][i].group].pop()  # type: ignore[index]
-        draw = pools.get(self.draw_group, [])[:self.draw]
+        draw = pools.get(self.draw_group, [])[: self.draw]
         return rows, draw, held
 
     # ------------------------------------------------------------------ checking

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import math
 
-from mallows.games.arschmallows.botkit.counting import (ACTION_SET, _phi, expected_unknown,
-                                                        unseen, variance_unknown)
+from mallows.games.arschmallows.botkit.counting import (
+    ACTION_SET,
+    _phi,
+    expected_unknown,
+    unseen,
+    variance_unknown,
+)
 
 #: The heuristic's call rule: call when P(strictly lowest) >= RISK, each opponent's estimate
 #: lowered by IMPROVE points (it keeps low cards we did not see, and plays on).
@@ -24,6 +29,7 @@ TUNED_IMPROVE = 5.0
 # ----------------------------------------------------------------------------- the heuristic policy
 # The decision rules of the shipped ``heuristic`` bot (see bots/heuristic.py for the idea);
 # here so that the search bot can use them as its prior.
+
 
 def _options(row: list[dict], v: float, e: float) -> tuple[float, dict | None]:
     """The best way to put a card of value ``v`` into the row: (gain, action), a swap or a

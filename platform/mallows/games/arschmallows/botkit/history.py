@@ -72,8 +72,9 @@ def p_lowest_belief(obs: dict, belief: Belief, improve: float) -> tuple[float, f
     return prob, mine
 
 
-def belief_decide(obs: dict, belief: Belief, risk: float = BELIEF_RISK,
-                  improve: float = BELIEF_IMPROVE) -> dict:
+def belief_decide(
+    obs: dict, belief: Belief, risk: float = BELIEF_RISK, improve: float = BELIEF_IMPROVE
+) -> dict:
     """The heuristic's choice with the tracker's beliefs (see the module docstring)."""
     legal = obs["legal_actions"]
     phase = obs["phase"]
@@ -106,7 +107,9 @@ def belief_decide(obs: dict, belief: Belief, risk: float = BELIEF_RISK,
                 if x < lock:
                     lock, where = x, i
         candidates: list[tuple[float, dict | None]] = [
-            (best, action), (-(0.3 if lock <= 2 else 1.0), {"type": "refuse", "slot": where})]
+            (best, action),
+            (-(0.3 if lock <= 2 else 1.0), {"type": "refuse", "slot": where}),
+        ]
         if held["source"] == "draw" and v in ACTION_SET:
             if v == 9:
                 candidates.append(_spy(obs, belief))
@@ -177,8 +180,9 @@ class BeliefWorlds:
     opponent knowing exactly the cards it has seen (``Card.known_by``). Everything but the
     hidden values is built once per decision (``template``); ``sample(rng)`` deals values."""
 
-    def __init__(self, obs: dict, belief: Belief, risk: float = TUNED_RISK,
-                 improve: float = TUNED_IMPROVE) -> None:
+    def __init__(
+        self, obs: dict, belief: Belief, risk: float = TUNED_RISK, improve: float = TUNED_IMPROVE
+    ) -> None:
         self.belief = belief
         n = obs["players"]
         me = obs["seat"]
@@ -233,15 +237,32 @@ class BeliefWorlds:
                         know[p][c] = 1
         opts = obs["options"]
         current = obs.get("current_seat")
-        t = Sim(values, rows, up, know, self.draw_ids[:], discard, me=me,
-                current=me if current is None else current, phase=obs["phase"], held=held_id,
-                src=held["source"] if held is not None else None,
-                extra=obs.get("extra_turns", 0), caller=obs.get("caller"),
-                turns=obs.get("turn", 0), max_turns=opts.get("max_turns_per_round", 500),
-                final_on=bool(opts.get("final_turns", True)),
-                scoring={"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
-                         "double_negative": bool(opts.get("double_negative", False))},
-                e=belief.row_group_mean(), var=16.0, risk=risk, improve=improve)
+        t = Sim(
+            values,
+            rows,
+            up,
+            know,
+            self.draw_ids[:],
+            discard,
+            me=me,
+            current=me if current is None else current,
+            phase=obs["phase"],
+            held=held_id,
+            src=held["source"] if held is not None else None,
+            extra=obs.get("extra_turns", 0),
+            caller=obs.get("caller"),
+            turns=obs.get("turn", 0),
+            max_turns=opts.get("max_turns_per_round", 500),
+            final_on=bool(opts.get("final_turns", True)),
+            scoring={
+                "caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
+                "double_negative": bool(opts.get("double_negative", False)),
+            },
+            e=belief.row_group_mean(),
+            var=16.0,
+            risk=risk,
+            improve=improve,
+        )
         if obs.get("final_turns"):
             t.resume_final_turns()
         self.template = t
@@ -260,7 +281,12 @@ class BeliefWorlds:
         return world
 
 
-def belief_world(obs: dict, belief: Belief, rng: random.Random, risk: float = TUNED_RISK,
-                 improve: float = TUNED_IMPROVE) -> Sim:
+def belief_world(
+    obs: dict,
+    belief: Belief,
+    rng: random.Random,
+    risk: float = TUNED_RISK,
+    improve: float = TUNED_IMPROVE,
+) -> Sim:
     """One determinization of ``obs`` from the tracker (see ``BeliefWorlds``)."""
     return BeliefWorlds(obs, belief, risk, improve).sample(rng)

@@ -41,8 +41,10 @@ def candidate_actions(obs: dict) -> list[dict]:
             for p, other in enumerate(obs["rows"]):
                 if p == seat:
                     continue
-                j = next((j for j, s in enumerate(other)
-                          if not s["face_up"] and s["value"] is None), None)
+                j = next(
+                    (j for j, s in enumerate(other) if not s["face_up"] and s["value"] is None),
+                    None,
+                )
                 if j is not None:
                     out.append({"type": "spy", "player": p, "slot": j})
                     break
@@ -80,8 +82,11 @@ def _exchanges(obs: dict, row: list[dict], known: list[int], unknown: list[int])
         hidden = next((j for j, v in down if v is None), None)
         if hidden is not None:
             targets.append((p, hidden))
-    return [{"type": "exchange", "slot": i, "player": p, "their_slot": j}
-            for i in mine for p, j in targets]
+    return [
+        {"type": "exchange", "slot": i, "player": p, "their_slot": j}
+        for i in mine
+        for p, j in targets
+    ]
 
 
 class PairedComparison:
@@ -135,8 +140,7 @@ class RacingComparison(PairedComparison):
     ``best(z)`` is ``PairedComparison.best``'s rule over every candidate's own worlds. When only
     the prior is left (``decided``), more worlds cannot change the choice."""
 
-    def __init__(self, candidates: int, z_drop: float | None = 1.5, min_worlds: int = 6
-                 ) -> None:
+    def __init__(self, candidates: int, z_drop: float | None = 1.5, min_worlds: int = 6) -> None:
         super().__init__(candidates)
         self.counts = [0] * candidates
         self.active = list(range(candidates))
@@ -152,8 +156,7 @@ class RacingComparison(PairedComparison):
             self.counts[i] += 1
         self.count += 1
         if self.z_drop is not None and self.count >= self.min_worlds:
-            self.active = [0] + [i for i in self.active[1:]
-                                 if self.score(i, -self.z_drop) >= 0.0]
+            self.active = [0] + [i for i in self.active[1:] if self.score(i, -self.z_drop) >= 0.0]
 
     def worlds(self, i: int) -> int:
         return self.counts[i]

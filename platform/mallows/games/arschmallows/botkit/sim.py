@@ -10,9 +10,14 @@ import math
 import random
 from collections import Counter
 
-from mallows.games.arschmallows.botkit.counting import (ACTION_SET, DECK_MEAN, _phi,
-                                                        expected_unknown, unseen,
-                                                        variance_unknown)
+from mallows.games.arschmallows.botkit.counting import (
+    ACTION_SET,
+    DECK_MEAN,
+    _phi,
+    expected_unknown,
+    unseen,
+    variance_unknown,
+)
 from mallows.games.arschmallows.botkit.heuristic import TUNED_IMPROVE, TUNED_RISK
 from mallows.games.arschmallows.cards import PLAY_TWICE, SPY
 from mallows.games.arschmallows.rules import score_round
@@ -27,19 +32,63 @@ class Sim:
     card. Phases are "take", "use", "end"; ``None`` once the round is over (``scores`` set).
     """
 
-    __slots__ = ("values", "n", "rows", "up", "know", "draw", "discard", "current", "phase",
-                 "held", "src", "extra", "trigger", "caller", "queue", "turns", "max_turns",
-                 "final_on", "scoring", "scores", "me", "e", "var", "risk", "improve",
-                 "rng")
+    __slots__ = (
+        "values",
+        "n",
+        "rows",
+        "up",
+        "know",
+        "draw",
+        "discard",
+        "current",
+        "phase",
+        "held",
+        "src",
+        "extra",
+        "trigger",
+        "caller",
+        "queue",
+        "turns",
+        "max_turns",
+        "final_on",
+        "scoring",
+        "scores",
+        "me",
+        "e",
+        "var",
+        "risk",
+        "improve",
+        "rng",
+    )
 
-    def __init__(self, values: list[int], rows: list[list[int]], up: list[bool],
-                 know: list[bytearray], draw: list[int], discard: list[int], *, me: int,
-                 current: int, phase: str | None, held: int | None = None,
-                 src: str | None = None, extra: int = 0, caller: int | None = None,
-                 trigger: str | None = None, queue: list[int] | None = None, turns: int = 0,
-                 max_turns: int = 500, final_on: bool = True, scoring: dict | None = None,
-                 e: float = DECK_MEAN, var: float = 16.0, risk: float = TUNED_RISK,
-                 improve: float = TUNED_IMPROVE, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        values: list[int],
+        rows: list[list[int]],
+        up: list[bool],
+        know: list[bytearray],
+        draw: list[int],
+        discard: list[int],
+        *,
+        me: int,
+        current: int,
+        phase: str | None,
+        held: int | None = None,
+        src: str | None = None,
+        extra: int = 0,
+        caller: int | None = None,
+        trigger: str | None = None,
+        queue: list[int] | None = None,
+        turns: int = 0,
+        max_turns: int = 500,
+        final_on: bool = True,
+        scoring: dict | None = None,
+        e: float = DECK_MEAN,
+        var: float = 16.0,
+        risk: float = TUNED_RISK,
+        improve: float = TUNED_IMPROVE,
+        rng: random.Random | None = None,
+    ) -> None:
         """A round as it lies: ``values`` (card id -> value), ``rows`` (seat -> ids by slot),
         ``up`` (id -> face up), ``know`` (seat -> id -> seen by that seat), the draw pile
         (top last) and the discard pile as ids; ``me`` the seat it was dealt for, ``current``
@@ -67,8 +116,11 @@ class Sim:
         self.turns = turns
         self.max_turns = max_turns
         self.final_on = final_on
-        self.scoring = ({"caller_strictly_lowest": True, "double_negative": False}
-                        if scoring is None else scoring)
+        self.scoring = (
+            {"caller_strictly_lowest": True, "double_negative": False}
+            if scoring is None
+            else scoring
+        )
         self.scores: list[int] | None = None
         self.me = me
         self.e = e
@@ -390,8 +442,9 @@ class Sim:
         prob, var = 1.0, self.var
         for p in range(self.n):
             if p != s:
-                prob *= _phi((est[p] - self.improve - mine - 0.5)
-                              / math.sqrt((unk[s] + unk[p]) * var + 1.0))
+                prob *= _phi(
+                    (est[p] - self.improve - mine - 0.5) / math.sqrt((unk[s] + unk[p]) * var + 1.0)
+                )
                 if prob < self.risk:
                     break
         if prob >= self.risk:
@@ -412,9 +465,14 @@ class Sim:
         return self.scores
 
 
-def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
-                 risk: float = TUNED_RISK, improve: float = TUNED_IMPROVE,
-                 skew: float = 0.0) -> Sim:
+def sample_world(
+    obs: dict,
+    rng: random.Random,
+    pool: Counter | None = None,
+    risk: float = TUNED_RISK,
+    improve: float = TUNED_IMPROVE,
+    skew: float = 0.0,
+) -> Sim:
     """One determinization of ``obs`` (an Arschmallows observation of the seat to move) as a
     ``Sim``. Hidden cards (unknown row slots, the draw pile) come only from ``unseen(obs)``."""
     pool = unseen(obs) if pool is None else pool
@@ -491,16 +549,33 @@ def sample_world(obs: dict, rng: random.Random, pool: Counter | None = None,
             if up[c] or rng.random() < p_know:
                 kp[c] = 1
     current = obs.get("current_seat", me) if obs.get("current_seat") is not None else me
-    s = Sim(values, rows, up, know, draw, discard, me=me, current=current,
-            phase=obs["phase"], held=held_id,
-            src=held["source"] if held is not None else None,
-            extra=obs.get("extra_turns", 0), caller=obs.get("caller"),
-            turns=obs.get("turn", 0), max_turns=opts.get("max_turns_per_round", 500),
-            final_on=bool(opts.get("final_turns", True)),
-            scoring={"caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
-                     "double_negative": bool(opts.get("double_negative", False))},
-            e=expected_unknown(obs, pool), var=variance_unknown(obs, pool), risk=risk,
-            improve=improve, rng=rng)
+    s = Sim(
+        values,
+        rows,
+        up,
+        know,
+        draw,
+        discard,
+        me=me,
+        current=current,
+        phase=obs["phase"],
+        held=held_id,
+        src=held["source"] if held is not None else None,
+        extra=obs.get("extra_turns", 0),
+        caller=obs.get("caller"),
+        turns=obs.get("turn", 0),
+        max_turns=opts.get("max_turns_per_round", 500),
+        final_on=bool(opts.get("final_turns", True)),
+        scoring={
+            "caller_strictly_lowest": bool(opts.get("caller_strictly_lowest", True)),
+            "double_negative": bool(opts.get("double_negative", False)),
+        },
+        e=expected_unknown(obs, pool),
+        var=variance_unknown(obs, pool),
+        risk=risk,
+        improve=improve,
+        rng=rng,
+    )
     if obs.get("final_turns"):
         s.resume_final_turns()
     else:
