@@ -76,7 +76,7 @@ def test_export_trajectories_gives_every_decision_with_its_encoding(stored):
 
 
 def test_trajectory_actions_replay_through_the_environment_steps(stored):
-    from mallows.interop.table import ArschmallowsCodec
+    from mallows.games.arschmallows.codec import ArschmallowsCodec
 
     out = run("export", "--db", str(stored), "--tournament", "am")
     record = json.loads(out.stdout.splitlines()[0])["record"]

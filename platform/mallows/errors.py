@@ -18,6 +18,8 @@ The tree::
     │   ├── DatabaseError         a database file that cannot be used as it is
     │   │   └── DamagedRecord     a stored match that does not match its digest
     │   ├── ReplayMismatch        a record whose events the engine does not reproduce
+    │   ├── MissingFace           a game without the face a page or bridge needs (its web
+    │                             view, replay table or learning codec)
     │   ├── RecordError           a record read from a file that breaks the record format
     │   ├── SecretKeyError        a tournament's secret key given wrongly or asked for too early
     │   └── BadNameError          a chosen name no bot may have (control character, a path, a
@@ -76,6 +78,7 @@ __all__ = [
     "PlatformError",
     "RecordError",
     "ReplayMismatch",
+    "MissingFace",
     "SandboxUnavailable",
     "StorageError",
     "NeedChance",
@@ -165,6 +168,11 @@ class DamagedRecord(DatabaseError):
 
 class ReplayMismatch(MallowsError):
     """A record whose events the engine does not reproduce (edited, or from other rules)."""
+
+
+class MissingFace(MallowsError):
+    """A game that lacks the face asked of it (``mallows.games.faces``): no web play view, no
+    replay table, no codec for the learning bridges. The message names the game and the face."""
 
 
 class SecretKeyError(MallowsError):

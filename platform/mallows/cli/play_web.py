@@ -182,6 +182,7 @@ class PlayRoutes:
                 raise MallowsError(
                     f"seed {seed_text!r}: give a whole number, or leave it empty for a random deal"
                 )
+            play_page.playable(game)  # a game without a web view: the form says so
             session = self.room.new(
                 game,
                 opponents,

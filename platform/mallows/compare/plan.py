@@ -40,16 +40,11 @@ from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from mallows import seeding
 from mallows.errors import CompareError, MallowsError
+from mallows.games.faces import faces_of
 from mallows.safetext import refuse_control
 from mallows.results.ratings import DEFAULT_PARAMS
 from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
-#: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
-#: fast ones (ismcts is left out: seconds a match), minus A and B.
-REFERENCE_OPPONENTS = {
-    "arschmallows": ("greedy", "heuristic", "random"),
-    "take4": ("greedy", "denial", "random"),
-}
 DEFAULT_DELTA = 0.1
 DEFAULT_MAX_MATCHES = 10_000
 DEFAULT_SEED = 2026
@@ -416,7 +411,8 @@ def make_comparison(
                 "taken in turn, and repeated when fewer than the seats)"
             )
     else:
-        pool = tuple(o for o in REFERENCE_OPPONENTS.get(game, ("random",)) if o not in (a, b))
+        # the default opponents: the game's reference bots (its faces), minus A and B
+        pool = tuple(o for o in faces_of(game).reference_bots if o not in (a, b))
         if not pool:
             raise CompareError(f"no default opponents left for {game}: give --opponents")
     try:

@@ -9,7 +9,10 @@ constants, options, new state, replay, summary, replay lines, random policy); it
 
 Owns: the engines (one subpackage per game, each a pure state machine: no I/O, clock or global
 randomness), the game contract (``base``), the game registry (``GAMES``), the shared replay
-frame (``describe``), and each game's bot kit beside it.
+frame (``describe``), each game's faces (``faces``: its text view, replay frames and their
+table script, web play view, learning codec and reference bots, kept in the game's package and
+looked up by the report, the bridges and the CLI through ``faces.faces_of``), and each game's
+bot kit beside it.
 
 May import: ``mallows.errors`` and ``mallows.seeding`` only (and numpy). Nothing of ``agents``,
 ``tournaments``, ``results``, ``testing`` or ``cli``.

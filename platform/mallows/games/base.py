@@ -222,6 +222,12 @@ class ReplayChance:
         return value
 
 
+def replay_chance(module: Any, events: Sequence[Mapping], cls: type = ReplayChance) -> Any:
+    """The game's ``ReplayChance`` (or ``cls``, a subclass) over ``events``, on the chance
+    streams the game names in ``CHANCE_EVENTS``."""
+    return cls(events, module.CHANCE_EVENTS)
+
+
 S = TypeVar("S", bound="State")
 
 

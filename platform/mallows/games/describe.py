@@ -1,6 +1,6 @@
 """A record told turn by turn, for ``mallows replay``: the frame every game shares.
 
-Owns the header, the seat list, the runner's ``forfeit`` events, any event a game does not
+Owns ``seen`` (a replay frame's words for one seat), the header, the seat list, the runner's ``forfeit`` events, any event a game does not
 describe (printed as JSON) and the final places; each game's ``describe_event`` and
 ``describe_result`` (see ``mallows.games.base.Game``) supply the rest.
 """
@@ -8,7 +8,20 @@ describe (printed as JSON) and the final places; each game's ``describe_event`` 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping
+
+_MARK = re.compile(r"\[\[([^|\]]*)\|(\d+)\]\]")
+
+
+def seen(text: str, viewer: int | None = None) -> str:
+    """A replay frame's ``text`` for ``viewer``: every value (``None``, the all-seeing view),
+    or only the values seat ``viewer`` saw, the others as ``?``. Values are marked
+    ``[[text|mask]]``, mask: a bit per seat that saw the card (a game whose cards are all
+    public writes no marks)."""
+    if viewer is None:
+        return _MARK.sub(r"\1", text)
+    return _MARK.sub(lambda m: m.group(1) if int(m.group(2)) >> viewer & 1 else "?", text)
 
 
 def seat_label(record: Mapping, seat: Any) -> str:

@@ -3,32 +3,32 @@ environments' ``render``): the observation drawn as a card table, each legal act
 and a typed action read back.
 
 Owns the dispatch: ``table_lines(observation)``, ``action_words(observation, action)`` and
-``parse_action(observation, text)`` call the game's own ``view`` module
-(``mallows.games.<id>.view``); a game without one is shown as JSON and takes JSON. Everything
+``parse_action(observation, text)`` call the game's text view (its face
+``mallows.games.faces.TextView``, Arschmallows' and Take4's ``view`` module); a game without
+one is shown as JSON and takes JSON. Everything
 is drawn from the observation alone, so a person sees exactly what a bot in that seat sees.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mallows.games.faces import TextView
 
 __all__ = ["action_words", "parse_action", "table_lines"]
 
 
-def _view(observation: Mapping) -> Any:
-    from mallows.games import GAMES, plugin_games
+def _view(observation: Mapping) -> TextView | None:
+    from mallows.errors import GameConfigError
+    from mallows.games.faces import faces_of
 
     game = observation.get("game")
-    path = GAMES.get(game) if isinstance(game, str) else None
-    path = path or (plugin_games().get(game) if isinstance(game, str) else None)
-    if path is None:
-        return None
     try:
-        return importlib.import_module(f"{path}.view")
-    except ImportError:
+        return faces_of(game).text() if isinstance(game, str) else None
+    except GameConfigError:
         return None
 
 

@@ -3,9 +3,10 @@
 
 Owns: the environments and games built on the engines, the seed handling that makes them
 reproducible, and the rewards (``rewards``: a seat's reward from its final place). The
-observation vectors and action numbers are the games' own encoders
-(``mallows.games.take4.encoding``, ``mallows.games.arschmallows.encoding``), so a bot that
-uses the same encoder sees in a tournament what it saw in training.
+observation vectors and action numbers are the games' own encoders, reached through each
+game's codec face (``mallows.games.faces.Interop``: Take4's and Arschmallows' ``codec``
+modules over their ``encoding``), so a bot that uses the same encoder sees in a tournament
+what it saw in training; a game without that face has no environment (``MissingFace``).
 
 May import: ``mallows.games``, ``mallows.errors``, ``mallows.seeding`` and ``mallows.agents``
 (the protocol, for OpenSpiel bots in a tournament); the optional extras (``pettingzoo`` and

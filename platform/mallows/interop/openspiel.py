@@ -53,11 +53,10 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
 
 from mallows.errors import NeedChance
 from mallows.games import get_game
-from mallows.games.arschmallows.encoding import VALUES
+from mallows.games.faces import Codec, interop_of
 from mallows.games.take4.cards import CHARACTERS
 from mallows.games.views import table_lines
 from mallows.interop.rewards import place_reward
-from mallows.interop.table import ArschmallowsCodec, Codec, Take4Codec
 
 __all__ = [
     "NAMES",
@@ -68,9 +67,11 @@ __all__ = [
 ]
 
 NAMES = {"take4": "mallows_take4", "arschmallows": "mallows_arschmallows"}
-#: chance outcome id -> what it draws, per game: card kinds for a shuffle (a choice's outcome
-#: is the chosen option's index, e.g. a race's winning seat as its index among the options)
-KINDS: dict[str, tuple] = {"take4": CHARACTERS, "arschmallows": VALUES}
+
+
+def short_name(game: str) -> str:
+    """OpenSpiel's name of mallows game ``game``."""
+    return NAMES.get(game, f"mallows_{game}")
 
 
 class Need:
@@ -103,38 +104,10 @@ class OnDemandChance:
         return self._next("choice", options)
 
 
-def _options(game: str, params: dict) -> dict:
-    if game == "take4":
-        return {"max_rounds": int(params["max_rounds"])}
-    return {
-        "rules": str(params["rules"]),
-        "table_cards": int(params["table_cards"]),
-        "rounds": int(params["rounds"]),
-        "max_turns_per_round": int(params["max_turns_per_round"]),
-    }
-
-
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "take4": {"players": 2, "max_rounds": 200},
-    "arschmallows": {
-        "players": 2,
-        "table_cards": 6,
-        "rounds": 6,
-        "rules": "standard",
-        "max_turns_per_round": 200,
-        "slots": 24,
-    },
-}
-
-
-def _codec(game: str, players: int, slots: int) -> Codec:
-    return Take4Codec(players) if game == "take4" else ArschmallowsCodec(players, slots)
-
-
 def _game_type(game: str) -> Any:
     module = get_game(game)
     return pyspiel.GameType(
-        short_name=NAMES[game],
+        short_name=short_name(game),
         long_name=f"mallows {game}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
@@ -147,7 +120,7 @@ def _game_type(game: str) -> Any:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=dict(_DEFAULTS[game]),
+        parameter_specification=dict(interop_of(game).openspiel_defaults()),
     )
 
 
@@ -158,21 +131,20 @@ class MallowsGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None):
         game = self.game_id
-        merged = dict(_DEFAULTS[game], **(params or {}))
+        face = interop_of(game)
+        merged = dict(face.openspiel_defaults(), **(params or {}))
         self.players = int(merged["players"])
         self.module = get_game(game)
-        self.options = self.module.make_options(merged.get("rules"), _options(game, merged))
+        self.options = self.module.make_options(merged.get("rules"), face.openspiel_options(merged))
         self.slots = int(merged.get("slots", 24))
-        codec = _codec(game, self.players, self.slots)
-        if game == "take4":
-            rounds = self.options["max_rounds"]
-            length = 64 + rounds * 2 * self.players
-        else:
-            turns = self.options["max_turns_per_round"] * self.players
-            length = self.options["rounds"] * (62 + turns * (4 + self.slots + 62))
+        codec = face.codec(self.players, self.slots)
+        #: chance outcome id -> what it draws: a card kind for a shuffle (a choice's outcome is
+        #: the chosen option's index, e.g. a race's winning seat as its index among the options)
+        self.kinds = tuple(face.chance_kinds())
+        length = face.max_game_length(self.options, self.players, self.slots)
         info = pyspiel.GameInfo(
             num_distinct_actions=codec.actions,
-            max_chance_outcomes=max(len(KINDS[game]), self.module.MAX_PLAYERS),
+            max_chance_outcomes=max(len(self.kinds), self.module.MAX_PLAYERS),
             num_players=self.players,
             min_utility=-1.0,
             max_utility=1.0,
@@ -207,7 +179,8 @@ class MallowsState(pyspiel.State):
         self.game_id = game.game_id
         self.players = game.players
         self.options = dict(game.options)
-        self.codec = _codec(self.game_id, self.players, game.slots)
+        self.codec = interop_of(self.game_id).codec(self.players, game.slots)
+        self.kinds = game.kinds
         self.chance = OnDemandChance()
         self._engine: _Engine = _Engine(None)
         self.pending: tuple[int, dict] | None = None  # the action waiting for draws
@@ -282,7 +255,7 @@ class MallowsState(pyspiel.State):
         left = Counter(need.items)
         left.subtract(Counter(self.partial))
         total = sum(left.values())
-        kinds = KINDS[self.game_id]
+        kinds = self.kinds
         return [
             (kinds.index(k), n / total)
             for k, n in sorted(left.items(), key=lambda kv: kinds.index(kv[0]))
@@ -315,7 +288,7 @@ class MallowsState(pyspiel.State):
         if need.kind == "choice":
             self.chance.draws.append(need.items[outcome])
         else:
-            self.partial.append(KINDS[self.game_id][outcome])
+            self.partial.append(self.kinds[outcome])
             if len(self.partial) < len(need.items):
                 return
             self.chance.draws.append(self.partial)
@@ -326,7 +299,7 @@ class MallowsState(pyspiel.State):
         if player == pyspiel.PlayerId.CHANCE:
             if self.need is not None and self.need.kind == "choice":
                 return f"chance: {self.need.items[action]!r}"
-            return f"chance: card {KINDS[self.game_id][action]}"
+            return f"chance: card {self.kinds[action]}"
         return self.codec.describe(action)
 
     def is_terminal(self) -> bool:
@@ -498,12 +471,25 @@ def ismcts_bot(game: Any, max_simulations: int = 200, seed: int = 0, uct_c: floa
 
 def load(game: str, **params: Any) -> Any:
     """``pyspiel.load_game`` of a mallows game with ``params``."""
-    return pyspiel.load_game(NAMES[game], {k: v for k, v in params.items()})
+    register(game)
+    return pyspiel.load_game(short_name(game), {k: v for k, v in params.items()})
 
 
-def _register() -> None:
-    for cls in (Take4Game, ArschmallowsGame):
-        pyspiel.register_game(_game_type(cls.game_id), cls)
+_REGISTERED: dict[str, type] = {"take4": Take4Game, "arschmallows": ArschmallowsGame}
 
 
-_register()
+def register(game: str) -> type:
+    """Register mallows game ``game`` with ``pyspiel`` as ``mallows_<game>`` (once; the two
+    shipped games are registered on import), from its codec face: ``MissingFace`` for a game
+    without one. Returns its ``pyspiel.Game`` class."""
+    cls = _REGISTERED.get(game)
+    if cls is None:
+        interop_of(game)  # MissingFace before anything is registered
+        cls = _REGISTERED[game] = type(f"MallowsGame_{game}", (MallowsGame,), {"game_id": game})
+    if short_name(game) not in pyspiel.registered_names():
+        pyspiel.register_game(_game_type(game), cls)
+    return cls
+
+
+for _game in list(_REGISTERED):
+    register(_game)

@@ -1,10 +1,11 @@
 """One match of a registered game seen as vectors and action numbers: what the PettingZoo
-environments and the OpenSpiel games both drive.
+environments drive, through the game's codec (its face ``mallows.games.faces.Interop``).
 
 Owns ``Table``: a game's engine state on seeded chance, the seat whose decision it is, each
 seat's observation as its encoder's vector, the legal action numbers as a mask, and taking one
 action number (Arschmallows' multi-slot actions take several, see
-``mallows.games.arschmallows.encoding``). Nothing is re-implemented: legality, chance and
+``mallows.games.arschmallows.encoding``). A game without a codec has no table
+(``MissingFace``). Nothing is re-implemented: legality, chance and
 the result are the engine's own, and a seat is shown only its own observation.
 """
 
@@ -17,80 +18,9 @@ import numpy as np
 
 from mallows.errors import GameConfigError
 from mallows.games import get_game
-from mallows.games.arschmallows.encoding import Encoding, Steps
 from mallows.games.base import SeededChance
-from mallows.games.take4 import encoding as take4_encoding
+from mallows.games.faces import Codec, interop_of
 from mallows.interop.rewards import place_reward
-
-GAMES = ("arschmallows", "take4")
-
-
-class Codec:
-    """A game's encoder behind one interface: ``size``, ``actions``, ``vector``, ``mask``,
-    ``take`` (a number -> the protocol action, or None while the decision goes on)."""
-
-    size: int
-    actions: int
-    low: float
-
-    def vector(self, observation: Mapping, seat: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def mask(self, observation: Mapping, seat: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def take(self, observation: Mapping, seat: int, number: int) -> dict | None:
-        raise NotImplementedError
-
-    def describe(self, number: int) -> str:
-        raise NotImplementedError
-
-    def reset(self) -> None:
-        pass
-
-
-class Take4Codec(Codec):
-    def __init__(self, players: int):
-        e = take4_encoding
-        self.size, self.actions, self.low = e.SIZE, e.ACTIONS, 0.0
-
-    def vector(self, observation, seat):
-        return take4_encoding.encode(observation)
-
-    def mask(self, observation, seat):
-        return take4_encoding.action_mask(observation)
-
-    def take(self, observation, seat, number):
-        action = take4_encoding.action_of(number)
-        if not take4_encoding.action_mask(observation)[number]:
-            raise ValueError(f"position {number + 1} cannot be picked now")
-        return action
-
-    def describe(self, number):
-        return f"pick position {number + 1}"
-
-
-class ArschmallowsCodec(Codec):
-    def __init__(self, players: int, slots: int):
-        self.encoding = Encoding(slots)
-        self.steps = [Steps(self.encoding) for _ in range(players)]
-        self.size, self.actions, self.low = self.encoding.size, self.encoding.actions, -1.0
-
-    def vector(self, observation, seat):
-        return self.encoding.encode(observation, self.steps[seat])
-
-    def mask(self, observation, seat):
-        return self.steps[seat].mask(observation)
-
-    def take(self, observation, seat, number):
-        return self.steps[seat].step(observation, number)
-
-    def describe(self, number):
-        return self.encoding.describe(number)
-
-    def reset(self):
-        for s in self.steps:
-            s.reset()
 
 
 class Table:
@@ -104,12 +34,9 @@ class Table:
         options: Mapping[str, Any] | None = None,
         slots: int = 24,
     ):
-        if game not in GAMES:
-            raise GameConfigError(
-                f"no environment for game {game!r}: the environments are {', '.join(GAMES)}"
-            )
         self.game = game
         self.module = get_game(game)
+        face = interop_of(game)  # MissingFace: no environment for a game without a codec
         if not self.module.MIN_PLAYERS <= players <= self.module.MAX_PLAYERS:
             raise GameConfigError(
                 f"{game} is for {self.module.MIN_PLAYERS} to "
@@ -117,9 +44,7 @@ class Table:
             )
         self.players = players
         self.options = self.module.make_options(rules, dict(options or {}))
-        self.codec: Codec = (
-            Take4Codec(players) if game == "take4" else ArschmallowsCodec(players, slots)
-        )
+        self.codec: Codec = face.codec(players, slots)
         self.state: Any = None
         self._obs: dict[int, dict] = {}
 

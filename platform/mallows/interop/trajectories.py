@@ -26,18 +26,21 @@ from mallows.errors import MallowsError
 from mallows.games import get_game
 from mallows.games.base import ReplayChance
 from mallows.interop.rewards import place_reward
-from mallows.interop.table import ArschmallowsCodec, Codec, Take4Codec
+from mallows.games.faces import Codec, Interop, interop_of
 
-GAMES = ("arschmallows", "take4")
+
+def _face(game: Any) -> Interop:
+    try:
+        return interop_of(str(game))
+    except MallowsError as exc:
+        raise MallowsError(f"no trajectories for game {game!r}: {exc}") from None
 
 
 def decisions(record: Mapping) -> Iterator[tuple[int, dict, dict, bool]]:
-    """``(seat, observation, action, after_forfeit)`` for every decision of ``record``."""
-    game = record.get("game")
-    if game not in GAMES:
-        raise MallowsError(
-            f"no trajectories for game {game!r}: they are written for {', '.join(GAMES)}"
-        )
+    """``(seat, observation, action, after_forfeit)`` for every decision of ``record`` (which
+    events hold decisions is the game's codec face's ``decisions``)."""
+    game = str(record.get("game"))
+    face = _face(game)
     module = get_game(game)
     events = record["events"]
     state = module.new_state(
@@ -45,70 +48,25 @@ def decisions(record: Mapping) -> Iterator[tuple[int, dict, dict, bool]]:
     )
     forfeited: set[int] = set()
     for event in events:
-        kind = event.get("type")
-        if kind == "forfeit":
+        if event.get("type") == "forfeit":
             forfeited.add(int(event["seat"]))
-        elif kind == "action" and game == "arschmallows":
-            seat = int(event["seat"])
-            obs = state.observation(seat)
-            yield seat, obs, event["action"], seat in forfeited
-            state.apply(seat, event["action"])
-        elif kind == "picks" and game == "take4":
-            shown = {s: state.observation(s) for s in range(len(event["picks"]))}
-            for seat, position in enumerate(event["picks"]):
-                action = {"type": "pick", "position": position}
-                yield seat, shown[seat], action, seat in forfeited
-                state.apply(seat, action)
+            continue
+        for seat, obs, action in face.decisions(state, event):
+            yield seat, obs, action, seat in forfeited
 
 
 def _numbers(codec: Codec, observation: dict, seat: int, action: Mapping) -> list[int]:
-    """The action numbers that take ``action`` in the environments (several for a
-    multi-slot Arschmallows action), found by trying the legal ones."""
-    if isinstance(codec, Take4Codec):
-        return [int(action["position"]) - 1]
-    assert isinstance(codec, ArschmallowsCodec)
-    steps, out = codec.steps[seat], []
-    steps.reset()
-    target = dict(action)
-    for _ in range(64):
-        mask = steps.mask(observation)
-        for number in map(int, mask.nonzero()[0]):
-            trial_kind, trial_chosen = steps.kind, list(steps.chosen)
-            done = steps.step(observation, number)
-            if done is not None:
-                if done == target or (
-                    done["type"] == "peek"
-                    and target["type"] == "peek"
-                    and sorted(done["slots"]) == sorted(target["slots"])
-                ):
-                    out.append(number)
-                    return out
-                steps.kind, steps.chosen = trial_kind, trial_chosen
-                continue
-            if _on_the_way(steps.kind, steps.chosen, target):
-                out.append(number)
-                break
-            steps.kind, steps.chosen = trial_kind, trial_chosen
-        else:
-            raise MallowsError(f"the recorded action {target} has no action numbers")
-    raise MallowsError(f"the recorded action {target} takes too many steps")
-
-
-def _on_the_way(kind: str | None, chosen: list[int], target: Mapping) -> bool:
-    if kind == "get_rid":
-        return target.get("type") == "get_rid" and list(target["slots"][: len(chosen)]) == chosen
-    if kind == "peek":
-        return target.get("type") == "peek" and chosen[0] in target["slots"]
-    if kind == "exchange":
-        return target.get("type") == "exchange" and target["slot"] == chosen[0]
-    return False
+    try:
+        return codec.numbers(observation, seat, action)
+    except ValueError as exc:
+        raise MallowsError(str(exc)) from None
 
 
 def trajectory_rows(match_id: str, record: Mapping) -> Iterator[dict[str, Any]]:
     """One row per decision of ``record`` (see the module docstring)."""
     game = record["game"]
     players = len(record["players"])
-    codec: Codec = Take4Codec(players) if game == "take4" else ArschmallowsCodec(players, 24)
+    codec = _face(game).codec(players, 24)
     ranks = record["result"]["ranks"]
     rows: list[dict[str, Any]] = []
     last: dict[int, int] = {}

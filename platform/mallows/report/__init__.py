@@ -3,8 +3,9 @@ pages served live (``mallows serve``).
 
 Owns: what a page shows (``data``: leaderboards with mean places and their intervals,
 head-to-head, rating progression, bots and forfeits, read from a store, never written),
-replay frames (``frames``: a record replayed through its game's engine, one frame per event,
-with each card's value and who saw it), a tournament's replays as compressed data files
+replay frames (``frames``: a record replayed by its game's replay face, one frame per event,
+with each card's value and who saw it; the frames and the script drawing them live with each
+game, ``mallows.games.faces``), a tournament's replays as compressed data files
 (``replay_data``), the charts (``plots``, matplotlib to SVG), the pages
 (``site``: Jinja2 templates in ``templates/``, CSS and the small vanilla JS in ``static/``,
 shipped as package data).

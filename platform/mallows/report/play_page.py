@@ -1,89 +1,71 @@
 """The browser play page of ``mallows serve`` (loopback only): the form that starts a match
 against bots, and the match page, drawn on the replay's card table (``static/replay.js``).
 
-Owns ``form_page``, ``match_page`` and ``view(observation, names)``: the person's seat's
-observation as one replay frame (the same keys ``frames_*`` give a replay, built from the
-observation alone, so the table shows exactly what the seat may see) plus the legal actions in
-words. The matches themselves are run by ``mallows.tournaments.human_play`` (called by the
+Owns ``form_page``, ``match_page``, ``playable(game)`` (``MissingFace`` for a game without a
+web view, which the form page shows as its error) and ``view(observation)``: the person's
+seat's observation as one replay frame (the game's web view, ``mallows.games.faces.WebView``:
+the keys its replay frames have, built from the observation alone, so the table shows exactly
+what the seat may see) plus the legal actions in words. Every function renders and returns:
+any web server can call them. The matches themselves are run by ``mallows.tournaments.human_play`` (called by the
 CLI); this module only draws.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from mallows.errors import MallowsError, MissingFace
 from mallows.games import game_ids
+from mallows.games.faces import faces_of, replay_view, web_view
 from mallows.games.views import action_words
 from mallows.report import data
-from mallows.report.site import _env, _script_json
-
-OPPONENTS = ("random", "greedy", "heuristic", "denial", "ismcts")
+from mallows.report.site import _env, _script_json, game_script
 
 
-def _arsch_frame(obs: Mapping) -> dict:
-    me = obs["seat"]
-    rows = [
-        [
-            [
-                c["value"] if c["value"] is not None else 0,
-                1 if c["face_up"] else 0,
-                (1 << me) if c["value"] is not None else 0,
-            ]
-            for c in row
-        ]
-        for row in obs["rows"]
-    ]
-    held = obs.get("held")
-    discard = obs.get("discard") or []
-    return {
-        "rows": rows,
-        "discard": discard[-1] if discard else None,
-        "discard_size": len(discard),
-        "draw_pile": obs["draw_pile"],
-        "held": dict(held, seat=me) if held else None,
-        "current": obs.get("current_seat"),
-        "phase": obs.get("phase"),
-        "round": obs["round"],
-        "totals": list(obs["scores"]),
-        "caller": obs.get("caller"),
-        "final_turns": bool(obs.get("final_turns")),
-    }
+def playable(game: str) -> None:
+    """Nothing for a game the page can draw; ``MissingFace`` (or ``GameConfigError`` for an
+    unknown id) saying why not, and where it can be played instead."""
+    try:
+        web_view(game)
+        replay_view(game)
+    except MissingFace as exc:
+        raise MissingFace(
+            f"{exc}. Play it at the terminal instead: mallows play {game} --bot human --bot random"
+        ) from None
 
 
-def _take4_frame(obs: Mapping) -> dict:
-    return {
-        "positions": list(obs["positions"]),
-        "picks": None,
-        "took": None,
-        "deck": obs["deck"],
-        "round": obs["round"],
-        "collections": obs["collections"],
-        "winners": [],
-    }
-
-
-def meta(game: str, names: Sequence[str], options: Mapping) -> dict:
-    out: dict[str, Any] = {
-        "game": game,
-        "players": [data.short_bot(n) for n in names],
-        "rounds": options.get("rounds"),
-    }
-    if game == "take4":
-        from mallows.games.take4.cards import SQUAD_OF, SQUADS
-
-        out["squads"] = [[s, list(m)] for s, m in SQUADS.items()]
-        out["squad_of"] = SQUAD_OF
+def _playable_games() -> list[str]:
+    out = []
+    for game in game_ids():
+        try:
+            playable(game)
+        except MallowsError:
+            continue
+        out.append(game)
     return out
 
 
+def opponents() -> list[str]:
+    """The bots the form suggests: every playable game's reference bots."""
+    names: list[str] = []
+    for game in _playable_games():
+        names += [b for b in faces_of(game).reference_bots if b not in names]
+    return names
+
+
+def meta(game: str, names: Sequence[str], options: Mapping) -> dict:
+    return {
+        "game": game,
+        "players": [data.short_bot(n) for n in names],
+        "rounds": options.get("rounds"),
+        **replay_view(game).meta(options),
+    }
+
+
 def view(observation: Mapping) -> dict:
-    """The seat's table as a replay frame, and its legal actions in words."""
-    frame = (
-        _arsch_frame(observation)
-        if observation["game"] == "arschmallows"
-        else _take4_frame(observation)
-    )
+    """The seat's table as a replay frame (the game's web view), and its legal actions in
+    words."""
+    frame = web_view(str(observation["game"])).frame(observation)
     frame["text"] = f"your turn (seat {observation['seat']})"
     legal = observation["legal_actions"]
     return {
@@ -104,8 +86,8 @@ def form_page(error: str | None = None) -> str:
             root="/",
             live=True,
             refresh=None,
-            games=game_ids(),
-            opponents=OPPONENTS,
+            games=_playable_games(),
+            opponents=opponents(),
             error=error,
             session=None,
         )
@@ -123,13 +105,15 @@ def match_page(
             root="/",
             live=True,
             refresh=None,
-            games=game_ids(),
-            opponents=OPPONENTS,
+            games=_playable_games(),
+            opponents=opponents(),
             error=None,
             session=session_id,
             game=game,
             seat=seat,
             names=[data.short_bot(n) for n in names],
             meta_json=_script_json(meta(game, names, options)),
+            seat_views=replay_view(game).seat_views(),
+            game_script=game_script(game),
         )
     )

@@ -33,13 +33,16 @@ import jinja2
 
 from mallows.botname import BotName
 from mallows.errors import MallowsError
-from mallows.games import get_game
+from mallows.games import game_ids, get_game
+from mallows.games.faces import ReplayView, replay_view
 from mallows.report import data
 from mallows.report.frames import ReplayMismatch, frames
 from mallows.results.interface import ResultStore
 from mallows.safetext import brief
 
 STATIC = ("style.css", "sort.js", "replay.js")
+#: ``static/game-<id>.js``: a game's table script (its replay face's ``script``)
+GAME_SCRIPT = "game-"
 #: Matches listed on one page of a tournament's match list (its first page is the
 #: tournament's own page): a page stays small for any number of matches.
 MATCHES_PER_PAGE = 500
@@ -87,6 +90,19 @@ def compact(all_frames: list[dict]) -> list[dict]:
         out.append(d)
         prev = f
     return out
+
+
+def _replay_face(game: str | None) -> ReplayView | None:
+    """The replay face of ``game``, or None (an unknown game, or one without a table)."""
+    try:
+        return replay_view(str(game))
+    except MallowsError:
+        return None
+
+
+def game_script(game: str | None) -> str | None:
+    """The file name (in ``static/``) of ``game``'s table script, or None: it has none."""
+    return f"{GAME_SCRIPT}{game}.js" if _replay_face(game) is not None else None
 
 
 def _event_lines(match_id: str, record: dict) -> list[str]:
@@ -426,13 +442,11 @@ class Site:
         }
 
     @staticmethod
-    def _game_meta(game: str | None) -> dict:
-        """What the replay page needs of a game beyond a match's frames."""
-        if game != "take4":
-            return {}
-        from mallows.games.take4.cards import SQUAD_OF, SQUADS
-
-        return {"squads": [[s, list(m)] for s, m in SQUADS.items()], "squad_of": SQUAD_OF}
+    def _game_meta(game: str | None, options: dict | None = None) -> dict:
+        """What the replay page needs of a game beyond a match's frames (its replay face's
+        ``meta``; nothing for a game without one)."""
+        face = _replay_face(game)
+        return face.meta(options or {}) if face is not None else {}
 
     def replay_page(self, tournament: str, idx: int) -> str | None:
         """One match's own replay page (``serve``; ``report --replay-pages``)."""
@@ -444,8 +458,9 @@ class Site:
             "game": view["game"],
             "players": view["players"],
             "rounds": view["rounds"],
-            **self._game_meta(view["game"]),
+            **self._game_meta(view["game"], record.get("options")),
         }
+        face = _replay_face(view["game"])
         return self._page(
             "replay.html",
             2,
@@ -462,6 +477,8 @@ class Site:
             steps=len(view["frames"]),
             frames_json=_script_json(view["frames"]),
             meta_json=_script_json(meta),
+            seat_views=face is not None and face.seat_views(),
+            game_script=game_script(view["game"]),
         )
 
     def replay_files(self, tournament: str) -> Iterator[tuple[str, bytes]]:
@@ -486,7 +503,7 @@ class Site:
             "tournament": tournament,
             "game": game,
             "chunks": chunks.index,
-            **self._game_meta(game),
+            "meta": self._game_meta(game),
         }
         page = self._page(
             "replays.html",
@@ -494,6 +511,7 @@ class Site:
             title=f"{tournament}: replays",
             tournament=tournament,
             index_json=_script_json(index),
+            game_script=game_script(game),
         )
         yield f"m/{slug}.html", page.encode()
 
@@ -518,6 +536,9 @@ class Site:
                     yield f"m/{data.slug(name)}/{m['idx']}.html"
         for f in STATIC:
             yield f"static/{f}"
+        for game in game_ids():
+            if _replay_face(game) is not None:
+                yield f"static/{game_script(game)}"
 
     def resolve(self, path: str) -> Callable[[], str | bytes | None] | None:
         """The renderer of ``path``, or None when the site has no such page."""
@@ -529,6 +550,10 @@ class Site:
             return lambda: (
                 resources.files("mallows.report").joinpath("static").joinpath(parts[1]).read_bytes()
             )
+        asset = parts[1] if len(parts) == 2 and parts[0] == "static" else ""
+        if asset.startswith(GAME_SCRIPT) and asset.endswith(".js"):
+            drawn = _replay_face(asset[len(GAME_SCRIPT) : -3])
+            return None if drawn is None else (lambda: drawn.script().encode())
         if len(parts) == 2 and parts[1].endswith(".html"):
             key = parts[1][:-5]
             if parts[0] == "t":

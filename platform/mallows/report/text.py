@@ -1,29 +1,19 @@
 """A record told in plain text, turn by turn, from its replay frames: what ``mallows replay``
 prints. Every card's value (the all-seeing view), or with ``seat`` only what that seat saw
-(the others as ``?``); doubling, Take4's characters and races in words."""
+(the others as ``?``): each frame's lines are the game's replay face's (``text_lines``)."""
 
 from __future__ import annotations
 
 from typing import Mapping
 
 from mallows.errors import MallowsError
-from mallows.report.frames import frames, seen
+from mallows.games.describe import seat_label
+from mallows.games.faces import replay_view
+from mallows.report.frames import frames
 
 
-def _who(names, seat) -> str:
-    return (
-        f"seat {seat} ({names[seat]})"
-        if isinstance(seat, int) and 0 <= seat < len(names)
-        else f"seat {seat}"
-    )
-
-
-def _row(frame: dict, seat: int, viewer: int | None) -> str:
-    cells = []
-    for value, up, mask in frame["rows"][seat]:
-        shown = up or viewer is None or (mask >> viewer) & 1
-        cells.append((str(value) if up else f"({value})") if shown else "?")
-    return " ".join(cells)
+def _who(names: list[str], seat: int) -> str:
+    return seat_label({"players": names}, seat)
 
 
 def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list[str]:
@@ -36,40 +26,17 @@ def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list
     if seat is not None and not 0 <= seat < len(names):
         raise MallowsError(f"--seat {seat}: the match has seats 0 to {len(names) - 1}")
     fs = frames(dict(record))
+    face = replay_view(str(record.get("game")))  # frames found it
     game = record.get("game")
     lines = [
         f"match {match_id} · {game}"
         + (f" ({record['rules']})" if record.get("rules") else "")
         + f" · seed {record.get('seed')}",
         "seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)),
-        (
-            "view: all-seeing (every card's value; (v) is face down)"
-            if seat is None
-            else f"view: {_who(names, seat)}: only the cards it saw, the others as ?"
-        )
-        if game == "arschmallows"
-        else "view: everything is public in take4",
+        face.view_line(names, seat),
     ]
     for f in fs:
-        kind = f["event"].get("type")
-        if kind == "deal" and game == "arschmallows":
-            lines.append(f"-- round {f['event']['round'] + 1} --")
-            lines.append("  " + seen(f["text"], seat))
-            for s in range(len(names)):
-                lines.append(f"    {_who(names, s)}: {_row(f, s, seat)}")
-            continue
-        if kind == "round_end" and game == "arschmallows":
-            lines.append("  " + seen(f["text"], seat))
-            for s in range(len(names)):
-                lines.append(
-                    f"    {_who(names, s)}: {' '.join(str(c[0]) for c in f['rows'][s])}"
-                    f" = {sum(c[0] for c in f['rows'][s])}"
-                )
-            continue
-        if kind == "picks":
-            lines.append(seen(f["text"], seat))
-            continue
-        lines.append("  " + seen(f["text"], seat))
+        lines.extend(face.text_lines(f, names, seat))
     result = record.get("result", {})
     ranks = result.get("ranks", [])
     forfeits = result.get("forfeits") or []

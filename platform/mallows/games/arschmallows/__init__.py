@@ -8,7 +8,10 @@ plays them are in RULES.md beside this file. Every game package has the same sha
 - ``rules.py``: the rulings as pure functions; ``state.py``: the state machine;
 - ``observation.py``: what a seat is shown; ``cards.py``: the cards;
 - ``describe.py``: ``summary`` (``mallows play``) and the replay lines (``mallows replay``);
-- ``policy.py``: the random policy.
+- ``policy.py``: the random policy;
+- the faces (``FACES``, see ``mallows.games.faces``): ``view.py`` (the seat's table in
+  words), ``frames.py`` and ``table.js`` (the replay), ``web.py`` (the play page's table),
+  ``codec.py`` (the learning bridges), and the reference bots.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from mallows.games.arschmallows.events import recall_variants
 from mallows.games.arschmallows.observation import hidden_variants
 from mallows.games.arschmallows.policy import random_action
 from mallows.games.base import Chance, replay_actions
+from mallows.games.faces import PackageFaces
 
 if TYPE_CHECKING:
     from mallows.games.arschmallows.state import ArschmallowsState
@@ -38,6 +42,9 @@ NAME = "arschmallows"
 SIMULTANEOUS = False
 #: chance stream -> the event key holding its draw (see mallows.games.base)
 CHANCE_EVENTS = {"deal": "deck", "reshuffle": "deck"}
+#: the faces (mallows.games.faces): ``view``, ``frames`` (+ ``table.js``), ``web``, ``codec``;
+#: the reference bots are the shipped ones that play fast (ismcts is left out: seconds a match)
+FACES = PackageFaces(__name__, reference_bots=("greedy", "heuristic", "random"))
 
 __all__ = [
     "NAME",
@@ -47,6 +54,7 @@ __all__ = [
     "RULE_SETS",
     "DEFAULT_RULES",
     "CHANCE_EVENTS",
+    "FACES",
     "make_options",
     "new_state",
     "replay",

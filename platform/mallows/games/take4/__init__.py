@@ -4,7 +4,8 @@ Owns the contract of ``mallows.games.base.Game`` for Take4 and nothing else: the
 the hooks, each delegating to the module that owns it. The rules are in ``RULES.md`` beside
 this file. The package has the shape every game has (see ``mallows.games.arschmallows``):
 ``options.py``, ``rules.py`` (the rulings), ``state.py``, ``observation.py``, ``cards.py``,
-``describe.py`` (``summary`` and the replay lines) and ``policy.py`` (the random policy).
+``describe.py`` (``summary`` and the replay lines), ``policy.py`` (the random policy) and its
+faces (``FACES``: ``view.py``, ``frames.py`` with ``table.js``, ``web.py``, ``codec.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Mapping
 
 from mallows.games.base import Chance, replay_actions
+from mallows.games.faces import PackageFaces
 from mallows.games.take4.describe import describe_event, describe_result, summary
 from mallows.games.take4.options import (
     DEFAULT_RULES,
@@ -34,6 +36,9 @@ NAME = "take4"
 SIMULTANEOUS = True
 #: chance stream -> the event key holding its draw (see mallows.games.base)
 CHANCE_EVENTS = {"deal": "deck", "race": "winner"}
+#: the faces (mallows.games.faces): ``view``, ``frames`` (+ ``table.js``), ``web``, ``codec``;
+#: the reference bots are the shipped ones that play fast (ismcts is left out: seconds a match)
+FACES = PackageFaces(__name__, reference_bots=("greedy", "denial", "random"))
 
 __all__ = [
     "NAME",

@@ -1,5 +1,6 @@
 // The replay page: draws the frames computed in Python (one per record event) as a card
-// table. No game rule lives here: every number comes from the engine's replay of the record.
+// table, with the game's own table script (window.mallowsTables[game], from the game's
+// package). No game rule lives here: every number comes from the engine's replay of the record.
 // Frames arrive as deltas (a key only when it changed; in "rows", null for an unchanged seat).
 // Two kinds of page: a match's own page (its frames embedded: #frames, #meta), or a
 // tournament's one replay page (#replay-index) that draws the match named after "#" in its
@@ -37,8 +38,15 @@
     if (text !== undefined && text !== null) e.textContent = text;
     return e;
   }
+  // each game's table script (its package's table.js, loaded before this one) registers
+  // window.mallowsTables[game] = {seatViews: whether frames say what each seat saw,
+  // draw(frame, table, {meta, names, viewer, el})}
+  function drawer() {
+    return (window.mallowsTables || {})[meta.game] || null;
+  }
   function viewer() {
-    return !viewSelect || meta.game !== "arschmallows" || viewSelect.value === "all"
+    var d = drawer();
+    return !viewSelect || !d || !d.seatViews || viewSelect.value === "all"
       ? null : parseInt(viewSelect.value, 10);
   }
   // "[[7|5]]": value 7, seen by seats 0 and 2 (bit mask); others read "?"
@@ -47,134 +55,6 @@
       return v === null || (parseInt(mask, 10) >> v) & 1 ? value : "?";
     });
   }
-  var ACTION = {9: "Spy", 10: "Exchange", 11: "Play twice"};
-  function card(value, up, known, extra) {
-    var c = el("span", "card " + (up ? "up" : known ? "down known" : "down hidden") + (extra ? " " + extra : ""));
-    if (up || known) {
-      c.textContent = value;
-      c.dataset.value = value;
-      if (ACTION[value]) c.title = ACTION[value];
-      if (value < 0) c.classList.add("neg");
-      else if (value >= 9) c.classList.add("action");
-    } else {
-      c.textContent = "?";
-    }
-    c.dataset.up = up ? "1" : "0";
-    return c;
-  }
-
-  function drawArsch(f) {
-    var v = viewer();
-    var center = el("div", "center");
-    var pile = el("div", "pile");
-    pile.appendChild(el("div", "label", "discard"));
-    var top = f.discard === null ? el("span", "card empty", "–") : card(f.discard, true, true);
-    top.id = "discard";
-    pile.appendChild(top);
-    pile.appendChild(el("div", "label", f.discard_size + " in the pile"));
-    center.appendChild(pile);
-    var draw = el("div", "pile");
-    draw.appendChild(el("div", "label", "draw pile"));
-    var back = el("span", "card down hidden", String(f.draw_pile));
-    back.id = "draw-pile";
-    draw.appendChild(back);
-    draw.appendChild(el("div", "label", f.draw_pile + " cards"));
-    center.appendChild(draw);
-    var held = el("div", "pile");
-    held.appendChild(el("div", "label", "held"));
-    if (f.held) {
-      var sees = v === null || v === f.held.seat || f.held.source === "discard";
-      var h = card(f.held.value, false, sees, "held");
-      h.id = "held";
-      held.appendChild(h);
-      held.appendChild(el("div", "label", "seat " + f.held.seat + " holds it (from the " + f.held.source + " pile)"));
-    } else {
-      held.appendChild(el("span", "card empty", "–"));
-    }
-    center.appendChild(held);
-    var info = el("div", "info");
-    info.appendChild(el("div", null, "round " + (f.round + 1) + " of " + meta.rounds));
-    var PHASE = {peek: "look at two cards", take: "take a card", use: "use the held card", end: "call or end the turn"};
-    if (f.phase && f.phase !== "scored") info.appendChild(el("div", null, "seat " + f.current + " to " + (PHASE[f.phase] || f.phase)));
-    if (f.phase === "scored") info.appendChild(el("div", null, "round scored: every card turned over"));
-    if (f.caller !== null && f.caller !== undefined) info.appendChild(el("div", null, "seat " + f.caller + " called"));
-    if (f.final_turns) info.appendChild(el("div", null, "final turns"));
-    center.appendChild(info);
-    table.appendChild(center);
-    f.rows.forEach(function (row, s) {
-      var r = el("div", "seat" + (s === f.current && f.phase !== "scored" ? " to-move" : "") + (s === v ? " viewer" : ""));
-      r.dataset.seat = s;
-      var label = el("div", "who");
-      label.appendChild(el("b", null, "seat " + s));
-      label.appendChild(el("span", null, " " + names[s]));
-      label.appendChild(el("div", "total", "total " + f.totals[s] + (s === f.caller ? " · caller" : "")));
-      r.appendChild(label);
-      var cards = el("div", "cards");
-      row.forEach(function (c, slot) {
-        var known = v === null || ((c[2] >> v) & 1) === 1;
-        var k = card(c[0], c[1] === 1, known, v === null && !c[1] ? "open" : "");
-        k.dataset.slot = slot;
-        var who = [];
-        for (var q = 0; q < names.length; q++) if ((c[2] >> q) & 1) who.push("seat " + q);
-        if (known) k.title = (k.title ? k.title + "; " : "") + (c[1] ? "face up" : "face down, seen by " + (who.length ? who.join(", ") : "nobody"));
-        var wrap = el("span", "slot");
-        wrap.appendChild(k);
-        wrap.appendChild(el("span", "slotno", String(slot)));
-        cards.appendChild(wrap);
-      });
-      r.appendChild(cards);
-      table.appendChild(r);
-    });
-  }
-
-  function drawTake4(f) {
-    var positions = el("div", "positions");
-    f.positions.forEach(function (name, i) {
-      var p = el("div", "position");
-      p.appendChild(el("div", "label", "position " + (i + 1)));
-      var c = el("span", "card t4 " + (name ? "squad-" + meta.squad_of[name] : "empty"), name || "–");
-      c.dataset.value = name || "";
-      p.appendChild(c);
-      if (name) p.appendChild(el("div", "label", meta.squad_of[name]));
-      if (f.picks) {
-        var who = [];
-        f.picks.forEach(function (pick, s) { if (pick === i + 1) who.push(names[s] + (f.took[s] ? " ✓" : " ✗")); });
-        p.appendChild(el("div", "picked", who.length ? who.join(", ") : "nobody"));
-      }
-      positions.appendChild(p);
-    });
-    var info = el("div", "info");
-    info.appendChild(el("div", null, "round " + (f.round + 1)));
-    info.appendChild(el("div", null, f.deck + " cards left in the deck"));
-    positions.appendChild(info);
-    table.appendChild(positions);
-    f.collections.forEach(function (held, s) {
-      var r = el("div", "seat" + (f.winners.indexOf(s) >= 0 ? " winner" : ""));
-      r.dataset.seat = s;
-      var label = el("div", "who");
-      label.appendChild(el("b", null, "seat " + s));
-      label.appendChild(el("span", null, " " + names[s]));
-      label.appendChild(el("div", "total", held.length + " cards" + (f.winners.indexOf(s) >= 0 ? " · winner" : "")));
-      r.appendChild(label);
-      var squads = el("div", "squads");
-      meta.squads.forEach(function (sq) {
-        var box = el("div", "squad squad-" + sq[0]);
-        var have = sq[1].filter(function (n) { return held.indexOf(n) >= 0; }).length;
-        box.appendChild(el("div", "label", sq[0] + " " + have + "/4"));
-        sq[1].forEach(function (n) {
-          var count = held.filter(function (x) { return x === n; }).length;
-          var c = el("span", "card t4 " + (count ? "squad-" + sq[0] : "missing"), n + (count > 1 ? " ×" + count : ""));
-          c.dataset.value = n;
-          c.dataset.count = count;
-          box.appendChild(c);
-        });
-        squads.appendChild(box);
-      });
-      r.appendChild(squads);
-      table.appendChild(r);
-    });
-  }
-
   function textFor(f) {
     var v = viewer();
     return seen(f.text, v);
@@ -196,7 +76,9 @@
     document.getElementById("text").textContent = textFor(f);
     table.textContent = "";
     table.dataset.step = current;
-    if (meta.game === "arschmallows") drawArsch(f); else drawTake4(f);
+    var d = drawer();
+    if (d) d.draw(f, table, {meta: meta, names: names, viewer: viewer(), el: el});
+    else table.appendChild(el("p", "error", "no card table is drawn for " + meta.game));
     var old = log.querySelector("li.current");
     if (old) old.classList.remove("current");
     var li = log.children[current];
@@ -281,8 +163,7 @@
     byId("problem").textContent = text;
   }
   function render(m) {
-    meta = {game: m.game, players: m.players, rounds: m.rounds,
-            squads: index.squads, squad_of: index.squad_of};
+    meta = Object.assign({}, index.meta || {}, {game: m.game, players: m.players, rounds: m.rounds});
     document.title = "match " + m.id + " · mallows";
     byId("match-id").textContent = m.id;
     byId("crumb").textContent = "match " + m.idx;
@@ -314,8 +195,9 @@
       m.lines.forEach(function (l) { lines.appendChild(el("li", null, l)); });
     } else {
       viewSelect.textContent = "";
-      byId("view-label").hidden = m.game !== "arschmallows";
-      if (m.game === "arschmallows") {
+      var seatViews = !!(drawer() && drawer().seatViews);
+      byId("view-label").hidden = !seatViews;
+      if (seatViews) {
         var all = el("option", null, "all-seeing");
         all.value = "all";
         viewSelect.appendChild(all);

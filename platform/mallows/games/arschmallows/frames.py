@@ -1,4 +1,6 @@
-"""Arschmallows replay frames: a record replayed through the engine, one frame per event.
+"""Arschmallows' replay face (``mallows.games.faces.ReplayView``): a record replayed through
+the engine, one frame per event; ``table.js`` beside it draws a frame in the browser, and
+``text_lines`` prints one for ``mallows replay``.
 
 Owns ``frames(record)``: for every event of the record (in order, forfeits included) the table
 as it stood just after it, in plain data the replay page draws and ``mallows replay`` prints:
@@ -7,7 +9,7 @@ as it stood just after it, in plain data the replay page draws and ``mallows rep
 - ``discard`` (top value or None), ``discard_size``, ``draw_pile``, ``held`` (value, source,
   seat, or None), ``current``, ``phase``, ``round``, ``totals``, ``caller``, ``final_turns``;
 - ``text``: the event in words with every card's value marked with the seats that saw it
-  (``seen(text, viewer)`` gives the all-seeing words or one seat's), ``actor`` (the seat that
+  (``mallows.games.describe.seen(text, viewer)`` gives the all-seeing words or one seat's), ``actor`` (the seat that
   acted, or None) and ``event``: the record's event itself.
 
 Nothing here re-implements a rule: the engine (``mallows.games.arschmallows``) plays the record's
@@ -18,13 +20,18 @@ up. The engine's events must equal the record's, or ``ReplayMismatch`` says wher
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping, Sequence
+from importlib import resources
 
 from mallows.errors import ReplayMismatch
 from mallows.games import arschmallows
 from mallows.games.arschmallows import cards
-from mallows.games.base import ReplayChance
+from mallows.games.base import ReplayChance, replay_chance
+from mallows.games.describe import seat_label, seen
 from mallows.safetext import brief
+
+
+__all__ = ["frames", "meta", "script", "seat_views", "text_lines", "view_line", "card_text"]
 
 
 def card_text(value: int | None) -> str:
@@ -32,12 +39,6 @@ def card_text(value: int | None) -> str:
         return "a hidden card"
     name = cards.ACTION_NAMES.get(value)
     return f"{value} ({name})" if name else str(value)
-
-
-def replay_chance(module, events, cls=ReplayChance):
-    """The game's ``ReplayChance`` over ``events`` (its chance streams, where it names them)."""
-    streams = getattr(module, "CHANCE_EVENTS", None)
-    return cls(events, streams) if streams is not None else cls(events)
 
 
 class _WatchedChance(ReplayChance):
@@ -124,18 +125,6 @@ class _Words:
     def value(self, card: int) -> str:
         """The card's value in words, marked with the seats that saw it (see ``seen``)."""
         return f"[[{card_text(self.kn.values[card])}|{_mask(self.kn, card, self.n)}]]"
-
-
-_MARK = re.compile(r"\[\[([^|\]]*)\|(\d+)\]\]")
-
-
-def seen(text: str, viewer: int | None = None) -> str:
-    """A frame's ``text`` for ``viewer``: every value (``None``, the all-seeing view), or only
-    the values seat ``viewer`` saw, the others as ``?``. Values are marked ``[[text|mask]]``,
-    mask: a bit per seat that saw the card."""
-    if viewer is None:
-        return _MARK.sub(r"\1", text)
-    return _MARK.sub(lambda m: m.group(1) if int(m.group(2)) >> viewer & 1 else "?", text)
 
 
 def _describe(w: _Words, before: dict, seat: int, action: dict, after_rows) -> str:
@@ -315,3 +304,53 @@ def frames(record: dict) -> list[dict]:
     if not state.is_terminal():
         raise ReplayMismatch("the record ends before the match does: it is cut short")
     return out
+
+
+# -- the rest of the replay face (mallows.games.faces.ReplayView) ------------------------------
+
+
+def meta(options: Mapping) -> dict:
+    return {}
+
+
+def script() -> str:
+    return resources.files(__package__).joinpath("table.js").read_text(encoding="utf-8")
+
+
+def seat_views() -> bool:
+    return True
+
+
+def _who(names: Sequence[str], seat: int) -> str:
+    return seat_label({"players": names}, seat)
+
+
+def _row(frame: Mapping, seat: int, viewer: int | None) -> str:
+    cells = []
+    for value, up, mask in frame["rows"][seat]:
+        shown = up or viewer is None or (mask >> viewer) & 1
+        cells.append((str(value) if up else f"({value})") if shown else "?")
+    return " ".join(cells)
+
+
+def view_line(names: Sequence[str], viewer: int | None) -> str:
+    if viewer is None:
+        return "view: all-seeing (every card's value; (v) is face down)"
+    return f"view: {_who(names, viewer)}: only the cards it saw, the others as ?"
+
+
+def text_lines(frame: Mapping, names: Sequence[str], viewer: int | None) -> list[str]:
+    """A frame for ``mallows replay``: a deal heads its round and shows the rows as dealt, a
+    round's end the rows as scored."""
+    kind = frame["event"].get("type")
+    lines = ["  " + seen(frame["text"], viewer)]
+    if kind == "deal":
+        lines.insert(0, f"-- round {frame['event']['round'] + 1} --")
+        lines += [f"    {_who(names, s)}: {_row(frame, s, viewer)}" for s in range(len(names))]
+    elif kind == "round_end":
+        lines += [
+            f"    {_who(names, s)}: {' '.join(str(c[0]) for c in frame['rows'][s])}"
+            f" = {sum(c[0] for c in frame['rows'][s])}"
+            for s in range(len(names))
+        ]
+    return lines

@@ -1,4 +1,6 @@
-"""Take4 replay frames: a record replayed through the engine, one frame per event.
+"""Take4's replay face (``mallows.games.faces.ReplayView``): a record replayed through the
+engine, one frame per event; ``table.js`` beside it draws a frame in the browser, ``meta``
+gives it the squads, and ``text_lines`` prints a frame for ``mallows replay``.
 
 Owns ``frames(record)``: for every event of the record, in order, the table just after it:
 ``round``, ``positions`` (the four positions of the round on show: a character or None),
@@ -11,10 +13,17 @@ re-implements a rule. Everything in Take4 is public, so every seat's view is the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from importlib import resources
+
+from mallows.errors import ReplayMismatch
 from mallows.games import take4
-from mallows.games.take4.cards import SQUAD_OF, completed_squads
-from mallows.report.frames_arschmallows import ReplayMismatch, replay_chance
+from mallows.games.base import replay_chance
+from mallows.games.describe import seen
+from mallows.games.take4.cards import SQUAD_OF, SQUADS, completed_squads
 from mallows.safetext import brief
+
+__all__ = ["frames", "meta", "script", "seat_views", "text_lines", "view_line"]
 
 
 def _and(items: list[str]) -> str:
@@ -164,3 +173,29 @@ def frames(record: dict) -> list[dict]:
     if not state.is_terminal():
         raise ReplayMismatch("the record ends before the game does: it is cut short")
     return out
+
+
+# -- the rest of the replay face (mallows.games.faces.ReplayView) ------------------------------
+
+
+def meta(options: Mapping) -> dict:
+    """The squads, for the table's collections."""
+    return {"squads": [[s, list(m)] for s, m in SQUADS.items()], "squad_of": SQUAD_OF}
+
+
+def script() -> str:
+    return resources.files(__package__).joinpath("table.js").read_text(encoding="utf-8")
+
+
+def seat_views() -> bool:
+    return False  # everything in Take4 is public
+
+
+def view_line(names: Sequence[str], viewer: int | None) -> str:
+    return "view: everything is public in take4"
+
+
+def text_lines(frame: Mapping, names: Sequence[str], viewer: int | None) -> list[str]:
+    """A frame for ``mallows replay``: a round's picks head it, unindented."""
+    text = seen(frame["text"], viewer)
+    return [text] if frame["event"].get("type") == "picks" else ["  " + text]
