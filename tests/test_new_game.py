@@ -4,7 +4,9 @@ tree (``toy_highcard``, a few dozen lines) registered by that one line is played
 and ``mallows replay``, with no other edit. (``mallows bots check`` runs its bot in a
 subprocess, which sees the registry as written in ``mallows/games/__init__.py``, not this
 test's in-process registration; it reads the same registry.) It also passes
-``check_game``, and broken copies of it fail there, each for the reason it is broken."""
+``check_game``, and broken copies of it fail there, each for the reason it is broken. Without
+its faces (``toy_highcard.FACES``) the report tells its matches in words; with them it passes
+every surface (``test_new_game_faces.py``)."""
 
 from __future__ import annotations
 
@@ -49,7 +51,10 @@ def test_a_registered_game_is_known_everywhere(highcard, tmp_path):
     assert load_bot(str(manifest.parent)).games == ("highcard",)
 
 
-def test_play_tournament_ratings_replay_and_bots_check(highcard, tmp_path):
+def test_play_tournament_ratings_replay_and_bots_check(highcard, tmp_path, monkeypatch):
+    # the game as its engine alone, without its faces (toy_highcard.FACES; every surface
+    # with them: test_new_game_faces.py): everything but the card table works
+    monkeypatch.delattr(toy_highcard, "FACES")
     record = tmp_path / "m.json"
     code, out = invoke(
         "play",

@@ -4,6 +4,10 @@
 shuffled (stream ``"deal"``); seat s holds card s, and seats in turn ``keep`` it or ``swap`` it
 for the next card of the deck. The highest card wins the round; a tie is settled by a coin
 (the game's own stream ``"coin"``). Most rounds won ranks first.
+
+Its faces (``FACES``: the text view, the replay and its table script, the web play view, the
+codec for PettingZoo and OpenSpiel) are in ``toy_highcard_faces.py``, as a game's faces are
+in its package.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import sys
 from mallows.errors import GameConfigError, IllegalAction
 from mallows.games.base import competition_ranks, replay_actions
 from mallows.games.describe import seat_label
+from mallows.games.faces import Faces
 from mallows.games.options import parse_int
 
 NAME, MIN_PLAYERS, MAX_PLAYERS, SIMULTANEOUS = "highcard", 2, 3, False
@@ -140,3 +145,17 @@ def describe_result(record, seat):
 
 def random_action(observation, rng, **_):
     return rng.choice(observation["legal_actions"])
+
+
+class _Faces(Faces):
+    """Its faces, all in ``toy_highcard_faces`` (imported when first asked for)."""
+
+    def text(self):
+        import toy_highcard_faces
+
+        return toy_highcard_faces
+
+    replay = web = interop = text
+
+
+FACES = _Faces()
