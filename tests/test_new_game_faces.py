@@ -244,3 +244,35 @@ def test_without_a_codec_the_bridges_say_so(faceless):
 
     with pytest.raises(MissingFace, match="game 'highcard' has no codec"):
         mos.register("highcard")
+
+
+FACE_PROTOCOLS = {
+    "text": ("table_lines", "action_words", "parse_action"),
+    "replay": ("frames", "meta", "script", "seat_views", "text_lines", "view_line"),
+    "web": ("frame",),
+    "interop": (
+        "codec",
+        "chance_kinds",
+        "openspiel_defaults",
+        "openspiel_options",
+        "max_game_length",
+        "decisions",
+    ),
+}
+
+
+@pytest.mark.parametrize("game", ["arschmallows", "take4", "highcard"])
+def test_every_game_here_gives_every_face_with_its_members(highcard, game):
+    from mallows.games import faces
+
+    for face, members in FACE_PROTOCOLS.items():
+        protocol = {"text": faces.TextView, "replay": faces.ReplayView}.get(face)
+        protocol = protocol or {"web": faces.WebView, "interop": faces.Interop}[face]
+        declared = {n for n in vars(protocol) if not n.startswith("_")}
+        assert declared == set(members), f"{protocol.__name__} changed: update this list"
+        given = getattr(faces.faces_of(game), face)()
+        lacking = [m for m in members if not callable(getattr(given, m, None))]
+        assert not lacking, f"{game}'s {face} face lacks {lacking}"
+    codec = faces.interop_of(game).codec(2, 24)
+    assert {"size", "actions", "low"} <= set(vars(codec)) | set(vars(type(codec)))
+    assert faces.faces_of(game).reference_bots  # compare's default opponents
