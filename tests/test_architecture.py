@@ -52,6 +52,8 @@ ONLY = {
     "gymnasium": "interop/pettingzoo.py",
     "pyspiel": "interop/openspiel.py",
     "open_spiel": "interop/openspiel.py",
+    # the rating systems sit behind results' RatingSystem: nobody else knows TrueSkill
+    "trueskill": "results/",
 }
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)

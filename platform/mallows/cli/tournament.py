@@ -24,8 +24,11 @@ from rich.text import Text
 from mallows.cli.common import user_errors
 from mallows.safetext import escape
 from mallows.errors import MallowsError
-from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.results.interface import RatingSystem
+from mallows.results.ratings import system
 from mallows.results.store import DEFAULT_DB, Store
+
+RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
 
 FORMATS = ("table", "csv", "json", "markdown")
 DB_HELP = "SQLite database (created if missing)."
@@ -54,12 +57,12 @@ def _open_readonly(db: Path) -> Store:
 
 # -- leaderboards -----------------------------------------------------------------------------
 
-COLUMNS = RATING_SYSTEM.columns  # the rating system's leaderboard columns
+COLUMNS = RATING_SYSTEM.columns  # the default rating system's leaderboard columns
 
 
-def _row_values(r: dict) -> list[str]:
+def _row_values(r: dict, system: RatingSystem = RATING_SYSTEM) -> list[str]:
     cells = []
-    for c in COLUMNS:
+    for c in system.columns:
         value = r[c.key]
         if c.blank_unplayed and not r["games"]:
             cells.append("-")
@@ -68,16 +71,18 @@ def _row_values(r: dict) -> list[str]:
     return cells
 
 
-def _cells(rows: list[dict], places: dict | None) -> list[list[str]]:
+def _cells(
+    rows: list[dict], places: dict | None, system: RatingSystem = RATING_SYSTEM
+) -> list[list[str]]:
     """Table cells: a bot given by path shows as its base name, the mean place with its 95%
     interval (``2.31 ± 0.08``) when the places are known."""
     from mallows.report.data import short_bot
 
-    keys = [c.key for c in COLUMNS]
+    keys = [c.key for c in system.columns]
     bot, place = keys.index("bot"), keys.index("mean_place")
     out = []
     for r in rows:
-        cells = _row_values(r)
+        cells = _row_values(r, system)
         cells[bot] = short_bot(cells[bot])
         stats = (places or {}).get(r["bot"])
         if stats is not None and stats.half_width is not None:
@@ -86,15 +91,26 @@ def _cells(rows: list[dict], places: dict | None) -> list[list[str]]:
     return out
 
 
-def _headers(places: dict | None) -> list[str]:
-    return [c.header + " (95%)" if c.key == "mean_place" and places else c.header for c in COLUMNS]
+def _headers(places: dict | None, system: RatingSystem = RATING_SYSTEM) -> list[str]:
+    return [
+        c.header + " (95%)" if c.key == "mean_place" and places else c.header
+        for c in system.columns
+    ]
 
 
-def _print_board(title: str, rows: list[dict], places: dict | None = None) -> None:
+def _print_board(
+    title: str,
+    rows: list[dict],
+    places: dict | None = None,
+    system: RatingSystem = RATING_SYSTEM,
+) -> None:
     from mallows.cli.tables import print_table
 
     print_table(
-        title, _headers(places), _cells(rows, places), right=[c.key != "bot" for c in COLUMNS]
+        title,
+        _headers(places, system),
+        _cells(rows, places, system),
+        right=[c.key != "bot" for c in system.columns],
     )
 
 
@@ -106,12 +122,12 @@ def _places(store: Store, scope: str, name: str) -> dict:
     return place_stats(store.results(game=name))
 
 
-def _json_row(r: dict) -> dict:
+def _json_row(r: dict, system: RatingSystem = RATING_SYSTEM) -> dict:
     """One row of ``ratings --format json`` (keys kept stable for scripts)."""
     return {
         "rank": r["rank"],
         "bot": r["bot"],
-        **{k: r[k] for k in RATING_SYSTEM.stored},
+        **{k: r[k] for k in system.stored},
         "matches": r["games"],
         "games": r["games"],
         "wins": r["wins"],
@@ -126,14 +142,16 @@ def _csv_cell(value) -> str:
     return f"{value:.6f}" if isinstance(value, float) else str(value)
 
 
-def _markdown(title: str, rows: list[dict], places: dict | None = None) -> str:
+def _markdown(
+    title: str, rows: list[dict], places: dict | None = None, system: RatingSystem = RATING_SYSTEM
+) -> str:
     lines = [
         f"### {title}",
         "",
-        "| " + " | ".join(_headers(places)) + " |",
-        "|" + "|".join("---:" if c.key != "bot" else "---" for c in COLUMNS) + "|",
+        "| " + " | ".join(_headers(places, system)) + " |",
+        "|" + "|".join("---:" if c.key != "bot" else "---" for c in system.columns) + "|",
     ]
-    lines += ["| " + " | ".join(cells) + " |" for cells in _cells(rows, places)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in _cells(rows, places, system)]
     return "\n".join(lines) + "\n"
 
 
@@ -142,13 +160,15 @@ def _interval(places: dict, bot: str) -> list[float] | None:
     return list(stats.interval) if stats is not None and stats.interval is not None else None
 
 
-def _print_boards(boards: list[tuple[str, list[dict], dict]], fmt: str) -> None:
-    """``boards``: (title, rows, places: bot -> PlaceStats)."""
+def _print_boards(
+    boards: list[tuple[str, list[dict], dict]], fmt: str, system: RatingSystem = RATING_SYSTEM
+) -> None:
+    """``boards``: (title, rows, places: bot -> PlaceStats), rows of ``system``."""
     if fmt == "json":
         typer.echo(
             json.dumps(
                 [
-                    dict(_json_row(r), mean_place_95=_interval(places, r["bot"]))
+                    dict(_json_row(r, system), mean_place_95=_interval(places, r["bot"]))
                     for _, rows, places in boards
                     for r in rows
                 ],
@@ -158,7 +178,7 @@ def _print_boards(boards: list[tuple[str, list[dict], dict]], fmt: str) -> None:
     elif fmt == "csv":
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        shown = [c for c in COLUMNS if c.csv]
+        shown = [c for c in system.columns if c.csv]
         w.writerow(
             ["scope", "name"] + [c.csv for c in shown] + ["mean_place_low", "mean_place_high"]
         )
@@ -173,11 +193,12 @@ def _print_boards(boards: list[tuple[str, list[dict], dict]], fmt: str) -> None:
         sys.stdout.write(out.getvalue())
     elif fmt == "markdown":
         typer.echo(
-            "\n".join(_markdown(title, rows, places) for title, rows, places in boards), nl=False
+            "\n".join(_markdown(title, rows, places, system) for title, rows, places in boards),
+            nl=False,
         )
     else:
         for title, rows, places in boards:
-            _print_board(title, rows, places)
+            _print_board(title, rows, places, system)
 
 
 def _check_format(fmt: str) -> str:
@@ -186,6 +207,24 @@ def _check_format(fmt: str) -> str:
             f"--format {fmt!r} is not one of {', '.join(FORMATS)}: e.g. --format json"
         )
     return fmt
+
+
+def _fitted(store: Store, rating: RatingSystem, scope: str, name: str, humans: bool) -> list[dict]:
+    """Board ``scope`` ``name`` rated by ``rating`` from the stored results, in memory (its
+    default parameters: a tournament file's [ratings] are TrueSkill's)."""
+    from mallows.results.leaderboard import played_dicts
+
+    if scope == "tournament":
+        row = store.tournament(name) or {}
+        results, game = store.results(tournament=name), row.get("game", name)
+    else:
+        results, game = store.results(game=name, humans=humans), name
+    return played_dicts(
+        [
+            dict(rating.row_dict(r), scope=scope, name=name, game=game, updated=None)
+            for r in rating.leaderboard(results)
+        ]
+    )
 
 
 def _board(store: Store, scope: str, name: str) -> list[dict]:
@@ -639,10 +678,24 @@ def ratings(
         "people played (human seats) too; by default they are the "
         "bots'.",
     ),
+    rating: str = typer.Option(
+        "trueskill",
+        "--system",
+        help="The rating system: trueskill (online, in schedule order: the stored tables, "
+        "sorted by mu - 3 sigma) or plackett-luce (every match at once, in any order, with "
+        "rating and rank intervals).",
+    ),
 ) -> None:
-    """Leaderboards sorted by mu - 3 sigma: per game (default: every game) or per tournament."""
+    """Leaderboards sorted by mu - 3 sigma (or, with --system plackett-luce, by the
+    whole-history rating): per game (default: every game) or per tournament."""
     fmt = _check_format(format)
+    try:
+        chosen = system(rating)
+    except ValueError as exc:
+        raise MallowsError(f"--system {rating!r}: {exc}") from None
     store = _open_readonly(db)
+    stored = chosen is RATING_SYSTEM  # the stored tables; another system is fitted here
+    suffix = "" if stored else f" · {chosen.name}"
     boards: list[tuple[str, list[dict], dict]] = []
     if tournament is not None:
         row = store.tournament(tournament)
@@ -655,8 +708,10 @@ def ratings(
             )
         boards.append(
             (
-                f"{tournament} ({row['game']})",
-                _board(store, "tournament", tournament),
+                f"{tournament} ({row['game']}){suffix}",
+                _board(store, "tournament", tournament)
+                if stored
+                else _fitted(store, chosen, "tournament", tournament, False),
                 _places(store, "tournament", tournament),
             )
         )
@@ -676,14 +731,22 @@ def ratings(
 
                 boards.append(
                     (
-                        f"{g} (all tournaments, people too)",
-                        game_board_with_humans(store, g),
+                        f"{g} (all tournaments, people too){suffix}",
+                        game_board_with_humans(store, g)
+                        if stored
+                        else _fitted(store, chosen, "game", g, True),
                         place_stats(store.results(game=g, humans=True)),
                     )
                 )
                 continue
             boards.append(
-                (f"{g} (all tournaments)", _board(store, "game", g), _places(store, "game", g))
+                (
+                    f"{g} (all tournaments){suffix}",
+                    _board(store, "game", g)
+                    if stored
+                    else _fitted(store, chosen, "game", g, False),
+                    _places(store, "game", g),
+                )
             )
     if latest:
         from mallows.agents.submissions import newest_versions
@@ -692,7 +755,7 @@ def ratings(
             (title + ", newest versions", newest_versions(rows), places)
             for title, rows, places in boards
         ]
-    _print_boards(boards, fmt)
+    _print_boards(boards, fmt, chosen)
 
 
 # -- replay -----------------------------------------------------------------------------------

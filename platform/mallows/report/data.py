@@ -20,12 +20,20 @@ from dataclasses import dataclass, field
 from mallows import botname
 from mallows.errors import StorageError
 from mallows.results.leaderboard import played
-from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.results.interface import Column, RatingSystem
+from mallows.results.ratings import system
 from mallows.results.ratings import head_to_head
 from mallows.results.seats import deal_of, seat_effects
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
 from mallows.results.interface import ResultStore
 from mallows.safetext import brief
+
+RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
+
+
+def rating_columns(rating: RatingSystem) -> tuple[Column, ...]:
+    """``rating``'s own leaderboard columns (its ``stored`` values), in display order."""
+    return tuple(c for c in rating.columns if c.key in rating.stored)
 
 
 def slug(name: str) -> str:
@@ -54,6 +62,10 @@ class Board:
     seats: dict = field(default_factory=dict)  # bot -> seat -> PlaceStats
     definition: dict = field(default_factory=dict)
     seat_effects: dict = field(default_factory=dict)  # seats -> results.seats.SeatEffect
+    #: the rating system's own columns (the pages show them between bot and matches) and
+    #: what the table is sorted by: the pages write no system's column by hand
+    columns: tuple[Column, ...] = field(default_factory=lambda: rating_columns(RATING_SYSTEM))
+    sorted_by: str = RATING_SYSTEM.sorted_by
 
     @property
     def complete(self) -> bool:

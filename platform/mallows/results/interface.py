@@ -1,6 +1,6 @@
 """The written interfaces of the results layer: what the rest of mallows may ask of a store and
 of a rating system. Nothing here does anything; ``store.Store`` (SQLite) and
-``ratings.TRUESKILL`` implement them, and the store tests (``tests/test_storage.py``) run
+``ratings.TRUESKILL`` and ``history_rating.PLACKETT_LUCE`` implement them, and the store tests (``tests/test_storage.py``) run
 against ``ResultStore`` through a factory fixture, so another backend can be slotted in and
 checked with the same tests.
 
@@ -207,6 +207,7 @@ class Param:
     low_open: bool = False
     high_open: bool = True
     doc: str = ""
+    suggest: bool = False  # a value out of range is told to try the default
 
     def span(self) -> str:
         """The range in words, for messages: 'above 0', '0 or more', 'above 0 and below 1'."""
@@ -232,6 +233,34 @@ class Column:
     digits: int | None = None
     csv: str | None = None
     blank_unplayed: bool = False  # shown as '-' for a bot with no match yet
+    title: str = ""  # what the column means (the report's header tooltip)
+    page: str | None = None  # the report's header (None: ``header``)
+
+
+def check_params(params: Sequence[Param], table: dict) -> dict[str, float]:
+    """A rating system's effective parameters for a ``[ratings]`` table: its defaults, each
+    key of ``table`` checked (known, a finite number, in range); ``ValueError`` naming the
+    key, the range and the fix for a bad one."""
+    out = {p.name: p.default for p in params}
+    by_name = {p.name: p for p in params}
+    for key, value in table.items():
+        if key not in by_name:
+            raise ValueError(f"unknown key `ratings.{key}`: [ratings] takes {', '.join(by_name)}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or value != value
+            or value in (float("inf"), float("-inf"))
+        ):
+            raise ValueError(f"`ratings.{key}` must be a number, got {value!r}")
+        out[key] = float(value)
+    for p in params:
+        if not p.accepts(out[p.name]):
+            hint = f": try {p.default:g}" if p.suggest else ""
+            raise ValueError(
+                f"`ratings.{p.name}` must be {p.span()} ({p.doc}), got {out[p.name]:g}{hint}"
+            )
+    return out
 
 
 class RatingSystem(Protocol):
@@ -240,9 +269,13 @@ class RatingSystem(Protocol):
     rating itself (pure functions over results in schedule order)."""
 
     name: str
+    #: "online" (results rated one after another, in schedule order: TrueSkill) or "history"
+    #: (every result at once, in any order: Plackett-Luce)
+    kind: str
     params: tuple[Param, ...]
     columns: tuple[Column, ...]  # every leaderboard column, in display order
-    stored: tuple[str, ...]  # the system's own columns of the ratings table
+    stored: tuple[str, ...]  # the system's own columns (of its rows; of the ratings table)
+    sorted_by: str  # what the table is sorted by, in words
 
     def defaults(self) -> dict[str, float]: ...
     def check_params(self, table: dict) -> dict[str, float]:

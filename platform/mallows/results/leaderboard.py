@@ -16,9 +16,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Sequence
 
-from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.results.ratings import system
 from mallows.results.interface import Result
 from mallows.results.ratings import Row
+
+RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
 
 
 def played(rows: Sequence[Row]) -> list[Row]:

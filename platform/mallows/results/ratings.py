@@ -1,7 +1,8 @@
 """Ratings: pure functions from match results to leaderboards. No I/O, no SQLite, no games.
 
-The rest of mallows sees a rating system through ``interface.RatingSystem``: ``TRUESKILL``
-(below) is the one there is, ``SYSTEMS`` names them. Its parameters (defaults, ranges and the
+The rest of mallows sees a rating system through ``interface.RatingSystem``, found by name with
+``system(name)`` in ``SYSTEMS``: ``TRUESKILL`` (below, online, the default: every table the
+platform stores) and ``PLACKETT_LUCE`` (``history_rating``: the whole-history fit). Its parameters (defaults, ranges and the
 check of a tournament file's ``[ratings]`` table), its leaderboard columns (tables, csv, json)
 and the columns it keeps in the ``ratings`` table (``mu``, ``sigma``, ``conservative``) all
 come from it.
@@ -34,7 +35,7 @@ from typing import Any, Iterable, Sequence
 import trueskill
 
 from mallows.results import ffa
-from mallows.results.interface import Column, Param, Result
+from mallows.results.interface import Column, Param, RatingSystem, Result, check_params
 
 # The ranges are wide enough for any sensible scale and narrow enough that TrueSkill's
 # arithmetic stays finite and the ratings still move (a test rates at every corner).
@@ -64,6 +65,7 @@ PARAMS = (
         0.99,
         high_open=False,
         doc="the chance of a shared place; TrueSkill breaks down at exactly 0",
+        suggest=True,
     ),
 )
 DEFAULT_PARAMS = {p.name: p.default for p in PARAMS}
@@ -281,15 +283,24 @@ def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
 class TrueSkillSystem:
     """TrueSkill as a ``RatingSystem``: see the module docstring for its parameters."""
 
-    name = "trueskill"
-    params = PARAMS
-    stored = ("mu", "sigma", "conservative")
-    columns = (
+    name: str = "trueskill"
+    kind: str = "online"
+    params: tuple[Param, ...] = PARAMS
+    stored: tuple[str, ...] = ("mu", "sigma", "conservative")
+    sorted_by: str = "mu − 3σ"
+    columns: tuple[Column, ...] = (
         Column("rank", "rank", csv="rank"),
         Column("bot", "bot", csv="bot"),
         Column("mu", "mu", 2, csv="mu"),
         Column("sigma", "sigma", 2, csv="sigma"),
-        Column("mu-3σ", "conservative", 2, csv="conservative"),
+        Column(
+            "mu-3σ",
+            "conservative",
+            2,
+            csv="conservative",
+            title="mu - 3 sigma: the conservative rating the table sorts by",
+            page="mu − 3σ",
+        ),
         Column("matches", "games", csv="matches"),
         Column("wins", "wins", csv="wins"),
         Column("mean place", "mean_place", 2, csv="mean_place", blank_unplayed=True),
@@ -299,28 +310,7 @@ class TrueSkillSystem:
         return dict(DEFAULT_PARAMS)
 
     def check_params(self, table: dict) -> dict[str, float]:
-        out = self.defaults()
-        by_name = {p.name: p for p in self.params}
-        for key, value in table.items():
-            if key not in by_name:
-                raise ValueError(
-                    f"unknown key `ratings.{key}`: [ratings] takes {', '.join(by_name)}"
-                )
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or value != value
-                or value in (float("inf"), float("-inf"))
-            ):
-                raise ValueError(f"`ratings.{key}` must be a number, got {value!r}")
-            out[key] = float(value)
-        for p in self.params:
-            if not p.accepts(out[p.name]):
-                hint = f": try {p.default:g}" if p.name == "draw_probability" else ""
-                raise ValueError(
-                    f"`ratings.{p.name}` must be {p.span()} ({p.doc}), got {out[p.name]:g}{hint}"
-                )
-        return out
+        return check_params(self.params, table)
 
     def rater(
         self,
@@ -349,4 +339,23 @@ class TrueSkillSystem:
 
 
 TRUESKILL = TrueSkillSystem()
-SYSTEMS = {TRUESKILL.name: TRUESKILL}
+
+
+def _systems() -> dict[str, RatingSystem]:
+    from mallows.results.history_rating import PLACKETT_LUCE
+
+    return {TRUESKILL.name: TRUESKILL, PLACKETT_LUCE.name: PLACKETT_LUCE}
+
+
+#: every rating system by name; TrueSkill (online, in schedule order) is the default
+SYSTEMS: dict[str, RatingSystem] = _systems()
+DEFAULT = TRUESKILL.name
+
+
+def system(name: str | None = None) -> RatingSystem:
+    """The rating system ``name`` (None: the default, TrueSkill); ``ValueError`` naming the
+    systems for another name."""
+    found = SYSTEMS.get(DEFAULT if name is None else name)
+    if found is None:
+        raise ValueError(f"no rating system {name!r}: choose {' or '.join(SYSTEMS)}")
+    return found

@@ -23,13 +23,15 @@ from typing import Callable, Iterable
 
 from mallows.errors import MatchFailed
 from mallows.results.leaderboard import leaderboard, played, played_dicts
-from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.results.ratings import system
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.plan import Plan, prepare
 from mallows.tournaments.schedule import match_id
 from mallows.tournaments.spec import Tournament, diff_definitions
 from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
+
+RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
 
 
 @dataclass

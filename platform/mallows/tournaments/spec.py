@@ -54,8 +54,10 @@ from mallows.errors import MallowsError, TournamentError
 from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
-from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
+from mallows.results.ratings import system
 from mallows.tournaments.schedule import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
+
+RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
 
 REQUIRED = ("name", "game", "players", "deals", "bots")
 OPTIONAL = ("seed", "secret", "chance", "rules", "schedule", "options", "limits", "ratings")

@@ -1,0 +1,165 @@
+"""The whole-history Plackett-Luce fit (``plackett_luce.fit_history``) as a ``RatingSystem``
+(``interface``), beside online TrueSkill (``ratings.TRUESKILL``): ``PLACKETT_LUCE``.
+
+A history system rates every result at once, so the order results come in does not matter; its
+``rater`` gathers results and fits them when asked for its rows (the same table, whatever the
+arrival order). Its rows: ``rating`` (the log-strength against the field's mean), ``sd``, the
+95% interval ``low``..``high`` and the rank interval, sorted by rating. Its one parameter:
+``prior_sd``, the prior's spread of log-strength. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from mallows.results.interface import Column, Param, Result, check_params
+from mallows.results.plackett_luce import PRIOR_SD, fit_history
+
+PARAMS = (
+    Param(
+        "prior_sd",
+        PRIOR_SD,
+        0.0,
+        1e3,
+        low_open=True,
+        high_open=False,
+        doc="the prior's spread of log-strength (a 20x strength ratio is 1 at the default)",
+    ),
+)
+
+
+@dataclass
+class HistoryRow:
+    rank: int
+    bot: str
+    rating: float
+    sd: float
+    low: float
+    high: float
+    rank_low: int
+    rank_high: int
+    matches: int
+    wins: int
+    mean_place: float  # 1 = first
+
+    @property
+    def ranks(self) -> str:
+        return f"{self.rank_low}-{self.rank_high}"
+
+
+class HistoryRater:
+    """Results gathered (by index: an index added twice counts once) and fitted whole when the
+    rows are asked for: ``add``, ``skip``, ``rows``, ``leader``, ``rated``, ``complete``."""
+
+    def __init__(self, params: dict | None, bots: Iterable[str] = ()):
+        self.params = dict(PLACKETT_LUCE.defaults(), **(params or {}))
+        self.bots = list(bots)
+        self.results: list[Result] = []
+        self.seen: set[int] = set()
+        self.rated = 0
+
+    def add(self, index: int | None, players: Sequence[str], ranks: Sequence[int]) -> None:
+        if index is not None:
+            if index in self.seen:
+                return
+            self.seen.add(index)
+        if len(players) != len(ranks):
+            raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
+        self.results.append((list(players), list(ranks)))
+        self.rated += 1
+
+    def skip(self, index: int) -> None:
+        pass  # a whole-history fit waits for nothing
+
+    def complete(self) -> bool:
+        return True
+
+    def rows(self) -> list[HistoryRow]:
+        fit = fit_history(self.results, self.bots, prior_sd=self.params["prior_sd"])
+        wins: dict[str, int] = defaultdict(int)
+        for players, ranks in self.results:
+            for name, rank in zip(players, ranks):
+                wins[name] += rank == 0
+        return [
+            HistoryRow(
+                r.rank,
+                r.bot,
+                r.rating,
+                r.sd,
+                r.low,
+                r.high,
+                r.rank_low,
+                r.rank_high,
+                r.matches,
+                wins[r.bot],
+                r.mean_place,
+            )
+            for r in fit.rows()
+        ]
+
+    def leader(self) -> tuple[str, float] | None:
+        rated = [r for r in self.rows() if r.matches]
+        return (rated[0].bot, rated[0].rating) if rated else None
+
+
+class PlackettLuceSystem:
+    """Plackett-Luce over the whole history as a ``RatingSystem`` (``plackett_luce``)."""
+
+    name: str = "plackett-luce"
+    kind: str = "history"
+    params: tuple[Param, ...] = PARAMS
+    stored: tuple[str, ...] = ("rating", "sd", "low", "high", "ranks")
+    sorted_by: str = "rating (the whole-history Plackett-Luce fit)"
+    columns: tuple[Column, ...] = (
+        Column("rank", "rank", csv="rank"),
+        Column("bot", "bot", csv="bot"),
+        Column("rating", "rating", 2, csv="rating", title="log-strength against the field"),
+        Column("sd", "sd", 2, csv="sd", title="the rating's standard deviation"),
+        Column("low", "low", 2, csv="low", title="the 95% interval of the rating"),
+        Column("high", "high", 2, csv="high"),
+        Column("ranks", "ranks", csv="ranks", title="the 95% interval of the rank"),
+        Column("matches", "games", csv="matches"),
+        Column("wins", "wins", csv="wins"),
+        Column("mean place", "mean_place", 2, csv="mean_place", blank_unplayed=True),
+    )
+
+    def defaults(self) -> dict[str, float]:
+        return {p.name: p.default for p in self.params}
+
+    def check_params(self, table: dict) -> dict[str, float]:
+        return check_params(self.params, table)
+
+    def rater(
+        self,
+        params: dict | None = None,
+        bots: Iterable[str] = (),
+        expected: Iterable[int] | None = None,
+    ) -> HistoryRater:
+        return HistoryRater(params, bots)
+
+    def leaderboard(
+        self, results: Iterable[Result], params: dict | None = None, bots: Iterable[str] = ()
+    ) -> list[HistoryRow]:
+        rater = self.rater(params, bots)
+        for players, ranks in results:
+            rater.add(None, players, ranks)
+        return rater.rows()
+
+    def row_dict(self, row: HistoryRow) -> dict[str, Any]:
+        return {
+            "rank": row.rank,
+            "bot": row.bot,
+            "rating": row.rating,
+            "sd": row.sd,
+            "low": row.low,
+            "high": row.high,
+            "ranks": row.ranks,
+            "games": row.matches,
+            "wins": row.wins,
+            "mean_place": row.mean_place,
+        }
+
+
+PLACKETT_LUCE = PlackettLuceSystem()
