@@ -482,9 +482,9 @@ def register(game: str) -> type:
     """Register mallows game ``game`` with ``pyspiel`` as ``mallows_<game>`` (once; the two
     shipped games are registered on import), from its codec face: ``MissingFace`` for a game
     without one. Returns its ``pyspiel.Game`` class."""
+    interop_of(game)  # MissingFace before anything is registered
     cls = _REGISTERED.get(game)
     if cls is None:
-        interop_of(game)  # MissingFace before anything is registered
         cls = _REGISTERED[game] = type(f"MallowsGame_{game}", (MallowsGame,), {"game_id": game})
     if short_name(game) not in pyspiel.registered_names():
         pyspiel.register_game(_game_type(game), cls)

@@ -6,7 +6,7 @@ web view, which the form page shows as its error) and ``view(observation)``: the
 seat's observation as one replay frame (the game's web view, ``mallows.games.faces.WebView``:
 the keys its replay frames have, built from the observation alone, so the table shows exactly
 what the seat may see) plus the legal actions in words. Every function renders and returns:
-any web server can call them. The matches themselves are run by ``mallows.tournaments.human_play`` (called by the
+any web server can call them. The matches themselves are run by ``mallows.runner.human_play`` (called by the
 CLI); this module only draws.
 """
 
