@@ -174,10 +174,11 @@ def test_a_person_plays_the_toy_at_the_terminal(highcard):
         "4",
         "--option",
         "rounds=2",
-        input="keep\nswap\n",
+        input="?\nkeep\nswap\n",
     )
     assert result.exit_code == 0, result.output
     assert "your card:" in result.output and "swap your" in result.output
+    assert "or type an action: `keep`, `swap`, or the action as JSON" in result.output
     assert "human" in result.output and "wins" in result.output
 
 
@@ -247,7 +248,7 @@ def test_without_a_codec_the_bridges_say_so(faceless):
 
 
 FACE_PROTOCOLS = {
-    "text": ("table_lines", "action_words", "parse_action"),
+    "text": ("table_lines", "action_words", "parse_action", "typing_help"),
     "replay": ("frames", "meta", "script", "seat_views", "text_lines", "view_line"),
     "web": ("frame",),
     "interop": (
@@ -276,3 +277,15 @@ def test_every_game_here_gives_every_face_with_its_members(highcard, game):
     codec = faces.interop_of(game).codec(2, 24)
     assert {"size", "actions", "low"} <= set(vars(codec)) | set(vars(type(codec)))
     assert faces.faces_of(game).reference_bots  # compare's default opponents
+
+
+def test_a_sequential_game_has_no_parallel_environment(highcard):
+    pytest.importorskip("pettingzoo", reason="the [pettingzoo] extra is not installed")
+    from mallows.errors import GameConfigError
+    from mallows.interop import pettingzoo as mpz
+
+    assert mpz.env("highcard").metadata["is_parallelizable"] is False
+    assert mpz.env("take4").metadata["is_parallelizable"] is True
+    assert mpz.parallel_env("take4", 3).metadata["name"] == "mallows_take4_parallel_v0"
+    with pytest.raises(GameConfigError, match="highcard is played one seat at a time"):
+        mpz.parallel_env("highcard")

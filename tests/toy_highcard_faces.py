@@ -41,6 +41,10 @@ def action_words(observation: Mapping, action: Mapping) -> str:
     return f"keep your {observation['card']}"
 
 
+def typing_help() -> str:
+    return "`keep`, `swap`"
+
+
 def parse_action(observation: Mapping, text: str) -> Any:
     word = text.strip().lower()
     if word not in ACTIONS:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from mallows.agents.protocol import BotFailure
-from mallows.games.views import action_words, parse_action, table_lines
+from mallows.games.views import action_words, parse_action, table_lines, typing_help
 
 __all__ = ["NAME", "HumanSeat", "WebSeat", "check", "choose"]
 
@@ -87,12 +87,7 @@ def choose(observation: Mapping, ask: Callable[[str], str], say: Callable[[str],
         if text in ("?", "help"):
             say(
                 "give the number of an action from the list, or type an action: "
-                + (
-                    "`pick 2`"
-                    if observation.get("game") == "take4"
-                    else "`draw`, `take`, `swap 3`, `refuse 3`, `spy 1 4`, `exchange 0 2 5`, "
-                    "`get_rid 1 4`, `twice`, `peek 0 3`, `call`, `pass`"
-                )
+                + (typing_help(observation) or "")
                 + ', or the action as JSON, e.g. {"type": "pass"}; Ctrl-C ends the match'
             )
             continue

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mallows.games.faces import TextView
 
-__all__ = ["action_words", "parse_action", "table_lines"]
+__all__ = ["action_words", "parse_action", "table_lines", "typing_help"]
 
 
 def _view(observation: Mapping) -> TextView | None:
@@ -45,6 +45,12 @@ def action_words(observation: Mapping, action: Mapping) -> str:
     """One legal action in words (``swap the held card (7) into your slot 3``)."""
     view = _view(observation)
     return view.action_words(observation, action) if view is not None else json.dumps(action)
+
+
+def typing_help(observation: Mapping) -> str | None:
+    """The game's short forms of an action in words (``swap 3``), or None: JSON only."""
+    view = _view(observation)
+    return view.typing_help() if view is not None else None
 
 
 def parse_action(observation: Mapping, text: str) -> Any:

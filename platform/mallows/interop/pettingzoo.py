@@ -1,9 +1,10 @@
 """The games as PettingZoo environments (``pip install 'mallows[pettingzoo]'``).
 
-- ``env(game, players=2, ...)``: an AEC environment for either game (``arschmallows_env``,
-  ``take4_env`` are the same with the game fixed);
-- ``take4_parallel_env(players=2, ...)``: Take4 as a Parallel environment (every seat picks at
-  once, as the game is played).
+- ``env(game, players=2, ...)``: an AEC environment for any registered game with a codec face
+  (``mallows.games.faces.Interop``; ``arschmallows_env``, ``take4_env`` are the same with the
+  game fixed);
+- ``parallel_env(game, players=2, ...)``: a simultaneous game (Take4) as a Parallel
+  environment (every seat picks at once, as the game is played; ``take4_parallel_env``).
 
 Agents are ``player_0`` .. ``player_{n-1}`` (seat order). Each agent's observation is a dict
 ``{"observation": Box(size,) float32, "action_mask": Box(actions,) int8}``: the vector of its
@@ -25,7 +26,7 @@ and later resets without a seed continue that sequence; the same match seed deal
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -37,11 +38,14 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
         "mallows.interop.pettingzoo needs PettingZoo: pip install 'mallows[pettingzoo]'"
     ) from exc
 
+from mallows.errors import GameConfigError
 from mallows.interop.table import Table
 
 __all__ = [
     "MallowsAEC",
+    "MallowsParallel",
     "Take4Parallel",
+    "parallel_env",
     "arschmallows_env",
     "env",
     "take4_env",
@@ -101,7 +105,9 @@ class MallowsAEC(AECEnv):
         super().__init__()
         self.table = Table(game, players, rules, options, slots)
         self.metadata = dict(
-            self.metadata, name=f"mallows_{game}_v0", is_parallelizable=game == "take4"
+            self.metadata,
+            name=f"mallows_{game}_v0",
+            is_parallelizable=bool(self.table.module.SIMULTANEOUS),  # see parallel_env
         )
         self.render_mode = render_mode
         self.possible_agents, self.observation_spaces, self.action_spaces = _seats(self.table)
@@ -171,21 +177,28 @@ class MallowsAEC(AECEnv):
         pass
 
 
-class Take4Parallel(ParallelEnv):
-    """Take4 as a PettingZoo Parallel environment: every seat picks at once."""
+class MallowsParallel(ParallelEnv):
+    """A simultaneous mallows game (Take4) as a PettingZoo Parallel environment: every seat
+    answers at once."""
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": ["ansi"],
-        "name": "mallows_take4_parallel_v0",
+        "name": "mallows_parallel_v0",
     }
 
     def __init__(
         self,
+        game: str,
         players: int = 2,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
     ):
-        self.table = Table("take4", players, None, options)
+        self.table = Table(game, players, None, options)
+        if not self.table.module.SIMULTANEOUS:
+            raise GameConfigError(
+                f"{game} is played one seat at a time: use env({game!r}), the AEC environment"
+            )
+        self.metadata = dict(self.metadata, name=f"mallows_{game}_parallel_v0")
         self.render_mode = render_mode
         self.possible_agents, self.observation_spaces, self.action_spaces = _seats(self.table)
         self.agents: list[str] = []
@@ -260,5 +273,14 @@ def take4_env(players: int = 2, **kwargs: Any) -> MallowsAEC:
     return MallowsAEC("take4", players, **kwargs)
 
 
-def take4_parallel_env(players: int = 2, **kwargs: Any) -> Take4Parallel:
-    return Take4Parallel(players, **kwargs)
+def parallel_env(game: str, players: int = 2, **kwargs: Any) -> MallowsParallel:
+    """A Parallel environment for a simultaneous game (its AEC one says
+    ``is_parallelizable``)."""
+    return MallowsParallel(game, players, **kwargs)
+
+
+def take4_parallel_env(players: int = 2, **kwargs: Any) -> MallowsParallel:
+    return MallowsParallel("take4", players, **kwargs)
+
+
+Take4Parallel = take4_parallel_env  # its old name: Take4Parallel(players, ...) still works

@@ -160,6 +160,14 @@ _WORDS = {
 }
 
 
+def typing_help() -> str:
+    """The short forms ``parse_action`` reads, for a person's ``?``."""
+    return (
+        "`draw`, `take`, `swap 3`, `refuse 3`, `spy 1 4`, `exchange 0 2 5`, "
+        "`get_rid 1 4`, `twice`, `peek 0 3`, `call`, `pass`"
+    )
+
+
 def parse_action(observation: Mapping, text: str) -> dict:
     words = text.lower().replace(",", " ").split()
     if not words:

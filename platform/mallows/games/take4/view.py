@@ -56,6 +56,11 @@ def action_words(observation: Mapping, action: Mapping) -> str:
     return f"pick position {position}" + (f": {name} ({SQUAD_OF[name]})" if name else "")
 
 
+def typing_help() -> str:
+    """The short forms ``parse_action`` reads, for a person's ``?``."""
+    return "`pick 2`"
+
+
 def parse_action(observation: Mapping, text: str) -> dict:
     words = text.lower().split()
     if words and words[0] == "pick":
