@@ -15,7 +15,9 @@ def frames(record: dict) -> list[dict]:
     game = record.get("game")
     try:
         face = replay_view(str(game))
-    except (GameConfigError, MissingFace) as exc:
+    except MissingFace as exc:
+        raise ReplayMismatch(str(exc)) from None
+    except GameConfigError as exc:
         raise ReplayMismatch(f"no card table for game {game!r}: {exc}") from None
     try:
         return face.frames(record)
