@@ -23,6 +23,7 @@ from mallows.tournaments.compare.spec import (
     DEFAULT_DELTA,
     DEFAULT_MAX_MATCHES,
     DEFAULT_SEED,
+    check_comparison_bots,
     make_comparison,
 )
 from mallows.results.store import DEFAULT_DB, Store
@@ -154,7 +155,7 @@ def compare(
             name=name,
             resolver=resolver,
         )
-        c = c.check_bots(resolver)  # hellos; the sandbox decided once
+        c = check_comparison_bots(c, resolver)  # hellos; the sandbox decided once
     store = Store(db)
     # registered and pinned like a tournament: changed settings or changed bot code are
     # refused before any match (and before Ray starts)

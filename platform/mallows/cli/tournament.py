@@ -272,7 +272,7 @@ def run(
     from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
-    from mallows.tournaments.roundrobin.spec import load_tournament
+    from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
 
     t = load_tournament(file)  # pure: reads and validates the file
     mode = sandbox_mode(sandbox) if sandbox is not None else None
@@ -291,7 +291,7 @@ def run(
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
-        t = t.check_bots(resolver, mode)
+        t = check_tournament_bots(t, resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         try:
