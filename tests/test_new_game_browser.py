@@ -53,6 +53,7 @@ def _tournament(monkeypatch, tmp_path):
     return db
 
 
+@pytest.mark.slow
 def test_the_report_replays_the_toy_in_chromium(monkeypatch, in_repo, tmp_path, page):
     from mallows.report.data import slug
 
@@ -93,6 +94,7 @@ def served(monkeypatch, in_repo, tmp_path):
         proc.wait(timeout=20)
 
 
+@pytest.mark.slow
 def test_the_play_page_plays_the_toy_in_chromium(served, page):
     page.goto(f"{served}/play.html")
     page.select_option("#game", "highcard")

@@ -46,6 +46,7 @@ def run_tournament(tmp_path, players: int = 2):
     return db
 
 
+@pytest.mark.slow
 def test_the_report_replays_the_toy_as_a_card_table(highcard, tmp_path):
     from report_helpers import data_matches
 
@@ -118,6 +119,7 @@ def _play(routes, game: str, seed: int) -> tuple[list[dict], dict]:
     raise AssertionError("the match did not end")
 
 
+@pytest.mark.slow
 def test_the_play_page_plays_the_toy(highcard, tmp_path):
     from mallows.cli.play_web import PlayRoutes
 
