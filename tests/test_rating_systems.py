@@ -154,3 +154,19 @@ def test_the_report_draws_the_columns_its_system_names(db):
     assert ">mu</th>" in html and ">sigma</th>" in html
     assert 'title="mu - 3 sigma: the conservative rating the table sorts by">mu − 3σ<' in html
     assert shown.sorted_by == "mu − 3σ"
+
+
+def test_the_progression_is_the_online_raters_estimate_named_by_its_system(db):
+    from mallows.report import data
+    from mallows.results.ratings import Rater
+    from mallows.results.store import Store
+
+    with Store(db, readonly=True) as store:
+        shown = data.board(store, "game", "take4")
+        results = list(store.results(game="take4"))
+    assert shown.estimate == TRUESKILL.estimate == ("TrueSkill mu", "sigma")
+    rater = Rater()
+    for players, ranks in results:
+        rater.add(None, players, ranks)
+    last = {bot: points[-1][1:] for bot, points in shown.progression.items()}
+    assert last == {bot: rater.estimate(bot) for bot in last}

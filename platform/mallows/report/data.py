@@ -6,7 +6,7 @@ leaderboards (``mallows.tournaments.run.refresh_ratings``), keeping the rows of 
 leaderboard (``mallows.results.leaderboard.played``: a row per bot that played, ranked over
 those rows), so a page agrees with
 ``mallows ratings`` to the last digit, and it never writes (a report can read a database a
-tournament is still writing). The progression of each bot's mu and sigma comes from the same
+tournament is still writing). The progression of each bot's rating (TrueSkill's mu and sigma) comes from the same
 pass over the results.
 """
 
@@ -56,7 +56,9 @@ class Board:
     game: str
     rows: list[dict]  # leaderboard rows (rank order) with ``place`` (PlaceStats)
     h2h: dict  # head_to_head(...) result
-    progression: dict[str, list[tuple[int, float, float]]]  # bot -> (match number, mu, sigma)
+    #: bot -> (match number, estimate, spread): the online rater's ``estimate`` after each of
+    #: its matches, named by the system's ``estimate`` words (TrueSkill: mu, sigma)
+    progression: dict[str, list[tuple[int, float, float]]]
     matches: int
     total: int | None = None  # a tournament's scheduled matches
     seats: dict = field(default_factory=dict)  # bot -> seat -> PlaceStats
@@ -66,6 +68,7 @@ class Board:
     #: what the table is sorted by: the pages write no system's column by hand
     columns: tuple[Column, ...] = field(default_factory=lambda: rating_columns(RATING_SYSTEM))
     sorted_by: str = RATING_SYSTEM.sorted_by
+    estimate: tuple[str, str] = getattr(RATING_SYSTEM, "estimate", ("rating", "spread"))
 
     @property
     def complete(self) -> bool:
@@ -92,8 +95,7 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
     for number, (players, ranks) in enumerate(results, 1):
         rater.add(None, players, ranks)
         for bot in players:
-            r = rater.current[bot]
-            progression.setdefault(bot, []).append((number, r.mu, r.sigma))
+            progression.setdefault(bot, []).append((number, *rater.estimate(bot)))
     places = place_stats(results)
     rows = []
     for r in played(rater.rows()):  # the one leaderboard's rows, ranked over those shown

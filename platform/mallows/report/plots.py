@@ -92,7 +92,7 @@ def progression_svg(board: Board, salt: str) -> str | None:
             linewidth=0,
         )
     ax.set_xlabel("match (schedule order)")
-    ax.set_ylabel("TrueSkill mu (band: ± sigma)")
+    ax.set_ylabel(f"{board.estimate[0]} (band: ± {board.estimate[1]})")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     return _svg(fig, salt + "-progress")

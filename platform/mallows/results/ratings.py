@@ -215,6 +215,11 @@ class Rater:
     def complete(self) -> bool:
         return self.order is None or self.pos == len(self.order)
 
+    def estimate(self, bot: str) -> tuple[float, float]:
+        """``bot``'s rating now and its spread (mu, sigma): what a progression chart draws."""
+        r = self.current[bot]
+        return float(r.mu), float(r.sigma)
+
     def rows(self) -> list[Row]:
         rows = [
             Row(
@@ -288,6 +293,8 @@ class TrueSkillSystem:
     params: tuple[Param, ...] = PARAMS
     stored: tuple[str, ...] = ("mu", "sigma", "conservative")
     sorted_by: str = "mu − 3σ"
+    #: the words of ``Rater.estimate``'s two numbers (a progression chart's line and band)
+    estimate: tuple[str, str] = ("TrueSkill mu", "sigma")
     columns: tuple[Column, ...] = (
         Column("rank", "rank", csv="rank"),
         Column("bot", "bot", csv="bot"),
