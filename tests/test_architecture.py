@@ -41,10 +41,6 @@ FORBIDDEN = {
     "interop": {"runner", "tournaments", "results", "cli", "testing", "report"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
-#: file -> the modules of a forbidden floor it still imports (each one a debt, named here)
-EXCEPTIONS = {
-    "report/site.py": {"mallows.tournaments.compare.run"},  # a comparison's verdict
-}
 
 #: the formats: one package each under ``tournaments/``, standing on the shared core (the
 #: modules directly in ``tournaments/``: plan, run, format, seating, ...), which imports none of
@@ -62,6 +58,15 @@ PURE = {
         "mallows.tournaments.ladder.questions",
     ),
     "tournaments/ladder/simulate.py": ("mallows.results", "mallows.errors", "mallows.botname"),
+}
+#: subpackage -> the only subpackages that may import it (what README.md, CONTRIBUTING.md and
+#: the packages' docstrings say: "only the CLI imports interop", "the report is imported by the
+#: CLI only", ...)
+IMPORTED_ONLY_BY = {
+    "cli": set(),
+    "interop": {"cli"},  # mallows export --trajectories
+    "report": {"cli"},
+    "testing": {"cli"},
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
@@ -223,16 +228,35 @@ def test_the_tree_is_what_these_rules_know():
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_layering(path):
     forbidden = FORBIDDEN.get(floor(path), set())
-    allowed = EXCEPTIONS.get(path.relative_to(PACKAGE).as_posix(), set())
     bad = [
         f"line {line}: {name}"
         for line, name in imports(path)
         if name.split(".")[0] == "mallows"
         and len(name.split(".")) > 1
         and name.split(".")[1] in forbidden
-        and name not in allowed
     ]
     assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
+
+
+@pytest.mark.parametrize("target", sorted(IMPORTED_ONLY_BY))
+def test_what_the_docs_say_imports_a_floor_is_all_that_does(target):
+    allowed = IMPORTED_ONLY_BY[target] | {target}
+    bad = [
+        f"{path.relative_to(PACKAGE)} line {line}: {name}"
+        for path in modules()
+        if floor(path) not in allowed
+        for line, name in imports(path)
+        if name.split(".")[:2] == ["mallows", target]
+    ]
+    assert not bad, (
+        f"only {sorted(IMPORTED_ONLY_BY[target]) or 'nothing'} may import {target}: {bad}"
+    )
+
+
+def test_the_package_docstring_lists_every_subpackage():
+    doc = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    missing = [name for name in SUBPACKAGES if f"``mallows.{name}``" not in (doc or "")]
+    assert not missing, f"mallows/__init__.py does not list {missing}"
 
 
 def room(path: Path) -> str | None:

@@ -125,6 +125,7 @@ def report(
     Replays: one page per tournament, reading its matches from a few compressed data files
     beside it (--replay-pages: a page per match instead)."""
     from mallows.report.site import Site
+    from mallows.tournaments.compare.run import stored_test
 
     t0 = time.perf_counter()
     site = Site(
@@ -133,6 +134,7 @@ def report(
         game=game,
         replay_data=not replay_pages,
         ladders=_ladder_view(),
+        comparisons=stored_test,
     )
     check_out_folder(out)
     try:
@@ -179,6 +181,7 @@ def serve(
         url_host,
     )
     from mallows.report.site import CONTENT_TYPES, Site
+    from mallows.tournaments.compare.run import stored_test
 
     check_port(port)
     host = check_host(host, public)
@@ -194,7 +197,12 @@ def serve(
 
     def open_site() -> None:
         local.site = Site(
-            _store(db), live=True, refresh=max(1, refresh), boards=boards, ladders=ladders
+            _store(db),
+            live=True,
+            refresh=max(1, refresh),
+            boards=boards,
+            ladders=ladders,
+            comparisons=stored_test,
         )
 
     renderer = ThreadPoolExecutor(
