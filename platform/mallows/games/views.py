@@ -4,7 +4,9 @@ and a typed action read back.
 
 Owns the dispatch: ``table_lines(observation)``, ``action_words(observation, action)`` and
 ``parse_action(observation, text)`` call the game's own ``view`` module
-(``mallows.games.<id>.view``); a game without one is shown as JSON and takes JSON. Everything
+(``mallows.games.<id>.view``); a game without one is shown as JSON and takes JSON.
+``narrator(info)`` is the game's narration of a seat's match events
+(``mallows.games.<id>.narration``): what the others did, between the seat's turns. Everything
 is drawn from the observation alone, so a person sees exactly what a bot in that seat sees.
 """
 
@@ -15,21 +17,37 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["action_words", "parse_action", "table_lines"]
+__all__ = ["action_words", "narrator", "parse_action", "table_lines"]
 
 
-def _view(observation: Mapping) -> Any:
+def _module(game: Any, name: str) -> Any:
     from mallows.games import GAMES, plugin_games
 
-    game = observation.get("game")
     path = GAMES.get(game) if isinstance(game, str) else None
     path = path or (plugin_games().get(game) if isinstance(game, str) else None)
     if path is None:
         return None
     try:
-        return importlib.import_module(f"{path}.view")
+        return importlib.import_module(f"{path}.{name}")
     except ImportError:
         return None
+
+
+def _view(observation: Mapping) -> Any:
+    return _module(observation.get("game"), "view")
+
+
+def narrator(info: Mapping) -> Any:
+    """The game's ``Narrator`` for the seat of start info ``info`` (``game``, ``seat``,
+    ``players``, ``options``, ``names``): ``add(events)`` gives the seat's match events in
+    words, ``final_lines(result)`` the match's end (``mallows.games.<id>.narration``); None
+    for a game without a narration."""
+    module = _module(info.get("game"), "narration")
+    if module is None:
+        return None
+    return module.Narrator(
+        int(info["seat"]), int(info["players"]), dict(info["options"]), info.get("names")
+    )
 
 
 def table_lines(observation: Mapping) -> list[str]:
