@@ -303,12 +303,11 @@ class Site:
 
         c, t = stored_test(self.store, name)
         half = t.half_width if t.n > 1 and t.half_width != float("inf") else None
-        if t.verdict == "H1":
-            said = (
-                f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place per match"
-            )
-        elif t.verdict == "H0":
-            said = f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match"
+        from mallows.compare.run import verdict_head
+
+        head = verdict_head(c, t)
+        if head is not None:
+            said = head
         elif t.n >= c.max_pairs:
             said = (
                 f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
