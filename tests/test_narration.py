@@ -16,7 +16,7 @@ from mallows.games.arschmallows import narration as arsch_narration
 from mallows.games.base import SeededChance
 from mallows.games.take4 import narration as take4_narration
 from mallows.report.frames import frames, seen
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 from mallows.agents.protocol import InProcessBot
 from arschmallows_helpers import RandomBot
 
