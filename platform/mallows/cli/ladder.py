@@ -91,7 +91,7 @@ def run(
             key = t.reason.split(":", 1)[0]
             reasons[key] = reasons.get(key, 0) + 1
         say(
-            f"epoch {state.next_epoch - 1}: {len(tables)} tables "
+            f"epoch {state.next_epoch}: {len(tables)} tables "
             f"({', '.join(f'{k} {n}' for k, n in sorted(reasons.items()))}), "
             f"{sum(t.count for t in tables)} matches; field {len(state.active())}"
         )
