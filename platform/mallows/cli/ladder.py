@@ -65,6 +65,7 @@ def run(
     from mallows.cli.common import resolver_for
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
     from mallows.runner.executor import make_executor
+    from mallows.tournaments.format import idle_parameters
     from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
     from mallows.tournaments.ladder.spec import load_ladder
     from mallows.tournaments.ladder.status import ladder_view, view_text
@@ -77,6 +78,8 @@ def run(
         )
     with resolver_for(db) as resolver:
         ladder = ladder.check_bots(resolver, mode)  # before a new database is created
+        for warning in idle_parameters(ladder.entrants, ladder.game, resolver):
+            typer.echo(f"warning: {warning}", err=True)
     store = Store(db)
     resolver = resolver.using(store)
     ladder = prepare_ladder(ladder, store, resolver, mode)

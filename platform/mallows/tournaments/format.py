@@ -60,6 +60,28 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
+def idle_parameters(bots: Iterable[str], game: str, resolver: Resolver | None = None) -> list[str]:
+    """Warnings, one a bot: a parameter that changes nothing in ``game`` (a bot class says
+    which games each parameter changes play in: ``parameter_games = {"call":
+    ("arschmallows",)}``), so that ``random:call=0.5`` is ``random`` under another name."""
+    resolver = resolver if resolver is not None else Resolver()
+    out = []
+    for name in dict.fromkeys(bots):
+        try:
+            spec = resolver.load(name)
+        except MallowsError:
+            continue  # the check step says what is wrong with it
+        games_of = getattr(spec.cls, "parameter_games", None) or {}
+        idle = [p for p in spec.params if p in games_of and game not in games_of[p]]
+        for p in idle:
+            out.append(
+                f"{name!r}: the parameter {p} has no effect in {game} (it changes play in "
+                f"{', '.join(games_of[p])} only): {name} plays {game} as {spec.base} does, "
+                f"two names for one program"
+            )
+    return out
+
+
 def check_bots(
     bots: Iterable[str],
     game: str,
