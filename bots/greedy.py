@@ -39,7 +39,6 @@ class Bot:
     name = "greedy"
     version = "1.1"  # 1.1: plays Arschmallows too (Take4 play unchanged)
     games = ("arschmallows", "take4")
-    parameter_games = {"margin": ("arschmallows",)}  # the call margin: Take4 has no call
 
     def __init__(self, margin: float | str = 6.0) -> None:
         self.margin = number_param("greedy", "margin", margin, -100.0, 100.0)

@@ -18,7 +18,6 @@ class Bot:
     name = "random"
     version = "1.0"
     games = EveryGame()  # every game in the registry, whenever asked
-    parameter_games = {"call": ("arschmallows",)}  # Take4 has no call: there it changes nothing
 
     def __init__(self, call: float = CALL_PROBABILITY):
         self.call = number_param("random", "call", call, 0.0, 1.0)  # nan, 2, -1: refused

@@ -60,6 +60,14 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
+#: the shipped bots' parameters that change play in some games only, kept here rather than in
+#: their files (a changed file is other code: a resumed run that pinned it would be refused)
+SHIPPED_PARAMETER_GAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "random": {"call": ("arschmallows",)},  # the call probability: Take4 has no call
+    "greedy": {"margin": ("arschmallows",)},  # the call margin
+}
+
+
 def idle_parameters(bots: Iterable[str], game: str, resolver: Resolver | None = None) -> list[str]:
     """Warnings, one a bot: a parameter that changes nothing in ``game`` (a bot class says
     which games each parameter changes play in: ``parameter_games = {"call":
@@ -71,7 +79,9 @@ def idle_parameters(bots: Iterable[str], game: str, resolver: Resolver | None = 
             spec = resolver.load(name)
         except MallowsError:
             continue  # the check step says what is wrong with it
-        games_of = getattr(spec.cls, "parameter_games", None) or {}
+        games_of = getattr(spec.cls, "parameter_games", None) or (
+            SHIPPED_PARAMETER_GAMES.get(spec.base, {}) if spec.trusted else {}
+        )
         idle = [p for p in spec.params if p in games_of and game not in games_of[p]]
         for p in idle:
             out.append(
