@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from mallows.tournaments.format import FORMATS as REGISTRY
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = (
@@ -47,8 +48,9 @@ EXCEPTIONS = {
 
 #: the formats: one package each under ``tournaments/``, standing on the shared core (the
 #: modules directly in ``tournaments/``: plan, run, format, seating, ...), which imports none of
-#: them; no format imports another
-FORMATS = ("roundrobin", "ladder", "compare")
+#: them; no format imports another. Read off the registry: a new format's one line there is
+#: its rule here too.
+FORMATS = tuple(sorted({path.split(".")[2] for path in REGISTRY.values()}))
 #: module -> the only mallows modules it may import (prefixes): a ladder's questions and policy
 #: are pure decisions over the results' fit
 PURE = {
@@ -215,7 +217,7 @@ def test_the_tree_is_what_these_rules_know():
     assert found == set(SUBPACKAGES), "a new subpackage needs its rules here"
     rooms = PACKAGE / "tournaments"
     found = {p.name for p in rooms.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert found == set(FORMATS), "a new format needs its place in FORMATS here"
+    assert found == set(FORMATS), "a package in tournaments/ is a format: register it in FORMATS"
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))

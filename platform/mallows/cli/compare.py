@@ -25,6 +25,7 @@ from mallows.tournaments.compare.spec import (
     DEFAULT_DELTA,
     DEFAULT_MAX_MATCHES,
     DEFAULT_SEED,
+    check_comparison_bots,
     legacy_name,
     make_comparison,
 )
@@ -161,7 +162,7 @@ def compare(
             name=name,
             resolver=resolver,
         )
-        c = c.check_bots(resolver)  # hellos; the sandbox decided once
+        c = check_comparison_bots(c, resolver)  # hellos; the sandbox decided once
     store = Store(db)
     old = legacy_name(c) if name is None else None
     if old is not None and store.tournament(c.name) is None and store.tournament(old):

@@ -67,7 +67,7 @@ def run(
     from mallows.runner.executor import make_executor
     from mallows.tournaments.format import idle_parameters
     from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
-    from mallows.tournaments.ladder.spec import load_ladder
+    from mallows.tournaments.ladder.spec import check_ladder_bots, load_ladder
     from mallows.tournaments.ladder.status import ladder_view, view_text
 
     ladder = load_ladder(file)
@@ -77,7 +77,7 @@ def run(
             f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
         )
     with resolver_for(db) as resolver:
-        ladder = ladder.check_bots(resolver, mode)  # before a new database is created
+        ladder = check_ladder_bots(ladder, resolver, mode)  # before a new database is created
         for warning in idle_parameters(ladder.entrants, ladder.game, resolver):
             typer.echo(f"warning: {warning}", err=True)
     store = Store(db)
@@ -162,11 +162,14 @@ def join_cmd(
     """Enter a bot: checked now, then it joins at the ladder's next epoch."""
     from mallows.cli.common import resolver_for
     from mallows.tournaments.ladder.run import join, stored_ladder
+    from mallows.tournaments.ladder.spec import check_ladder_bots
 
     store = _open(db)
     ladder = stored_ladder(store, name)
     with resolver_for(db) as resolver:  # it passes the check now, or it is not entered
-        ladder.check_bots(resolver, sandbox_mode(sandbox) if sandbox else None, names=(bot,))
+        check_ladder_bots(
+            ladder, resolver, sandbox_mode(sandbox) if sandbox else None, names=(bot,)
+        )
     written = join(store, name, bot, note="mallows ladder join")
     typer.echo(f"entered {escape(written)} in ladder {name}: it joins at the next epoch")
 

@@ -233,7 +233,7 @@ def run(
     from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
-    from mallows.tournaments.roundrobin.spec import load_tournament
+    from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
 
     t = load_tournament(file)  # pure: reads and validates the file
     mode = sandbox_mode(sandbox) if sandbox is not None else None
@@ -252,7 +252,7 @@ def run(
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
-        t = t.check_bots(resolver, mode)
+        t = check_tournament_bots(t, resolver, mode)
         from mallows.tournaments.format import idle_parameters
 
         for warning in idle_parameters(t.bots, t.game, resolver):
