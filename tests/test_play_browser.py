@@ -279,3 +279,4 @@ def test_a_whole_arschmallows_match_is_told_on_the_page(served, page):
     assert not any(record["result"]["forfeits"])
     told.check_arschmallows(story, record, me=0)
     assert page.locator("#step").inner_text() == ""  # no "step 0 / 0" on the play page
+    assert not page.locator("#controls").is_visible()  # one frame: no slider

@@ -49,10 +49,10 @@ def status_line(result, c) -> str:
     # certainty (identical play, or too few pairs to differ)
     alike = t.n > 1 and t.half_width == 0
     return (
-        f"Pairs: {t.n} ({2 * t.n} matches), Diff: {t.mean:+.3f} +/- {half} places/match"
-        + (f" (all {t.n} pairs gave {t.mean:+.3f}: no spread measured yet)" if alike else "")
-        + f", LLR: {t.llr:.2f} ({100 * t.progress:.1f}%) ({t.lower:.2f}, {t.upper:.2f}) "
+        f"Pairs: {t.n} ({2 * t.n} matches), Diff: {t.mean:+.3f} +/- {half} places/match, "
+        f"LLR: {t.llr:.2f} ({100 * t.progress:.1f}%) ({t.lower:.2f}, {t.upper:.2f}) "
         f"[0.00, {c.delta:.2f}]"
+        + (f" (all {t.n} pairs gave {t.mean:+.3f}: no spread measured yet)" if alike else "")
     )
 
 

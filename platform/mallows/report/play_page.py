@@ -63,6 +63,15 @@ def _take4_frame(obs: Mapping) -> dict:
     }
 
 
+def _phase_words(observation: Mapping) -> str:
+    """What the decision is about, in the game's words (``take a card``)."""
+    if observation["game"] == "arschmallows":
+        from mallows.games.arschmallows.view import PHASE
+
+        return PHASE.get(str(observation.get("phase")), "decide")
+    return "pick a position"
+
+
 def meta(game: str, names: Sequence[str], options: Mapping) -> dict:
     out: dict[str, Any] = {
         "game": game,
@@ -84,7 +93,7 @@ def view(observation: Mapping) -> dict:
         if observation["game"] == "arschmallows"
         else _take4_frame(observation)
     )
-    frame["text"] = f"your turn (seat {observation['seat']})"
+    frame["text"] = f"your turn (seat {observation['seat']}): " + _phase_words(observation)
     legal = observation["legal_actions"]
     return {
         "frame": frame,

@@ -45,6 +45,8 @@
     }
     var step = document.getElementById("step");
     if (step) step.textContent = "";
+    var controls = document.getElementById("controls");  // one frame: nothing to step through
+    if (controls) controls.style.display = "none";
   }
 
   function button(text, onClick, id) {
