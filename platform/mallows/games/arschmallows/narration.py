@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mallows.games.narration import Narration
+
 from mallows.games.arschmallows import rules
 from mallows.games.arschmallows.cards import ACTION_NAMES
 
@@ -200,43 +202,13 @@ def round_end_lines(
     return lines
 
 
-class Narrator:
-    """A seat's match events in words. ``seat``: the reader (their actions say ``you``);
-    ``names``: the players' names by seat (the reader's shown as ``you``). ``add(events)``
-    returns the new events' lines; ``totals`` are the running totals after them."""
+class Narrator(Narration):
+    """A seat's Arschmallows events in words (``mallows.games.narration.Narration``);
+    ``totals`` are the running totals after the events told."""
 
-    def __init__(
-        self,
-        seat: int,
-        players: int,
-        options: Mapping[str, Any],
-        names: Sequence[str] | None = None,
-    ):
-        self.seat = seat
-        self.players = players
-        self.options = options
-        self.names = list(names) if names else []
-        self.totals = [0] * players
-        self.next_n = 0
+    def setup(self) -> None:
+        self.totals = [0] * self.players
         self._held: str | None = None  # the held card's text, if the reader saw it
-
-    def who(self, seat: int) -> str:
-        if seat == self.seat:
-            return "you"
-        if 0 <= seat < len(self.names) and self.names[seat]:
-            return f"seat {seat} ({self.names[seat]})"
-        return f"seat {seat}"
-
-    def add(self, events: Sequence[Mapping[str, Any]]) -> list[str]:
-        out: list[str] = []
-        for event in events:
-            n = event.get("n")
-            if isinstance(n, int):
-                if n < self.next_n:  # delivered before (full history)
-                    continue
-                self.next_n = n + 1
-            out.extend(self.lines(event))
-        return out
 
     def lines(self, e: Mapping[str, Any]) -> list[str]:
         """One event's lines (one, or a round end's several)."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mallows.games.narration import Narration
+
 from mallows.games.take4.cards import SQUAD_OF
 
 __all__ = ["Narrator", "and_list", "end_reason", "picks_text", "race_text", "round_text"]
@@ -86,40 +88,11 @@ def race_text(
     )
 
 
-class Narrator:
-    """A seat's Take4 events in words (``seat``: the reader, ``you``). ``add(events)`` returns
-    the new events' lines."""
+class Narrator(Narration):
+    """A seat's Take4 events in words (``mallows.games.narration.Narration``)."""
 
-    def __init__(
-        self,
-        seat: int,
-        players: int,
-        options: Mapping[str, Any],
-        names: Sequence[str] | None = None,
-    ):
-        self.seat = seat
-        self.players = players
-        self.names = list(names) if names else []
+    def setup(self) -> None:
         self.positions: list[str | None] = []
-        self.next_n = 0
-
-    def who(self, seat: int) -> str:
-        if seat == self.seat:
-            return "you"
-        if 0 <= seat < len(self.names) and self.names[seat]:
-            return f"seat {seat} ({self.names[seat]})"
-        return f"seat {seat}"
-
-    def add(self, events: Sequence[Mapping[str, Any]]) -> list[str]:
-        out: list[str] = []
-        for event in events:
-            n = event.get("n")
-            if isinstance(n, int):
-                if n < self.next_n:
-                    continue
-                self.next_n = n + 1
-            out.extend(self.lines(event))
-        return out
 
     def lines(self, e: Mapping[str, Any]) -> list[str]:
         kind = e["type"]
@@ -151,8 +124,4 @@ class Narrator:
         if kind == "forfeit":
             what = f"forfeits ({e['kind']})" if e.get("kind") else "forfeits"
             return [f"{self.who(e['seat'])} {what}. From here a random policy plays its seat"]
-        return []
-
-    def final_lines(self, result: Mapping[str, Any] | None = None) -> list[str]:
-        """The match's end: told by its ``game_end`` event already."""
         return []
