@@ -108,3 +108,18 @@ def test_the_table_counts_one_card_as_one_card():
     lines = table_lines(state.observation(0))
     pile = next(line for line in lines if line.startswith("discard pile:"))
     assert re.match(r"discard pile: .* \(1 card\) · draw pile: \d+ cards$", pile), pile
+
+
+def test_mallows_replay_prints_each_round_end_line_by_line():
+    """``mallows replay`` prints a round's end as the narration's lines (no ``\\n`` in a line)."""
+    from mallows.report.text import replay_text
+
+    bots = [InProcessBot(RandomBot(0.05), f"random{s}") for s in range(2)]
+    options = get_game("arschmallows").make_options(None, {"rounds": 2})
+    record = play_match("arschmallows", options, 5, bots)
+    lines = replay_text("m/0", record)
+    assert not any("\n" in line for line in lines)
+    for r, e in enumerate(e for e in record["events"] if e["type"] == "round_end"):
+        at = next(i for i, x in enumerate(lines) if x.strip().startswith(f"round {r + 1} ends on"))
+        for s, score in enumerate(e["scores"]):
+            assert f"-> round score {score}, total" in lines[at + 1 + s]

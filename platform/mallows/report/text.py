@@ -59,12 +59,8 @@ def replay_text(match_id: str, record: Mapping, seat: int | None = None) -> list
                 lines.append(f"    {_who(names, s)}: {_row(f, s, seat)}")
             continue
         if kind == "round_end" and game == "arschmallows":
-            lines.append("  " + seen(f["text"], seat))
-            for s in range(len(names)):
-                lines.append(
-                    f"    {_who(names, s)}: {' '.join(str(c[0]) for c in f['rows'][s])}"
-                    f" = {sum(c[0] for c in f['rows'][s])}"
-                )
+            # the narration's lines: every row revealed and summed, the totals after it
+            lines += ["  " + line for line in seen(f["text"], seat).splitlines()]
             continue
         if kind == "picks":
             lines.append(seen(f["text"], seat))
