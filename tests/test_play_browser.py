@@ -130,6 +130,11 @@ def test_a_whole_take4_match_by_clicking(served, page):
     assert clicks >= 3
     assert "you placed" in page.locator("#result").inner_text()
     assert "stored as play-take4/0" in page.locator("#result").inner_text()
+    # issue 34 item 1: each round's picks in words, both seats', and how the game ended
+    story = page.locator("#story li").all_text_contents()
+    rounds = [line for line in story if re.match(r"round \d+: seat 0 \(greedy\) picks ", line)]
+    assert len(rounds) >= clicks and all("; you pick " in line for line in rounds)
+    assert story[-1].startswith("the game ends: ")
     [row] = stored(db, "play-take4")
     record = row["record"]
     # seed 7 is keyed with this user's key, as `mallows play --seed 7` is (a bot cannot find
