@@ -256,6 +256,11 @@ def test_finals_freeze_entries_cut_by_rank_and_end_with_a_final_table(tmp_path):
     table = text[at + 1 : at + 4]
     assert [line.split()[1] for line in table] == [r["bot"] for r in final]
     assert out_[0] not in [line.split()[1] for line in table]
+    from mallows.report.site import Site
+
+    html = Site(store, ladders=ladder_view).ladder_page("lad")
+    page_table = html.split('id="ladder-final-table"', 1)[1].split("</table>", 1)[0]
+    assert [b for b in re.findall(r'data-bot="([^"]+)"', page_table)] == [r["bot"] for r in final]
     assert all(t["reason"] == "finals:1" for t in store.ladders.tables("lad", epoch=2))
     frozen = state.entrants["random:call=0.2"]
     assert frozen.status == "refused" and "frozen" in frozen.note
