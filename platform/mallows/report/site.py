@@ -308,11 +308,13 @@ class Site:
             return None
         c, t = self.comparison_test(self.store, name)
         half = t.half_width if t.n > 1 and t.half_width != float("inf") else None
-        from mallows.tournaments.compare.run import verdict_head
+        from mallows.botname import short
 
-        head = verdict_head(c, t)
-        if head is not None:
-            said = head
+        a, b = short(c.a), short(c.b)  # a bot given by path: by its base name
+        if t.verdict == "H1":
+            said = f"H1 accepted: {a} is better than {b} by at least {c.delta:g} place per match"
+        elif t.verdict == "H0":
+            said = f"H0 accepted: {a} is not better than {b} by {c.delta:g} place per match"
         elif t.n >= c.max_pairs:
             said = (
                 f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "
