@@ -155,3 +155,45 @@ def test_the_console_script():
     assert unknown.stderr.startswith("error: unknown bot 'no_such_bot'")
     listing = subprocess.run([MALLOWS, "bots", "list"], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0 and "example_python" in listing.stdout
+
+
+CHOOSER = """import json, random, sys
+rng = random.Random(0)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        reply = {"type": "hello", "protocol": PROTO, "name": "said", "version": "1",
+                 "games": ["take4"]}
+    elif msg["type"] == "act":
+        action = dict(rng.choice(msg["observation"]["legal_actions"]))
+        reply = {"type": "action", "action": action}
+    elif msg["type"] in ("start", "end"):
+        reply = {"type": "ok"}
+    else:
+        break
+    sys.stdout.write(json.dumps(reply) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize(
+    "manifest,hello,passes",
+    [("protocol = 1\n", 2, False), ("protocol = 2\n", 2, True), ("", 2, True), ("", 1, True)],
+)
+def test_the_manifest_protocol_is_held_to(tmp_path, manifest, hello, passes):
+    """Issue 34 item 8: ``protocol = 1`` in bot.toml with a hello answering 2 is refused,
+    naming both; without the key the hello chooses."""
+    folder = tmp_path / "said"
+    folder.mkdir()
+    (folder / "bot.py").write_text(CHOOSER.replace("PROTO", str(hello)))
+    (folder / "bot.toml").write_text(
+        'name = "said"\nversion = "1"\ncommand = ["python", "bot.py"]\ngames = ["take4"]\n'
+        + manifest
+    )
+    result = invoke("bots", "check", str(folder), "--games", "1")
+    if passes:
+        assert result.exit_code == 0, result.output
+    else:
+        assert result.exit_code == 1, result.output
+        flat = " ".join(result.output.split())
+        assert "hello answers protocol 2, but" in flat and "bot.toml says protocol = 1" in flat

@@ -96,3 +96,17 @@ def test_an_existing_folder_is_never_overwritten(tmp_path, monkeypatch):
     result = invoke("bots", "new", "mine")
     assert result.exit_code == 2 and "already exists" in result.output
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_the_node_template_says_what_protocol_2_is(tmp_path):
+    """Issue 34 item 8: the node manifest says its protocol is held to, and how to choose 2."""
+    made = subprocess.run(
+        [MALLOWS, "bots", "new", "twoer", "--lang", "node"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    toml = (tmp_path / "twoer" / "bot.toml").read_text()
+    assert "protocol = 1" in toml
+    assert "holds its hello to it" in toml and '"protocol": 2' in toml and "Protocol 2" in toml

@@ -275,6 +275,38 @@ def test_identical_play_accepts_h0(in_repo, tmp_path):
     assert "H0 accepted" in result.output
     assert "Diff: +0.000 +/- 0.000" in result.output
     assert pairs_of(result.output) < 100
+    # issue 34 item 10: a zero spread is said to be none measured, not a certainty
+    pairs = pairs_of(result.output)
+    assert f"(all {pairs} pairs gave +0.000: no spread measured yet)" in result.output
+
+
+def test_a_bot_given_by_path_is_named_by_its_base_name(in_repo, tmp_path):
+    """Issue 34 item 7: ``compare /path/to/mybelief random`` is stored and shown as
+    ``mybelief``, never the path."""
+    bot = tmp_path / "deep" / "folder" / "mybelief"
+    shutil.copytree(REPO / "bots" / "example_python", bot)
+    db = tmp_path / "p.db"
+    ran = invoke(
+        "compare",
+        str(bot),
+        "random",
+        "--game",
+        "take4",
+        "--workers",
+        "1",
+        "--db",
+        db,
+        "--max-matches",
+        "40",
+    )
+    assert ran.exit_code in (0, 1, 3), ran.output
+    [name] = [t["name"] for t in Store(db).tournaments()]
+    assert name.startswith("compare-mybelief-vs-random-take4-2p-"), name
+    shown = invoke("tournament", "show", name, "--db", db)
+    assert shown.exit_code == 0, shown.output
+    said = shown.output.replace(str(db), "DB")  # the database is named as given
+    assert str(bot) not in said and "mybelief" in said, said
+    assert "H1 accepted" not in said or "H1 accepted: mybelief is better" in said
 
 
 def test_kill_9_then_rerun_gives_the_uninterrupted_verdict(in_repo, tmp_path):

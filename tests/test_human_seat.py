@@ -10,9 +10,11 @@ import re
 import select
 import signal
 import time
+import json
 
 import pytest
 
+import told
 from conftest import MALLOWS
 from mallows.agents.human import check, choose
 from mallows.agents.registry import load_bot
@@ -313,3 +315,37 @@ def test_a_small_human_league_through_the_terminal(tmp_path):
         text=True,
     )
     assert refused.returncode == 2 and "run the tournament with --workers 1" in refused.stderr
+
+
+def test_between_turns_the_person_is_told_what_happened(tmp_path):
+    """Issue 34 item 1: the terminal says each other seat's action in words, each round's end
+    with every row summed and the running totals (both games)."""
+    record_file = tmp_path / "m.json"
+    term = Terminal(
+        "play",
+        "arschmallows",
+        "--bot",
+        "random",
+        "--bot",
+        "human",
+        "--bot",
+        "greedy",
+        "--seed",
+        "4",
+        "--option",
+        "rounds=2",
+        "--record",
+        str(record_file),
+    )
+    play_whole_match(term, lambda k, n: "1" if k % 4 else str(n))
+    assert term.wait() == 0
+    record = json.loads(record_file.read_text())
+    told.check_arschmallows(term.text().splitlines(), record, me=1)
+    term = Terminal("play", "take4", "--bot", "greedy", "--bot", "human", "--seed", "2")
+    play_whole_match(term, lambda k, n: str(1 + k % n))
+    assert term.wait() == 0
+    text = term.text()
+    picks = re.findall(r"round (\d+): seat 0 \(greedy\) picks \w+ \(\w+, position \d", text)
+    assert picks and picks == [str(r) for r in range(1, len(picks) + 1)]
+    assert re.search(r"you pick \w+ \(\w+, position \d", text)
+    assert "the game ends: " in text

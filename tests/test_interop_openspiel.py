@@ -194,3 +194,19 @@ def test_the_openspiel_bot_plays_a_mallows_tournament(tmp_path):
     for row in records:
         record = row.get("record", row)
         assert not any(record["result"]["forfeits"]), record["result"]["forfeits"]
+
+
+def test_ismcts_plays_in_openspiels_own_evaluate_bots():
+    """Issue 34 item 9: OpenSpiel's ``evaluate_bots`` calls ``restart_at`` and
+    ``inform_action``, which its ISMCTS lacks (``RestartAt(state) not implemented``)."""
+    from open_spiel.python.algorithms import evaluate_bots
+    from open_spiel.python.bots import uniform_random
+
+    game = pyspiel.load_game("mallows_take4(players=2)")
+    rng = np.random.RandomState(3)
+    bots = [
+        mos.ismcts_bot(game, max_simulations=10, seed=2),
+        uniform_random.UniformRandomBot(1, rng),
+    ]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert len(returns) == 2 and all(-1 <= r <= 1 for r in returns)

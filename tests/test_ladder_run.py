@@ -6,6 +6,7 @@ questions stop it at their certainty; stop, finals and a gauntlet; bad input exi
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -21,7 +22,7 @@ from mallows.results.store import Store
 from mallows.runner.executor import InProcessExecutor
 from mallows.tournaments.ladder.run import fits, prepare_ladder, read_state, run_ladder
 from mallows.tournaments.ladder.spec import load_ladder, parse_ladder
-from mallows.tournaments.ladder.status import ladder_view
+from mallows.tournaments.ladder.status import ladder_view, view_text
 
 KEY = bytes(range(32))
 FIELD = ["random", "greedy", "denial", "random:call=0.9"]
@@ -244,6 +245,22 @@ def test_finals_freeze_entries_cut_by_rank_and_end_with_a_final_table(tmp_path):
     out_ = [s["bot"] for s in view["standings"] if s["status"] == "eliminated"]
     assert len(out_) == 1 and out_[0] not in stage1["field"]
     assert isinstance(view["final_order_certainty"], float)
+    # issue 34 item 2: the final table is the finalists' alone, in the order the certainty is of
+    final = view["final_table"]
+    assert sorted(r["bot"] for r in final) == sorted(stage1["field"])
+    assert [r["rank"] for r in final] == [1, 2, 3]
+    assert [r["rating"] for r in final] == sorted((r["rating"] for r in final), reverse=True)
+    text = view_text(view).splitlines()
+    at = next(i for i, line in enumerate(text) if line.startswith("final table (the finalists"))
+    assert f"= {view['final_order_certainty']:.3f}" in text[at]
+    table = text[at + 1 : at + 4]
+    assert [line.split()[1] for line in table] == [r["bot"] for r in final]
+    assert out_[0] not in [line.split()[1] for line in table]
+    from mallows.report.site import Site
+
+    html = Site(store, ladders=ladder_view).ladder_page("lad")
+    page_table = html.split('id="ladder-final-table"', 1)[1].split("</table>", 1)[0]
+    assert [b for b in re.findall(r'data-bot="([^"]+)"', page_table)] == [r["bot"] for r in final]
     assert all(t["reason"] == "finals:1" for t in store.ladders.tables("lad", epoch=2))
     frozen = state.entrants["random:call=0.2"]
     assert frozen.status == "refused" and "frozen" in frozen.note
@@ -378,3 +395,111 @@ def test_before_its_first_epoch_a_ladders_questions_are_open(tmp_path):
     assert [s["bot"] for s in view["standings"]] == sorted(FIELD[:3])
     assert [q["answered"] for q in view["questions"]] == [False]
     assert view["stored"] == view["planned"] == 0 and not view["finished"]
+
+
+def test_max_matches_holds_to_the_match(tmp_path):
+    """Issue 34 item 6: the cap is not passed by a whole epoch: the last epoch is cut."""
+    store, resolver, ladder = start(
+        tmp_path, {**BASE, "max_matches": 25, "questions": [{"type": "order"}]}
+    )
+    result = run_ladder(ladder, store, lambda s: InProcessExecutor(), resolver)
+    assert result.why == "max_matches (25) reached", result.why
+    assert store.count_matches("lad") == result.stored == 25
+    epochs = store.ladders.epochs("lad")
+    assert len(epochs) >= 2 and sum(e["count"] for e in epochs) == 25
+
+
+def test_epochs_are_numbered_alike_in_the_log_and_the_status(tmp_path):
+    """Issue 34 item 4: the run's log and ``ladder status`` count epochs from 1 alike."""
+    path = ladder_file(
+        tmp_path,
+        f"max_matches = 30\nbots = {FIELD[:3]!r}\n".replace("'", '"')
+        + '[limits]\nsandbox = "off"\n[[questions]]\ntype = "order"\n',
+    )
+    db = keyed_db(tmp_path / "n.db")
+    ran = invoke("ladder", "run", path, "--db", db, "--workers", "1")
+    assert ran.exit_code == 0, ran.output
+    logged = [int(n) for n in re.findall(r"^epoch (\d+): ", ran.output, re.M)]
+    with Store(db, readonly=True) as store:
+        count = len(store.ladders.epochs("lad"))
+    assert logged == list(range(1, count + 1)), ran.output
+    status = invoke("ladder", "status", "lad", "--db", db)
+    assert f"· epoch {count} ·" in status.output, status.output
+
+
+@pytest.mark.slow
+def test_follow_wakes_for_a_join_when_nothing_was_to_play(tmp_path):
+    """Issue 34 item 5: a ladder whose only question is ``newcomers``, started with nothing to
+    play and following, plans an epoch for a bot that joins (a newcomer, even before the
+    first epoch) and ends on ``ladder stop``."""
+    path = ladder_file(
+        tmp_path,
+        f"max_matches = 5000\nbots = {FIELD[:3]!r}\n".replace("'", '"')
+        + '[limits]\nsandbox = "off"\n'
+        + '[[questions]]\ntype = "newcomers"\ncertainty = 0.95\nwithin = 1\n',
+    )
+    db = keyed_db(tmp_path / "f.db")
+    proc = subprocess.Popen(
+        [MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers", "1", "--follow"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not _registered(db):
+            time.sleep(0.2)
+        time.sleep(3)  # more than one poll of --follow
+        assert proc.poll() is None and _epochs(db) == []  # nothing to play: it waits
+        joined = invoke("ladder", "join", "lad", "example_python", "--db", db)
+        assert joined.exit_code == 0, joined.output
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not _epochs(db):
+            time.sleep(0.2)
+        epochs = _epochs(db)
+        assert epochs and epochs[0]["newcomers"] == ["example_python"], epochs
+        stopped = invoke("ladder", "stop", "lad", "--db", db)
+        assert stopped.exit_code == 0, stopped.output
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0, out
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _registered(db: Path) -> bool:
+    if not db.exists():
+        return False
+    with Store(db, readonly=True) as store:
+        return store.tournament("lad") is not None
+
+
+def _epochs(db: Path) -> list[dict]:
+    with Store(db, readonly=True) as store:
+        return store.ladders.epochs("lad")
+
+
+def test_a_newcomer_without_a_match_is_not_rated(tmp_path):
+    """Issue 34 item 3: a bot in the field with no match yet shows no rating, no P(1st) and
+    no mean place (not 0.00), and does not widen the others' intervals."""
+    from mallows.tournaments.ladder.run import plan_next
+
+    store, resolver, ladder = start(tmp_path, {**BASE, "questions": [{"type": "order"}]})
+    epoch(store, resolver, ladder)
+    before = {s["bot"]: (s["low"], s["high"]) for s in ladder_view(store, "lad")["standings"]}
+    joined = invoke("ladder", "join", "lad", "example_python", "--db", store.path)
+    assert joined.exit_code == 0, joined.output
+    tables, _, _ = plan_next(store, read_state(store, ladder), resolver, "off")
+    assert tables  # planned, not played: the newcomer is in the field with no match
+    view = ladder_view(store, "lad")
+    row = next(s for s in view["standings"] if s["bot"] == "example_python")
+    assert row["matches"] == 0 and row["status"] == "newcomer"
+    assert row["rating"] is None and row["mean_place"] is None and row["p_top"] == []
+    assert view["standings"][-1] is row  # below every rated bot
+    after = {s["bot"]: (s["low"], s["high"]) for s in view["standings"] if s["matches"]}
+    assert after == before
+    line = next(x for x in view_text(view).splitlines() if "example_python" in x)
+    assert "no match yet" in line and "0.00" not in line

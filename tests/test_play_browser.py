@@ -19,6 +19,7 @@ import urllib.request
 import pytest
 
 import chromium
+import told
 from conftest import MALLOWS, REPO
 
 chromium.require()
@@ -129,6 +130,11 @@ def test_a_whole_take4_match_by_clicking(served, page):
     assert clicks >= 3
     assert "you placed" in page.locator("#result").inner_text()
     assert "stored as play-take4/0" in page.locator("#result").inner_text()
+    # issue 34 item 1: each round's picks in words, both seats', and how the game ended
+    story = page.locator("#story li").all_text_contents()
+    rounds = [line for line in story if re.match(r"round \d+: seat 0 \(greedy\) picks ", line)]
+    assert len(rounds) >= clicks and all("; you pick " in line for line in rounds)
+    assert story[-1].startswith("the game ends: ")
     [row] = stored(db, "play-take4")
     record = row["record"]
     # seed 7 is keyed with this user's key, as `mallows play --seed 7` is (a bot cannot find
@@ -255,3 +261,27 @@ def test_the_play_routes_answer_loopback_only():
     routes = PlayRoutes(REPO / "no.db", "127.0.0.1")
     status, _, _ = routes.get("/play.html", "", "10.1.2.3")
     assert status == 403
+
+
+def test_a_whole_arschmallows_match_is_told_on_the_page(served, page):
+    """Between the person's turns the page says what every other seat did, each round's end
+    with every row revealed, how each score was made and the running totals."""
+    base, db = served
+    start(page, base, "arschmallows", "greedy,random", 0, 11)
+    page.wait_for_selector("#table .seat")
+
+    def choose(texts, n):
+        calls = [i for i, t in enumerate(texts) if t.startswith("call")]
+        if calls and n % 9 == 8:
+            return calls[0]
+        ends = [i for i, t in enumerate(texts) if t == "end your turn"]
+        return ends[0] if ends else n % len(texts)
+
+    play_by_clicking(page, choose)
+    story = page.locator("#story li").all_text_contents()
+    record = stored(db, "play-arschmallows")[-1]["record"]
+    assert record["players"] == ["human", "greedy", "random"]
+    assert not any(record["result"]["forfeits"])
+    told.check_arschmallows(story, record, me=0)
+    assert page.locator("#step").inner_text() == ""  # no "step 0 / 0" on the play page
+    assert not page.locator("#controls").is_visible()  # one frame: no slider

@@ -96,6 +96,17 @@ def test_game_leaderboard_matches_ratings_json(site):
     assert [(c[1], float(c[2])) for c in cells] == [(r["bot"], r["mu"]) for r in expected]
 
 
+def test_a_game_page_names_its_game_once(site):
+    """Issue 34 item 10: the game page's heading was ``take4 take4 · ...``."""
+    _, out = site
+    html = (out / "g" / "take4.html").read_text()
+    heading = re.search(r"<h1>(.*?)</h1>", html, re.S).group(1)
+    text = re.sub(r"<[^>]+>", " ", heading).split()
+    assert text[0] == "take4" and "take4" not in text[1:], heading
+    tournament = (out / "t" / f"{slug('take4-small')}.html").read_text()
+    assert "take4" in re.search(r"<h1>(.*?)</h1>", tournament, re.S).group(1)
+
+
 @pytest.mark.parametrize("name,count", [("arsch-small", 6), ("take4-small", 12)])
 def test_the_replay_data_holds_every_event_of_every_match(site, name, count):
     """Each match in the data files: the engine's frames, one per event of the stored record

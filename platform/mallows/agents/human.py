@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from mallows.agents.protocol import BotFailure
-from mallows.games.views import action_words, parse_action, table_lines, typing_help
+from mallows.games.views import action_words, narrator, parse_action, table_lines, typing_help
 
-__all__ = ["NAME", "HumanSeat", "WebSeat", "check", "choose"]
+__all__ = ["NAME", "HumanSeat", "Narrated", "WebSeat", "check", "choose"]
 
 NAME = "human"
 
@@ -122,7 +122,44 @@ def choose(observation: Mapping, ask: Callable[[str], str], say: Callable[[str],
         say(f"refused: {why}; try again")
 
 
-class HumanSeat:
+class Narrated:
+    """What a person's seat is told between its turns: it speaks protocol 2 (the runner hands
+    it its match events since its last decision) and turns them into the game's narration
+    (``mallows.games.views.narrator``). ``story`` holds every line so far; ``begin(info)``,
+    ``hear(observation, events)`` (the protocol-1-shaped observation the views draw, and the
+    new lines) and ``finish(info)`` (the last lines: the last round's scoring, the totals)."""
+
+    protocol = 2
+    history = "delta"
+    observation_mode = "full"
+
+    def begin(self, info: Mapping[str, Any]) -> None:
+        from mallows.agents.history import start_info
+
+        self.story: list[str] = []
+        self._narrator = narrator(info)
+        # the keys a protocol-2 observation leaves out, put back for the views
+        full = start_info(info, self.history)
+        self._fixed = {
+            k: v for k, v in full.items() if k not in ("protocol", "history", "seed", "names")
+        }
+        self._fixed["protocol"] = 1
+
+    def hear(self, observation: Mapping, events: list | None) -> tuple[dict, list[str]]:
+        lines = self._narrator.add(events or []) if self._narrator is not None else []
+        self.story.extend(lines)
+        return {**observation, **self._fixed}, lines
+
+    def finish(self, info: Mapping[str, Any]) -> list[str]:
+        lines: list[str] = []
+        if self._narrator is not None:
+            lines = self._narrator.add(info.get("events") or [])
+            lines += self._narrator.final_lines(info.get("result"))
+        self.story.extend(lines)
+        return lines
+
+
+class HumanSeat(Narrated):
     """The ``BotHandle`` of a person at a terminal (``stdin``/``stdout`` by default)."""
 
     def __init__(
@@ -186,6 +223,7 @@ class HumanSeat:
         if getattr(self.stdin, "closed", False):
             raise BotFailure("a human seat needs a terminal to read from", kind="error")
         self.seat, self.names = info["seat"], list(info.get("names") or [])
+        self.begin(info)
         others = ", ".join(f"seat {s} {n}" for s, n in enumerate(self.names) if s != self.seat)
         self._say(
             f"== {info['game']}: {self.shown} at seat {self.seat} of {info['players']}"
@@ -193,15 +231,23 @@ class HumanSeat:
             + " =="
         )
 
-    def act(self, observation: dict) -> dict:
+    def act(self, observation: dict, events: list | None = None) -> dict:
         deadline = None if self.limit is None else time.monotonic() + self.limit
+        observation, lines = self.hear(observation, events)
         self._say("")
+        for line in lines:
+            self._say(line)
+        if lines:
+            self._say("")
         try:
             return choose(observation, lambda p: self._ask(p, deadline), self._say)
         except EOFError:
             raise BotFailure("the person left: end of input", kind="exit") from None
 
     def end(self, info: dict) -> None:
+        self._say("")
+        for line in self.finish(info):
+            self._say(line)
         result = info.get("result") or {}
         ranks = result.get("ranks") or []
         seat = info.get("seat")
@@ -212,7 +258,7 @@ class HumanSeat:
         pass
 
 
-class WebSeat:
+class WebSeat(Narrated):
     """The ``BotHandle`` of a person at the browser play page (``mallows serve``): ``act``
     publishes the seat's observation and waits for ``answer`` (called by the page's request)
     to bring a legal action; a refused answer is returned as its reason, and ``act`` goes
@@ -230,13 +276,16 @@ class WebSeat:
         self._answer: dict | None = None
         self._gone = False
         self.decisions = 0
+        self.story: list[str] = []
 
     def start(self, info: dict) -> None:
-        pass
+        with self._cv:
+            self.begin(info)
 
-    def act(self, observation: dict) -> dict:
+    def act(self, observation: dict, events: list | None = None) -> dict:
         deadline = None if self.limit is None else time.monotonic() + self.limit
         with self._cv:
+            observation, _ = self.hear(observation, events)
             self.observation, self._answer = observation, None
             self.decisions += 1
             self._cv.notify_all()
@@ -265,6 +314,11 @@ class WebSeat:
             self._cv.notify_all()
             return None
 
+    def told(self) -> list[str]:
+        """The narration so far (a copy: the match's thread adds to it)."""
+        with self._cv:
+            return list(self.story)
+
     def wait_for_turn(self, after: int, timeout: float) -> None:
         """Block until a decision later than number ``after`` waits, or ``timeout``."""
         end = time.monotonic() + timeout
@@ -281,6 +335,8 @@ class WebSeat:
 
     def end(self, info: dict) -> None:
         with self._cv:
+            if "result" in info:  # the runner's match end (the room's own call passes {})
+                self.finish(info)
             self._cv.notify_all()
 
     def close(self) -> None:

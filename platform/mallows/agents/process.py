@@ -97,8 +97,12 @@ class SubprocessBot:
         python: bool = False,
         reuse: bool = False,
         protocols: Sequence[int] = (1,),
+        declared: tuple[tuple[int, ...], str] | None = None,
     ):
         self.name = name
+        #: the protocols the bot's manifest says it speaks, and the manifest's path: a hello
+        #: answering another is refused (None: the hello chooses)
+        self.declared = declared
         #: the protocol versions offered in hello (the registry's handles offer 1 and 2); the
         #: bot's hello picks one: ``protocol``, and for 2 its ``history`` mode
         self.protocols = tuple(protocols)
@@ -384,6 +388,16 @@ class SubprocessBot:
                 )
                 + f", but this platform speaks {speaks}: its hello reply must "
                 f'say "protocol": {said_versions} (the integer)',
+                kind="protocol",
+            )
+        if self.declared is not None and proto not in self.declared[0]:
+            self._stop("its hello contradicts its manifest")
+            versions, where = self.declared
+            shown = str(versions[0]) if len(versions) == 1 else f"[{', '.join(map(str, versions))}]"
+            raise BotFailure(
+                f"the bot's hello answers protocol {proto}, but {where} says protocol = "
+                f"{shown}: make them agree (set protocol = {proto} in it, or leave the key "
+                f"out and let the hello choose)",
                 kind="protocol",
             )
         history = hello.get("history", "delta") if proto == 2 else None

@@ -171,6 +171,7 @@ class BotSpec:
     command: list[str] | None = None  # subprocess: argv (resolved)
     cwd: str | None = None
     reuse: bool = False  # subprocess: the manifest says reuse = true
+    protocols: tuple[int, ...] | None = None  # subprocess: the manifest's, held to (None: any)
     digest: str | None = None  # a snapshot's digest, when run from one
     withdrawn: str | None = None  # a submitted version: when it was withdrawn, if it was
 
@@ -231,6 +232,11 @@ class BotSpec:
             python=self.kind == "python",
             reuse=self.reuse,
             protocols=VERSIONS,
+            declared=(
+                (self.protocols, f"{self.cwd}/{MANIFEST}" if self.cwd else MANIFEST)
+                if self.protocols is not None
+                else None
+            ),
         )
 
     def prepare(self, timeout: float = 10.0, sandbox: str = "on") -> None:
@@ -448,11 +454,12 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
             f"process may play many matches, each begun by a start message)"
         )
     protocol = data.get("protocol", PROTOCOL_VERSION)
-    if type(protocol) is not int or protocol not in VERSIONS:  # the hello picks; 1 or 2 here
+    said = protocol if isinstance(protocol, list) and protocol else [protocol]
+    if not all(type(p) is int and p in VERSIONS for p in said):  # the hello picks among them
         raise BotError(
             f"bot {name!r}: {path} says protocol = {protocol!r}, but this platform "
-            f"speaks protocols {', '.join(map(str, VERSIONS))} (the bot's hello "
-            f"chooses)"
+            f"speaks protocols {', '.join(map(str, VERSIONS))} (one, or a list of those the "
+            f"bot speaks, e.g. [1, 2]; the bot's hello chooses among them)"
         )
     program = command[0]
     if program in ("python", "python3"):
@@ -489,6 +496,7 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
         command=[resolved, *command[1:]],
         cwd=str(folder),
         reuse=reuse,
+        protocols=tuple(said) if "protocol" in data else None,
     )
 
 

@@ -68,6 +68,10 @@ name = "{name}"
 version = "0.1"
 command = ["node", "bot.js"]
 games = [{games}]
+# The protocol this bot speaks; mallows holds its hello to it (a hello answering another is
+# refused). 1: each act brings the observation. 2: each act also brings the seat's match
+# events since its last decision (and the end, the final reveal); answer "protocol": 2 in the
+# hello (with "history": "delta" or "full") and set 2 here: bots/README.md, "Protocol 2".
 protocol = 1
 """
 
@@ -99,6 +103,7 @@ lines.on("line", (line) => {{
   const msg = JSON.parse(line);
   let reply;
   if (msg.type === "hello") {{
+    // protocol 1 (bot.toml says so); protocol 2 adds the match's events: bots/README.md
     reply = {{ type: "hello", protocol: 1, name: "{name}", version: "0.1", games: [{games}] }};
   }} else if (msg.type === "start") {{
     seed = msg.info.seed % 4294967296;

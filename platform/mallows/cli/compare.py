@@ -9,6 +9,8 @@ failed (``mallows.errors.PlatformError``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import contextlib
 import time
 from pathlib import Path
@@ -31,6 +33,7 @@ from mallows.tournaments.compare.spec import (
     DEFAULT_MAX_MATCHES,
     DEFAULT_SEED,
     check_comparison_bots,
+    legacy_name,
     make_comparison,
 )
 from mallows.results.store import DEFAULT_DB, Store
@@ -49,10 +52,14 @@ def status_line(result, c) -> str:
     interval, LLR (share of the way to the bound it heads for), bounds, hypotheses."""
     t = result.test
     half = "inf" if t.half_width == float("inf") else f"{t.half_width:.3f}"
+    # every pair so far gave the same difference: +/- 0.000 measures no spread, it is not a
+    # certainty (identical play, or too few pairs to differ)
+    alike = t.n > 1 and t.half_width == 0
     return (
         f"Pairs: {t.n} ({2 * t.n} matches), Diff: {t.mean:+.3f} +/- {half} places/match, "
         f"LLR: {t.llr:.2f} ({100 * t.progress:.1f}%) ({t.lower:.2f}, {t.upper:.2f}) "
         f"[0.00, {c.delta:.2f}]"
+        + (f" (all {t.n} pairs gave {t.mean:+.3f}: no spread measured yet)" if alike else "")
     )
 
 
@@ -153,6 +160,9 @@ def compare(
         )
         c = check_comparison_bots(c, resolver)  # hellos; the sandbox decided once
     store = Store(db)
+    old = legacy_name(c) if name is None else None
+    if old is not None and store.tournament(c.name) is None and store.tournament(old):
+        c = dataclasses.replace(c, name=old)  # stored before paths were named by base name
     # registered and pinned like a tournament: changed settings or changed bot code are
     # refused before any match (and before Ray starts)
     plan = prepare(c, store, resolver.using(store))

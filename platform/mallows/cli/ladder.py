@@ -65,6 +65,7 @@ def run(
     from mallows.cli.common import resolver_for
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
     from mallows.runner.executor import make_executor
+    from mallows.tournaments.format import idle_parameters
     from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
     from mallows.tournaments.ladder.spec import check_ladder_bots, load_ladder
     from mallows.tournaments.ladder.status import ladder_view, view_text
@@ -77,6 +78,8 @@ def run(
         )
     with resolver_for(db) as resolver:
         ladder = check_ladder_bots(ladder, resolver, mode)  # before a new database is created
+        for warning in idle_parameters(ladder.entrants, ladder.game, resolver):
+            typer.echo(f"warning: {warning}", err=True)
     store = Store(db)
     resolver = resolver.using(store)
     ladder = prepare_ladder(ladder, store, resolver, mode)
@@ -91,7 +94,7 @@ def run(
             key = t.reason.split(":", 1)[0]
             reasons[key] = reasons.get(key, 0) + 1
         say(
-            f"epoch {state.next_epoch - 1}: {len(tables)} tables "
+            f"epoch {state.next_epoch}: {len(tables)} tables "
             f"({', '.join(f'{k} {n}' for k, n in sorted(reasons.items()))}), "
             f"{sum(t.count for t in tables)} matches; field {len(state.active())}"
         )

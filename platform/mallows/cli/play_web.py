@@ -1,6 +1,6 @@
 """The play page's routes for ``mallows serve`` (loopback only): ``/play.html`` (the form),
 ``POST /play/new``, ``/play/<id>`` (the match page), ``/play/<id>/state`` (the person's view,
-long-polled) and ``POST /play/<id>/act``; ``/play/static/play.js``.
+long-polled, with ``story``: the game's narration of the match so far, every line) and ``POST /play/<id>/act``; ``/play/static/play.js``.
 
 Only requests and answers here: matches are ``mallows.runner.human_play``, pages
 ``mallows.report.play_page``.
@@ -109,6 +109,7 @@ class PlayRoutes:
         web = session.web
         web.wait_for_turn(after, timeout=5.0)
         obs = web.observation
+        story = web.told()
         if session.error is not None:
             return {"error": session.error, "over": True}
         if session.over and obs is None:
@@ -128,10 +129,16 @@ class PlayRoutes:
                 "result": text + f"; stored as {session.stored_as}",
                 "replay": replay,
                 "decision": web.decisions,
+                "story": story,
             }
         if obs is None:
-            return {"over": False, "view": None, "decision": web.decisions}
-        return {"over": False, "view": play_page.view(obs), "decision": web.decisions}
+            return {"over": False, "view": None, "decision": web.decisions, "story": story}
+        return {
+            "over": False,
+            "view": play_page.view(obs),
+            "decision": web.decisions,
+            "story": story,
+        }
 
     def post(
         self, path: str, body: bytes, kind: str, client: str, origin: str | None = None

@@ -286,6 +286,10 @@ def run(
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
         t = check_tournament_bots(t, resolver, mode)
+        from mallows.tournaments.format import idle_parameters
+
+        for warning in idle_parameters(t.bots, t.game, resolver):
+            typer.echo(f"warning: {warning}", err=True)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         try:

@@ -94,6 +94,10 @@ class WebView(Protocol):
 
     def frame(self, observation: Mapping) -> dict: ...
 
+    def decision(self, observation: Mapping) -> str:
+        """What the seat's decision is about, in the game's words (``take a card``)."""
+        ...
+
 
 class Codec(Protocol):
     """A game's encoder behind one interface: ``size`` (the vector's length), ``actions``

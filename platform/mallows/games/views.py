@@ -5,12 +5,15 @@ and a typed action read back.
 Owns the dispatch: ``table_lines(observation)``, ``action_words(observation, action)`` and
 ``parse_action(observation, text)`` call the game's text view (its face
 ``mallows.games.faces.TextView``, Arschmallows' and Take4's ``view`` module); a game without
-one is shown as JSON and takes JSON. Everything
+one is shown as JSON and takes JSON. ``narrator(info)`` is the game's narration of a seat's
+match events (``mallows.games.<id>.narration``): what the others did, between the seat's
+turns. Everything
 is drawn from the observation alone, so a person sees exactly what a bot in that seat sees.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mallows.games.faces import TextView
 
-__all__ = ["action_words", "parse_action", "table_lines", "typing_help"]
+__all__ = ["action_words", "narrator", "parse_action", "table_lines", "typing_help"]
 
 
 def _view(observation: Mapping) -> TextView | None:
@@ -30,6 +33,32 @@ def _view(observation: Mapping) -> TextView | None:
         return faces_of(game).text() if isinstance(game, str) else None
     except GameConfigError:
         return None
+
+
+def _module(game: Any, name: str) -> Any:
+    from mallows.games import GAMES, plugin_games
+
+    path = GAMES.get(game) if isinstance(game, str) else None
+    path = path or (plugin_games().get(game) if isinstance(game, str) else None)
+    if path is None:
+        return None
+    try:
+        return importlib.import_module(f"{path}.{name}")
+    except ImportError:
+        return None
+
+
+def narrator(info: Mapping) -> Any:
+    """The game's ``Narrator`` for the seat of start info ``info`` (``game``, ``seat``,
+    ``players``, ``options``, ``names``): ``add(events)`` gives the seat's match events in
+    words, ``final_lines(result)`` the match's end (``mallows.games.<id>.narration``); None
+    for a game without a narration."""
+    module = _module(info.get("game"), "narration")
+    if module is None:
+        return None
+    return module.Narrator(
+        int(info["seat"]), int(info["players"]), dict(info["options"]), info.get("names")
+    )
 
 
 def table_lines(observation: Mapping) -> list[str]:

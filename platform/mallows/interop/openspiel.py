@@ -453,11 +453,23 @@ def take4_state_from_observation(
 
 def ismcts_bot(game: Any, max_simulations: int = 200, seed: int = 0, uct_c: float = 2.0) -> Any:
     """OpenSpiel's ISMCTS bot (random rollouts) on a mallows game, resampling hidden
-    information with ``resample_from_infostate``."""
+    information with ``resample_from_infostate``. It plays in OpenSpiel's own
+    ``evaluate_bots`` too: it searches afresh at every step, so ``restart_at`` and
+    ``inform_action`` (which OpenSpiel's ISMCTS does not implement) have nothing to do."""
     from open_spiel.python.algorithms import ismcts, mcts
 
+    class _ISMCTSBot(ismcts.ISMCTSBot):
+        def restart_at(self, state: Any) -> None:
+            self.reset()
+
+        def inform_action(self, state: Any, player_id: int, action: int) -> None:
+            pass
+
+        def inform_actions(self, state: Any, actions: Any) -> None:
+            pass
+
     rng = np.random.RandomState(seed)
-    bot = ismcts.ISMCTSBot(
+    bot = _ISMCTSBot(
         game,
         mcts.RandomRolloutEvaluator(1, rng),
         uct_c,

@@ -65,8 +65,9 @@ def meta(game: str, names: Sequence[str], options: Mapping) -> dict:
 def view(observation: Mapping) -> dict:
     """The seat's table as a replay frame (the game's web view), and its legal actions in
     words."""
-    frame = web_view(str(observation["game"])).frame(observation)
-    frame["text"] = f"your turn (seat {observation['seat']})"
+    face = web_view(str(observation["game"]))
+    frame = face.frame(observation)
+    frame["text"] = f"your turn (seat {observation['seat']}): " + face.decision(observation)
     legal = observation["legal_actions"]
     return {
         "frame": frame,

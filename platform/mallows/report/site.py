@@ -324,12 +324,13 @@ class Site:
             return None
         c, t = self.comparison_test(self.store, name)
         half = t.half_width if t.n > 1 and t.half_width != float("inf") else None
+        from mallows.botname import short
+
+        a, b = short(c.a), short(c.b)  # a bot given by path: by its base name
         if t.verdict == "H1":
-            said = (
-                f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place per match"
-            )
+            said = f"H1 accepted: {a} is better than {b} by at least {c.delta:g} place per match"
         elif t.verdict == "H0":
-            said = f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match"
+            said = f"H0 accepted: {a} is not better than {b} by {c.delta:g} place per match"
         elif t.n >= c.max_pairs:
             said = (
                 f"no verdict within {2 * c.max_pairs} matches (--max-matches): the LLR is "

@@ -246,6 +246,38 @@ def decide_sandbox(specs: Iterable[BotSpec], limits: Limits) -> None:
     require_sandbox(list(specs), limits)
 
 
+#: the shipped bots' parameters that change play in some games only, kept here rather than in
+#: their files (a changed file is other code: a resumed run that pinned it would be refused)
+SHIPPED_PARAMETER_GAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "random": {"call": ("arschmallows",)},  # the call probability: Take4 has no call
+    "greedy": {"margin": ("arschmallows",)},  # the call margin
+}
+
+
+def idle_parameters(bots: Iterable[str], game: str, resolver: Resolver | None = None) -> list[str]:
+    """Warnings, one a bot: a parameter that changes nothing in ``game`` (a bot class says
+    which games each parameter changes play in: ``parameter_games = {"call":
+    ("arschmallows",)}``), so that ``random:call=0.5`` is ``random`` under another name."""
+    resolver = resolver if resolver is not None else Resolver()
+    out = []
+    for name in dict.fromkeys(bots):
+        try:
+            spec = resolver.load(name)
+        except MallowsError:
+            continue  # the check step says what is wrong with it
+        games_of = getattr(spec.cls, "parameter_games", None) or (
+            SHIPPED_PARAMETER_GAMES.get(spec.base, {}) if spec.trusted else {}
+        )
+        idle = [p for p in spec.params if p in games_of and game not in games_of[p]]
+        for p in idle:
+            out.append(
+                f"{name!r}: the parameter {p} has no effect in {game} (it changes play in "
+                f"{', '.join(games_of[p])} only): {name} plays {game} as {spec.base} does, "
+                f"two names for one program"
+            )
+    return out
+
+
 def check_bots(
     bots: Iterable[str],
     game: str,

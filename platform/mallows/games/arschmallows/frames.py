@@ -25,7 +25,7 @@ from importlib import resources
 
 from mallows.errors import ReplayMismatch
 from mallows.games import arschmallows
-from mallows.games.arschmallows import cards
+from mallows.games.arschmallows import narration
 from mallows.games.base import ReplayChance, replay_chance
 from mallows.games.describe import seat_label, seen
 from mallows.safetext import brief
@@ -34,11 +34,7 @@ from mallows.safetext import brief
 __all__ = ["frames", "meta", "script", "seat_views", "text_lines", "view_line", "card_text"]
 
 
-def card_text(value: int | None) -> str:
-    if value is None:
-        return "a hidden card"
-    name = cards.ACTION_NAMES.get(value)
-    return f"{value} ({name})" if name else str(value)
+card_text = narration.card
 
 
 class _WatchedChance(ReplayChance):
@@ -128,81 +124,47 @@ class _Words:
 
 
 def _describe(w: _Words, before: dict, seat: int, action: dict, after_rows) -> str:
-    kind = action.get("type")
-    me = w.who(seat)
+    """The action in the game's words (``narration.action_text``), every card's value marked
+    with the seats that saw it."""
+    kind = str(action.get("type"))
     row = before["rows"][seat]
     v = w.value
-    if kind == "peek":
-        i, j = action["slots"]
-        return f"{me} looks at its slots {i} and {j}: {v(row[i])} and {v(row[j])}"
-    if kind == "draw":
-        return f"{me} draws {v(before['draw'][-1])} from the draw pile"
-    if kind == "take_discard":
-        return f"{me} takes the {v(before['discard'][-1])} from the discard pile"
+    f: dict = dict(action)
     held = before["held"]
-    if kind == "swap":
-        s = action["slot"]
-        return (
-            f"{me} puts the held {v(held)} into slot {s}; the {v(row[s])} that was there "
-            f"goes to the discard pile"
-        )
-    if kind == "refuse":
-        s = action["slot"]
-        return f"{me} discards the held {v(held)} and turns slot {s} face up: {v(row[s])}"
-    if kind == "spy":
-        p, s = action["player"], action["slot"]
-        whose = "its own" if p == seat else f"{w.who(p)}'s"
-        return f"{me} plays the Spy and looks at {whose} slot {s}: {v(before['rows'][p][s])}"
-    if kind == "exchange":
-        s, p, t = action["slot"], action["player"], action["their_slot"]
-        return (
-            f"{me} plays the Exchange: its slot {s} ({v(row[s])}) for {w.who(p)}'s slot "
-            f"{t} ({v(before['rows'][p][t])})"
-        )
-    if kind == "play_twice":
-        return f"{me} plays Play twice: two extra turns follow"
-    if kind == "get_rid":
-        slots = action["slots"]
-        shown = ", ".join(v(row[i]) for i in slots)
-        if len(after_rows[seat]) < len(row):
-            return (
-                f"{me} gets rid of slots {', '.join(map(str, slots))} ({shown}): they "
-                f"match, go to the discard pile, and the held {v(held)} takes slot "
-                f"{slots[0]}"
-            )
-        return (
-            f"{me} tries to get rid of slots {', '.join(map(str, slots))} ({shown}): "
-            f"they do not match, so they stay and the held {v(held)} joins the row as a "
-            f"penalty card"
-        )
-    if kind == "call":
-        return f"{me} calls Arschmallows!"
-    if kind == "pass":
-        return f"{me} ends its turn"
-    return f"{me} plays {action}"
+    f["held"] = v(held) if held is not None else None
+    if kind == "peek":
+        f["values"] = [v(row[i]) for i in action["slots"]]
+    elif kind == "draw":
+        f["value"] = v(before["draw"][-1])
+    elif kind == "take_discard":
+        f["value"] = v(before["discard"][-1])
+    elif kind == "swap":
+        f["old"] = v(row[action["slot"]])
+    elif kind == "refuse":
+        f["face_up"] = v(row[action["slot"]])
+    elif kind in ("spy", "exchange"):
+        p = action["player"]
+        f["whose"] = "its own" if p == seat else f"{w.who(p)}'s"
+        if kind == "spy":
+            f["value"] = v(before["rows"][p][action["slot"]])
+        else:
+            f["mine"] = v(row[action["slot"]])
+            f["theirs"] = v(before["rows"][p][action["their_slot"]])
+    elif kind == "get_rid":
+        f["revealed"] = [v(row[i]) for i in action["slots"]]
+        f["success"] = len(after_rows[seat]) < len(row)
+    return narration.action_text(w.who(seat), False, kind, f)
 
 
-def _round_end_text(w: _Words, event: dict, history: dict) -> str:
-    r = event["round"]
-    caller = event["caller"]
-    reason = {
-        "call": "a call",
-        "all_face_up": "a row all face up",
-        "exhausted": "no cards left to take",
-        "turn_limit": "the turn limit",
-    }.get(event["reason"], event["reason"])
-    parts = []
-    for s, score in enumerate(event["scores"]):
-        text = f"{w.names[s]} {score}"
-        if s == caller:
-            raw = history["raw"][s]
-            text += (
-                f" (caller: {raw} doubled to {score})"
-                if history["doubled"]
-                else " (caller, not doubled)"
-            )
-        parts.append(text)
-    return f"round {r + 1} ends on {reason}. Scores: " + ", ".join(parts)
+def _round_end_text(w: _Words, event: dict, scored: dict, options: dict) -> str:
+    """A round's end in the game's words (``narration.round_end_lines``): every row as scored,
+    each score's making, the totals after it; one line each."""
+    rows = [[c[0] for c in row] for row in scored["rows"]]
+    totals_before = [t - s for t, s in zip(scored["totals"], event["scores"])]
+    names = [w.who(s) for s in range(w.n)]
+    return "\n".join(
+        narration.round_end_lines(dict(event, rows=rows), totals_before, names, options)
+    )
 
 
 def frames(record: dict) -> list[dict]:
@@ -239,11 +201,7 @@ def frames(record: dict) -> list[dict]:
         if kind == "forfeit":
             frame = dict(last or _snapshot(state, cache=cache))
             reason = brief(str(event.get("reason", "")))  # whole in the event
-            what = f"forfeits ({event['kind']})" if event.get("kind") else "forfeits"
-            text = (
-                f"{words.who(event['seat'])} {what}: {reason}. From here a random policy "
-                f"plays its seat"
-            )
+            text = narration.forfeit_text(words.who(event["seat"]), event.get("kind"), reason)
             frame.update(text=text, actor=event["seat"])
         elif kind == "action":
             seat, action = event["seat"], event["action"]
@@ -276,19 +234,22 @@ def frames(record: dict) -> list[dict]:
             frame = dict(take(event))
             if kind == "deal":
                 deck = event["deck"]
-                text = (
-                    f"round {event['round'] + 1}: {n} rows of {t} cards dealt face down; "
-                    f"the discard pile shows {card_text(deck[n * t])}, the draw pile has "
-                    f"{len(deck) - n * t - 1} cards"
+                text = narration.deal_text(
+                    event["round"],
+                    None,
+                    n,
+                    t,
+                    discard=card_text(deck[n * t]),
+                    draw_pile=len(deck) - n * t - 1,
+                    starter=f"{words.who(frame['current'])} starts"
+                    if frame.get("current") is not None
+                    else None,
                 )
             elif kind == "reshuffle":
                 deck = event["deck"]
-                text = (
-                    f"the discard pile is shuffled into a new draw pile of {len(deck) - 1} "
-                    f"cards; {card_text(deck[0]) if deck else '-'} is turned face up"
-                )
+                text = narration.reshuffle_text(card_text(deck[0]) if deck else "-", len(deck) - 1)
             elif kind == "round_end":
-                text = _round_end_text(words, event, state.history[event["round"]])
+                text = _round_end_text(words, event, frame, record["options"])
             else:
                 text = str(event)
             frame.update(text=text, actor=None)
@@ -341,16 +302,12 @@ def view_line(names: Sequence[str], viewer: int | None) -> str:
 
 def text_lines(frame: Mapping, names: Sequence[str], viewer: int | None) -> list[str]:
     """A frame for ``mallows replay``: a deal heads its round and shows the rows as dealt, a
-    round's end the rows as scored."""
+    round's end is the narration's lines (every row revealed and how each score was made)."""
     kind = frame["event"].get("type")
+    if kind == "round_end":  # the narration's lines: every row revealed and summed, the totals
+        return ["  " + line for line in seen(frame["text"], viewer).splitlines()]
     lines = ["  " + seen(frame["text"], viewer)]
     if kind == "deal":
         lines.insert(0, f"-- round {frame['event']['round'] + 1} --")
         lines += [f"    {_who(names, s)}: {_row(frame, s, viewer)}" for s in range(len(names))]
-    elif kind == "round_end":
-        lines += [
-            f"    {_who(names, s)}: {' '.join(str(c[0]) for c in frame['rows'][s])}"
-            f" = {sum(c[0] for c in frame['rows'][s])}"
-            for s in range(len(names))
-        ]
     return lines

@@ -25,6 +25,10 @@ def card(value: int | None) -> str:
     return f"{value} ({name})" if name else str(value)
 
 
+def _cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
 def _who(observation: Mapping, seat: int) -> str:
     return "you" if seat == observation.get("seat") else f"seat {seat}"
 
@@ -61,7 +65,7 @@ def table_lines(observation: Mapping) -> list[str]:
     held = observation.get("held")
     lines.append(
         f"discard pile: {card(discard[-1]) if discard else 'empty'}"
-        f" ({len(discard)} cards) · draw pile: {observation['draw_pile']} cards"
+        f" ({_cards(len(discard))}) · draw pile: {_cards(observation['draw_pile'])}"
         + (f" · you hold {card(held['value'])} (from the {held['source']} pile)" if held else "")
     )
     rows = observation["rows"]

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["frame"]
+__all__ = ["decision", "frame"]
+
+
+def decision(observation: Mapping) -> str:
+    from mallows.games.arschmallows.view import PHASE
+
+    return PHASE.get(str(observation.get("phase")), "decide")
 
 
 def frame(observation: Mapping) -> dict:

@@ -20,14 +20,14 @@ from mallows.errors import ReplayMismatch
 from mallows.games import take4
 from mallows.games.base import replay_chance
 from mallows.games.describe import seen
+from mallows.games.take4 import narration
 from mallows.games.take4.cards import SQUAD_OF, SQUADS, completed_squads
 from mallows.safetext import brief
 
 __all__ = ["frames", "meta", "script", "seat_views", "text_lines", "view_line"]
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+_and = narration.and_list
 
 
 def _who(names, seat) -> str:
@@ -84,18 +84,8 @@ def frames(record: dict) -> list[dict]:
                 took.append(positions[p - 1] if won else None)
             frame = _snapshot(state, positions, picks, took)
             frame["round"] = event["round"]
-            parts = []
-            for seat, p in enumerate(picks):
-                contested = p in winner_of
-                parts.append(
-                    f"{names[seat]} picks {positions[p - 1]} ({SQUAD_OF[positions[p - 1]]}"
-                    f", position {p}{', contested' if contested else ''})"
-                )
-            left = [c for p, c in enumerate(positions, 1) if c and p not in set(picks)]
-            text = (
-                f"round {event['round'] + 1}: "
-                + "; ".join(parts)
-                + (f". Nobody picks {', '.join(left)}: back under the deck" if left else "")
+            text = narration.picks_text(
+                event["round"], positions, picks, set(winner_of), lambda s: names[s]
             )
         elif kind == "race":
             expected = races_left.pop(0) if races_left else None
@@ -105,25 +95,18 @@ def frames(record: dict) -> list[dict]:
                 )
             frame = dict(last)
             card = frame["positions"][event["position"] - 1]
-            others = [s for s in event["contenders"] if s != event["winner"]]
-            both = "both" if len(event["contenders"]) == 2 else "all"
-            text = (
-                f"race for {card} (position {event['position']}): "
-                f"{_and([_who(names, s) for s in event['contenders']])} {both} picked "
-                f"it; {_who(names, event['winner'])} is quicker and takes it, "
-                + _and([_who(names, s) for s in others])
-                + (" gets" if len(others) == 1 else " get")
-                + " nothing this round"
+            text = narration.race_text(
+                card,
+                event["position"],
+                event["contenders"],
+                event["winner"],
+                lambda s: _who(names, s),
             )
         elif kind == "game_end":
             frame = dict(last)
             frame["winners"] = list(event.get("winners", []))
             winners = event.get("winners", [])
-            reason = {
-                "squad": "a squad is complete",
-                "deck_empty": "the deck has run out",
-                "round_limit": "the round limit is reached",
-            }.get(event["reason"], event["reason"])
+            reason = narration.end_reason(event["reason"])
             fair = [s for s in winners if s not in forfeited]
             lost = [s for s in winners if s in forfeited]
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["frame"]
+__all__ = ["decision", "frame"]
+
+
+def decision(observation: Mapping) -> str:
+    return "pick a position"
 
 
 def frame(observation: Mapping) -> dict:

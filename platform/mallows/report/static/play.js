@@ -7,6 +7,7 @@
   var statusEl = document.getElementById("status");
   var actionsEl = document.getElementById("actions");
   var resultEl = document.getElementById("result");
+  var storyEl = document.getElementById("story");
   var decision = -1;
   var replayLoaded = false;
 
@@ -28,6 +29,24 @@
     } else {
       framesEl.textContent = JSON.stringify([frame]);
     }
+  }
+
+  function tell(story) {
+    // the game's narration of the match so far: every line, the newest last
+    if (!story) return;
+    for (var i = storyEl.children.length; i < story.length; i++) {
+      var li = document.createElement("li");
+      li.textContent = story[i];
+      if (/^\s/.test(story[i])) li.className = "detail";
+      storyEl.appendChild(li);
+    }
+    if (storyEl.lastElementChild && storyEl.lastElementChild.scrollIntoView) {
+      storyEl.lastElementChild.scrollIntoView({block: "nearest"});
+    }
+    var step = document.getElementById("step");
+    if (step) step.textContent = "";
+    var controls = document.getElementById("controls");  // one frame: nothing to step through
+    if (controls) controls.style.display = "none";
   }
 
   function button(text, onClick, id) {
@@ -90,6 +109,7 @@
   function poll() {
     fetch("/play/" + session.id + "/state?after=" + decision).then(function (r) { return r.json(); }).then(function (st) {
       if (st.error) { statusEl.textContent = "error: " + st.error; return; }
+      tell(st.story);
       if (st.over) {
         if (st.view) draw(st.view.frame);
         actionsEl.textContent = "";
@@ -110,6 +130,7 @@
       statusEl.textContent = "your turn: decision " + st.decision;
       statusEl.dataset.decision = st.decision;
       show(st.view);
+      tell(st.story);
     }).catch(function () { setTimeout(poll, 1000); });
   }
   poll();

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 
+from mallows.botname import short
 from mallows.tournaments.compare.spec import Comparison, CompareError, from_definition
 from mallows.tournaments.compare.sprt import SequentialTest
 from mallows.tournaments.plan import Plan, prepare
@@ -93,17 +94,24 @@ def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTe
     return c, test
 
 
+def verdict_head(c: Comparison, test: SequentialTest) -> str | None:
+    """The verdict in words, the bots by their short names (a path by its base name); None
+    while undecided."""
+    a, b = short(c.a), short(c.b)
+    if test.verdict == "H1":
+        return f"H1 accepted: {a} is better than {b} by at least {c.delta:g} place per match"
+    if test.verdict == "H0":
+        return f"H0 accepted: {a} is not better than {b} by {c.delta:g} place per match"
+    return None
+
+
 def verdict_text(c: Comparison, test: SequentialTest) -> str:
     """One line: the verdict (or its absence) with the estimate."""
-    if test.verdict == "H1":
-        head = f"H1 accepted: {c.a} is better than {c.b} by at least {c.delta:g} place per match"
-    elif test.verdict == "H0":
-        head = f"H0 accepted: {c.a} is not better than {c.b} by {c.delta:g} place per match"
-    else:
-        head = f"no verdict yet ({test.n} of at most {c.max_pairs} pairs)"
+    head = verdict_head(c, test) or f"no verdict yet ({test.n} of at most {c.max_pairs} pairs)"
     interval = f" +/- {test.half_width:.3f}" if test.n > 1 else ""
+    a, b = short(c.a), short(c.b)
     return (
-        f"{head}; {c.a} better than {c.b} by {test.mean:+.3f}{interval} places per match "
+        f"{head}; {a} better than {b} by {test.mean:+.3f}{interval} places per match "
         f"(95%) "
         f"over {test.n} pairs = {2 * test.n} matches; LLR {test.llr:.2f} "
         f"({test.lower:.2f}, {test.upper:.2f}), alpha {c.alpha:g}, beta {c.beta:g}"

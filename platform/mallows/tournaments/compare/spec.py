@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Iterator
 
 from mallows import seeding
+from mallows.botname import short
 from mallows.errors import CompareError, MallowsError
 from mallows.games.faces import faces_of
 from mallows.safetext import refuse_control
@@ -268,6 +269,15 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:24] or "bot"
 
 
+def legacy_name(c: Comparison) -> str | None:
+    """The name a comparison of a bot given by path was stored under before names used the
+    path's base name (``compare-path_to_mybel...``): found in a database, it is resumed under
+    it. None when the names are the same."""
+    v1 = Comparison(**{**c.__dict__, "schedule": 1, "derivation": seeding.LEGACY}).definition()
+    old = f"compare-{_slug(c.a)}-vs-{_slug(c.b)}-{c.game}-{c.players}p-{digest_of(v1)[:8]}"
+    return old if old != c.name else None
+
+
 def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
     from mallows.tournaments.format import available_bots
 
@@ -413,7 +423,10 @@ def make_comparison(
         # derivation: the same command finds a comparison stored before either existed (and
         # resumes it with its own)
         v1 = Comparison(**{**c.__dict__, "schedule": 1, "derivation": seeding.LEGACY}).definition()
-        name = f"compare-{_slug(a)}-vs-{_slug(b)}-{game}-{players}p-{digest_of(v1)[:8]}"
+        # a bot given by path is named by its base name (as everywhere it is shown)
+        name = (
+            f"compare-{_slug(short(a))}-vs-{_slug(short(b))}-{game}-{players}p-{digest_of(v1)[:8]}"
+        )
     elif not NAME_RE.fullmatch(refuse_control(name, "--name", "--name my-comparison")):
         raise CompareError(
             f"--name must be letters, digits, '.', '_' or '-' (no spaces or "

@@ -66,10 +66,16 @@ MAX_PASSES = 10_000
 @dataclass
 class Entrant:
     written: str  # the name as written (file, join)
-    joined: int  # the epoch it joined in (0: in the file)
+    joined: int  # the epoch (0-based index) it joined in (0 too for the file's)
     status: str = "active"  # active, withdrawn, retired, refused, eliminated
     note: str = ""
     shown: str = ""  # the name it is shown and rated under (its pin)
+    entered: bool = False  # joined by an event (a newcomer), not in the file
+
+    @property
+    def newcomer(self) -> bool:
+        """It joined after the start (by an event, even before the first epoch)."""
+        return self.entered or self.joined > 0
 
 
 @dataclass
@@ -219,11 +225,17 @@ def _apply(state: LadderState, event: dict, epoch: int) -> None:
         if state.mode != "ladder":
             entrants.setdefault(
                 bot,
-                Entrant(bot, epoch, "refused", "the ladder is in its finals: entries are frozen"),
+                Entrant(
+                    bot,
+                    epoch,
+                    "refused",
+                    "the ladder is in its finals: entries are frozen",
+                    entered=True,
+                ),
             )
             return
         if bot not in entrants:
-            entrants[bot] = Entrant(bot, epoch)
+            entrants[bot] = Entrant(bot, epoch, entered=True)
         elif entrants[bot].status in ("withdrawn", "retired"):
             entrants[bot].status, entrants[bot].note = "active", "rejoined"
     elif kind in ("withdraw", "retire", "refuse") and bot in entrants:
@@ -351,12 +363,12 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
         out += [
             place_question(e.shown, policy_of(ladder))
             for e in state.active()
-            if e.joined > 0 and e.shown
+            if e.newcomer and e.shown
         ]
     for q in ladder.questions:
         if q.get("type") == "newcomers":
             for e in state.entrants.values():
-                if e.joined > 0 and e.status == "active":
+                if e.newcomer and e.status == "active":
                     out.append(parse_question({**q, "type": "place", "bot": e.shown or e.written}))
             continue
         if q.get("type") == "place":
@@ -506,7 +518,7 @@ def plan_next(
     passes = epoch_passes(ladder, state.planned, per_pass)
     if state.mode == "ladder":
         for e in state.active():
-            if e.joined > 0 and e.shown:
+            if e.newcomer and e.shown:
                 rate = entry_rate(e.shown, fit, policy)
                 if rate > 1:  # its tables beyond the base: (rate - 1) a pass
                     boosted.append((e.shown, int(round((rate - 1) * passes))))
@@ -534,6 +546,7 @@ def plan_next(
     if state.mode.startswith("finals"):
         stage = state.mode.split(":")[1]
         tables = [dataclasses.replace(t, reason=f"finals:{stage}") for t in tables]
+    tables = capped(tables, ladder.max_matches - state.planned)
     row = {
         "epoch": epoch,
         "first": state.planned,
@@ -549,6 +562,18 @@ def plan_next(
     state.events_upto = upto
     state.stage_epochs += 1
     return tables, "", answers
+
+
+def capped(tables: list[Table], room: int) -> list[Table]:
+    """The epoch's tables cut to ``room`` matches: ``max_matches`` holds to the match (the
+    last table kept plays fewer of its seatings)."""
+    out: list[Table] = []
+    for t in tables:
+        if room <= 0:
+            break
+        out.append(t if t.count <= room else dataclasses.replace(t, count=room))
+        room -= t.count
+    return out
 
 
 def epoch_passes(ladder: Ladder, planned: int, per_pass: int) -> int:

@@ -33,29 +33,25 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
     answers = answers_for(ladder, state, field_fit)
     policy = policy_of(ladder)
     standings = []
-    for r in fit.rows():
-        e = by_shown.get(r.bot)
+    shown_fit = _standings_fit(store, name, fit)
+    unplayed = [b for b, n in zip(fit.bots, fit.played) if n == 0 and b not in shown_fit.bots]
+    for r in [*shown_fit.rows(), *unplayed]:
+        bot = r if isinstance(r, str) else r.bot
+        e = by_shown.get(bot)
         status = e.status if e is not None else "active"
-        newcomer = e is not None and e.joined > 0 and status == "active"
-        rate = entry_rate(r.bot, field_fit, policy) if newcomer else 1.0
+        newcomer = e is not None and e.newcomer and status == "active"
+        rate = entry_rate(bot, field_fit, policy) if newcomer else 1.0
         standings.append(
             {
-                "rank": r.rank,
-                "bot": r.bot,
-                "rating": r.rating,
-                "low": r.low,
-                "high": r.high,
-                "rank_low": r.rank_low,
-                "rank_high": r.rank_high,
-                "p_top": list(r.p_top[:3]),
-                "matches": r.matches,
-                "mean_place": r.mean_place,
+                **(_unrated(bot) if isinstance(r, str) else _rated(r)),
                 "status": "newcomer" if newcomer and rate > 1 else status,
                 "note": e.note if e is not None else "",
                 "rate": rate,
                 "joined": e.joined if e is not None else 0,
+                "entered": e is not None and e.newcomer,
             }
         )
+    in_finals = state.mode.startswith("finals") or state.mode == "done"
     pending = [
         {"kind": ev["kind"], "bot": ev["bot"], "created": ev["created"]}
         for ev in store.ladders.events(name, state.events_upto)
@@ -85,7 +81,7 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
             for a in answers
         ],
         "standings": standings,
-        "newcomers": [s for s in standings if s["joined"] > 0],
+        "newcomers": [s for s in standings if s["entered"]],
         "recent": [
             {
                 "index": m["idx"],
@@ -102,11 +98,51 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
             if ladder.finals is None
             else {"cutoffs": list(ladder.finals.cutoffs), "epochs": ladder.finals.epochs}
         ),
-        "final_order_certainty": (
-            field_fit.p_order(field_fit.order())
-            if state.mode.startswith("finals") or state.mode == "done"
-            else None
-        ),
+        "final_order_certainty": field_fit.p_order(field_fit.order()) if in_finals else None,
+        # the finals' table: the finalists alone, in the order the certainty is about
+        "final_table": [_rated(r) for r in field_fit.rows()] if in_finals else None,
+    }
+
+
+def _standings_fit(store: Any, name: str, fit: Any) -> Any:
+    """The fit the standings show: over the bots with a match. A bot without one is the prior
+    alone: centring the ratings on it would widen every interval, and its wide prior would
+    read as a good chance to be first. It is listed below them, unrated."""
+    from mallows.tournaments.ladder.run import _fit
+
+    if fit.matches and any(n == 0 for n in fit.played):
+        return _fit(store, name, [])
+    return fit
+
+
+def _rated(r: Any) -> dict:
+    return {
+        "rank": r.rank,
+        "bot": r.bot,
+        "rating": r.rating,
+        "low": r.low,
+        "high": r.high,
+        "rank_low": r.rank_low,
+        "rank_high": r.rank_high,
+        "p_top": list(r.p_top[:3]),
+        "matches": r.matches,
+        "mean_place": r.mean_place if r.matches else None,
+    }
+
+
+def _unrated(bot: str) -> dict:
+    """A bot without a match: nothing to rate it by yet."""
+    return {
+        "rank": None,
+        "bot": bot,
+        "rating": None,
+        "low": None,
+        "high": None,
+        "rank_low": None,
+        "rank_high": None,
+        "p_top": [],
+        "matches": 0,
+        "mean_place": None,
     }
 
 
@@ -126,6 +162,26 @@ def _state_line(v: dict) -> str:
     )
 
 
+def _standing_line(s: dict, status: bool = False) -> str:
+    """One bot's line of the standings (``status``: with its status) or the final table."""
+    bot = f"{escape(s['bot'])[:22]:<22}"
+    if s["rating"] is None:  # no match yet: nothing rated
+        cells = f"{'-':>4}  {bot} {'no match yet':<27} {'-':<10} {'-':>7} {'-':>7} {0:>7} {'-':>5}"
+    else:
+        p3 = s["p_top"][2] if len(s["p_top"]) > 2 else 1.0
+        place = f"{s['mean_place']:>5.2f}" if s["mean_place"] is not None else f"{'-':>5}"
+        cells = (
+            f"{s['rank']:>4}  {bot} "
+            f"{s['rating']:+.2f} [{s['low']:+.2f}, {s['high']:+.2f}]{'':<3} "
+            f"{s['rank_low']}-{s['rank_high']:<8} {s['p_top'][0]:>7.2f} {p3:>7.2f} "
+            f"{s['matches']:>7} {place}"
+        )
+    if not status:
+        return cells
+    rate = f" (x{s['rate']:.0f} rate)" if s["status"] == "newcomer" else ""
+    return f"{cells}  {s['status']}{rate}"
+
+
 def view_text(v: dict) -> str:
     """The view as the terminal shows it (names escaped: a bot's name is untrusted text)."""
     lines = [_state_line(v), ""]
@@ -133,15 +189,7 @@ def view_text(v: dict) -> str:
         f"{'rank':>4}  {'bot':<22} {'rating (95%)':<24} {'rank (95%)':<10} "
         f"{'P(top1)':>7} {'P(top3)':>7} {'matches':>7} {'place':>5}  status"
     )
-    for s in v["standings"]:
-        p3 = s["p_top"][2] if len(s["p_top"]) > 2 else 1.0
-        status = s["status"] + (f" (x{s['rate']:.0f} rate)" if s["status"] == "newcomer" else "")
-        lines.append(
-            f"{s['rank']:>4}  {escape(s['bot'])[:22]:<22} "
-            f"{s['rating']:+.2f} [{s['low']:+.2f}, {s['high']:+.2f}]{'':<3} "
-            f"{s['rank_low']}-{s['rank_high']:<8} {s['p_top'][0]:>7.2f} {p3:>7.2f} "
-            f"{s['matches']:>7} {s['mean_place']:>5.2f}  {status}"
-        )
+    lines += [_standing_line(s, status=True) for s in v["standings"]]
     if v["questions"]:
         lines += ["", "questions:"]
         for q in v["questions"]:
@@ -150,8 +198,13 @@ def view_text(v: dict) -> str:
                 f"  [{mark}] {q['question']}: P = {q['probability']:.3f} · "
                 f"{escape(q['explanation'])}"
             )
-    if v["final_order_certainty"] is not None:
-        lines.append(f"final table: P(this order is right) = {v['final_order_certainty']:.3f}")
+    if v.get("final_table"):
+        lines += [
+            "",
+            f"final table (the finalists, best first): P(this order is right) = "
+            f"{v['final_order_certainty']:.3f}",
+        ]
+        lines += [_standing_line(s) for s in v["final_table"]]
     if v["pending"]:
         lines += ["", "waiting for the next epoch:"]
         lines += [f"  {p['kind']} {escape(p['bot'] or '')} ({p['created']})" for p in v["pending"]]
