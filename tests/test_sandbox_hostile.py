@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import needs_sandbox, REPO
 from mallows.agents import sandbox
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
@@ -35,9 +35,7 @@ ON = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0)
 OFF = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0, sandbox="off")
 ROOT = os.geteuid() == 0
 USER_UID = 65534
-pytestmark = pytest.mark.skipif(
-    sandbox.problem() is not None, reason=f"no sandbox on this machine: {sandbox.problem()}"
-)
+pytestmark = needs_sandbox()
 
 
 def play(seats: list[str], limits: Limits, game: str = "take4", seed: int = 3):
@@ -116,30 +114,63 @@ def _host_view(handle) -> list[tuple[int, str]]:
     return out
 
 
+def _started(name: str = "victim.py"):
+    handle = load_bot(str(HOSTILE / name)).handle(ON)
+    handle.start(
+        {
+            "protocol": 1,
+            "game": "take4",
+            "options": {},
+            "seat": 0,
+            "players": 2,
+            "seed": 1,
+            "names": ["a", "b"],
+        }
+    )
+    return handle
+
+
 def test_uid_1000_inside_is_an_unprivileged_uid_outside():
-    spec = load_bot(str(HOSTILE / "victim.py"))
-    handle = spec.handle(ON)
+    """As root, a uid of its own from the pool (issue 32: no per-user quota is shared with
+    another bot); as an ordinary user, that user."""
+    from mallows.agents.sandbox.hostuser import DEFAULT_POOL
+
+    handles = [_started(), _started()]
     try:
-        handle.start(
-            {
-                "protocol": 1,
-                "game": "take4",
-                "options": {},
-                "seat": 0,
-                "players": 2,
-                "seed": 1,
-                "names": ["a", "b"],
-            }
-        )
-        view = _host_view(handle)
-        assert view, "no process of the bot was seen"
-        expected = USER_UID if ROOT else os.geteuid()
-        for uid, line in view:
-            assert uid == expected != 0, view
-            inside, outside, _ = line.split()
-            assert outside != "0" or inside != "1000", view  # 1000 never maps to root
+        views = [_host_view(h) for h in handles]
+        assert all(views), "no process of a bot was seen"
+        for view in views:
+            uids = {uid for uid, _ in view}
+            assert len(uids) == 1 and 0 not in uids, view
+            if ROOT:
+                assert DEFAULT_POOL[0] <= min(uids) <= DEFAULT_POOL[1], view
+            else:
+                assert uids == {os.geteuid()}, view
+            for _, line in view:
+                inside, outside, _ = line.split()
+                assert outside != "0" or inside != "1000", view  # 1000 never maps to root
+        if ROOT:  # two sandboxes at once: two host users
+            assert views[0][0][0] != views[1][0][0], views
     finally:
-        handle.close()
+        for h in handles:
+            h.close()
+
+
+def test_a_pool_uid_is_given_back_when_its_sandbox_is_gone_and_never_shared_meanwhile():
+    from mallows.agents.sandbox import hostuser
+
+    if not ROOT:
+        pytest.skip("the uid pool is a root platform's")
+    template = hostuser.HostUser(7, 7, "uid 7", switch=True, pool=(3_000_000_000, 3_000_000_001))
+    a, b = hostuser.claim(template), hostuser.claim(template)
+    assert {a.user.uid, b.user.uid} == {3_000_000_000, 3_000_000_001}
+    with pytest.raises(OSError, match="every uid of MALLOWS_SANDBOX_UIDS"):
+        hostuser.claim(template)
+    a.release()
+    c = hostuser.claim(template)
+    assert c.user.uid == a.user.uid
+    b.release()
+    c.release()
 
 
 def _interpreter_for(uid: int) -> str | None:
@@ -208,7 +239,10 @@ def test_as_an_ordinary_user_too_no_kernel_file_opens_and_the_uid_is_the_users()
         shutil.rmtree(tmp_path, ignore_errors=True)
 
 
-def _as_user(tmp_path: Path) -> None:
+def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
+    """Run the platform's Python on ``argv`` in ``folder`` as uid ``USER_UID`` (``setpriv``),
+    seeing the project and its packages; its last line of output. Skipped, with the reason,
+    where that cannot be done."""
     setpriv = shutil.which("setpriv")
     python = _interpreter_for(USER_UID)
     if setpriv is None or python is None:
@@ -221,10 +255,31 @@ def _as_user(tmp_path: Path) -> None:
 
     if not all(reachable(p, USER_UID, USER_UID, True) for p in paths):
         pytest.skip(f"uid {USER_UID} cannot read the project or its packages ({paths})")
+    folder.chmod(0o1777)
+    for p in folder.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": ":".join(paths),
+        "HOME": str(folder),
+        "MALLOWS_SNAPSHOTS": str(folder / "snapshots"),
+    }
+    setuid = [setpriv, "--reuid", str(USER_UID), "--regid", str(USER_UID), "--clear-groups"]
+    run = subprocess.run(
+        [*setuid, python, "-P", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=folder,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip().splitlines()[-1]
+
+
+def _as_user(tmp_path: Path) -> None:
     script = tmp_path / "as_user.py"
     script.write_text(AS_USER)
-    script.chmod(0o644)
-    tmp_path.chmod(0o1777)
     for name in (
         "kernel.py",
         "colluder.py",
@@ -236,39 +291,10 @@ def _as_user(tmp_path: Path) -> None:
     ):
         if (HOSTILE / name).is_dir():
             shutil.copytree(HOSTILE / name, tmp_path / name)
-            (tmp_path / name).chmod(0o755)
         else:
             shutil.copy(HOSTILE / name, tmp_path / name)
-        for p in [tmp_path / name, *(tmp_path / name).rglob("*")]:
-            p.chmod(0o755 if p.is_dir() else 0o644)
-    bot = tmp_path / "kernel.py"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": ":".join(paths),
-        "HOME": str(tmp_path),
-        "MALLOWS_SNAPSHOTS": str(tmp_path / "snapshots"),
-    }
-    run = subprocess.run(
-        [
-            setpriv,
-            "--reuid",
-            str(USER_UID),
-            "--regid",
-            str(USER_UID),
-            "--clear-groups",
-            python,
-            "-P",
-            str(script),
-            str(bot),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    line = run_as_user(tmp_path, [str(script), str(tmp_path / "kernel.py")])
+    out = json.loads(line)
     assert out["euid"] == USER_UID
     assert out["uids"] and all(uid == USER_UID for uid, _ in out["uids"]), out
     assert all(m[1] != "0" for _, m in out["uids"] if m[0] == "1000"), out
@@ -354,8 +380,7 @@ def test_bots_check_lists_every_bind_and_path_shows_only_what_the_bot_sees(tmp_p
         assert w.env["PATH"] == "/usr/bin:/bin"
     finally:
         w.close_fds()
-        if w.cgroup is not None:
-            w.cgroup.remove()
+        w.release()
 
 
 # -- 3. CPU fairness -----------------------------------------------------------------------------
@@ -545,8 +570,7 @@ def _sandboxed_output(command: list[str]) -> str:
         )
     finally:
         w.close_fds()
-        if w.cgroup is not None:
-            w.cgroup.remove()
+        w.release()
     assert run.returncode == 0, run.stderr
     return run.stdout
 

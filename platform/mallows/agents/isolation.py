@@ -164,14 +164,20 @@ def _drop_capabilities_fn():
     return drop
 
 
-def _limit_settings(limits: Limits, nproc: int | None = None) -> list:
-    """``(resource, (soft, hard))`` for a bot: no core files, ``RLIMIT_FSIZE``, ``RLIMIT_AS``
-    from ``limits.memory_mb`` and ``RLIMIT_NPROC`` ``nproc``, never above the platform's own
+def _limit_settings(limits: Limits, nproc: int | None = None, memory_mb: int | None = None) -> list:
+    """``(resource, (soft, hard))`` for a bot: no core files, no message queue,
+    ``RLIMIT_FSIZE``, ``RLIMIT_AS``
+    from ``memory_mb`` (default ``limits.memory_mb``) and ``RLIMIT_NPROC`` ``nproc``, never
+    above the platform's own
     hard limits."""
     wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, STDERR_LIMIT_BYTES)]
+    # No POSIX message queue: their bytes are counted per host user, so one bot using them up
+    # would be seen by every other bot of that user (and no bot needs one).
+    wanted.append((resource.RLIMIT_MSGQUEUE, 0))
     if nproc:
         wanted.append((resource.RLIMIT_NPROC, nproc))
-    memory_mb = getattr(limits, "memory_mb", 0) or 0
+    if memory_mb is None:
+        memory_mb = getattr(limits, "memory_mb", 0) or 0
     if memory_mb > 0:
         wanted.append((resource.RLIMIT_AS, int(memory_mb * MIB)))
     settings = []

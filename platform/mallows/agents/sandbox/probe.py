@@ -22,6 +22,7 @@ __all__ = [
     "MODES",
     "SandboxUnavailable",
     "check_mode",
+    "isolation",
     "shell",
     "problem",
     "precompile_host",
@@ -111,8 +112,7 @@ def _problem(user: str, euid: int) -> str | None:
         return f"{binary} could not be run: {exc}"
     finally:
         wrapped.close_fds()
-        if wrapped.cgroup is not None:  # made by wrap, never joined: nothing to wait for
-            wrapped.cgroup.remove()
+        wrapped.release()  # its cgroups were made by wrap, never joined: nothing to wait for
     if run.returncode != 0:
         err = (run.stderr or "").strip().splitlines()
         why = err[-1] if err else f"exit status {run.returncode}"
@@ -183,3 +183,41 @@ def status() -> dict:
         "cpu": cpu_control(),
         "tmp_mb": TMP_MB,
     }
+
+
+def isolation() -> str:
+    """One line for people: what isolation a sandboxed bot gets here, and what is missing
+    (``bots check`` and ``tournament run`` print it)."""
+    from mallows.agents.sandbox.cgroups import base
+
+    why = problem()
+    if why:
+        return f"isolation: no sandbox can be made here ({why})"
+    user = hostuser.host_user()
+    got = ["bubblewrap namespaces", "seccomp filter", "frozen /proc"]
+    missing = []
+    if isinstance(user, hostuser.HostUser) and user.pool is not None:
+        got.append("a host uid of its own")
+    elif isinstance(user, hostuser.HostUser):
+        got.append(f"host uid {user.uid}")
+        missing.append(
+            "a host uid of its own (every bot is that one user, whose per-user quotas, "
+            "such as pipe buffers, they share: "
+            + (
+                f"unset {hostuser.USER_ENV} for one uid each)"
+                if user.switch
+                else "run the platform as root for one uid each)"
+            )
+        )
+    for controller, name, otherwise in (
+        ("pids", "a pids cgroup", "RLIMIT_NPROC in its own user namespace"),
+        ("memory", "a memory cgroup", "RLIMIT_AS with its /tmp taken out of memory_mb"),
+        ("cpuset", "a cpuset", "sched_setaffinity refused"),
+        ("freezer", "a freezer cgroup", "SIGSTOP between decisions"),
+    ):
+        if base(controller):
+            got.append(name)
+        else:
+            missing.append(f"{name} (instead: {otherwise})")
+    line = "isolation: " + ", ".join(got)
+    return line + ("; missing: " + "; ".join(missing) if missing else "; nothing missing")
