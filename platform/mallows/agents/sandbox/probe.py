@@ -116,12 +116,36 @@ def _problem(user: str, euid: int) -> str | None:
     if run.returncode != 0:
         err = (run.stderr or "").strip().splitlines()
         why = err[-1] if err else f"exit status {run.returncode}"
+        unfound = ("shared libraries", "No such file", "Permission denied")
+        closed = _closed_folder([binary, *wrapped.binds], wrapped.user)
+        if closed is not None and any(word in why for word in unfound):
+            return (
+                f"{binary} cannot make a sandbox here ({why}): the sandbox's host user "
+                f"(uid {wrapped.user.uid if wrapped.user else '?'}) cannot enter {closed}, "
+                f"where mallows or its Python is installed. Either let every user enter it "
+                f"(chmod o+x {closed}, and the folders on the way), or install mallows in a "
+                f"folder every user can read (a virtual environment under /opt or /srv)"
+            )
         return (
             f"{binary} cannot make a sandbox here ({why}): unprivileged user namespaces "
             f"are probably disabled (sysctl kernel.unprivileged_userns_clone=1 or "
             f"user.max_user_namespaces > 0), or a container forbids them (run it with "
             f"--security-opt seccomp=unconfined, or allow unshare)"
         )
+    return None
+
+
+def _closed_folder(paths: list[str], user: object) -> str | None:
+    """The first folder on the way to one of ``paths`` that ``user`` (a ``HostUser``) cannot
+    enter, or None."""
+    if not isinstance(user, hostuser.HostUser):
+        return None
+    for path in paths:
+        parts = Path(os.path.abspath(path)).parts
+        for i in range(2, len(parts)):
+            folder = str(Path(*parts[:i]))
+            if not hostuser.reachable(folder, user.uid, user.gid, True):
+                return folder
     return None
 
 
