@@ -146,13 +146,43 @@ def refused() -> None:
         except OSError:
             pass
     fd = os.open(sys.executable, os.O_RDONLY)
-    LIBC.syscall(221, fd, 0, 0, 4)  # fadvise64 DONTNEED
-    LIBC.syscall(187, fd, 0, 1 << 20)  # readahead
     HELD.append(fd)
+    # the page cache of the runtime's files, shared by every sandbox: every probe refused
+    page = mmap.mmap(fd, 4096, access=mmap.ACCESS_COPY)  # the file's pages, not yet copied
+    HELD.append(page)
+    vec = ctypes.create_string_buffer(1)
+    buf = ctypes.create_string_buffer(64)
+    iov = (ctypes.c_void_p * 2)(ctypes.cast(buf, ctypes.c_void_p), 64)
+    stat = ctypes.create_string_buffer(64)
+    cache_range = (ctypes.c_uint64 * 2)(0, 4096)
+    probes = {
+        "fadvise64": lambda: LIBC.syscall(221, fd, 0, 0, 4),  # POSIX_FADV_DONTNEED
+        "readahead": lambda: LIBC.syscall(187, fd, ctypes.c_long(0), ctypes.c_long(1 << 20)),
+        "mincore": lambda: LIBC.mincore(ctypes.c_void_p(_address(page)), 4096, vec),
+        "cachestat": lambda: LIBC.syscall(451, fd, cache_range, stat, 0),
+        "preadv2 RWF_NOWAIT": lambda: LIBC.syscall(327, fd, iov, 1, 0, 0, 8),
+        "pwritev2 RWF_NOWAIT": lambda: LIBC.syscall(328, _tmp_file(), iov, 1, 0, 0, 8),
+    }
+    for name, probe in probes.items():
+        if probe() >= 0:
+            DONE.append(f"{name}: WORKED")
+    if LIBC.syscall(327, fd, iov, 1, 0, 0, 0) != 64:  # a plain preadv2 still reads
+        DONE.append("plain preadv2: refused (it should not be)")
     try:
         os.sched_setaffinity(0, {0})
+        DONE.append("sched_setaffinity: WORKED")
     except OSError:
         pass
+
+
+def _address(m: mmap.mmap) -> int:
+    return ctypes.addressof(ctypes.c_char.from_buffer(m))
+
+
+def _tmp_file() -> int:
+    fd = os.open("/tmp/nowait", os.O_RDWR | os.O_CREAT, 0o600)
+    HELD.append(fd)
+    return fd
 
 
 def cpu() -> None:
