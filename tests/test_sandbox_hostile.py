@@ -705,3 +705,40 @@ def test_a_bwrap_under_a_folder_the_host_user_cannot_enter_still_makes_a_sandbox
         ), w.argv[0]
     finally:
         shutil.rmtree(private, ignore_errors=True)
+
+
+# -- issue 32 item 4: user mode honest and tight ------------------------------------------------
+
+
+def test_without_a_memory_cgroup_the_tmpfs_comes_out_of_memory_mb():
+    from mallows.agents.sandbox.command import TMP_MB, tmp_budget
+
+    assert tmp_budget(256, memory_cgroup=True) == (TMP_MB, 256)  # counted in the cgroup
+    tmp, address_space = tmp_budget(256, memory_cgroup=False)
+    assert tmp == 32 and address_space + 2 * tmp == 256
+    assert tmp_budget(4096, memory_cgroup=False) == (TMP_MB, 4096 - 2 * TMP_MB)
+    assert tmp_budget(0, memory_cgroup=False) == (TMP_MB, 0)  # no memory limit at all
+
+
+def test_bots_check_and_tournament_run_say_in_one_line_what_isolation_they_got(tmp_path):
+    from conftest import MALLOWS, invoke
+
+    result = invoke("bots", "check", str(HOSTILE / "victim.py"), "--games", "1", "--game", "take4")
+    line = sandbox.isolation()
+    assert "seccomp filter" in line and ("; missing: " in line) != line.endswith(
+        "; nothing missing"
+    ), line
+    assert " ".join(result.output.split()).count(line) == 1, result.output
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        f'bots = ["{HOSTILE / "victim.py"}", "random"]\n'
+    )
+    run = subprocess.run(
+        [MALLOWS, "tournament", "run", str(path), "--db", str(tmp_path / "m.db"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert sandbox.isolation() in " ".join(run.stderr.split()), run.stderr
