@@ -18,6 +18,7 @@ import pytest
 
 from conftest import needs_sandbox
 
+from mallows.agents import sandbox
 from mallows.agents.protocol import Limits
 from mallows.agents.spawn import BotProcess
 
@@ -81,8 +82,22 @@ def watch() -> tuple[dict, str]:
     return changed(before, during) or changed(during, after), done
 
 
+def shared_uid() -> bool:
+    """Whether every sandbox here has the same host uid (a platform that is not root, or
+    ``MALLOWS_SANDBOX_USER``): the kernel's per-user pipe-buffer quota is then shared."""
+    from mallows.agents.sandbox.hostuser import HostUser
+
+    user = sandbox.host_user()
+    return isinstance(user, HostUser) and user.pool is None
+
+
 def check(moved: dict, done: str) -> None:
-    assert not moved, "moved: " + " ".join(sorted(moved)) + f"\n{moved}\n{done}"
+    # with one host uid for every sandbox the pipe quota is shared (and said to be missing)
+    allowed = {"pipe size"} if shared_uid() else set()
+    left = {k: v for k, v in moved.items() if k not in allowed}
+    assert not left, "moved: " + " ".join(sorted(left)) + f"\n{left}\n{done}"
+    if allowed:
+        assert "pipe buffers" in sandbox.isolation(), sandbox.isolation()
     # AIO, a pseudo-terminal, every page-cache probe and sched_setaffinity are refused too
     assert "WORKED" not in done and "should not be" not in done, done
 
