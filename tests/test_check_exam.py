@@ -25,13 +25,7 @@ def seen_names(reasons) -> list[list[str]]:
     return [json.loads(m[1]) for m in map(EVIL.search, reasons) if m]
 
 
-def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
-    path = tmp_path / "t.toml"
-    path.write_text(
-        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
-        f'bots = ["{TWO_FACED}", "random", "greedy"]\n{limits}'
-    )
-    db = tmp_path / "m.db"
+def run_file(path: Path, db: Path) -> None:
     proc = subprocess.run(
         [MALLOWS, "tournament", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
         capture_output=True,
@@ -39,7 +33,17 @@ def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
         timeout=300,
         cwd=REPO,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
+        f'bots = ["{TWO_FACED}", "random", "greedy"]\n{limits}'
+    )
+    db = tmp_path / "m.db"
+    run_file(path, db)
     store = Store(db, readonly=True)
     try:
         return [
@@ -194,14 +198,7 @@ def test_a_check_tells_a_bot_the_same_kinds_of_things_as_a_tournament(tmp_path):
         'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
         'bots = ["recorder@1", "at_sign@1", "random"]\n'
     )
-    proc = subprocess.run(
-        [MALLOWS, "tournament", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_file(path, db)
     with Store(db, readonly=True) as store:
         records = [json.loads(text) for _, text in store.records("t")]
     in_tournament = _shapes(r for rec in records for r in rec["result"]["forfeits"])

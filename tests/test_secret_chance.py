@@ -86,7 +86,7 @@ def run_api(t, db: Path) -> None:
         store.close()
 
 
-def run_cli(path: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
+def run_cli(path: Path, db: Path, *extra: str, status: int = 0) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [
             MALLOWS,
@@ -105,7 +105,7 @@ def run_cli(path: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
         timeout=300,
         cwd=REPO,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == status, proc.stdout + proc.stderr
     return proc
 
 
@@ -138,14 +138,7 @@ def test_a_published_seed_gives_nothing_away_now_the_deals_are_secret_by_default
 
 def test_secret_false_is_refused_with_bots_not_shipped_and_allowed_with_shipped_ones(tmp_path):
     path = tournament_file(tmp_path, extra="seed = 2026\nsecret = false\n", name="open")
-    proc = subprocess.run(
-        [MALLOWS, "tournament", "run", str(path), "--db", str(tmp_path / "m.db")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-    )
-    assert proc.returncode == 2, proc.stdout + proc.stderr
+    proc = run_cli(path, tmp_path / "m.db", status=2)
     text = " ".join(proc.stderr.split())
     assert "`secret = false` with bots not shipped with mallows (" in text, text
     assert "seed_cracker" in text and "Leave `secret` out" in text and "Traceback" not in text
@@ -310,7 +303,8 @@ def test_a_tournament_stored_before_secret_keys_resumes_with_the_same_matches(tm
     are removed, the file is run again by today's code, and the matches are those of the
     uninterrupted old run, record for record."""
     path = tournament_file(tmp_path, bots='["random", "greedy", "random:call=0.2"]', name="old")
-    t = dataclasses.replace(load_tournament(path), derivation=seeding.LEGACY)
+    # as the old code stored it: derivation 1, unkeyed deals
+    t = dataclasses.replace(load_tournament(path), derivation=seeding.LEGACY, secret=False)
     full, half = tmp_path / "full.db", tmp_path / "half.db"
     run_api(t, full)
     assert "chance" not in json.loads(
