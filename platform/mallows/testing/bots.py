@@ -22,6 +22,7 @@ from time import perf_counter
 from typing import Any, Callable, Sequence
 
 from mallows import seeding
+from mallows.botname import BotName
 from mallows.agents.protocol import KINDS, Limits
 from mallows.agents.registry import BotSpec, Resolver, load_bot, require_sandbox
 from mallows.errors import BotError, MallowsError
@@ -207,7 +208,7 @@ def exam_names(draw: random.Random, opponents: Sequence[BotSpec]) -> list[str]:
     for spec in opponents:
         while True:
             if draw.random() < 0.5:
-                name = str(spec.name).split(":")[0]
+                name = BotName.parse(str(spec.name), strict=False).plain
             else:
                 name = f"{draw.choice(EXAM_NAMES)}@{draw.randint(1, 9)}"
             if name not in out:
@@ -314,11 +315,12 @@ def exam_name(spec: BotSpec, store: Any = None, name: str | None = None) -> str:
     """The name a checked bot is shown under: a submitted version's own ``NAME@N``; else the
     name it would be submitted as (``name``, default its own) at its next version in
     ``store`` (``@1`` without one): what a tournament or ladder will show it as."""
-    from mallows.agents.submissions import parse_version, short_name
+    from mallows.agents.submissions import short_name
 
-    base = str(name or short_name(spec)).split(":")[0]
-    if parse_version(base) is not None:
-        return base
+    shown = BotName.parse(str(name or short_name(spec)), strict=False)
+    if shown.version is not None:
+        return shown.plain
+    base = shown.base
     finder = getattr(store, "newest_digest", None)
     newest = finder(base) if finder is not None else None
     return f"{base}@{(newest[0] if newest else 0) + 1}"
