@@ -30,6 +30,23 @@ os.environ["MALLOWS_SANDBOX_BIND"] = str(REPO / "tests" / "misbehaving_bots" / "
 #: Never the bare name from PATH: a fresh machine has no ``mallows`` there.
 MALLOWS = str(Path(sys.executable).with_name("mallows"))
 RAY = str(Path(sys.executable).with_name("ray"))
+#: Set (to 1) where a sandbox must be possible (``.ci/run`` sets it): the security tests then
+#: fail, naming why, instead of skipping when no sandbox can be made.
+REQUIRE_SANDBOX_ENV = "MALLOWS_REQUIRE_SANDBOX"
+
+
+def needs_sandbox():
+    """The mark of a test module that proves the sandbox holds: skipped where no sandbox can
+    be made, unless ``MALLOWS_REQUIRE_SANDBOX`` says one must be (then collecting the module
+    fails with the reason)."""
+    from mallows.agents import sandbox
+
+    why = sandbox.problem()
+    if why is not None and os.environ.get(REQUIRE_SANDBOX_ENV, "") not in ("", "0"):
+        raise RuntimeError(
+            f"{REQUIRE_SANDBOX_ENV} is set, and no sandbox can be made on this machine: {why}"
+        )
+    return pytest.mark.skipif(why is not None, reason=f"no sandbox on this machine: {why}")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -25,13 +25,7 @@ def seen_names(reasons) -> list[list[str]]:
     return [json.loads(m[1]) for m in map(EVIL.search, reasons) if m]
 
 
-def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
-    path = tmp_path / "t.toml"
-    path.write_text(
-        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
-        f'bots = ["{TWO_FACED}", "random", "greedy"]\n{limits}'
-    )
-    db = tmp_path / "m.db"
+def run_file(path: Path, db: Path) -> None:
     proc = subprocess.run(
         [MALLOWS, "tournament", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
         capture_output=True,
@@ -39,7 +33,17 @@ def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
         timeout=300,
         cwd=REPO,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def tournament_reasons(tmp_path: Path, limits: str = "") -> list[str]:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 2\n'
+        f'bots = ["{TWO_FACED}", "random", "greedy"]\n{limits}'
+    )
+    db = tmp_path / "m.db"
+    run_file(path, db)
     store = Store(db, readonly=True)
     try:
         return [
@@ -59,9 +63,10 @@ def test_the_check_seats_the_same_kind_of_opponents_as_a_tournament(tmp_path):
     reports, problems = run_check(spec, ["take4"], 12, None, Limits())
     assert problems, "... and the check catches it"
     in_check = seen_names(p.reason for p in problems)
-    shipped = {name for name in OPPONENTS}
+    shipped = {name.split(":")[0] for name in OPPONENTS}
+    exam = re.compile(r"[a-z]+@\d+")  # issue 32: opponents of the submitted kind too
     assert in_check and all(
-        n in shipped or n.startswith("player") or "two_faced" in n
+        n in shipped or n.startswith("player") or "two_faced" in n or exam.fullmatch(n)
         for names in in_check
         for n in names
     )
@@ -143,3 +148,76 @@ def test_names_limit_is_checked(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 2 and "limit names = 'secret' must be \"shown\"" in proc.stderr
+
+
+# -- issue 32 item 2: an exam like the game -------------------------------------------------------
+
+AT_SIGN = REPO / "tests" / "hostile_bots" / "at_sign.py"
+RECORDER = REPO / "tests" / "hostile_bots" / "recorder.py"
+SHAPE = re.compile(r'answered (\{"type":"shape",.*?"obs":"[0-9a-f]+"\})')
+
+
+def test_bots_submit_refuses_a_bot_that_misbehaves_only_under_a_submitted_name(tmp_path):
+    """The check shows the bot as ``NAME@<its next version>``, as a tournament will."""
+    proc = subprocess.run(
+        [MALLOWS, "bots", "submit", str(AT_SIGN), "--db", str(tmp_path / "m.db"), "--games", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert '"name":"at_sign@1"' in proc.stdout and "Not submitted" in proc.stdout, proc.stdout
+
+
+def _shapes(reasons) -> list[dict]:
+    out = []
+    for reason in reasons:
+        m = SHAPE.search(reason or "")
+        if m:
+            shape = json.loads(m[1])
+            out.append({"info": shape["info"], "obs": shape["obs"]})
+    return out
+
+
+def test_a_check_tells_a_bot_the_same_kinds_of_things_as_a_tournament(tmp_path):
+    """A recording bot's view of its start and first observation (every key, the kind of each
+    value, the form of every name) in a check and in a tournament of submitted versions: the
+    same keys and kinds, its own name ``NAME@N`` in both, and the check's opponents' names
+    of the forms a tournament shows."""
+    from test_plan import _submit_directly
+
+    from mallows.testing.bots import exam_name
+
+    db = tmp_path / "m.db"
+    with Store(db) as store:
+        _submit_directly(store, "recorder", RECORDER)
+        _submit_directly(store, "at_sign", AT_SIGN)
+    path = tmp_path / "t.toml"
+    path.write_text(
+        'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        'bots = ["recorder@1", "at_sign@1", "random"]\n'
+    )
+    run_file(path, db)
+    with Store(db, readonly=True) as store:
+        records = [json.loads(text) for _, text in store.records("t")]
+    in_tournament = _shapes(r for rec in records for r in rec["result"]["forfeits"])
+    spec = load_bot(str(RECORDER), isolate=True)
+    with Store(db, readonly=True) as store:
+        shown = exam_name(spec, store)
+    assert shown == "recorder@2"  # its next version
+    _, problems = run_check(spec, ["take4"], 16, None, Limits(), shown=shown)
+    in_check = _shapes(p.reason for p in problems)
+    assert in_tournament and in_check, ([r["result"]["forfeits"] for r in records], problems)
+    own = lambda shapes: {s["info"]["own name"] for s in shapes}  # noqa: E731
+    assert own(in_tournament) == {"NAME@N"}, in_tournament
+    # (the check hides every name in about half its matches, as names = "hidden" does)
+    assert own(in_check) == {"NAME@N", "playerN"}, in_check
+    keys = lambda shapes: {  # noqa: E731
+        json.dumps([{k: v for k, v in s["info"].items() if "name" not in k}, s["obs"]])
+        for s in shapes
+    }
+    assert keys(in_tournament) == keys(in_check), (in_tournament, in_check)
+    forms = lambda shapes: {f for s in shapes for f in s["info"]["other names"]}  # noqa: E731
+    assert forms(in_tournament) <= forms(in_check), (in_tournament, in_check)
+    assert forms(in_check) <= {"NAME@N", "plain", "playerN"}, in_check

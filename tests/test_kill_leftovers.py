@@ -29,16 +29,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MALLOWS, REPO
+from conftest import needs_sandbox, MALLOWS, REPO
 from killing import Forked
 from mallows.agents import sandbox
 from mallows.agents.submissions import cache_root
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        sandbox.problem() is not None, reason=f"no sandbox here: {sandbox.problem()}"
-    ),
+    needs_sandbox(),
 ]
 
 KILLS = 25

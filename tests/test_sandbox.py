@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MALLOWS, REPO, processes_with
+from conftest import needs_sandbox, MALLOWS, REPO, processes_with
 from mallows.agents import sandbox
 from mallows.agents.pool import BotPool
 from mallows.agents.protocol import Limits
@@ -35,9 +35,7 @@ MISBEHAVING = Path(__file__).parent / "misbehaving_bots"
 ON = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0)
 OFF = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0, sandbox="off")
 ROOT = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(
-    sandbox.problem() is not None, reason=f"no sandbox on this machine: {sandbox.problem()}"
-)
+pytestmark = needs_sandbox()
 
 
 def play(seats: list[str], limits: Limits, game: str = "take4", seed: int = 3):
@@ -544,8 +542,7 @@ def test_a_sandbox_whose_limits_cannot_be_set_never_runs_the_bot(monkeypatch, sh
 
 
 def _forget(wrapped) -> None:
-    if wrapped.cgroup is not None:
-        wrapped.cgroup.remove()
+    wrapped.release()
 
 
 def test_what_is_worked_out_once_still_follows_the_bot_and_sys_path(tmp_path, monkeypatch):

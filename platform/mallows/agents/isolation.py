@@ -41,6 +41,7 @@ STDERR_LIMIT_BYTES = (
     8 * 1024 * 1024
 )  # the child's RLIMIT_FSIZE: its stderr file cannot grow past it
 MIB = 1024 * 1024
+SIGPENDING = 256  # a bot's RLIMIT_SIGPENDING: queued signals, more than any runtime keeps
 BOT_USER_ENV = "MALLOWS_BOT_USER"  # auto (default) | none | a user name
 BOT_ENV_ENV = "MALLOWS_BOT_ENV"  # more variable names to pass to bots, comma-separated
 DEFAULT_BOT_USER = "nobody"
@@ -164,14 +165,22 @@ def _drop_capabilities_fn():
     return drop
 
 
-def _limit_settings(limits: Limits, nproc: int | None = None) -> list:
-    """``(resource, (soft, hard))`` for a bot: no core files, ``RLIMIT_FSIZE``, ``RLIMIT_AS``
-    from ``limits.memory_mb`` and ``RLIMIT_NPROC`` ``nproc``, never above the platform's own
-    hard limits."""
+def _limit_settings(limits: Limits, nproc: int | None = None, memory_mb: int | None = None) -> list:
+    """``(resource, (soft, hard))`` for a bot: no core files, no message queue, a few queued
+    signals (``SIGPENDING``), ``RLIMIT_FSIZE``, ``RLIMIT_AS`` from ``memory_mb`` (default
+    ``limits.memory_mb``) and ``RLIMIT_NPROC`` ``nproc``, never above the platform's own hard
+    limits."""
     wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, STDERR_LIMIT_BYTES)]
+    # No POSIX message queue: their bytes are counted per host user, so one bot using them up
+    # would be seen by every other bot of that user (and no bot needs one).
+    wanted.append((resource.RLIMIT_MSGQUEUE, 0))
+    # Queued signals are counted per host user too: a few each, so that no bot can use up the
+    # user's quota (the kernel counts each user namespace's own against its limit first).
+    wanted.append((resource.RLIMIT_SIGPENDING, SIGPENDING))
     if nproc:
         wanted.append((resource.RLIMIT_NPROC, nproc))
-    memory_mb = getattr(limits, "memory_mb", 0) or 0
+    if memory_mb is None:
+        memory_mb = getattr(limits, "memory_mb", 0) or 0
     if memory_mb > 0:
         wanted.append((resource.RLIMIT_AS, int(memory_mb * MIB)))
     settings = []

@@ -97,8 +97,8 @@ def _wait_exit(proc: subprocess.Popen, deadline: float) -> None:
 
 def _kill_and_release(proc: subprocess.Popen, wrapped: Any) -> None:
     _kill_group(proc)
-    if wrapped is not None and wrapped.cgroup is not None:
-        wrapped.cgroup.remove()
+    if wrapped is not None:
+        wrapped.release()
 
 
 class BotProcess:
@@ -293,7 +293,7 @@ class BotProcess:
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
         argv = w.command("--info-fd", str(info_w), "--block-fd", str(block_r))
-        rlimits = _limit_settings(self.limits, w.nproc)
+        rlimits = _limit_settings(self.limits, w.nproc, w.memory_mb)
         setup = w.setup(rlimits)
         try:
             self._popen(argv, w.env, setup, {}, pass_fds=(info_w, block_r, *w.fds))
@@ -421,9 +421,5 @@ class BotProcess:
         self._rpoll.register(self._rfd, _POLL_IN)
 
     def _release_sandbox(self) -> None:
-        w = self.wrapped
-        if w is not None and w.cgroup is not None:
-            w.cgroup.remove()
-            w.cgroup = None
-        if w is not None:
-            w.freezer = None
+        if self.wrapped is not None:
+            self.wrapped.release()

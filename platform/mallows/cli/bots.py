@@ -246,6 +246,7 @@ def _sandbox_binds(spec, limits) -> list[str]:
         + ", ".join(f"/etc/{f}" for f in sandbox.ETC_FILES)
         + " where present)",
         f"host user: {sandbox.status()['host_user']}",
+        sandbox.isolation(),
     ]
 
 

@@ -152,7 +152,8 @@ def submit(
     if seed is not None:
         check_seed(seed)
     chance, seed = check_chance(seed)
-    reports, problems = run_check(spec, chosen, games, seed, limits, chance=chance)
+    shown = f"{name}@{(newest[0] if newest else 0) + 1}"  # what it will be stored as
+    reports, problems = run_check(spec, chosen, games, seed, limits, chance=chance, shown=shown)
     console.print(report_table(f"{path}", reports))
     if problems:
         print_problem(console, problems[0], len(problems))

@@ -305,6 +305,21 @@ def run(
             raise typer.Exit(exit_status(exc))
 
 
+def _isolation_line(t) -> str | None:
+    """What isolation the sandboxed bots of ``t`` get here and what is missing, in one line
+    (``sandbox.isolation``); None when none of its bots runs in a sandbox."""
+    if (t.limits or {}).get("sandbox", "on") == "off":
+        return None
+    from mallows.agents.registry import parse_name, trusted_shipped
+
+    trusted = set(trusted_shipped())
+    if all(parse_name(b)[0] in trusted or b == "human" for b in t.written_names):
+        return None
+    from mallows.agents import sandbox
+
+    return sandbox.isolation()
+
+
 def _run(
     t,
     db: Path,
@@ -342,6 +357,9 @@ def _run(
             soft_wrap=True,
             highlight=False,
         )
+    line = _isolation_line(t) if plan.total > store.count_matches(t.name) else None
+    if line:
+        console.print(Text(line), soft_wrap=True, highlight=False)
     from mallows.tournaments.seating import SCHEDULE_VERSION
 
     if t.schedule != SCHEDULE_VERSION and not t.schedule_given:

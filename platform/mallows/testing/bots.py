@@ -19,9 +19,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from mallows import seeding
+from mallows.botname import BotName
 from mallows.agents.protocol import KINDS, Limits
 from mallows.agents.registry import BotSpec, Resolver, load_bot, require_sandbox
 from mallows.errors import BotError, MallowsError
@@ -165,6 +166,57 @@ def _forfeit_kind(record: dict, seat: int) -> str:
 OPPONENTS = ("random", "greedy", "heuristic", "denial", "ismcts:budget=0.01")
 
 
+#: Names of the kind submitted bots have, for the check's opponents: in a tournament or ladder
+#: a bot meets ``NAME@N`` entrants as well as shipped bots, so the check shows both kinds.
+EXAM_NAMES = (
+    "otter",
+    "kestrel",
+    "maple",
+    "quokka",
+    "basalt",
+    "juniper",
+    "marmot",
+    "tern",
+    "cobalt",
+    "fennel",
+    "lynx",
+    "sorrel",
+    "pike",
+    "wren",
+    "ember",
+    "tamarin",
+    "heron",
+    "sage",
+    "vole",
+    "birch",
+    "gecko",
+    "lark",
+    "saffron",
+    "bison",
+    "krill",
+    "plover",
+    "mallard",
+    "aster",
+)
+
+
+def exam_names(draw: random.Random, opponents: Sequence[BotSpec]) -> list[str]:
+    """The names the check's ``opponents`` are shown under: each either a shipped bot's base
+    name (as a tournament file writes it, without the check's small search budgets) or a
+    plausible submitted ``NAME@N``, drawn by ``draw``; never two alike."""
+    out: list[str] = []
+    for spec in opponents:
+        while True:
+            if draw.random() < 0.5:
+                name = BotName.parse(str(spec.name), strict=False).plain
+            else:
+                name = f"{draw.choice(EXAM_NAMES)}@{draw.randint(1, 9)}"
+            if name not in out:
+                break
+        out.append(name)
+    return out
+
+
 def check_chance(seed: int | None) -> tuple[seeding.Chance, int]:
     """The derivation and seed of a check: keyed with this user's key (``seeding.local_key``;
     a fresh one where none can be kept), and a fresh seed from the OS unless ``seed`` is
@@ -194,9 +246,12 @@ def run_check(
     limits: Limits,
     progress: Callable[[str, int], None] | None = None,
     chance: seeding.Chance | None = None,
+    shown: str | None = None,
 ) -> tuple[list[GameReport], list[Problem]]:
     """Play the matches; return one report per game and every problem, in order. ``seed``
-    None: a fresh secret one (``check_chance``); ``chance`` overrides the derivation."""
+    None: a fresh secret one (``check_chance``); ``chance`` overrides the derivation.
+    ``shown``: the name the bot is shown under, as a tournament would (``exam_name``); the
+    opponents are shown as ``exam_names`` draws."""
     if chance is None:
         chance, seed = check_chance(seed)
     elif seed is None:
@@ -223,7 +278,8 @@ def run_check(
             chosen = others[:seat] + [spec] + others[seat:]
             watch = Watch(spec.handle(limits))
             handles = [watch if s == seat else chosen[s].handle(limits) for s in range(players)]
-            names = [spec.name if s == seat else chosen[s].name for s in range(players)]
+            seen = iter(exam_names(draw, others))
+            names = [shown or spec.name if s == seat else next(seen) for s in range(players)]
             record = play_match(
                 game, options, match_seed, handles, names, chance=chance, hide_names=hide
             )
@@ -255,6 +311,21 @@ def run_check(
     return reports, problems
 
 
+def exam_name(spec: BotSpec, store: Any = None, name: str | None = None) -> str:
+    """The name a checked bot is shown under: a submitted version's own ``NAME@N``; else the
+    name it would be submitted as (``name``, default its own) at its next version in
+    ``store`` (``@1`` without one): what a tournament or ladder will show it as."""
+    from mallows.agents.submissions import short_name
+
+    shown = BotName.parse(str(name or short_name(spec)), strict=False)
+    if shown.version is not None:
+        return shown.plain
+    base = shown.base
+    finder = getattr(store, "newest_digest", None)
+    newest = finder(base) if finder is not None else None
+    return f"{base}@{(newest[0] if newest else 0) + 1}"
+
+
 def check_bot(
     name: str,
     game: str | None = None,
@@ -279,5 +350,6 @@ def check_bot(
     if on_start is not None:
         on_start(spec, games)
     chance, seed = check_chance(seed)
-    reports, problems = run_check(spec, games, matches, seed, limits, progress, chance)
+    shown = exam_name(spec, getattr(resolver, "catalog", None))
+    reports, problems = run_check(spec, games, matches, seed, limits, progress, chance, shown)
     return BotCheck(spec, games, reports, problems, seed)

@@ -4,6 +4,8 @@
 
 - a tournament stored before derivation 2 (its definition has no ``chance``) resumes with
   derivation 1, the same matches as before;
+- a tournament stored with unkeyed deals before ``secret = true`` became the default resumes
+  with them, unless its file now says ``secret``;
 - a file without ``seed`` resumes with the seed drawn when it was first run (kept in the
   definition with ``drawn_seed``), not with a new one;
 - a derivation 2 tournament gets its secret key from the database (made from the operating
@@ -39,6 +41,8 @@ class Seeded(Protocol):
     @property
     def secret(self) -> bool: ...
     @property
+    def secret_given(self) -> bool: ...
+    @property
     def derivation(self) -> int: ...
     @property
     def written_names(self) -> tuple[str, ...]: ...
@@ -49,7 +53,7 @@ T = TypeVar("T", bound=Seeded)
 
 SEED_WARNING = (
     "authors who know the seed can compute every deal: leave `seed` out, or keep "
-    "the file private until the tournament ends (or set secret = true)"
+    "the file private until the tournament ends (or leave `secret` out: keyed deals)"
 )
 
 
@@ -76,6 +80,8 @@ def settle(store, t: T, key: bytes | None = None) -> T:
         stored = json.loads(row["definition"])
         if t.seed_drawn and stored.get("drawn_seed") and isinstance(stored.get("seed"), int):
             t = dataclasses.replace(t, seed=stored["seed"])
+        if t.secret and not t.secret_given and not stored.get("secret"):
+            t = dataclasses.replace(t, secret=False)  # stored before secret became the default
         legacy = stored.get("chance", seeding.LEGACY) == seeding.LEGACY
         if legacy and t.derivation != seeding.LEGACY and not t.secret and not t.seed_drawn:
             old = dataclasses.replace(t, derivation=seeding.LEGACY)

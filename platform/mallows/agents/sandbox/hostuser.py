@@ -3,11 +3,20 @@
 bwrap makes the sandbox's user namespace as the user that runs it, and maps the bot's uid 1000
 to that user. A platform running as root therefore never runs bwrap as root: the child it
 starts joins the bot's cgroups (as root: a process moving itself costs nothing), then drops to
-``MALLOWS_SANDBOX_USER`` (default ``nobody``, uid 65534; a name or a number, never 0), with no
-supplementary group, and only then becomes bwrap (``child_setup``). To the kernel every
-sandboxed bot is that unprivileged user: ``/proc/sys`` and every root-owned file refuse it
-whatever its uid inside. A platform that is not root runs bwrap as itself: the bot is the
-platform's (unprivileged) user outside.
+the sandbox's host user, with no supplementary group, and only then becomes bwrap
+(``child_setup``). To the kernel every sandboxed bot is an unprivileged user: ``/proc/sys``
+and every root-owned file refuse it whatever its uid inside.
+
+Which host user: as root, by default a uid of its own for each sandbox, from the pool
+``MALLOWS_SANDBOX_UIDS`` (``FIRST-LAST``, default ``DEFAULT_POOL``: uids no account uses):
+the kernel counts some resources per host user (pipe buffers, queued signals, message-queue
+bytes, processes), and two bots sharing one host uid could signal each other by using them
+up. ``claim`` takes a free uid of the pool for one sandbox (an exclusive ``flock`` on its file
+in a root-only folder, so two platform processes on one machine never share one) and
+``Claim.release`` gives it back. ``MALLOWS_SANDBOX_USER`` (a name or a number, never 0) names
+one user for every sandbox instead, as before (then they share its per-user limits). A
+platform that is not root runs bwrap as itself: the bot is the platform's (unprivileged) user
+outside, shared by every bot it runs (``status`` says so).
 
 What that user cannot reach on the host (the platform's Python under ``/root``, the snapshot
 cache in root's home) is still bound into the sandbox: before dropping root, the child makes a
@@ -29,7 +38,8 @@ import pwd
 from dataclasses import dataclass
 
 USER_ENV = "MALLOWS_SANDBOX_USER"
-DEFAULT_USER = "nobody"
+POOL_ENV = "MALLOWS_SANDBOX_UIDS"
+DEFAULT_POOL = (2_100_000_000, 2_100_065_535)  # no account, no file owner: a uid for each sandbox
 STAGE_CANDIDATES = ("/run", "/mnt", "/media", "/srv", "/opt", "/var/tmp")
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 4096, 16384, 1 << 18, 2, 4
@@ -45,10 +55,19 @@ class HostUser:
     gid: int
     name: str
     switch: bool
+    pool: tuple[int, int] | None = None  # (first, last): each sandbox claims a uid of its own
 
     def describe(self) -> str:
+        if self.pool is not None:
+            return (
+                f"uid 1000 inside is a host uid of its own for each sandbox, from "
+                f"{self.pool[0]}-{self.pool[1]} ({POOL_ENV}: the platform drops root for it)"
+            )
         how = "the platform drops root for it" if self.switch else "the platform's own user"
-        return f"uid 1000 inside is host uid {self.uid} ({self.name}: {how})"
+        return (
+            f"uid 1000 inside is host uid {self.uid} ({self.name}: {how}; every sandbox "
+            f"shares its per-user limits)"
+        )
 
 
 def _capabilities() -> int:
@@ -70,7 +89,14 @@ def _resolve(choice: str, euid: int) -> HostUser | str:
         except KeyError:
             name = str(euid)
         return HostUser(euid, os.getegid(), name, switch=False)
-    wanted = choice or DEFAULT_USER
+    if not choice:
+        pool = _pool(os.environ.get(POOL_ENV, "").strip())
+        if isinstance(pool, str):
+            return pool
+        first = pool[0]
+        why = _setuid_problem()
+        return why or HostUser(first, first, f"uid {first}", switch=True, pool=pool)
+    wanted = choice
     try:
         pw = pwd.getpwuid(int(wanted)) if wanted.isdigit() else pwd.getpwnam(wanted)
         uid, gid, name = pw.pw_uid, pw.pw_gid, pw.pw_name
@@ -86,8 +112,12 @@ def _resolve(choice: str, euid: int) -> HostUser | str:
     if uid == 0 or gid == 0:
         return (
             f"{USER_ENV}={wanted!r} is root: a bot's sandbox never runs as root; name an "
-            f"unprivileged user (the default is {DEFAULT_USER})"
+            f"unprivileged user, or unset it (each sandbox then gets a uid of its own)"
         )
+    return _setuid_problem() or HostUser(uid, gid, name, switch=True)
+
+
+def _setuid_problem() -> str | None:
     caps = _capabilities()
     if not (caps >> CAP_SETUID & 1 and caps >> CAP_SETGID & 1):
         return (
@@ -95,7 +125,79 @@ def _resolve(choice: str, euid: int) -> HostUser | str:
             "to an unprivileged user for the sandbox; run the platform as an ordinary "
             "user, or give it those capabilities"
         )
-    return HostUser(uid, gid, name, switch=True)
+    return None
+
+
+def _pool(text: str) -> tuple[int, int] | str:
+    """``(first, last)`` of ``MALLOWS_SANDBOX_UIDS`` (``DEFAULT_POOL`` when empty), or why not."""
+    if not text:
+        return DEFAULT_POOL
+    first, _, last = text.partition("-")
+    if first.strip().isdigit() and last.strip().isdigit():
+        lo, hi = int(first), int(last)
+        if 0 < lo <= hi < 2**32 - 1:
+            return lo, hi
+    return (
+        f"{POOL_ENV}={text!r}: write FIRST-LAST, a range of unused uids above 0 for the "
+        f"sandboxes' host users (the default is {DEFAULT_POOL[0]}-{DEFAULT_POOL[1]}), or "
+        f"name one user for every sandbox with {USER_ENV}"
+    )
+
+
+@dataclass
+class Claim:
+    """The host user of one sandbox, and the lock that keeps its uid its own (``fd``)."""
+
+    user: HostUser
+    fd: int = -1
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+
+def _lock_folder() -> str:
+    import tempfile
+
+    for top in ("/run", tempfile.gettempdir()):
+        folder = os.path.join(top, "mallows-uids")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        st = os.lstat(folder)
+        if st.st_uid == os.geteuid() and not os.path.islink(folder) and st.st_mode & 0o077 == 0:
+            return folder
+    raise OSError("no folder for the sandboxes' uid locks (/run or the temporary folder)")
+
+
+def claim(user: HostUser) -> Claim:
+    """The host user of one new sandbox: ``user`` itself, or for a pool a uid no other sandbox
+    on this machine holds now (``OSError`` when every one is taken)."""
+    import fcntl
+    import random
+
+    if user.pool is None:
+        return Claim(user)
+    first, last = user.pool
+    folder = _lock_folder()
+    count = last - first + 1
+    start = random.randrange(count)  # few collisions between platform processes
+    for i in range(min(count, 4096)):
+        uid = first + (start + i) % count
+        fd = os.open(
+            f"{folder}/{uid}", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+        )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return Claim(HostUser(uid, uid, f"uid {uid}", switch=True, pool=user.pool), fd)
+    raise OSError(f"every uid of {POOL_ENV} ({first}-{last}) is held by a running sandbox")
 
 
 def host_user() -> HostUser | str:

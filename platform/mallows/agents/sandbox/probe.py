@@ -22,6 +22,7 @@ __all__ = [
     "MODES",
     "SandboxUnavailable",
     "check_mode",
+    "isolation",
     "shell",
     "problem",
     "precompile_host",
@@ -111,17 +112,40 @@ def _problem(user: str, euid: int) -> str | None:
         return f"{binary} could not be run: {exc}"
     finally:
         wrapped.close_fds()
-        if wrapped.cgroup is not None:  # made by wrap, never joined: nothing to wait for
-            wrapped.cgroup.remove()
+        wrapped.release()  # its cgroups were made by wrap, never joined: nothing to wait for
     if run.returncode != 0:
         err = (run.stderr or "").strip().splitlines()
         why = err[-1] if err else f"exit status {run.returncode}"
+        unfound = ("shared libraries", "No such file", "Permission denied")
+        closed = _closed_folder([binary, *wrapped.binds], wrapped.user)
+        if closed is not None and any(word in why for word in unfound):
+            return (
+                f"{binary} cannot make a sandbox here ({why}): the sandbox's host user "
+                f"(uid {wrapped.user.uid if wrapped.user else '?'}) cannot enter {closed}, "
+                f"where mallows or its Python is installed. Either let every user enter it "
+                f"(chmod o+x {closed}, and the folders on the way), or install mallows in a "
+                f"folder every user can read (a virtual environment under /opt or /srv)"
+            )
         return (
             f"{binary} cannot make a sandbox here ({why}): unprivileged user namespaces "
             f"are probably disabled (sysctl kernel.unprivileged_userns_clone=1 or "
             f"user.max_user_namespaces > 0), or a container forbids them (run it with "
             f"--security-opt seccomp=unconfined, or allow unshare)"
         )
+    return None
+
+
+def _closed_folder(paths: list[str], user: object) -> str | None:
+    """The first folder on the way to one of ``paths`` that ``user`` (a ``HostUser``) cannot
+    enter, or None."""
+    if not isinstance(user, hostuser.HostUser):
+        return None
+    for path in paths:
+        parts = Path(os.path.abspath(path)).parts
+        for i in range(2, len(parts)):
+            folder = str(Path(*parts[:i]))
+            if not hostuser.reachable(folder, user.uid, user.gid, True):
+                return folder
     return None
 
 
@@ -183,3 +207,41 @@ def status() -> dict:
         "cpu": cpu_control(),
         "tmp_mb": TMP_MB,
     }
+
+
+def isolation() -> str:
+    """One line for people: what isolation a sandboxed bot gets here, and what is missing
+    (``bots check`` and ``tournament run`` print it)."""
+    from mallows.agents.sandbox.cgroups import base
+
+    why = problem()
+    if why:
+        return f"isolation: no sandbox can be made here ({why})"
+    user = hostuser.host_user()
+    got = ["bubblewrap namespaces", "seccomp filter", "frozen /proc"]
+    missing = []
+    if isinstance(user, hostuser.HostUser) and user.pool is not None:
+        got.append("a host uid of its own")
+    elif isinstance(user, hostuser.HostUser):
+        got.append(f"host uid {user.uid}")
+        missing.append(
+            "a host uid of its own (every bot is that one user, whose per-user quotas, "
+            "such as pipe buffers, they share: "
+            + (
+                f"unset {hostuser.USER_ENV} for one uid each)"
+                if user.switch
+                else "run the platform as root for one uid each)"
+            )
+        )
+    for controller, name, otherwise in (
+        ("pids", "a pids cgroup", "RLIMIT_NPROC in its own user namespace"),
+        ("memory", "a memory cgroup", "RLIMIT_AS with its /tmp taken out of memory_mb"),
+        ("cpuset", "a cpuset", "sched_setaffinity refused"),
+        ("freezer", "a freezer cgroup", "SIGSTOP between decisions"),
+    ):
+        if base(controller):
+            got.append(name)
+        else:
+            missing.append(f"{name} (instead: {otherwise})")
+    line = "isolation: " + ", ".join(got)
+    return line + ("; missing: " + "; ".join(missing) if missing else "; nothing missing")

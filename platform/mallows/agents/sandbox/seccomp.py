@@ -26,6 +26,13 @@ way into the kernel or a channel between bots:
   (13 bits/s between two bots running at once, measured by ``benchmarks/bench_channels.py``);
   the same figures are in ``/proc/meminfo``, which the sandbox shows as a frozen copy. A C
   library asking it (glibc's ``sysconf(_SC_PHYS_PAGES)``) gets no answer;
+- the machine-wide kernel objects and caches one bot could move and another see: AIO
+  contexts (``io_setup`` and the other ``io_*`` calls: they move ``/proc/sys/fs/aio-nr``),
+  and every probe of the page cache, whose pages are shared by every sandbox binding the same
+  runtime files: ``fadvise64``, ``mincore``, ``readahead``, ``cachestat``, and ``preadv2``/
+  ``pwritev2`` with ``RWF_NOWAIT``;
+- ``sched_setaffinity``: a bot's CPUs are the platform's to choose (it moves bots from
+  outside); without a cpuset a bot could otherwise leave the CPU it is pinned to;
 - any other ABI than the machine's own (i386 calls on x86-64, the x32 ABI): refused whole.
 
 Built for x86-64 and aarch64; on another machine ``program()`` raises ``OSError`` and the
@@ -119,6 +126,23 @@ DENIED = (
     "inotify_init1",
     "fanotify_init",
     "sysinfo",
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
+    "fadvise64",
+    "mincore",
+    "readahead",
+    "cachestat",
+    "sched_setaffinity",
+)
+#: calls refused when one of their arguments has a flag: ``(name, argument, mask)``
+FLAGGED = (
+    ("clone", 0, CLONE_NS_FLAGS),  # no new namespace
+    ("preadv2", 5, 0x8),  # RWF_NOWAIT: "is it cached?" without reading
+    ("pwritev2", 5, 0x8),
 )
 
 #: machine -> (AUDIT_ARCH_*, syscall numbers, whether the x32 bit must be refused)
@@ -172,6 +196,19 @@ TABLES: dict[str, tuple[int, dict[str, int], bool]] = {
             "inotify_init1": 294,
             "fanotify_init": 300,
             "sysinfo": 99,
+            "io_setup": 206,
+            "io_destroy": 207,
+            "io_getevents": 208,
+            "io_submit": 209,
+            "io_cancel": 210,
+            "io_pgetevents": 333,
+            "fadvise64": 221,
+            "mincore": 27,
+            "readahead": 187,
+            "cachestat": 451,
+            "sched_setaffinity": 203,
+            "preadv2": 327,
+            "pwritev2": 328,
             "clone": 56,
             "clone3": 435,
             "fcntl": 72,
@@ -223,6 +260,19 @@ TABLES: dict[str, tuple[int, dict[str, int], bool]] = {
             "inotify_init1": 26,
             "fanotify_init": 262,
             "sysinfo": 179,
+            "io_setup": 0,
+            "io_destroy": 1,
+            "io_submit": 2,
+            "io_cancel": 3,
+            "io_getevents": 4,
+            "io_pgetevents": 292,
+            "fadvise64": 223,
+            "mincore": 232,
+            "readahead": 213,
+            "cachestat": 451,
+            "sched_setaffinity": 122,
+            "preadv2": 286,
+            "pwritev2": 287,
             "clone": 220,
             "clone3": 435,
             "fcntl": 25,
@@ -263,13 +313,15 @@ def program(machine: str | None = None) -> bytes:
     for c in cmds:
         out += [_op(_JEQ_K, c, 0, 1), _deny()]
     out += [_op(_RET_K, RET_ALLOW)]
-    # clone(flags, ...): no new namespace
-    out += [
-        _op(_JEQ_K, nr["clone"], 0, 3),
-        _op(_LD_W_ABS, _arg_low(0)),
-        _op(_JSET_K, CLONE_NS_FLAGS, 0, 1),
-        _deny(),
-    ]
+    # clone(flags, ...): no new namespace; preadv2/pwritev2(..., flags): no RWF_NOWAIT
+    for name, arg, mask in FLAGGED:
+        out += [
+            _op(_JEQ_K, nr[name], 0, 4),
+            _op(_LD_W_ABS, _arg_low(arg)),
+            _op(_JSET_K, mask, 0, 1),
+            _deny(),
+            _op(_RET_K, RET_ALLOW),
+        ]
     out += [_op(_RET_K, RET_ALLOW)]
     return b"".join(out)
 

@@ -96,7 +96,10 @@ class Tournament:
     # or 1 (no key: tournaments stored before derivation 2 resume with it); the definition
     # keeps it (absent: 1)
     derivation: int = seeding.KEYED
-    secret: bool = False  # `secret = true`: the deals are keyed too
+    # the deals are keyed too: the default for every new tournament (``secret = false`` only
+    # with shipped bots); a tournament stored before that default resumes as it was stored
+    secret: bool = False
+    secret_given: bool = field(default=False, compare=False)  # the file says `secret`
     seed_drawn: bool = False  # no `seed` in the file: ``seed`` came from the OS
     # the derivation with this tournament's key, once ``tournaments.secrecy.settle`` read it
     # from the database (never part of the definition)
@@ -159,6 +162,24 @@ class Tournament:
     @property
     def rating_params(self) -> dict:
         return dict(self.ratings)
+
+
+def _public_deals_allowed(bots: list[str], src: str) -> None:
+    """``secret = false`` (deals anyone can compute from the seed) only for a field of bots
+    shipped with the project; else a ``TournamentError`` naming the key and why."""
+    from mallows.agents.registry import parse_name, trusted_shipped
+
+    trusted = set(trusted_shipped())
+    untrusted = [b for b in bots if parse_name(b)[0] not in trusted]
+    if untrusted:
+        named = ", ".join(untrusted[:5]) + (", ..." if len(untrusted) > 5 else "")
+        raise TournamentError(
+            f"{where(src)}`secret = false` with bots not shipped with mallows ({named}): "
+            f"unkeyed deals follow from the seed alone, so their authors could compute every "
+            f"seat's cards and the draws to come. Leave `secret` out (the deals are then "
+            f"keyed with the database's secret key), or keep secret = false for a field of "
+            f"shipped bots only"
+        )
 
 
 def check_tournament_bots(
@@ -242,11 +263,11 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
         )
     else:
         seed = seeding.fresh_seed()  # kept in the database: a rerun resumes with it
-    secret = data.get("secret", False)
+    secret = data.get("secret", data.get("chance", seeding.KEYED) != seeding.LEGACY)
     if not isinstance(secret, bool):
         raise TournamentError(
             f"{where(src)}`secret` must be true or false, got {secret!r}: "
-            f"secret = true keys the deals with the database's secret"
+            f"secret = true (the default) keys the deals with the database's secret"
         )
     bots = data["bots"]
     if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
@@ -288,11 +309,13 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
             f"got {chance!r}: 2 keys the bots' seeds with a secret (the default), 1 is the "
             f"unkeyed derivation of tournaments started before it (to replay one)"
         )
-    if chance == seeding.LEGACY and (secret or "seed" not in data):
+    if chance == seeding.LEGACY and (("secret" in data and secret) or "seed" not in data):
         raise TournamentError(
             f"{where(src)}`chance = 1` replays a tournament started before secret keys: it "
             f"takes the old file's `seed` and no `secret`; leave `chance` out otherwise"
         )
+    if data.get("secret") is False:
+        _public_deals_allowed(bots, src)
     limits = check_limits(data.get("limits", {}), src)
     ratings = check_ratings(data.get("ratings", {}), src)
     t = Tournament(
@@ -311,6 +334,7 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
         schedule=schedule,
         schedule_given="schedule" in data,
         secret=secret,
+        secret_given="secret" in data,
         seed_drawn="seed" not in data,
         derivation=chance,
     )
