@@ -31,15 +31,14 @@ def register(app: typer.Typer) -> None:
 
 
 def _store(db: Path):
-    from mallows.results.integrity import check_db_path
+    from mallows.results.integrity import existing_db
     from mallows.results.store import Store
 
-    check_db_path(db)  # a folder or a FIFO is named as such, not "no database"
-    if not Path(db).is_file():
-        raise MallowsError(
-            f"no database at {db}: run a tournament first (mallows tournament "
-            f"run tournaments/demo.toml) or pass --db PATH"
-        )
+    existing_db(  # a folder or a FIFO is named as such, not "no database"
+        db,
+        f"no database at {db}: run a tournament first (mallows tournament "
+        f"run tournaments/demo.toml) or pass --db PATH",
+    )
     return Store(db, readonly=True)
 
 
@@ -82,9 +81,10 @@ def check_out_folder(out: Path) -> None:
     writer."""
     import tempfile
 
+    from mallows.files import check_folder
+
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise MallowsError(f"-o {out} is a file: give a folder for the site (e.g. -o report)")
+    check_folder(out, "-o", "give a folder for the site (e.g. -o report)")
     existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
     if not existing.is_dir():
         raise MallowsError(
@@ -124,8 +124,10 @@ def report(
 
     Replays: one page per tournament, reading its matches from a few compressed data files
     beside it (--replay-pages: a page per match instead)."""
+    from mallows.files import check_name
     from mallows.report.site import Site
 
+    check_name(out, "-o", "give a folder for the site (e.g. -o report)")  # before the database
     t0 = time.perf_counter()
     site = Site(
         _store(db),

@@ -27,6 +27,7 @@ import stat
 from pathlib import Path
 
 from mallows.errors import DatabaseError
+from mallows.files import check_name
 
 #: Written after "what to do" when the file itself is damaged.
 RESTORE = (
@@ -58,6 +59,7 @@ def check_db_path(path: Path | str) -> None:
     a path whose folder is a file. Never opens anything but a regular file (for its header)."""
     where = str(path)
     fix = "give the path of a mallows database file with --db, or a new file name to start one"
+    check_name(path, "--db", fix, DatabaseError)  # empty, or a name no file can have
     try:
         st = os.stat(path)  # follows symlinks: what SQLite would open
     except FileNotFoundError:
@@ -103,6 +105,22 @@ def check_db_path(path: Path | str) -> None:
             f"{where} is not an SQLite database (it does not start with "
             f"SQLite's header): {fix}; if it was one, " + RESTORE.format(path=where)
         )
+
+
+def existing_db(path: Path | str, missing: str) -> Path:
+    """``path`` checked (``check_db_path``) and present: the ``--db`` of a command that reads
+    a database it does not create; ``missing`` is the message when nothing is there."""
+    check_db_path(path)
+    if not os.path.isfile(path):
+        raise DatabaseError(missing)
+    return Path(path)
+
+
+def present_db(path: Path | str) -> bool:
+    """Whether the optional ``--db`` ``path`` (a missing file means none) holds a database;
+    anything but a regular file or a path to create is refused as ``check_db_path`` does."""
+    check_db_path(path)
+    return os.path.isfile(path)
 
 
 def _kernel(real: str) -> bool:

@@ -432,15 +432,12 @@ REACH_SECONDS = 5.0  # how long to wait for a cluster's address to accept a conn
 def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
     """Fail fast when nothing listens at a cluster ``address`` (``host:port`` or
     ``ray://host:port``): ``ray.init`` would otherwise keep retrying for minutes."""
-    target = address.split("://", 1)[-1]
-    host, sep, port = target.rpartition(":")
-    if not sep or not port.isdigit():
-        if address.strip().lower() in ("auto", "local"):
-            return
-        raise ClusterError(
-            f"--address {address!r} is not HOST:PORT: give the head's address "
-            f"as `ray start --head` printed it, for example 10.0.0.5:6379"
-        )
+    from mallows.tournaments.executor import check_address_form
+
+    check_address_form(address)
+    if address.strip().lower() in ("auto", "local"):
+        return
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
     try:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout):
             pass
