@@ -106,7 +106,7 @@ def compare(
         help="off: bots that are not shipped run with process isolation "
         "only (stored with the comparison). Default: on.",
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
 

@@ -215,7 +215,7 @@ def run(
     batch_size: Optional[int] = typer.Option(
         None, "--batch-size", help="Matches per Ray task (default: automatic)."
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     sandbox: Optional[str] = typer.Option(
         None,
         "--sandbox",
