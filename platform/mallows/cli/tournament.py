@@ -286,7 +286,7 @@ def _run(
 ) -> None:
     from mallows.tournaments.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
-    from mallows.tournaments.run import LARGE_RUN, estimate, execute
+    from mallows.tournaments.run import LARGE_RUN, check_free_space, estimate, execute
 
     from mallows.tournaments.secrecy import commitment, untrusted_seed_warning
 
@@ -320,6 +320,7 @@ def _run(
             soft_wrap=True,
             highlight=False,
         )
+    check_free_space(plan, store, db)  # before the timing match: a run that cannot fit is refused
     remaining = plan.total - store.count_matches(t.name)
     guess = None
     if remaining >= LARGE_RUN:
