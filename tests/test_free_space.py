@@ -11,7 +11,7 @@ import pytest
 from conftest import MALLOWS, REPO
 from mallows.results.codec import estimated_bytes
 
-MAX_MATCHES = 1_000_000_000  # a tournament file's own limit (tournaments.spec)
+MAX_MATCHES = 1_000_000_000  # a tournament file's own limit (tournaments.roundrobin.spec)
 
 
 def test_a_run_that_cannot_fit_on_its_disk_is_refused_with_the_figures(tmp_path):

@@ -43,11 +43,11 @@ def _store(db: Path):
 
 
 def _ladder_view():
-    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    """How the report shows a standing ladder (``tournaments.ladder.status``: the report may
     not read a ladder's state itself). Served pages reload every few seconds: a view is
     computed again only when the ladder stored a match, planned an epoch or recorded an event
     since (the whole-history fit is the costly part)."""
-    from mallows.tournaments.ladder_status import ladder_view
+    from mallows.tournaments.ladder.status import ladder_view
 
     cache: dict = {}
     lock = threading.Lock()
@@ -126,6 +126,7 @@ def report(
     beside it (--replay-pages: a page per match instead)."""
     from mallows.files import check_name
     from mallows.report.site import Site
+    from mallows.tournaments.compare.run import stored_test
 
     check_name(out, "-o", "give a folder for the site (e.g. -o report)")  # before the database
     t0 = time.perf_counter()
@@ -135,6 +136,7 @@ def report(
         game=game,
         replay_data=not replay_pages,
         ladders=_ladder_view(),
+        comparisons=stored_test,
     )
     check_out_folder(out)
     try:
@@ -181,6 +183,7 @@ def serve(
         url_host,
     )
     from mallows.report.site import CONTENT_TYPES, Site
+    from mallows.tournaments.compare.run import stored_test
 
     check_port(port)
     host = check_host(host, public)
@@ -196,7 +199,12 @@ def serve(
 
     def open_site() -> None:
         local.site = Site(
-            _store(db), live=True, refresh=max(1, refresh), boards=boards, ladders=ladders
+            _store(db),
+            live=True,
+            refresh=max(1, refresh),
+            boards=boards,
+            ladders=ladders,
+            comparisons=stored_test,
         )
 
     renderer = ThreadPoolExecutor(
