@@ -74,6 +74,7 @@ def test_a_frozen_bot_is_thawed_killed_and_its_folders_removed_when_its_owner_di
     pid, name, bases = int(line[0]), line[1], line[2:]
     folders = [os.path.join(b, name) for b in bases]
     try:
+        time.sleep(1.0)  # the watcher leaves the bot of a living owner alone
         assert _alive(pid) and all(os.path.isdir(f) for f in folders)
         # as Ray ends a worker: the process and its children killed at once (no atexit, no
         # finally); only a watcher that is not its child is left to thaw and kill the bot

@@ -27,7 +27,7 @@ import subprocess
 
 _SCRIPT = r"""
 owner=$1; shift
-while read -r _; do :; done
+while read -r _ <&3; do :; done
 i=0
 while [ $i -lt 200 ]; do
   left=
@@ -69,8 +69,8 @@ done
 #: this process, so a supervisor that kills a dead worker's children with it (Ray kills a
 #: worker's child processes when the worker exits) does not kill the watcher before it has
 #: thawed and killed the bot (a frozen sandbox outlived Ctrl-C of a run on Ray, issue 33).
-#: The explicit ``<&0``: a background job's input is otherwise /dev/null.
-_LAUNCH = 'script=$1; shift; "$0" -c "$script" mallows-cgroup-reaper "$@" <&0 & exit 0'
+#: The pipe is the watcher's fd 3: a background job's standard input is /dev/null (dash).
+_LAUNCH = 'exec 3<&0; script=$1; shift; "$0" -c "$script" mallows-cgroup-reaper "$@" & exit 0'
 
 _started: dict[int, int] = {}  # this process's pid -> the write end of its watcher's pipe
 
