@@ -155,6 +155,7 @@ class RayExecutor(Executor):
         self.batch_size = batch_size
         self._staging: str | None = None
         self._reaper = None
+        self._scratch: str | None = None  # the workers' scratch folder (a local Ray)
         self.lost_batches = 0
         ray = self.ray = _import_ray()
         if ray.is_initialized():
@@ -199,6 +200,13 @@ class RayExecutor(Executor):
                 from mallows.runner.reaper import Reaper
 
                 self._reaper = Reaper()  # nothing of it outlives this process
+                from mallows.agents.sandbox.command import SCRATCH_ENV
+
+                # the workers' scratch (their sandboxes' /proc copies) in a folder this
+                # process removes when the run ends: a Ray worker never reaches atexit
+                self._scratch = tempfile.mkdtemp(prefix="mallows-run-")
+                os.chmod(self._scratch, 0o755)
+                env[SCRATCH_ENV] = self._scratch
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
                 env.setdefault("MALLOWS_SNAPSHOTS", str(cache_root()))  # this machine's
                 # address="local": always a new Ray of our own, never one already running here
@@ -376,6 +384,9 @@ class RayExecutor(Executor):
         if self._staging:
             shutil.rmtree(self._staging, ignore_errors=True)
             self._staging = None
+        scratch, self._scratch = self._scratch, None
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
         if self._reaper is not None:
             self._reaper.close()
             self._reaper = None

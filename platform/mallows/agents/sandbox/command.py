@@ -235,17 +235,25 @@ PROC_MASKED = (
     "sys/fs/dentry-state",
 )
 _MASKS: list = []
+#: The environment variable naming a run's scratch folder (``runner.cluster`` sets it for the
+#: workers of a local Ray, and removes the folder when the run ends).
+SCRATCH_ENV = "MALLOWS_SCRATCH"
 
 
 def _proc_masks() -> list[tuple[str, str]]:
     """``(copy, /proc/name)`` for each of ``PROC_MASKED`` here: copies taken once, readable
-    by every user, in a folder removed when the platform exits."""
+    by every user, in a folder of this process. A Ray worker never runs ``atexit``: under a
+    run's scratch folder (``$MALLOWS_SCRATCH``, made and removed by the process that owns the
+    run: ``runner.cluster``) the folder goes with the run; elsewhere at exit."""
     if not _MASKS:
         import atexit
         import shutil
         import tempfile
 
-        folder = tempfile.mkdtemp(prefix="mallows-proc-")
+        scratch = os.environ.get(SCRATCH_ENV)
+        folder = tempfile.mkdtemp(
+            prefix="mallows-proc-", dir=scratch if scratch and os.path.isdir(scratch) else None
+        )
         os.chmod(folder, 0o755)
         atexit.register(shutil.rmtree, folder, True)
         out = []
