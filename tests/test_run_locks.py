@@ -80,3 +80,16 @@ def test_every_run_command_takes_q_for_quiet(tmp_path):
     assert run.exit_code == 0, run.output
     args = [*COMPARE, "--max-matches", "2", "--db", tmp_path / "q.db", "-q"]
     assert invoke(*args).exit_code in (0, 1, 3)
+
+
+@pytest.mark.parametrize("value", ["-1", "99999999999999999999"])
+def test_serve_refuses_a_refresh_it_cannot_use_instead_of_serving(tmp_path, value):
+    """Found by the bad-input sweep: these started a server (a hang for a script)."""
+    tour = tmp_path / "t.toml"
+    tour.write_text(
+        'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\nbots = ["random", "greedy"]\n'
+    )
+    db = tmp_path / "s.db"
+    assert invoke("tournament", "run", tour, "--db", db, "--workers", "1", "-q").exit_code == 0
+    served = invoke("serve", "--db", db, "--port", "0", "--refresh", value)
+    assert served.exit_code == 2 and "--refresh" in served.output, served.output

@@ -152,6 +152,9 @@ def report(
     )
 
 
+MAX_REFRESH = 86_400  # a day: the longest wait between reloads ``serve --refresh`` takes
+
+
 @user_errors
 def serve(
     db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
@@ -186,6 +189,11 @@ def serve(
     from mallows.tournaments.compare.run import stored_test
 
     check_port(port)
+    if not 0 <= refresh <= MAX_REFRESH:  # 0 reloads every second, as 1 does
+        raise MallowsError(
+            f"--refresh {refresh}: give the seconds between reloads of a running "
+            f"tournament's pages, 1 to {MAX_REFRESH} (default 5)"
+        )
     host = check_host(host, public)
     _store(db).close()  # a database that cannot be read is refused now, not at the first page
     # Each connection has a thread of its own (a client that sends nothing blocks nobody and is
