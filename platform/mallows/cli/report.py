@@ -16,11 +16,9 @@ from typing import Optional
 
 import typer
 
-from mallows.cli.common import user_errors
+from mallows.cli.common import db_option, user_errors
 from mallows.errors import MallowsError
-from mallows.results.store import DEFAULT_DB
 
-DB_HELP = "SQLite database to read (never written)."
 #: Threads rendering ``serve``'s pages, each with its own read-only connection.
 PAGE_THREADS = 4
 
@@ -107,7 +105,7 @@ def report(
     out: Path = typer.Option(
         ..., "-o", "--out", help="Folder to write the site into (created; open its index.html)."
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
     game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
     replay_pages: bool = typer.Option(
@@ -157,7 +155,7 @@ MAX_REFRESH = 86_400  # a day: the longest wait between reloads ``serve --refres
 
 @user_errors
 def serve(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     host: str = typer.Option(
         "127.0.0.1",
         "--host",
