@@ -50,7 +50,7 @@ def test_the_helpers_refuse_what_is_not_a_regular_file(tmp_path, fifo):
     )
     with pytest.raises(MallowsError, match="is a named pipe"):
         files.check_folder(fifo, "-o", fix)
-    with pytest.raises(MallowsError, match="is not a folder"):
+    with pytest.raises(MallowsError, match="is a file, not a folder"):
         files.check_writable(good / "under-a-file.json", "--record", fix)
 
 

@@ -173,7 +173,10 @@ def check_writable(
         st = _stat(parent, what, fix, error)
         if st is not None:
             if not stat.S_ISDIR(st.st_mode):
-                raise error(f"{what} {_shown(os.fspath(path))}: {parent} is not a folder: {fix}")
+                kind = _kind(st) or "a file"
+                raise error(
+                    f"{what} {_shown(os.fspath(path))}: {parent} is {kind}, not a folder: {fix}"
+                )
             return
         if parent == parent.parent:
             return
