@@ -36,7 +36,10 @@ def test_a_new_bot_passes_the_check_as_written(tmp_path, lang):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "passed 3 match(es) in arschmallows, take4 with no forfeit" in checked.stdout
     listed = subprocess.run([MALLOWS, "bots", "list"], cwd=tmp_path, capture_output=True, text=True)
-    assert "fresh" not in listed.stdout  # not in a bots/ folder: found by path only
+    # not in a bots/ folder: found by path only. The name column is read, not the whole
+    # output: the source column shows full paths, and the clone's folder may be named fresh
+    names = [line.strip("│┃ ").split()[0] for line in listed.stdout.splitlines() if "│" in line]
+    assert "random" in names and "fresh" not in names, listed.stdout
     if lang == "python":  # its own test file runs the same check from pytest
         own = subprocess.run(
             [

@@ -232,7 +232,10 @@ def test_finals_freeze_entries_cut_by_rank_and_end_with_a_final_table(tmp_path):
     out = invoke("ladder", "finals", "lad", "--db", store.path)
     assert out.exit_code == 0, out.output
     late = invoke("ladder", "join", "lad", "random:call=0.2", "--db", store.path)
-    assert late.exit_code == 0, late.output  # recorded; refused when the finals read it
+    assert late.exit_code == 2 and "entries are frozen" in late.output, late.output
+    assert not [e for e in store.ladders.events("lad") if e["kind"] == "join"]  # not recorded
+    # a join event written anyway (an older mallows recorded them) is refused when read
+    store.ladders.add_event("lad", "join", "random:call=0.2", "written by hand")
     result = run_ladder(ladder, store, lambda s: InProcessExecutor(), resolver)
     assert result.finished and result.why.startswith("finals over")
     modes = [e["mode"] for e in store.ladders.epochs("lad")]

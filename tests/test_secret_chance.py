@@ -257,10 +257,12 @@ def test_play_seed_gives_nothing_away_and_repeats_on_this_machine(tmp_path):
                 "5",
                 "--record",
                 str(record),
+                "--decision-seconds",  # generous: a loaded machine must not make a forfeit
+                "60",
             ],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=600,
             cwd=REPO,
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -10,8 +10,12 @@ adopted by init, found 89 minutes later (issue 26, item 10).
 So the first time a process makes a bot cgroup, ``ensure()`` starts a watcher: a small shell
 in its own session (``/bin/sh``: a millisecond to start) reading a pipe whose only writer is
 this process. When this process ends, in any way, the read returns end-of-file; the watcher
-then SIGKILLs every process still in this process's bot cgroups (thawing the frozen: a
-frozen process dies only once thawed) and removes them. After a
+then SIGKILLs every process still in this process's bot cgroups, in every hierarchy
+(``cgroup.kill`` where the kernel has it), thaws every one of its freezers (a frozen process
+dies only once thawed; on cgroup v1 the freezer is a hierarchy of its own, so the folder a
+process is killed from is not the one that thaws it: every folder is killed, then every
+freezer thawed, until none holds a process, for up to 10 s), then removes every folder
+(again for up to 5 s: a folder stays busy until the kernel has released its last process). After a
 normal end they are already gone and it simply exits. A forked child (a pid of its own)
 starts its own.
 """
@@ -23,24 +27,50 @@ import subprocess
 
 _SCRIPT = r"""
 owner=$1; shift
-while read -r _; do :; done
-for base in "$@"; do
-  for cg in "$base"/mallows-bot-"$owner"-*; do
-    [ -d "$cg" ] || continue
-    i=0
-    while [ $i -lt 40 ]; do
+while read -r _ <&3; do :; done
+i=0
+while [ $i -lt 200 ]; do
+  left=
+  for base in "$@"; do
+    for cg in "$base"/mallows-bot-"$owner"-*; do
+      [ -d "$cg" ] || continue
+      [ -f "$cg/cgroup.kill" ] && echo 1 > "$cg/cgroup.kill" 2>/dev/null
       procs=$(cat "$cg/cgroup.procs" 2>/dev/null)
-      [ -z "$procs" ] && break
+      [ -z "$procs" ] && continue
+      left=1
       kill -9 $procs 2>/dev/null
+    done
+  done
+  for base in "$@"; do
+    for cg in "$base"/mallows-bot-"$owner"-*; do
       [ -f "$cg/freezer.state" ] && echo THAWED > "$cg/freezer.state" 2>/dev/null
       [ -f "$cg/cgroup.freeze" ] && echo 0 > "$cg/cgroup.freeze" 2>/dev/null
-      sleep 0.05
-      i=$((i + 1))
     done
-    rmdir "$cg" 2>/dev/null
   done
+  [ -z "$left" ] && break
+  sleep 0.05
+  i=$((i + 1))
+done
+i=0
+while [ $i -lt 100 ]; do
+  left=
+  for base in "$@"; do
+    for cg in "$base"/mallows-bot-"$owner"-*; do
+      [ -d "$cg" ] || continue
+      rmdir "$cg" 2>/dev/null || left=1
+    done
+  done
+  [ -z "$left" ] && break
+  sleep 0.05
+  i=$((i + 1))
 done
 """
+#: The watcher is started in the background by a shell that exits at once: not a child of
+#: this process, so a supervisor that kills a dead worker's children with it (Ray kills a
+#: worker's child processes when the worker exits) does not kill the watcher before it has
+#: thawed and killed the bot (a frozen sandbox outlived Ctrl-C of a run on Ray, issue 33).
+#: The pipe is the watcher's fd 3: a background job's standard input is /dev/null (dash).
+_LAUNCH = 'exec 3<&0; script=$1; shift; "$0" -c "$script" mallows-cgroup-reaper "$@" & exit 0'
 
 _started: dict[int, int] = {}  # this process's pid -> the write end of its watcher's pipe
 
@@ -55,14 +85,15 @@ def ensure(bases: list[str]) -> None:
         return
     read, write = os.pipe()  # both ends close-on-exec: no bot inherits the write end
     try:
-        subprocess.Popen(
-            [shell, "-c", _SCRIPT, "mallows-cgroup-reaper", str(me), *bases],
+        launcher = subprocess.Popen(
+            [shell, "-c", _LAUNCH, shell, _SCRIPT, str(me), *bases],
             stdin=read,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             close_fds=True,
         )
+        launcher.wait()  # it exits at once, leaving the watcher orphaned: not our child
     except OSError:
         os.close(write)
         return

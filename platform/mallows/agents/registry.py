@@ -52,6 +52,7 @@ from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_e
 from mallows.agents.roster import Roster
 from mallows.botname import BotName, is_path
 from mallows.errors import BotError
+from mallows.files import check_file, exists, read_bytes, read_text
 from mallows.safetext import TEXT_BYTES, cap
 from mallows.games import game_ids
 
@@ -296,6 +297,9 @@ class BotSpec:
 
 _MODULES: dict[tuple[str, int], Any] = {}
 
+#: The fix a bot path that is not a bot file or folder is told.
+BOT_PATH_FIX = "give a bot's .py file, its folder, or a name from mallows bots list"
+
 
 def _import_path(path: Path, modname: str):
     """Import a trusted bot file or package folder by path (``bots/`` stays off sys.path, so
@@ -384,15 +388,14 @@ def _static_meta(name: str, path: Path) -> dict:
     """Read ``class Bot``'s literal ``name``/``version``/``games`` from the source without
     running it. A syntax error, or no ``Bot`` at all, is a ``BotError``."""
     source_file = path / "__init__.py" if path.is_dir() else path
+    source = read_bytes(source_file, f"bot {name[:80]!r}", BOT_PATH_FIX, BotError)
     try:
-        tree = ast.parse(source_file.read_bytes(), filename=str(source_file))
+        tree = ast.parse(source, filename=str(source_file))
     except SyntaxError as exc:
         raise BotError(
             f"bot {name!r} ({source_file}) does not parse: SyntaxError at line "
             f"{exc.lineno}: {exc.msg}"
         ) from None
-    except OSError as exc:
-        raise BotError(f"bot {name!r}: cannot read {source_file}: {exc}") from None
     meta: dict = {"bot_name": None, "version": None, "games": None}
     has_bot = False
     for node in tree.body:
@@ -421,9 +424,10 @@ def _static_meta(name: str, path: Path) -> dict:
 
 def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> BotSpec:
     path = folder / MANIFEST
+    text = read_text(path, f"bot {name[:80]!r}: its manifest", BOT_PATH_FIX, BotError)
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise BotError(f"bot {name!r}: its manifest {path} cannot be read: {exc}") from None
 
     def need(key: str, kind: type, example: str):
@@ -504,6 +508,7 @@ def _from_path(
     name: str, base: str, params: dict, path: Path, origin: str, isolate: bool | None
 ) -> BotSpec:
     path = path.resolve()
+    check_file(path, "bot", BOT_PATH_FIX, BotError, folder_ok=True)
     if path.name == MANIFEST and path.is_file():
         path = path.parent
     if path.is_dir() and (path / MANIFEST).is_file():
@@ -655,14 +660,14 @@ class Resolver:
             return version
         if is_path(base):
             path = Path(base).expanduser()
-            if not path.exists():
+            if check_file(path, "bot", BOT_PATH_FIX, BotError, True) is None:
                 raise BotError(f"unknown bot {name!r}: there is no file or folder {path.resolve()}")
             stem = path.resolve().parent.name if path.name == MANIFEST else path.resolve().stem
             return _from_path(name, stem, params, path, "path", isolate)
         looked: list[str] = []
         for d in search_dirs():
             for candidate in (d / f"{base}.py", d / base):
-                if candidate.exists():
+                if exists(candidate):  # False, not an error, for a name over 255 bytes
                     return _from_path(name, base, params, candidate, "bots", isolate)
             looked.append(f"{d}/{base}.py, {d}/{base}/")
         eps = _entry_points()

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from mallows.errors import BotError
+from mallows.files import check_folder
 from mallows.games import game_ids
 
 __all__ = ["LANGS", "check_name", "write_bot"]
@@ -188,7 +189,9 @@ def write_bot(
     if unknown:
         raise BotError(f"--game {unknown[0]!r}: the games are {', '.join(known)}")
     folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+    if check_folder(folder, "--dir", "give a new or empty folder", BotError) and any(
+        folder.iterdir()
+    ):
         raise BotError(
             f"{folder} already exists and is not an empty folder: choose another "
             f"name or --dir, nothing was written"

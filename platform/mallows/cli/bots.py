@@ -121,9 +121,11 @@ def shown(*values: str) -> list[Text]:
 
 def _submitted_rows(db: Path) -> list[tuple[str, ...]]:
     """``bots list`` rows for the newest version of every bot submitted to ``db``."""
-    if not Path(db).is_file():
-        return []
+    from mallows.results.integrity import present_db
     from mallows.results.store import Store
+
+    if not present_db(db):
+        return []
 
     store = Store(db, readonly=True)
     newest: dict[str, dict] = {}

@@ -103,9 +103,10 @@ def resolver_for(db: Path) -> Iterator["Resolver"]:
     none. Passed explicitly to what resolves names (``tournaments.plan``), never installed in
     a global."""
     from mallows.agents.registry import Resolver
+    from mallows.results.integrity import present_db
     from mallows.results.store import Store
 
-    store = Store(db, readonly=True) if Path(db).is_file() else None
+    store = Store(db, readonly=True) if present_db(db) else None
     try:
         yield Resolver(store)
     finally:

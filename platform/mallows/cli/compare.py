@@ -27,7 +27,6 @@ from mallows.cli.common import (
     user_errors,
     workers_option,
 )
-from mallows.errors import MallowsError
 from mallows.tournaments.compare.spec import (
     DEFAULT_DELTA,
     DEFAULT_MAX_MATCHES,
@@ -117,7 +116,7 @@ def compare(
         None, "--decision-seconds", help="Time limit per decision (default: the platform's)."
     ),
     sandbox: Optional[str] = sandbox_option(),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
 
@@ -125,7 +124,12 @@ def compare(
     verdict within --max-matches; 2: bad input; 70: mallows or Ray failed."""
     from mallows.tournaments.compare.run import BATCH_MATCHES, needs_matches, run_comparison
     from mallows.cli.common import resolver_for, sandbox_mode
-    from mallows.runner.executor import cluster_address, make_executor
+    from mallows.runner.executor import (
+        check_executor_options,
+        cluster_address,
+        make_executor,
+    )
+    from mallows.tournaments.lock import run_lock
     from mallows.tournaments.plan import prepare
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
 
@@ -134,10 +138,7 @@ def compare(
     )
     if sandbox is not None and sandbox_mode(sandbox) == "off":
         limits["sandbox"] = "off"
-    if workers is not None and workers < 1:
-        raise MallowsError(
-            f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
-        )
+    check_executor_options(workers, address)  # also when nothing is left to play
     # the names resolve as in every command that takes --db (NAME@N, a submitted NAME), and
     # the plan's check step runs before a new database is created
     with resolver_for(db) as resolver:
@@ -159,84 +160,93 @@ def compare(
             resolver=resolver,
         )
         c = check_comparison_bots(c, resolver)  # hellos; the sandbox decided once
-    store = Store(db)
+    # one run of a comparison at a time: a second would play the same pairs beside it and
+    # stop on a count of its own (a wrong verdict): it is refused, naming the holder
     old = legacy_name(c) if name is None else None
-    if old is not None and store.tournament(c.name) is None and store.tournament(old):
-        c = dataclasses.replace(c, name=old)  # stored before paths were named by base name
-    # registered and pinned like a tournament: changed settings or changed bot code are
-    # refused before any match (and before Ray starts)
-    plan = prepare(c, store, resolver.using(store))
-    shown_a, shown_b = plan.shown[c.a], plan.shown[c.b]
-    err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
+    if old is not None:
+        with Store(db) as probe:  # stored before paths were named by base name
+            if probe.tournament(c.name) is None and probe.tournament(old):
+                c = dataclasses.replace(c, name=old)
+    with run_lock(db, c.name, kind="comparison"):
+        store = Store(db)
+        # registered and pinned like a tournament: changed settings or changed bot code are
+        # refused before any match (and before Ray starts)
+        plan = prepare(c, store, resolver.using(store))
+        shown_a, shown_b = plan.shown[c.a], plan.shown[c.b]
+        err = Console(stderr=True)  # for the status spinner only: lines go out unwrapped
 
-    def say(text: str) -> None:
-        typer.echo(text, err=True)
+        def say(text: str) -> None:
+            typer.echo(text, err=True)
 
-    echo = typer.echo
-    if not quiet:
-        seats = (
-            "A and B, both seatings of each deal"
-            if c.players == 2
-            else f"A or B in the seat under test, opponents "
-            f"{', '.join(plan.shown[o] for o in c.opponents)}"
-        )
-        say(
-            f"compare {shown_a} (A) vs {shown_b} (B) · {c.game}"
-            + (f" ({c.rules})" if c.rules and c.rules != "default" else "")
-            + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
-            f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
-            f"{2 * c.max_pairs} matches · {c.name} in {db}"
-        )
-    # SIGTERM and SIGHUP stop it as Ctrl-C does (resumable), exiting 128 + the signal
-    with termination_as_interrupt() as reinstall:
-        if needs_matches(plan, store):
-            joining = cluster_address(address)
-            if joining and not quiet:  # a join can take a while to fail: say so at once
-                err.print(
-                    f"connecting to the Ray cluster at {joining} ...", highlight=False, markup=False
-                )
-            try:
-                with (
-                    err.status("starting the executor...")
-                    if not quiet
-                    else contextlib.nullcontext()
-                ):
-                    executor = make_executor(
-                        workers,
-                        address,
-                        batch_size=BATCH_MATCHES,
-                        snapshots=plan.roster.snapshots(),
+        echo = typer.echo
+        if not quiet:
+            seats = (
+                "A and B, both seatings of each deal"
+                if c.players == 2
+                else f"A or B in the seat under test, opponents "
+                f"{', '.join(plan.shown[o] for o in c.opponents)}"
+            )
+            say(
+                f"compare {shown_a} (A) vs {shown_b} (B) · {c.game}"
+                + (f" ({c.rules})" if c.rules and c.rules != "default" else "")
+                + f" · {c.players} seats: {seats} · H0: diff <= 0, H1: diff >= {c.delta:g} "
+                f"places/match · alpha {c.alpha:g}, beta {c.beta:g} · at most "
+                f"{2 * c.max_pairs} matches · {c.name} in {db}"
+            )
+        # SIGTERM and SIGHUP stop it as Ctrl-C does (resumable), exiting 128 + the signal
+        with termination_as_interrupt() as reinstall:
+            if needs_matches(plan, store):
+                joining = cluster_address(address)
+                if joining and not quiet:  # a join can take a while to fail: say so at once
+                    err.print(
+                        f"connecting to the Ray cluster at {joining} ...",
+                        highlight=False,
+                        markup=False,
                     )
-            except KeyboardInterrupt as exc:  # Typer's own handler would exit 130 in silence
+                try:
+                    with (
+                        err.status("starting the executor...")
+                        if not quiet
+                        else contextlib.nullcontext()
+                    ):
+                        executor = make_executor(
+                            workers,
+                            address,
+                            batch_size=BATCH_MATCHES,
+                            snapshots=plan.roster.snapshots(),
+                        )
+                except KeyboardInterrupt as exc:  # Typer's own handler would exit 130 in silence
+                    say(
+                        f"{interrupted(exc)} while the executor was starting: nothing was lost; "
+                        f"rerun the same command to resume"
+                    )
+                    raise typer.Exit(exit_status(exc))
+                reinstall()  # Ray sets its own SIGTERM handler
+            else:
+                executor = make_executor(1, None)
+            last = {"t": time.perf_counter()}
+
+            def on_start(result) -> None:
+                if result.pairs and not quiet:
+                    say(f"{result.already} matches already stored: " + status_line(result, c))
+
+            def on_pair(result) -> None:
+                now = time.perf_counter()
+                if not quiet and now - last["t"] >= PROGRESS_SECONDS:
+                    last["t"] = now
+                    say(status_line(result, c))
+
+            try:
+                with executor:
+                    result = run_comparison(
+                        plan, store, executor, on_pair=on_pair, on_start=on_start
+                    )
+            except KeyboardInterrupt as exc:
                 say(
-                    f"{interrupted(exc)} while the executor was starting: nothing was lost; "
-                    f"rerun the same command to resume"
+                    f"{interrupted(exc)}: {store.count_matches(c.name)} matches are stored in {db}; "
+                    f"rerun the same command to resume (it ends with the same verdict)"
                 )
                 raise typer.Exit(exit_status(exc))
-            reinstall()  # Ray sets its own SIGTERM handler
-        else:
-            executor = make_executor(1, None)
-        last = {"t": time.perf_counter()}
-
-        def on_start(result) -> None:
-            if result.pairs and not quiet:
-                say(f"{result.already} matches already stored: " + status_line(result, c))
-
-        def on_pair(result) -> None:
-            now = time.perf_counter()
-            if not quiet and now - last["t"] >= PROGRESS_SECONDS:
-                last["t"] = now
-                say(status_line(result, c))
-
-        try:
-            with executor:
-                result = run_comparison(plan, store, executor, on_pair=on_pair, on_start=on_start)
-        except KeyboardInterrupt as exc:
-            say(
-                f"{interrupted(exc)}: {store.count_matches(c.name)} matches are stored in {db}; "
-                f"rerun the same command to resume (it ends with the same verdict)"
-            )
-            raise typer.Exit(exit_status(exc))
     t = result.test
     echo(status_line(result, c))
     echo(_counts_text(result))

@@ -74,7 +74,9 @@ def check(db: Path = db_option()) -> None:
 @user_errors
 def repair(db: Path = db_option()) -> None:
     """Remove the orphans `db check` reports: matches whose tournament is gone."""
-    if not Path(db).is_file():
+    from mallows.results.integrity import present_db
+
+    if not present_db(db):
         Store(db, readonly=True).close()  # the message for a path that is not a database
     store = Store(db)
     try:

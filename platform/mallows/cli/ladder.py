@@ -36,10 +36,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _open(db: Path, readonly: bool = False) -> Store:
-    if not Path(db).is_file():
-        raise MallowsError(
-            f"no database at {db}: start a ladder first (mallows ladder run FILE --db {db})"
-        )
+    from mallows.results.integrity import existing_db
+
+    existing_db(
+        db, f"no database at {db}: start a ladder first (mallows ladder run FILE --db {db})"
+    )
     return Store(db, readonly=readonly)
 
 
@@ -64,7 +65,7 @@ def run(
     max_matches, or mallows ladder stop."""
     from mallows.cli.common import resolver_for
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
-    from mallows.runner.executor import make_executor
+    from mallows.runner.executor import check_executor_options, make_executor
     from mallows.tournaments.format import idle_parameters
     from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
     from mallows.tournaments.ladder.spec import check_ladder_bots, load_ladder
@@ -72,10 +73,7 @@ def run(
 
     ladder = load_ladder(file)
     mode = sandbox_mode(sandbox) if sandbox is not None else None
-    if workers is not None and workers < 1:
-        raise MallowsError(
-            f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
-        )
+    check_executor_options(workers, address)
     with resolver_for(db) as resolver:
         ladder = check_ladder_bots(ladder, resolver, mode)  # before a new database is created
         for warning in idle_parameters(ladder.entrants, ladder.game, resolver):
@@ -110,7 +108,7 @@ def run(
 
     say(f"ladder {ladder.name} · {ladder.game} · {ladder.players} seats · in {db}")
     # one runner per ladder (a second one is refused, naming the holder), as for a tournament
-    with run_lock(db, ladder.name), termination_as_interrupt() as again:
+    with run_lock(db, ladder.name, kind="ladder"), termination_as_interrupt() as again:
         reinstall[0] = again
         try:
             result = run_ladder(
@@ -161,11 +159,12 @@ def join_cmd(
 ) -> None:
     """Enter a bot: checked now, then it joins at the ladder's next epoch."""
     from mallows.cli.common import resolver_for
-    from mallows.tournaments.ladder.run import join, stored_ladder
+    from mallows.tournaments.ladder.run import check_entries_open, join, stored_ladder
     from mallows.tournaments.ladder.spec import check_ladder_bots
 
     store = _open(db)
     ladder = stored_ladder(store, name)
+    check_entries_open(store, name, bot)  # before the check: a frozen ladder says so at once
     with resolver_for(db) as resolver:  # it passes the check now, or it is not entered
         check_ladder_bots(
             ladder, resolver, sandbox_mode(sandbox) if sandbox else None, names=(bot,)

@@ -106,11 +106,15 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
     limits = Limits.from_dict(
         {"decision_seconds": decision_seconds, "sandbox": sandbox_mode(sandbox)}
     )
-    if record is not None and record.is_dir():
-        raise MallowsError(
-            f"--record {str(record)!r} is a folder: give a file name, e.g. "
-            f"--record {record / 'match.json'}"
-        )
+    if record is not None:  # before the match: a record that cannot be written is said now
+        from mallows.files import check_writable, exists
+
+        if exists(record) and record.is_dir():
+            raise MallowsError(
+                f"--record {str(record)!r} is a folder: give a file name, e.g. "
+                f"--record {record / 'match.json'}"
+            )
+        check_writable(record, "--record", "give a new file name, e.g. --record match.json")
     # the plan's check step (``tournaments.plan``): every bot resolved once, built once or
     # asked for its hello (side by side), checked to play the game; the sandbox decided once
     names = [canonical_name(name) for name in bot]

@@ -29,15 +29,14 @@ def register(app: typer.Typer) -> None:
 
 
 def _store(db: Path):
-    from mallows.results.integrity import check_db_path
+    from mallows.results.integrity import existing_db
     from mallows.results.store import Store
 
-    check_db_path(db)  # a folder or a FIFO is named as such, not "no database"
-    if not Path(db).is_file():
-        raise MallowsError(
-            f"no database at {db}: run a tournament first (mallows tournament "
-            f"run tournaments/demo.toml) or pass --db PATH"
-        )
+    existing_db(  # a folder or a FIFO is named as such, not "no database"
+        db,
+        f"no database at {db}: run a tournament first (mallows tournament "
+        f"run tournaments/demo.toml) or pass --db PATH",
+    )
     return Store(db, readonly=True)
 
 
@@ -80,9 +79,10 @@ def check_out_folder(out: Path) -> None:
     writer."""
     import tempfile
 
+    from mallows.files import check_folder
+
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise MallowsError(f"-o {out} is a file: give a folder for the site (e.g. -o report)")
+    check_folder(out, "-o", "give a folder for the site (e.g. -o report)")
     existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
     if not existing.is_dir():
         raise MallowsError(
@@ -122,9 +122,11 @@ def report(
 
     Replays: one page per tournament, reading its matches from a few compressed data files
     beside it (--replay-pages: a page per match instead)."""
+    from mallows.files import check_name
     from mallows.report.site import Site
     from mallows.tournaments.compare.run import stored_test
 
+    check_name(out, "-o", "give a folder for the site (e.g. -o report)")  # before the database
     t0 = time.perf_counter()
     site = Site(
         _store(db),
@@ -146,6 +148,9 @@ def report(
         f"wrote {count} files to {out} in {time.perf_counter() - t0:.1f} s: open "
         f"{Path(out) / 'index.html'}"
     )
+
+
+MAX_REFRESH = 86_400  # a day: the longest wait between reloads ``serve --refresh`` takes
 
 
 @user_errors
@@ -182,6 +187,11 @@ def serve(
     from mallows.tournaments.compare.run import stored_test
 
     check_port(port)
+    if not 0 <= refresh <= MAX_REFRESH:  # 0 reloads every second, as 1 does
+        raise MallowsError(
+            f"--refresh {refresh}: give the seconds between reloads of a running "
+            f"tournament's pages, 1 to {MAX_REFRESH} (default 5)"
+        )
     host = check_host(host, public)
     _store(db).close()  # a database that cannot be read is refused now, not at the first page
     # Each connection has a thread of its own (a client that sends nothing blocks nobody and is

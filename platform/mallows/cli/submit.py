@@ -33,16 +33,18 @@ from mallows.agents.submissions import (
 from mallows.botname import BotName
 from mallows.cli.common import db_option, sandbox_mode, sandbox_option, user_errors
 from mallows.errors import MallowsError
+from mallows.files import check_file, check_name, exists
 from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.results.store import Store
 
 
 def _open(db: Path) -> Store:
-    if not Path(db).exists():
-        raise MallowsError(
-            f"no database at {db}: submit a bot or run a tournament first, or pass --db PATH"
-        )
+    from mallows.results.integrity import existing_db
+
+    existing_db(
+        db, f"no database at {db}: submit a bot or run a tournament first, or pass --db PATH"
+    )
     return Store(db)
 
 
@@ -97,15 +99,18 @@ def submit(
     from mallows.cli.bots import _console, _sandbox_line, print_problem, report_table
     from mallows.testing.bots import choose_games, run_check
 
-    if games < 1:
-        raise MallowsError(f"--games {games}: play at least one match per game")
+    from mallows.cli.bots import MAX_CHECK_GAMES
+
+    if not 1 <= games <= MAX_CHECK_GAMES:  # as bots check: a huge count would run for ever
+        raise MallowsError(
+            f"--games {games}: play at least one match per game, at most {MAX_CHECK_GAMES}"
+        )
     limits = Limits.from_dict(
         {"decision_seconds": decision_seconds, "sandbox": sandbox_mode(sandbox)}
     )
-    if not path.exists():
-        raise MallowsError(
-            f"no file or folder {path}: give the path to your bot's .py file or folder"
-        )
+    fix = "give the path to your bot's .py file or folder"
+    if check_file(path, "bot", fix, folder_ok=True) is None:
+        raise MallowsError(f"no file or folder {path}: {fix}")
     what = f"bot {str(path)!r}"
     snap = read_files(path, what, strict=True)  # no hard link, no special file
     found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
@@ -242,7 +247,9 @@ def show(
     from mallows.cli.bots import _console
 
     console = _console()
-    store = Store(db, readonly=True) if Path(db).exists() else None
+    from mallows.results.integrity import present_db
+
+    store = Store(db, readonly=True) if present_db(db) else None
     if store is not None and re.fullmatch(r"[0-9a-f]{8,64}", name):
         digests = store.snapshot_digests(name)
         if len(digests) > 1:
@@ -386,7 +393,8 @@ def _extract(store: Store, digest: str, folder: Path, console) -> None:
             f"no stored files for digest {digest[:12]} (a shipped or entry-point "
             f"bot's code is not kept)"
         )
-    if folder.exists():
+    check_name(folder, "--extract", "give a new folder")
+    if exists(folder) or folder.is_symlink():
         raise MallowsError(f"--extract {folder}: it exists; give a new folder")
     for rel, data in files.items():
         target = folder / rel

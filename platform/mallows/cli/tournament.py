@@ -53,11 +53,13 @@ def register(app: typer.Typer) -> None:
 
 def _open_readonly(db: Path) -> Store:
     """The database of a read-only command (list, show, ratings, replay): never written."""
-    if not Path(db).exists():
-        raise MallowsError(
-            f"no database at {db}: run a tournament first "
-            f"(mallows tournament run tournaments/demo.toml) or pass --db PATH"
-        )
+    from mallows.results.integrity import existing_db
+
+    existing_db(
+        db,
+        f"no database at {db}: run a tournament first "
+        f"(mallows tournament run tournaments/demo.toml) or pass --db PATH",
+    )
     return Store(db, readonly=True)
 
 
@@ -252,7 +254,7 @@ def run(
     batch_size: Optional[int] = typer.Option(
         None, "--batch-size", help="Matches per Ray task (default: automatic)."
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     sandbox: Optional[str] = sandbox_option(),
     key: Optional[str] = typer.Option(
         None,
@@ -268,7 +270,10 @@ def run(
     from mallows.tournaments.lock import run_lock
     from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
 
+    from mallows.runner.executor import check_executor_options
+
     t = load_tournament(file)  # pure: reads and validates the file
+    check_executor_options(workers, address)  # also when nothing is left to play
     mode = sandbox_mode(sandbox) if sandbox is not None else None
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
@@ -333,7 +338,7 @@ def _run(
 ) -> None:
     from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
-    from mallows.tournaments.run import LARGE_RUN, estimate, execute
+    from mallows.tournaments.run import LARGE_RUN, check_free_space, estimate, execute
 
     from mallows.tournaments.secrecy import commitment, untrusted_seed_warning
 
@@ -370,6 +375,7 @@ def _run(
             soft_wrap=True,
             highlight=False,
         )
+    check_free_space(plan, store, db)  # before the timing match: a run that cannot fit is refused
     remaining = plan.total - store.count_matches(t.name)
     guess = None
     if remaining >= LARGE_RUN:
@@ -812,20 +818,14 @@ def replay(
 
 def _load_record(match: str, db: Path) -> tuple[str, dict]:
     """(label, record) for a match id in --db or a record file."""
+    from mallows.files import exists, read_bytes
+
     path = Path(match)
-    if path.is_file() or match.endswith(".json"):
-        if not path.is_file():
-            raise MallowsError(
-                f"no record file {match}: give a record file or a match id such as demo/0"
-            )
+    if exists(path) or match.endswith(".json"):
+        fix = "give a record file or a match id such as demo/0"
         from mallows.runner.record_format import parse_record
 
-        try:
-            text = path.read_bytes()
-        except OSError as exc:
-            raise MallowsError(
-                f"cannot read {match} ({exc.strerror or exc}): give a record file you can read"
-            ) from None
+        text = read_bytes(path, "record file", fix)  # a FIFO, a device or a folder refused
         # checked against the record format: the first thing wrong is named, nothing below
         # meets a value of the wrong type
         return path.name, parse_record(text, match)

@@ -13,6 +13,8 @@ that was encoded (byte for byte), so a record's digest, replay and export are un
 
 from __future__ import annotations
 
+import threading
+
 import zstandard
 
 LEVEL = 3  # zstd level: ~30 us per Arschmallows record with a dictionary
@@ -41,7 +43,12 @@ def human_bytes(n: float) -> str:
 
 
 class Codec:
-    """Compressor and decompressor for one codec number (``dictionary`` bytes or None)."""
+    """Compressor and decompressor for one codec number (``dictionary`` bytes or None).
+
+    zstd's compressor and decompressor objects are not thread-safe: two threads decoding at
+    once through one (``serve``'s pages, its boards' thread) read each other's state and
+    raised "Data corruption detected" on a healthy database, reported as damaged. Each use
+    holds the codec's lock."""
 
     def __init__(self, number: int, dictionary: bytes | None = None):
         self.number = number
@@ -50,12 +57,17 @@ class Codec:
             d.precompute_compress(level=LEVEL)  # else every compress() loads it again (~0.5 ms)
         self._c = zstandard.ZstdCompressor(level=LEVEL, dict_data=d, write_content_size=True)
         self._d = zstandard.ZstdDecompressor(dict_data=d)
+        self._lock = threading.Lock()
 
     def encode(self, text: str) -> bytes:
-        return self._c.compress(text.encode("utf-8"))
+        data = text.encode("utf-8")
+        with self._lock:
+            return self._c.compress(data)
 
     def decode(self, blob: bytes) -> str:
-        return self._d.decompress(blob).decode("utf-8")
+        with self._lock:
+            data = self._d.decompress(blob)
+        return data.decode("utf-8")
 
 
 def train(samples: list[str]) -> bytes | None:

@@ -27,6 +27,7 @@ import stat
 from pathlib import Path
 
 from mallows.errors import DatabaseError
+from mallows.files import check_name
 
 #: Written after "what to do" when the file itself is damaged.
 RESTORE = (
@@ -58,6 +59,7 @@ def check_db_path(path: Path | str) -> None:
     a path whose folder is a file. Never opens anything but a regular file (for its header)."""
     where = str(path)
     fix = "give the path of a mallows database file with --db, or a new file name to start one"
+    check_name(path, "--db", fix, DatabaseError)  # empty, or a name no file can have
     try:
         st = os.stat(path)  # follows symlinks: what SQLite would open
     except FileNotFoundError:
@@ -103,6 +105,22 @@ def check_db_path(path: Path | str) -> None:
             f"{where} is not an SQLite database (it does not start with "
             f"SQLite's header): {fix}; if it was one, " + RESTORE.format(path=where)
         )
+
+
+def existing_db(path: Path | str, missing: str) -> Path:
+    """``path`` checked (``check_db_path``) and present: the ``--db`` of a command that reads
+    a database it does not create; ``missing`` is the message when nothing is there."""
+    check_db_path(path)
+    if not os.path.isfile(path):
+        raise DatabaseError(missing)
+    return Path(path)
+
+
+def present_db(path: Path | str) -> bool:
+    """Whether the optional ``--db`` ``path`` (a missing file means none) holds a database;
+    anything but a regular file or a path to create is refused as ``check_db_path`` does."""
+    check_db_path(path)
+    return os.path.isfile(path)
 
 
 def _kernel(real: str) -> bool:
@@ -214,7 +232,32 @@ def _path(obj, args) -> str:
     return str(path if path is not None else "the database")
 
 
+def _damage_said(exc: BaseException) -> bool:
+    """Whether SQLite's message calls the file damaged ("malformed", "corrupt")."""
+    low = str(exc).lower()
+    return not isinstance(exc, OSError) and ("malformed" in low or "corrupt" in low)
+
+
+def _recheck(obj) -> bool | None:
+    """On a "damaged" error: the store behind ``obj`` checks the file afresh (a new connection,
+    SQLite's quick check) and, when it is intact, opens its connections again. True: the file
+    is intact and the call may be retried; False: damaged; None: no store to ask."""
+    store = obj if hasattr(obj, "recheck") else getattr(obj, "store", None)
+    recheck = getattr(store, "recheck", None)
+    return recheck() if recheck is not None else None
+
+
+def _not_damaged(path: str, exc: BaseException) -> DatabaseError:
+    return DatabaseError(
+        f"reading {path} failed on a connection opened earlier (SQLite: {exc}), but the file "
+        f"itself checks intact: rerun the command (or reload the page); nothing stored is lost"
+    )
+
+
 def _wrap(fn, caught: tuple):
+    """``fn`` with ``caught`` errors explained. A "damaged" error is believed only when a fresh
+    check of the file agrees (what ``mallows db check`` would say): otherwise the store
+    reconnects and a call is tried once more; a generator, already under way, says so."""
     if inspect.isgeneratorfunction(fn):
 
         @functools.wraps(fn)
@@ -222,6 +265,8 @@ def _wrap(fn, caught: tuple):
             try:
                 yield from fn(self, *args, **kwargs)
             except caught as exc:
+                if _damage_said(exc) and _recheck(self):
+                    raise _not_damaged(_path(self, args), exc) from None
                 raise explain(_path(self, args), exc) from None
 
         return gen
@@ -231,6 +276,14 @@ def _wrap(fn, caught: tuple):
         try:
             return fn(self, *args, **kwargs)
         except caught as exc:
+            if not (_damage_said(exc) and _recheck(self)):
+                raise explain(_path(self, args), exc) from None
+            first = exc
+        try:  # the file is intact and the connections new: once more
+            return fn(self, *args, **kwargs)
+        except caught as exc:
+            if _damage_said(exc):
+                raise _not_damaged(_path(self, args), first) from None
             raise explain(_path(self, args), exc) from None
 
     return call

@@ -155,6 +155,7 @@ class RayExecutor(Executor):
         self.batch_size = batch_size
         self._staging: str | None = None
         self._reaper = None
+        self._scratch: str | None = None  # the workers' scratch folder (a local Ray)
         self.lost_batches = 0
         ray = self.ray = _import_ray()
         if ray.is_initialized():
@@ -199,6 +200,13 @@ class RayExecutor(Executor):
                 from mallows.runner.reaper import Reaper
 
                 self._reaper = Reaper()  # nothing of it outlives this process
+                from mallows.agents.sandbox.command import SCRATCH_ENV
+
+                # the workers' scratch (their sandboxes' /proc copies) in a folder this
+                # process removes when the run ends: a Ray worker never reaches atexit
+                self._scratch = tempfile.mkdtemp(prefix="mallows-run-")
+                os.chmod(self._scratch, 0o755)
+                env[SCRATCH_ENV] = self._scratch
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
                 env.setdefault("MALLOWS_SNAPSHOTS", str(cache_root()))  # this machine's
                 # address="local": always a new Ray of our own, never one already running here
@@ -376,6 +384,9 @@ class RayExecutor(Executor):
         if self._staging:
             shutil.rmtree(self._staging, ignore_errors=True)
             self._staging = None
+        scratch, self._scratch = self._scratch, None
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
         if self._reaper is not None:
             self._reaper.close()
             self._reaper = None
@@ -432,15 +443,12 @@ REACH_SECONDS = 5.0  # how long to wait for a cluster's address to accept a conn
 def check_reachable(address: str, timeout: float = REACH_SECONDS) -> None:
     """Fail fast when nothing listens at a cluster ``address`` (``host:port`` or
     ``ray://host:port``): ``ray.init`` would otherwise keep retrying for minutes."""
-    target = address.split("://", 1)[-1]
-    host, sep, port = target.rpartition(":")
-    if not sep or not port.isdigit():
-        if address.strip().lower() in ("auto", "local"):
-            return
-        raise ClusterError(
-            f"--address {address!r} is not HOST:PORT: give the head's address "
-            f"as `ray start --head` printed it, for example 10.0.0.5:6379"
-        )
+    from mallows.runner.executor import check_address_form
+
+    check_address_form(address)
+    if address.strip().lower() in ("auto", "local"):
+        return
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
     try:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout):
             pass

@@ -74,6 +74,47 @@ def cluster_address(address: str | None = None) -> str | None:
     return address or os.environ.get("RAY_ADDRESS") or None
 
 
+#: The most workers a run may ask for: more than any machine or cluster here has CPUs (Ray
+#: itself refuses a resource count above 1e14, as a platform error).
+MAX_WORKERS = 4096
+
+
+def check_executor_options(workers: int | None, address: str | None) -> None:
+    """Refuse ``--workers`` and ``--address`` values no run could use, before anything starts
+    (and when nothing is left to play too): ``workers`` below 1 or above ``MAX_WORKERS``, an
+    ``address`` that is empty or not ``HOST:PORT`` (``ray://HOST:PORT``, ``auto``)."""
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise MallowsError(
+            f"--workers must be 1 to {MAX_WORKERS}, got {workers}: use --workers 1 to run in "
+            f"this process, or the number of CPUs to use"
+        )
+    if address is not None:
+        check_address_form(address)
+
+
+def check_address_form(address: str) -> None:
+    """A ``ClusterError`` unless ``address`` reads as a cluster's address: ``HOST:PORT`` (a
+    port 1 to 65535, ``ray://`` allowed before it), ``auto`` or ``local``; nothing is
+    contacted."""
+    from mallows.errors import ClusterError
+
+    if address.strip().lower() in ("auto", "local"):
+        return
+    target = address.split("://", 1)[-1]
+    host, sep, port = target.rpartition(":")
+    if (
+        not sep
+        or not port.isdigit()
+        or not 0 < int(port) < 65536
+        or not host.strip("[]")
+        or any(c.isspace() or not c.isprintable() for c in address)
+    ):
+        raise ClusterError(
+            f"--address {address[:80]!r} is not HOST:PORT: give the head's address "
+            f"as `ray start --head` printed it, for example 10.0.0.5:6379"
+        )
+
+
 def make_executor(
     workers: int | None = None,
     address: str | None = None,
@@ -85,10 +126,7 @@ def make_executor(
     task (default: automatic). ``snapshots``: the digests of the pinned snapshots a joined
     cluster is shipped (``Plan.roster.snapshots()``)."""
     address = cluster_address(address)
-    if workers is not None and workers < 1:
-        raise MallowsError(
-            f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
-        )
+    check_executor_options(workers, address)
     if address:
         from mallows.runner.cluster import RayExecutor, check_reachable
 

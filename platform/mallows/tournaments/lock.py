@@ -41,15 +41,18 @@ def lock_path(db: str | Path, name: str) -> Path:
 
 
 @contextlib.contextmanager
-def run_lock(db: str | Path, name: str, doing: str = "run") -> Iterator[Path]:
+def run_lock(
+    db: str | Path, name: str, doing: str = "run", kind: str = "tournament"
+) -> Iterator[Path]:
     """Hold the lock of tournament ``name`` on database ``db`` for the ``with`` block.
-    ``doing`` ("run" or "delete") words the message when another process holds it."""
+    ``doing`` ("run" or "delete") words the message when another process holds it, ``kind``
+    ("tournament", "ladder" or "comparison", each stored as a tournament) what runs."""
     from mallows.results.integrity import explain
 
     path = lock_path(db, name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = _acquire(path, db, name, doing)
+        fd = _acquire(path, db, name, doing, kind)
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
             raise TournamentBusy(
@@ -67,8 +70,20 @@ def run_lock(db: str | Path, name: str, doing: str = "run") -> Iterator[Path]:
         os.close(fd)
 
 
-def _busy(db, name: str, holder: str, doing: str) -> TournamentBusy:
+def _busy(db, name: str, holder: str, doing: str, kind: str = "tournament") -> TournamentBusy:
     who = f"by another process ({holder})" if holder else "by another process"
+    if kind == "ladder" and doing == "run":
+        return TournamentBusy(
+            f"ladder {name!r} is being run on {db} {who}: a ladder has one runner; follow it "
+            f"with mallows ladder status {name} --db {db}, or stop it (mallows ladder stop "
+            f"{name} --db {db}, or Ctrl-C) and rerun this command to resume"
+        )
+    if kind == "comparison" and doing == "run":
+        return TournamentBusy(
+            f"comparison {name!r} is being run on {db} {who}: two runs of one comparison "
+            f"would split its matches; wait for it to finish (rerunning this command then "
+            f"prints its verdict from the stored matches), or stop it and rerun to resume"
+        )
     if doing == "delete":
         return TournamentBusy(
             f"tournament {name!r} is being run on {db} {who}: it cannot be deleted while it "
@@ -81,7 +96,7 @@ def _busy(db, name: str, holder: str, doing: str) -> TournamentBusy:
     )
 
 
-def _acquire(path: Path, db, name: str, doing: str = "run") -> int:
+def _acquire(path: Path, db, name: str, doing: str = "run", kind: str = "tournament") -> int:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -89,7 +104,7 @@ def _acquire(path: Path, db, name: str, doing: str = "run") -> int:
         except BlockingIOError:
             holder = _read(fd)
             os.close(fd)
-            raise _busy(db, name, holder, doing) from None
+            raise _busy(db, name, holder, doing, kind) from None
         except BaseException:
             os.close(fd)
             raise

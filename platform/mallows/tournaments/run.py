@@ -148,6 +148,33 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
+def check_free_space(plan: Plan, store, db, free: int | None = None) -> None:
+    """Refuse (``StorageError``, exit 2) a run whose matches left would need more than the free
+    space of the disk holding ``db`` (``free``: that figure, measured when not given), before
+    it plays one: the figures in the message. What is stored stays."""
+    import os
+    import shutil
+
+    from mallows.errors import StorageError
+    from mallows.results.codec import estimated_bytes, human_bytes
+
+    remaining = plan.total - store.count_matches(plan.name)
+    if remaining <= 0:
+        return
+    need = estimated_bytes(plan.game, plan.run.players, remaining)
+    if free is None:
+        try:
+            free = shutil.disk_usage(os.path.dirname(os.path.realpath(db)) or ".").free
+        except OSError:
+            return  # no figure to compare with: the disk-full path stays the guard
+    if need > free:
+        raise StorageError(
+            f"{remaining:,} matches to play need about {human_bytes(need)} more in {db}, and "
+            f"the disk holding it has {human_bytes(free)} free: free some space, give a --db "
+            f"on a larger disk, or play fewer deals (the matches stored stay)"
+        )
+
+
 def estimate(plan: Plan, store) -> Estimate:
     """The size and, from one match played here, the duration of what is left of ``plan``
     (prepared in ``store``). The timed match is the first missing one and is stored, so the

@@ -109,18 +109,21 @@ def _sweep(folder: str) -> None:
                 pass
             except OSError:
                 continue
-            _kill_members(os.path.join(folder, name))
+            _kill_members(os.path.join(folder, name), name)
             try:
                 os.rmdir(os.path.join(folder, name))  # fails, harmlessly, if still in use
             except OSError:
                 pass
 
 
-def _kill_members(folder: str) -> None:
-    """SIGKILL (and thaw, where the folder is a freezer's) every process left in the cgroup
-    ``folder`` of a platform that is gone: a bwrap whose parent was killed at the wrong
-    instant (between its clone and the child's ``PR_SET_PDEATHSIG``) outlives it, blocked for
-    ever, PID 1 of its own namespace; its cgroup is how it is found (issue 26, item 10)."""
+def _kill_members(folder: str, name: str) -> None:
+    """SIGKILL every process left in the cgroup ``folder`` of a platform that is gone, and
+    thaw the freezer cgroup ``name`` (on cgroup v1 a folder of the freezer's own hierarchy,
+    not ``folder``): a bwrap whose parent was killed at the wrong instant (between its clone
+    and the child's ``PR_SET_PDEATHSIG``) outlives it, blocked for ever, PID 1 of its own
+    namespace; its cgroup is how it is found (issue 26, item 10)."""
+    freezer = base("freezer")
+    thaw = os.path.join(freezer[0], name) if freezer is not None else folder
     for _ in range(20):
         pids = [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split() if p.isdigit()]
         if not pids:
@@ -130,8 +133,9 @@ def _kill_members(folder: str) -> None:
                 os.kill(pid, 9)
             except OSError:
                 pass
-        _write_if_there(os.path.join(folder, "freezer.state"), "THAWED")
-        _write_if_there(os.path.join(folder, "cgroup.freeze"), "0")
+        for where in {folder, thaw}:
+            _write_if_there(os.path.join(where, "freezer.state"), "THAWED")
+            _write_if_there(os.path.join(where, "cgroup.freeze"), "0")
         time.sleep(0.01)
 
 

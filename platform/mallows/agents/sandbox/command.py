@@ -225,6 +225,12 @@ def check_command(program: str, resolved: str, folder: str | Path, where: str) -
     )
 
 
+#: The environment variable naming a run's scratch folder (``runner.cluster`` sets it for the
+#: workers of a local Ray, and removes the folder when the run ends): ``procview`` keeps its
+#: frozen copies there.
+SCRATCH_ENV = procview.SCRATCH_ENV
+
+
 _FIXED: dict = {}  # bwrap binary -> the start of every bot's argv
 
 

@@ -105,6 +105,10 @@ def _copy_tree(src: str, dst: str) -> None:
     os.chmod(dst, 0o555)
 
 
+#: The environment variable naming a run's scratch folder (see ``frozen``).
+SCRATCH_ENV = "MALLOWS_SCRATCH"
+
+
 def frozen() -> list[tuple[str, str]]:
     """``(copy, /proc/name)`` for every entry at the top of ``/proc`` that is neither in
     ``LIVE`` nor a PID folder: a frozen copy, or an empty file for ``EMPTY``. Taken once per
@@ -112,6 +116,10 @@ def frozen() -> list[tuple[str, str]]:
     if not _FROZEN:
         memory = "/dev/shm"  # a tmpfs where there is one: a thousand small files, written fast
         here = memory if os.path.isdir(memory) and os.access(memory, os.W_OK) else None
+        # a Ray worker never runs atexit: under a run's scratch folder (made and removed by
+        # the process that owns the run, ``runner.cluster``) the copies go with the run
+        scratch = os.environ.get(SCRATCH_ENV)
+        here = scratch if scratch and os.path.isdir(scratch) else here
         folder = tempfile.mkdtemp(prefix="mallows-proc-", dir=here)
         atexit.register(shutil.rmtree, folder, True)
         out = []

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import weakref
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -94,9 +96,13 @@ _OUR_TABLES = ("meta", "bots", "tournaments", "matches", "ratings")
 
 @guard(sqlite3.Error)  # every SQLite error: a DatabaseError naming the file and the fix
 class Store:
-    """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write."""
+    """The SQLite ``ResultStore``. ``readonly``: open with ``mode=ro`` and never write.
 
-    db: sqlite_utils.Database
+    A read-only store on disk gives each thread its own connection (``db``): ``serve``
+    answers pages from many threads, and one connection shared between them let one thread's
+    statement run inside another's read transaction. A writable store (one writer) and a
+    read-only copy migrated in memory keep one connection."""
+
     disk_version: int
 
     def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
@@ -109,10 +115,12 @@ class Store:
         self._codecs: dict[int, codec.Codec] = {}  # by number: decoders and encoders
         self._encoders: dict[str, codec.Codec] = {}  # by game: the codec new records get
         self._untrained: dict[str, int] = {}  # by game: records since a training try
+        self._shared: sqlite_utils.Database | None = None  # the one connection, if one
+        self._local = threading.local()  # a read-only store's connection in each thread
+        self._readers: weakref.WeakSet = weakref.WeakSet()  # those open, closed by close()
+        self._memory = False
         check_db_path(self.path)  # a folder, FIFO, device, kernel file: refused before opening
         if readonly:
-            self.db = sqlite_utils.Database(_connect_readonly(self.path))
-            self.db.execute("PRAGMA busy_timeout = 30000")
             self._check_ours()
             self.disk_version = self.schema_version()
             if self.schema_version() < schema.SCHEMA_VERSION:
@@ -132,11 +140,64 @@ class Store:
         self._migrate()
         self.disk_version = schema.SCHEMA_VERSION
 
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """This thread's connection (a read-only store on disk), else the store's one."""
+        if self._shared is not None:
+            return self._shared
+        db = getattr(self._local, "db", None)
+        if db is None:
+            if self.closed:
+                raise StorageError(f"{self.path}: the store was closed")
+            db = sqlite_utils.Database(_connect_readonly(self.path))
+            db.execute("PRAGMA busy_timeout = 30000")
+            self._local.db = db
+            self._readers.add(db)
+        return db
+
+    @db.setter
+    def db(self, value: sqlite_utils.Database) -> None:
+        self._shared = value
+
+    def recheck(self) -> bool:
+        """After SQLite called the file damaged on one of this store's connections: check the
+        file on a new connection (SQLite's quick check). Intact: this thread's connection is
+        opened again and True is returned (the error belonged to the connection, not the
+        file); damaged, or a private in-memory copy: False."""
+        if self._memory or self.closed:
+            return False
+        try:
+            con = _connect_readonly(self.path)
+            try:
+                intact = [r[0] for r in con.execute("PRAGMA quick_check").fetchall()] == ["ok"]
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return False
+        if intact:
+            self._reopen()
+        return intact
+
+    def _reopen(self) -> None:
+        if self._shared is None:  # read-only: this thread's connection is made anew
+            old = getattr(self._local, "db", None)
+            self._local.db = None
+            if old is not None:
+                old.conn.close()
+            return
+        self._shared.conn.close()
+        self._shared = sqlite_utils.Database(self.path)
+        self._shared.execute("PRAGMA busy_timeout = 30000")
+        self._shared.execute("PRAGMA synchronous = NORMAL")
+
     def _migrate_in_memory(self) -> None:
         """An older schema opened read-only: migrate a private in-memory copy."""
-        memory = sqlite3.connect(":memory:")
-        self.db.conn.backup(memory)
-        self.db.conn.close()
+        memory = sqlite3.connect(":memory:", check_same_thread=False)
+        reader = self.db
+        reader.conn.backup(memory)
+        self.close()
+        self.closed = False
+        self._memory = True
         self.db = sqlite_utils.Database(memory)
         self._migrate()
 
@@ -189,7 +250,11 @@ class Store:
                 self.db["meta"].upsert({"key": "schema_version", "value": str(version)}, pk="key")
 
     def close(self) -> None:
-        self.db.conn.close()
+        if self._shared is not None:
+            self._shared.conn.close()
+        for reader in list(self._readers):
+            reader.conn.close()
+        self._local = threading.local()
         self.closed = True
 
     def __enter__(self) -> "Store":

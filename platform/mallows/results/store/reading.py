@@ -61,43 +61,53 @@ class Reading:
         game's results (no ``tournament``) leave out matches with a person at a seat (a
         player ``human``: the play page, a human league) unless ``humans``: the bots' game
         leaderboards are of bots."""
-        where, args = [], []
-        if tournament is not None:
-            where.append("m.tournament = ?")
-            args.append(tournament)
-        if game is not None:
-            where.append("m.game = ?")
-            args.append(game)
-        sql = (
-            "SELECT m.players, m.ranks FROM matches m JOIN tournaments t "
-            "ON t.name = m.tournament"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY t.rowid, m.idx"
-        )
+        names = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT name FROM tournaments"
+                + (" WHERE name = ?" if tournament is not None else "")
+                + " ORDER BY rowid",
+                [tournament] if tournament is not None else [],
+            ).fetchall()
+        ]
         bots_only = tournament is None and not humans
-        for players, ranks in self.db.execute(sql, args):
-            names = json.loads(players)
-            if bots_only and any(n == "human" or n.startswith("human:") for n in names):
-                continue
-            yield names, json.loads(ranks)
+        for name in names:
+            where, args = "tournament = ?", [name]
+            if game is not None:
+                where, args = where + " AND game = ?", [name, game]
+            for _, players, ranks in self.by_index("players, ranks", where, args):
+                seats = json.loads(players)
+                if bots_only and any(n == "human" or n.startswith("human:") for n in seats):
+                    continue
+                yield seats, json.loads(ranks)
+
+    def by_index(self, columns: str, where: str, args: list, chunk: int = 5000) -> Iterator[tuple]:
+        """``(idx, *columns)`` of the matches ``where`` holds for, by index, read in chunks:
+        each chunk's statement is finished before its first row is yielded. A statement left
+        open across a ``yield`` holds its read transaction, so a caller that keeps the
+        generator (a page served half-way, a loop that breaks) would pin this connection to
+        that WAL snapshot for ever: every later read of it blind to what writers stored."""
+        after = -1
+        while True:
+            rows = self.db.execute(
+                f"SELECT idx, {columns} FROM matches WHERE {where} AND idx > ? "
+                "ORDER BY idx LIMIT ?",
+                [*args, after, chunk],
+            ).fetchall()
+            yield from rows
+            if len(rows) < chunk:
+                return
+            after = rows[-1][0]
 
     def indexed_results(
         self, tournament: str, chunk: int = 20000
     ) -> Iterator[tuple[int, list[str], list[int]]]:
         """(index, players, ranks) of every stored match of ``tournament``, by index; read in
         chunks, so no read transaction stays open while a big tournament is walked."""
-        after = -1
-        while True:
-            rows = self.db.execute(
-                "SELECT idx, players, ranks FROM matches WHERE tournament = ? AND idx > ? "
-                "ORDER BY idx LIMIT ?",
-                [tournament, after, chunk],
-            ).fetchall()
-            for idx, players, ranks in rows:
-                yield idx, json.loads(players), json.loads(ranks)
-            if len(rows) < chunk:
-                return
-            after = rows[-1][0]
+        for idx, players, ranks in self.by_index(
+            "players, ranks", "tournament = ?", [tournament], chunk
+        ):
+            yield idx, json.loads(players), json.loads(ranks)
 
     def match(self, match_id: str) -> dict | None:
         """One stored match as a dict of its columns, ``record`` being the record's JSON text
@@ -271,10 +281,8 @@ class Reading:
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) of ``tournament``'s matches in schedule order
         (``only_forfeits``: those with a forfeit)."""
-        sql = (
-            "SELECT id, record, record_z, codec FROM matches WHERE tournament = ?"
-            + (" AND forfeits > 0" if only_forfeits else "")
-            + " ORDER BY idx"
-        )
-        for mid, text, blob, number in self.db.execute(sql, [tournament]):
+        where = "tournament = ?" + (" AND forfeits > 0" if only_forfeits else "")
+        for _, mid, text, blob, number in self.by_index(
+            "id, record, record_z, codec", where, [tournament], 500
+        ):
             yield mid, self._decode(text, blob, number)  # type: ignore[misc]  # a row has one

@@ -264,10 +264,21 @@ def _resolve_join(store: Any, ladder: Ladder, bot: str) -> str:
     return str(parsed.canonical())
 
 
+def check_entries_open(store: Any, name: str, bot: str) -> None:
+    """A ``LadderError`` once ``mallows ladder finals`` was asked for ladder ``name`` (its
+    event recorded, whether or not an epoch has played it yet): entries are frozen."""
+    if any(e["kind"] == "finals" for e in store.ladders.events(name)):
+        raise LadderError(
+            f"ladder {name!r} is in its finals (mallows ladder finals): entries are frozen, "
+            f"so {bot!r} cannot join it; enter it in a new ladder (another name in the file)"
+        )
+
+
 def join(store: Any, name: str, bot: str, note: str = "") -> str:
     """Record that ``bot`` joins ladder ``name`` (it is checked and pinned when the ladder
-    plans its next epoch). Returns the name as recorded."""
+    plans its next epoch). Returns the name as recorded; refused once finals are asked for."""
     ladder = stored_ladder(store, name)
+    check_entries_open(store, name, bot)
     written = _resolve_join(store, ladder, bot)
     if written in ladder.entrants:
         raise LadderError(f"{written!r} is already an entrant of ladder {name!r}")

@@ -42,6 +42,7 @@ from typing import Any, ClassVar, Mapping
 
 from mallows import seeding
 from mallows.agents.registry import Resolver
+from mallows.files import check_file, read_text
 from mallows.errors import LadderError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import DEFAULT_PARAMS
@@ -414,14 +415,12 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
 def load_ladder(path: str | Path) -> Ladder:
     """Read and validate a ladder file (nothing is started)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8").lstrip("\ufeff")
-    except FileNotFoundError:
+    fix = "give the path of a ladder file (TOML; examples are in tournaments/ladders/)"
+    if check_file(path, "ladder file", fix, LadderError) is None:
         raise LadderError(
             f"no ladder file {str(path)!r}: check the path (examples are in tournaments/ladders/)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LadderError(f"cannot read {str(path)!r}: {exc}") from None
+        )
+    text = read_text(path, "ladder file", fix, LadderError)
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:

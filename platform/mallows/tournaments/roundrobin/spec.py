@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from mallows import seeding
+from mallows.files import check_file, read_text
 from mallows.errors import MallowsError, TournamentError
 from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
@@ -363,17 +364,14 @@ _EXAMPLES = {
 def load_tournament(path: str | Path) -> Tournament:
     """Read and validate a tournament file (``parse_tournament``: nothing is started)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    fix = "give the path of a tournament file (TOML; the shipped ones are in tournaments/)"
+    if check_file(path, "tournament file", fix, TournamentError) is None:
         raise TournamentError(
             f"no tournament file {str(path)!r}: check the path (the shipped "
             f"ones are in tournaments/)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TournamentError(f"cannot read {str(path)!r}: {exc}") from None
-    if text.startswith("\ufeff"):  # a byte-order mark (some Windows editors write one)
-        text = text[1:]  # is not TOML, but nothing else is wrong: read past it
+        )
+    # a byte-order mark (some Windows editors write one) is not TOML but is read past
+    text = read_text(path, "tournament file", fix, TournamentError)
     try:
         data = tomllib.loads(text)
     except RecursionError:
