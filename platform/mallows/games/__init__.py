@@ -11,7 +11,7 @@ Owns: the engines (one subpackage per game, each a pure state machine: no I/O, c
 randomness), the game contract (``base``), the game registry (``GAMES``), the shared replay
 frame (``describe``), and each game's bot kit beside it.
 
-May import: ``mallows.errors`` and ``mallows.seeding`` only (and numpy). Nothing of ``agents``,
+May import: ``mallows.errors``, ``mallows.seeding`` and ``mallows.core`` only (and numpy). Nothing of ``agents``,
 ``tournaments``, ``results``, ``testing`` or ``cli``.
 """
 
