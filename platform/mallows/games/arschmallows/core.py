@@ -44,6 +44,7 @@ FIELDS = {
 PHASES = ("peek", "take", "use", "end")
 REASONS = ("call", "all_face_up", "turn_limit", "exhausted")
 _DEAL, _ACTION, _RESHUFFLE, _ROUND_END = 1, 2, 3, 4
+LEGAL_CAP = 4 * 4096  # numbers: exchanges of 10 slots with 5 seats of 10 are 500 actions
 
 
 def available() -> bool:
@@ -109,7 +110,7 @@ def events_of(log: list[int], players: int) -> list[dict]:
 class CoreArschmallows:
     """One Arschmallows match on the core: ``seed`` deals what ``SeededChance(seed)`` deals."""
 
-    __slots__ = ("_lib", "_h", "players")
+    __slots__ = ("_lib", "_h", "players", "_legal", "_slots")
 
     def __init__(self, seed: int, players: int, options: Mapping[str, Any]):
         lib = core.lib()
@@ -118,6 +119,8 @@ class CoreArschmallows:
         self._lib = lib
         self.players = players
         self._h = lib.ars_new(int(seed), players, option_array(options))
+        self._legal = (ctypes.c_int32 * LEGAL_CAP)()
+        self._slots = (ctypes.c_int32 * 16)()
 
     def __del__(self) -> None:
         handle, self._h = getattr(self, "_h", None), None
@@ -134,7 +137,10 @@ class CoreArschmallows:
 
     def legal_numbers(self) -> list[int]:
         """The legal actions, four numbers each: kind, then up to three fields (-1: none)."""
-        return core.read_ints(self._lib.ars_legal, self._h)
+        n = self._lib.ars_legal(self._h, self._legal, LEGAL_CAP)
+        if n > LEGAL_CAP:  # more than any table of 6 seats of 10 cards has: read it whole
+            return core.read_ints(self._lib.ars_legal, self._h)
+        return self._legal[:n]
 
     def legal_actions(self) -> list[dict]:
         """What ``ArschmallowsState.legal_actions`` lists for the seat to move, in its order."""
@@ -155,7 +161,11 @@ class CoreArschmallows:
     def apply_numbers(
         self, kind: int, a: int = -1, b: int = -1, c: int = -1, slots: tuple[int, ...] = ()
     ) -> None:
-        arr = (ctypes.c_int32 * max(1, len(slots)))(*slots)
+        arr = self._slots
+        if len(slots) > len(arr):
+            arr = (ctypes.c_int32 * len(slots))()
+        for i, slot in enumerate(slots):
+            arr[i] = slot
         code = self._lib.ars_apply(self._h, kind, a, b, c, arr, len(slots))
         if code:
             raise ValueError(f"{KINDS[kind]} is not legal now (core code {code})")

@@ -11,7 +11,6 @@ by side. ``available()`` is False where no core was built or ``MALLOWS_NO_CORE``
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +23,13 @@ from mallows.games.take4.encoding import ACTIONS, SIZE
 
 REASONS = (rules.REASON_SQUAD, rules.REASON_DECK_EMPTY, rules.REASON_ROUND_LIMIT)
 _DEAL, _PICKS, _RACE, _END = 1, 2, 3, 4
+#: ``t4_pick``'s refusals
+PICK_ERRORS = {
+    -1: "seat {seat} is not to move",  # the game is over
+    -2: "there is no seat {seat}",
+    -3: "seat {seat} is not to move",
+    -4: "position {position} cannot be picked now",
+}
 
 
 def available() -> bool:
@@ -91,10 +97,10 @@ class CoreTake4:
             self._lib.t4_free(handle)
 
     def pick(self, seat: int, position: int) -> None:
-        """``seat`` picks ``position`` (1..4); ``ValueError`` when it may not."""
+        """``seat`` picks ``position`` (1..4); ``ValueError`` saying why when it may not."""
         code = self._lib.t4_pick(self._h, seat, position)
         if code:
-            raise ValueError(f"seat {seat} cannot pick position {position} now (core code {code})")
+            raise ValueError(PICK_ERRORS.get(code, "{seat} {position}").format(**locals()))
 
     def to_move(self) -> tuple[int, ...]:
         bits = self._lib.t4_to_move(self._h)
@@ -113,13 +119,13 @@ class CoreTake4:
     def encode(self, seat: int) -> np.ndarray:
         """``encoding.encode(observation)`` of ``seat``'s observation now (a new array)."""
         out = np.empty(SIZE, dtype=np.float32)
-        self._lib.t4_encode(self._h, seat, out.ctypes.data_as(ctypes.c_void_p))
+        self._lib.t4_encode(self._h, seat, out.ctypes.data)
         return out
 
     def mask(self, seat: int) -> np.ndarray:
         """``encoding.action_mask`` of ``seat``'s observation now (a new array)."""
         out = np.empty(ACTIONS, dtype=np.int8)
-        self._lib.t4_mask(self._h, seat, out.ctypes.data_as(ctypes.c_void_p))
+        self._lib.t4_mask(self._h, seat, out.ctypes.data)
         return out
 
     def table(self) -> dict:
