@@ -230,10 +230,8 @@ def pettingzoo_take4(players: int, seconds: float) -> Rate | None:
         from mallows.interop.pettingzoo import take4_env
     except ImportError:
         return None
-    import numpy as np
-
     env = take4_env(players)
-    rng = np.random.default_rng(0)
+    rng = random.Random(0)
 
     def one(seed: int) -> int:
         env.reset(seed=seed)
@@ -243,8 +241,8 @@ def pettingzoo_take4(players: int, seconds: float) -> Rate | None:
             if done:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
+            legal = [k for k, ok in enumerate(obs["action_mask"].tolist()) if ok]
+            env.step(legal[rng.randrange(len(legal))])
             n += 1
         return n
 

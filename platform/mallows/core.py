@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-ABI = 1
+ABI = 2
 DISABLE_ENV = "MALLOWS_NO_CORE"
 _NAME = "_engine_core"
 _UNSET: Any = object()
@@ -46,6 +46,10 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "t4_reason": (ctypes.c_int32, [ctypes.c_void_p]),
     "t4_encode": (None, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]),
     "t4_mask": (None, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]),
+    "t4_observe": (
+        None,
+        [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p],
+    ),
     "t4_state": (ctypes.c_size_t, [ctypes.c_void_p, _i32p, ctypes.c_size_t]),
     "t4_log": (ctypes.c_size_t, [ctypes.c_void_p, _i32p, ctypes.c_size_t]),
     "t4_playouts": (

@@ -16,7 +16,7 @@ use take4::Take4;
 /// The ABI's version: `mallows/core.py` refuses a core built for another one.
 #[no_mangle]
 pub extern "C" fn mc_abi() -> u32 {
-    1
+    2
 }
 
 // -- chance streams ------------------------------------------------------------------------
@@ -95,6 +95,7 @@ pub unsafe extern "C" fn t4_free(s: *mut Take4) {
     drop(Box::from_raw(s));
 }
 
+/// The seats still to pick afterwards (one bit each), or a negative refusal (`Take4::pick`).
 /// # Safety
 /// `s` from `t4_new`.
 #[no_mangle]
@@ -123,6 +124,13 @@ pub unsafe extern "C" fn t4_reason(s: *const Take4) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn t4_encode(s: *const Take4, seat: usize, out: *mut f32) {
     (*s).encode(seat, slice::from_raw_parts_mut(out, take4::SIZE));
+}
+
+/// # Safety
+/// `s` from `t4_new`; `vector` holds 157 floats, `mask` 4 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn t4_observe(s: *const Take4, seat: usize, vector: *mut f32, mask: *mut i8) {
+    (*s).observe(seat, slice::from_raw_parts_mut(vector, take4::SIZE), slice::from_raw_parts_mut(mask, 4));
 }
 
 /// # Safety

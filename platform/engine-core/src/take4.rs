@@ -77,7 +77,8 @@ impl Take4 {
         self.to_move = ((1u32 << self.players) - 1) as u8;
     }
 
-    /// 0, or -1 game over, -2 no such seat, -3 already picked, -4 empty or no such position.
+    /// The seats to move after the pick (one bit each, 0 once the game is over), or -1 game
+    /// over, -2 no such seat, -3 already picked, -4 empty or no such position.
     pub fn pick(&mut self, seat: usize, position: usize) -> i32 {
         if self.reason >= 0 {
             return -1;
@@ -96,7 +97,7 @@ impl Take4 {
         if self.to_move == 0 {
             self.resolve();
         }
-        0
+        self.to_move as i32
     }
 
     fn resolve(&mut self) {
@@ -226,6 +227,12 @@ impl Take4 {
             out[at + 3] = most as f32 / 4.0;
             out[at + 4] = if have == 3 && !mine { 1.0 } else { 0.0 };
         }
+    }
+
+    /// `encode` and `mask` in one call.
+    pub fn observe(&self, seat: usize, vector: &mut [f32], mask: &mut [i8]) {
+        self.encode(seat, vector);
+        self.mask(seat, mask);
     }
 
     /// One seat's legal positions as a mask (all zero when it is not to move).

@@ -132,8 +132,8 @@ class MallowsAEC(AECEnv):
         self.agent_selection = self.possible_agents[self._current()]
 
     def observe(self, agent: str) -> dict:
-        seat = self._index[agent]
-        return {"observation": self.table.vector(seat), "action_mask": self.table.mask(seat)}
+        vector, mask = self.table.arrays(self._index[agent])
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -199,11 +199,12 @@ class Take4Parallel(ParallelEnv):
         return self.action_spaces[agent]
 
     def _observations(self) -> dict[str, dict]:
-        return {
-            a: {"observation": self.table.vector(s), "action_mask": self.table.mask(s)}
-            for s, a in enumerate(self.possible_agents)
-            if a in self.agents
-        }
+        out = {}
+        for s, a in enumerate(self.possible_agents):
+            if a in self.agents:
+                vector, mask = self.table.arrays(s)
+                out[a] = {"observation": vector, "action_mask": mask}
+        return out
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self.match_seed = self._seeds.next(seed)

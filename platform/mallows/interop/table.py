@@ -133,6 +133,7 @@ class Table:
         #: Take4 on the compiled core: the match, and every pick so far (seat, position)
         self.core: take4_core.CoreTake4 | None = None
         self._picks: list[tuple[int, int]] = []
+        self._bits = 0  # on the core: the seats still to pick, one bit each
 
     @property
     def state(self) -> Any:
@@ -152,6 +153,7 @@ class Table:
         self.codec.reset()
         if self.game == "take4" and take4_core.available():
             self.core = take4_core.CoreTake4(self.seed, self.players, self.options)
+            self._bits = self.core.to_move_bits()
             self._picks = []
             self._state = None
             return
@@ -168,7 +170,7 @@ class Table:
     def current(self) -> int | None:
         """The seat whose decision it is (Take4: the first seat still to pick this round)."""
         if self.core is not None:
-            bits = self.core.to_move_bits()
+            bits = self._bits
             return (bits & -bits).bit_length() - 1 if bits else None
         if self.state.is_terminal():
             return None
@@ -176,13 +178,19 @@ class Table:
 
     def terminal(self) -> bool:
         if self.core is not None:
-            return self.core.is_terminal()
+            return not self._bits
         return bool(self.state.is_terminal())
 
     def vector(self, seat: int) -> np.ndarray:
         if self.core is not None:
             return self.core.encode(seat)
         return self.codec.vector(self.observation(seat), seat)
+
+    def arrays(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(vector(seat), mask(seat))`` (on the core: one call)."""
+        if self.core is not None:
+            return self.core.observe(seat)
+        return self.vector(seat), self.mask(seat)
 
     def mask(self, seat: int) -> np.ndarray:
         if self.core is not None:
@@ -208,8 +216,10 @@ class Table:
         """Take4 on the core: the same checks and messages as the Python engine's path."""
         core = self.core
         assert core is not None
-        action = take4_encoding.action_of(number)
-        core.pick(seat, number + 1)  # ValueError: not to move, or an empty position
+        if not 0 <= number < take4_encoding.ACTIONS:
+            take4_encoding.action_of(number)  # the ValueError naming the numbers
+        self._bits = core.pick(seat, number + 1)  # ValueError: not to move, or empty
+        action = {"type": "pick", "position": number + 1}
         self._picks.append((seat, number + 1))
         self._state = None
         self._obs = {}

@@ -79,7 +79,7 @@ def events_of(log: list[int], players: int) -> list[dict]:
 class CoreTake4:
     """One Take4 match on the core: ``seed`` deals what ``SeededChance(seed)`` deals."""
 
-    __slots__ = ("_lib", "_h", "players", "_vec", "_mask")
+    __slots__ = ("_lib", "_h", "players", "_vec", "_mask", "_vec_at", "_mask_at")
 
     def __init__(self, seed: int, players: int, options: Mapping[str, Any]):
         lib = core.lib()
@@ -88,19 +88,24 @@ class CoreTake4:
         self._lib = lib
         self.players = players
         self._h = lib.t4_new(int(seed), players, int(options["max_rounds"]))
+        # the core writes into these two (their addresses taken once); callers get copies
         self._vec = np.zeros(SIZE, dtype=np.float32)
         self._mask = np.zeros(ACTIONS, dtype=np.int8)
+        self._vec_at = self._vec.ctypes.data
+        self._mask_at = self._mask.ctypes.data
 
     def __del__(self) -> None:
         handle, self._h = getattr(self, "_h", None), None
         if handle:
             self._lib.t4_free(handle)
 
-    def pick(self, seat: int, position: int) -> None:
-        """``seat`` picks ``position`` (1..4); ``ValueError`` saying why when it may not."""
-        code = self._lib.t4_pick(self._h, seat, position)
-        if code:
-            raise ValueError(PICK_ERRORS.get(code, "{seat} {position}").format(**locals()))
+    def pick(self, seat: int, position: int) -> int:
+        """``seat`` picks ``position`` (1..4); ``ValueError`` saying why when it may not.
+        Returns the seats still to pick, one bit each (0: the game is over)."""
+        bits = self._lib.t4_pick(self._h, seat, position)
+        if bits < 0:
+            raise ValueError(PICK_ERRORS.get(bits, "{seat} {position}").format(**locals()))
+        return bits
 
     def to_move(self) -> tuple[int, ...]:
         bits = self._lib.t4_to_move(self._h)
@@ -118,15 +123,18 @@ class CoreTake4:
 
     def encode(self, seat: int) -> np.ndarray:
         """``encoding.encode(observation)`` of ``seat``'s observation now (a new array)."""
-        out = np.empty(SIZE, dtype=np.float32)
-        self._lib.t4_encode(self._h, seat, out.ctypes.data)
-        return out
+        self._lib.t4_encode(self._h, seat, self._vec_at)
+        return self._vec.copy()
+
+    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(encode(seat), mask(seat))`` in one call to the core."""
+        self._lib.t4_observe(self._h, seat, self._vec_at, self._mask_at)
+        return self._vec.copy(), self._mask.copy()
 
     def mask(self, seat: int) -> np.ndarray:
         """``encoding.action_mask`` of ``seat``'s observation now (a new array)."""
-        out = np.empty(ACTIONS, dtype=np.int8)
-        self._lib.t4_mask(self._h, seat, out.ctypes.data)
-        return out
+        self._lib.t4_mask(self._h, seat, self._mask_at)
+        return self._mask.copy()
 
     def table(self) -> dict:
         """``round``, ``deck`` (cards left), ``positions`` and ``collections``, as the
