@@ -17,8 +17,10 @@ Targets (issue 35): Arschmallows >= 1x ``hearts``, Take4 >= 5x UNO, Take4 AEC >=
 OpenSpiel comes with the ``test`` extra, RLCard with ``bench`` (``pip install -e '.[bench]'``);
 a missing one is reported, not guessed. ``MALLOWS_NO_CORE=1`` measures without the core.
 
-``--side-by-side N`` instead plays seeds 0..N-1 of each game on both engines with the same
-answers and compares them at every decision (``mallows.testing.core``): the 10^5-seed check.
+``--side-by-side N`` instead plays seeds 0..N-1 of each game on the core (its own random
+policy) and replays the core's answers on the Python engine, comparing every record event and
+the result (``mallows.testing.core.core_played``): the 10^5-seed check. (The tests compare
+every decision's legal actions and table on a few hundred seeds.)
 
     python benchmarks/bench_engines.py [--seconds 5] [--players 4]
     python benchmarks/bench_engines.py --side-by-side 100000 [--game take4]
@@ -250,7 +252,7 @@ def pettingzoo_take4(players: int, seconds: float) -> Rate | None:
 
 
 def side_by_side(seeds: int, games: list[str]) -> None:
-    from mallows.testing.core import side_by_side as compare
+    from mallows.testing.core import core_played as compare
 
     for game in games:
         start, decisions = time.perf_counter(), 0

@@ -16,7 +16,7 @@ import pytest
 from conftest import MALLOWS
 from mallows import core
 from mallows.testing import ConformanceError
-from mallows.testing.core import side_by_side
+from mallows.testing.core import core_played, side_by_side
 
 needs_core = pytest.mark.skipif(
     not core.available(), reason="no compiled core in this install (no Rust toolchain?)"
@@ -62,6 +62,14 @@ def test_both_engines_play_the_same_matches(game):
     ``benchmarks/bench_engines.py --side-by-side 100000``."""
     decisions = sum(side_by_side(game, seed) for seed in range(200))
     assert decisions > 200 * 20
+
+
+@needs_core
+@pytest.mark.parametrize("game", ["arschmallows", "take4"])
+def test_the_python_engine_accepts_and_records_the_cores_own_matches(game):
+    """The 10^5-seed check's unit (``core_played``), on 300 seeds: the core's random matches
+    replayed on the Python engine give the same events and result."""
+    assert sum(core_played(game, seed) for seed in range(300)) > 300 * 20
 
 
 @needs_core

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-ABI = 2
+ABI = 3
 DISABLE_ENV = "MALLOWS_NO_CORE"
 _NAME = "_engine_core"
 _UNSET: Any = object()
@@ -52,6 +52,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     ),
     "t4_state": (ctypes.c_size_t, [ctypes.c_void_p, _i32p, ctypes.c_size_t]),
     "t4_log": (ctypes.c_size_t, [ctypes.c_void_p, _i32p, ctypes.c_size_t]),
+    "t4_play_random": (ctypes.c_uint64, [ctypes.c_void_p, ctypes.c_uint64]),
+    "ars_play_random": (ctypes.c_uint64, [ctypes.c_void_p, ctypes.c_uint64]),
     "t4_playouts": (
         ctypes.c_uint64,
         [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_uint32],

@@ -16,7 +16,7 @@ use take4::Take4;
 /// The ABI's version: `mallows/core.py` refuses a core built for another one.
 #[no_mangle]
 pub extern "C" fn mc_abi() -> u32 {
-    2
+    3
 }
 
 // -- chance streams ------------------------------------------------------------------------
@@ -163,6 +163,15 @@ pub unsafe extern "C" fn t4_log(s: *const Take4, out: *mut i32, cap: usize) -> u
     copy_log(&(*s).log, out, cap)
 }
 
+/// Play this match to its end inside the core, random picks from generator seed `policy`;
+/// returns the decisions taken.
+/// # Safety
+/// `s` from `t4_new`.
+#[no_mangle]
+pub unsafe extern "C" fn t4_play_random(s: *mut Take4, policy: u64) -> u64 {
+    (*s).play_random(&mut Fast(policy))
+}
+
 /// Random playouts in the core: matches of seeds `seed0 ..`, picks from the core's own
 /// generator; returns the decisions taken.
 #[no_mangle]
@@ -259,6 +268,15 @@ pub unsafe extern "C" fn ars_totals(s: *const Arschmallows, out: *mut i64) {
         out[p] = s.totals[p];
         out[s.players + p] = s.round_wins[p] as i64;
     }
+}
+
+/// Play this match to its end inside the core (`Arschmallows::play_random`, generator seed
+/// `policy`); returns the decisions taken.
+/// # Safety
+/// `s` from `ars_new`.
+#[no_mangle]
+pub unsafe extern "C" fn ars_play_random(s: *mut Arschmallows, policy: u64) -> u64 {
+    (*s).play_random(&mut Fast(policy))
 }
 
 /// Random playouts in the core (see `Arschmallows::play_random`); returns the decisions.

@@ -7,8 +7,11 @@ drawn by the game's random policy (``random.Random(seed)``) from the Python engi
 observations; at every decision the seats to move, the legal actions and the table (the
 positions and collections; the rows, held card and piles) must agree, and at the end the
 record events and the result. A difference is a ``ConformanceError`` naming the seed, the
-decision and both sides. Used by ``tests/test_engine_core.py`` (a few hundred seeds) and
-``benchmarks/bench_engines.py --side-by-side N`` (10^5).
+decision and both sides. Used by ``tests/test_engine_core.py`` (a few hundred seeds).
+
+``core_played(game, seed)`` is the cheaper check ``benchmarks/bench_engines.py --side-by-side
+N`` runs on 10^5 seeds: the core's own random match, its answers replayed on the Python
+engine, the events and result compared.
 """
 
 from __future__ import annotations
@@ -90,11 +93,9 @@ def arschmallows(seed: int) -> int:
 def take4(seed: int) -> int:
     """One Take4 seed side by side (the observation vectors and masks too); returns the
     decisions compared."""
-    game = get_game("take4")
-    players = 2 + seed % 3
-    options = game.make_options(None, {"max_rounds": 1 + seed % 40} if seed % 4 == 0 else {})
+    players, options = take4_variant(seed)
     rng = random.Random(seed)
-    py = game.new_state(options, players, SeededChance(seed))
+    py = get_game("take4").new_state(options, players, SeededChance(seed))
     core = CoreTake4(seed, players, options)
     step = 0
     while not py.is_terminal():
@@ -123,3 +124,35 @@ def take4(seed: int) -> int:
 def side_by_side(game: str, seed: int) -> int:
     """``game``'s seed ``seed`` on both engines; the decisions compared."""
     return {"arschmallows": arschmallows, "take4": take4}[game](seed)
+
+
+def take4_variant(seed: int) -> tuple[int, dict]:
+    game = get_game("take4")
+    options = game.make_options(None, {"max_rounds": 1 + seed % 40} if seed % 4 == 0 else {})
+    return 2 + seed % 3, options
+
+
+def core_played(game: str, seed: int) -> int:
+    """The cheap check for very many seeds: the core plays seed ``seed`` to its end on its own
+    random policy, then the Python engine, on ``SeededChance(seed)``, is given the core's
+    answers: it must accept every one and record the same events (every deal, reshuffle and
+    race drawn from numpy, every score) and the same result. Returns the decisions."""
+    variant = arschmallows_variant if game == "arschmallows" else take4_variant
+    players, options = variant(seed)
+    compiled: Any = (CoreArschmallows if game == "arschmallows" else CoreTake4)(
+        seed, players, options
+    )
+    decisions = compiled.play_random(seed)
+    events = compiled.events()
+    py = get_game(game).new_state(options, players, SeededChance(seed))
+    for event in events:
+        if event["type"] == "action":
+            py.apply(event["seat"], event["action"])
+        elif event["type"] == "picks":
+            for seat, position in enumerate(event["picks"]):
+                py.apply(seat, {"type": "pick", "position": position})
+    _same(seed, decisions, "record events", py.events, events)
+    _same(seed, decisions, "the end", True, py.is_terminal())
+    if game == "arschmallows":
+        _same(seed, decisions, "totals", (py.totals, py.round_wins), compiled.totals())
+    return decisions

@@ -132,6 +132,11 @@ class CoreArschmallows:
         t = self._lib.ars_turn(self._h)
         return None if t < 0 else (PHASES[t >> 4], t & 15)
 
+    def play_random(self, policy: int) -> int:
+        """Play to the end inside the core (the random policy's shape on the core's generator
+        seeded ``policy``); the decisions taken."""
+        return int(self._lib.ars_play_random(self._h, policy))
+
     def is_terminal(self) -> bool:
         return self._lib.ars_turn(self._h) < 0
 

@@ -107,6 +107,11 @@ class CoreTake4:
             raise ValueError(PICK_ERRORS.get(bits, "{seat} {position}").format(**locals()))
         return bits
 
+    def play_random(self, policy: int) -> int:
+        """Play to the end inside the core, uniform picks from the core's generator seeded
+        ``policy``; the decisions taken."""
+        return int(self._lib.t4_play_random(self._h, policy))
+
     def to_move(self) -> tuple[int, ...]:
         bits = self._lib.t4_to_move(self._h)
         return tuple(s for s in range(self.players) if bits >> s & 1)
