@@ -54,6 +54,23 @@ def test_core_streams_draw_numpys_numbers():
 
 
 @needs_core
+def test_a_copied_stream_draws_what_the_original_draws_next():
+    """pickle and deepcopy (how OpenSpiel clones a state, and the conformance checks copy one)
+    carry a core stream's whole state, the buffered half of a 64-bit draw included."""
+    import copy
+    import pickle
+
+    for skip in range(4):
+        stream = core.CoreRng(99, (2, 5))
+        for _ in range(skip):
+            stream.integers(7)  # each draw uses one 32-bit half
+        copies = [pickle.loads(pickle.dumps(stream)), copy.deepcopy(stream)]
+        expected = [stream.integers(1000) for _ in range(6)] + [stream.permutation(20)]
+        for other in copies:
+            assert [other.integers(1000) for _ in range(6)] + [other.permutation(20)] == expected
+
+
+@needs_core
 @pytest.mark.parametrize("game", ["arschmallows", "take4"])
 def test_both_engines_play_the_same_matches(game):
     """200 seeds per game (player counts, rule sets and options varied by the seed, see

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-ABI = 3
+ABI = 4
 DISABLE_ENV = "MALLOWS_NO_CORE"
 _NAME = "_engine_core"
 _UNSET: Any = object()
@@ -32,6 +32,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "mc_abi": (ctypes.c_uint32, []),
     "mc_rng_new": (ctypes.c_void_p, [ctypes.c_uint64, _u32p, ctypes.c_size_t]),
     "mc_rng_free": (None, [ctypes.c_void_p]),
+    "mc_rng_get_state": (None, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64)]),
+    "mc_rng_from_state": (ctypes.c_void_p, [ctypes.POINTER(ctypes.c_uint64)]),
     "mc_rng_permutation": (None, [ctypes.c_void_p, ctypes.c_size_t, _u32p]),
     "mc_rng_integers": (ctypes.c_uint64, [ctypes.c_void_p, ctypes.c_uint64]),
     "mc_rng_next_u64": (ctypes.c_uint64, [ctypes.c_void_p]),
@@ -137,15 +139,25 @@ def key_array(key: tuple[int, ...]) -> Any:
 
 class CoreRng:
     """numpy's ``Generator(PCG64(SeedSequence(seed, spawn_key=key)))``, computed by the core,
-    for ``permutation(n)`` (a list) and ``integers(n)`` (an int) only."""
+    for ``permutation(n)`` (a list) and ``integers(n)`` (an int) only. A copy (pickle,
+    ``copy.deepcopy``: how OpenSpiel and the conformance checks copy a game's state) carries
+    the generator's whole state and draws the same numbers next."""
 
     __slots__ = ("_lib", "_handle")
 
-    def __init__(self, seed: int, key: tuple[int, ...]):
+    def __init__(self, seed: int, key: tuple[int, ...], words: tuple[int, ...] = ()):
         core = lib()
         assert core is not None, "no compiled core: use numpy's generator"
         self._lib = core
-        self._handle = core.mc_rng_new(seed, key_array(key), len(key))
+        if words:
+            self._handle = core.mc_rng_from_state((ctypes.c_uint64 * 5)(*words))
+        else:
+            self._handle = core.mc_rng_new(seed, key_array(key), len(key))
+
+    def __reduce__(self) -> tuple[Any, tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        words = (ctypes.c_uint64 * 5)()
+        self._lib.mc_rng_get_state(self._handle, words)
+        return (CoreRng, (0, (), tuple(words)))
 
     def __del__(self) -> None:
         handle, self._handle = getattr(self, "_handle", None), None

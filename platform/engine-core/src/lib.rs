@@ -16,7 +16,7 @@ use take4::Take4;
 /// The ABI's version: `mallows/core.py` refuses a core built for another one.
 #[no_mangle]
 pub extern "C" fn mc_abi() -> u32 {
-    3
+    4
 }
 
 // -- chance streams ------------------------------------------------------------------------
@@ -27,6 +27,22 @@ pub extern "C" fn mc_abi() -> u32 {
 pub unsafe extern "C" fn mc_rng_new(seed: u64, key: *const u32, key_len: usize) -> *mut Rng {
     let key = if key_len == 0 { &[][..] } else { slice::from_raw_parts(key, key_len) };
     Box::into_raw(Box::new(Rng::new(seed, key)))
+}
+
+/// A generator's whole state, five words (`Rng::words`).
+/// # Safety
+/// `rng` from `mc_rng_new`; `out` holds 5 words.
+#[no_mangle]
+pub unsafe extern "C" fn mc_rng_get_state(rng: *const Rng, out: *mut u64) {
+    slice::from_raw_parts_mut(out, 5).copy_from_slice(&(*rng).words());
+}
+
+/// A generator from the five words `mc_rng_get_state` gave.
+/// # Safety
+/// `words` holds 5 words.
+#[no_mangle]
+pub unsafe extern "C" fn mc_rng_from_state(words: *const u64) -> *mut Rng {
+    Box::into_raw(Box::new(Rng::from_words(slice::from_raw_parts(words, 5))))
 }
 
 /// # Safety

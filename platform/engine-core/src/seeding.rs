@@ -102,6 +102,21 @@ impl Rng {
         rng
     }
 
+    /// The whole state as five words (state high and low, increment high and low, the
+    /// buffered half: bit 32 set when there is one), for a copy (pickle) of a generator.
+    pub fn words(&self) -> [u64; 5] {
+        let half = self.half.map_or(0, |h| (1u64 << 32) | h as u64);
+        let w = |x: u128| [(x >> 64) as u64, x as u64];
+        let (s, i) = (w(self.state), w(self.inc));
+        [s[0], s[1], i[0], i[1], half]
+    }
+
+    pub fn from_words(w: &[u64]) -> Rng {
+        let join = |hi: u64, lo: u64| ((hi as u128) << 64) | lo as u128;
+        let half = (w[4] >> 32 & 1 == 1).then_some(w[4] as u32);
+        Rng { state: join(w[0], w[1]), inc: join(w[2], w[3]), half }
+    }
+
     /// The stream `name` of round `round` (`mallows.seeding.stream_key`).
     pub fn stream(seed: u64, fixed: u32, round: u32) -> Rng {
         Rng::new(seed, &[fixed, round])
