@@ -251,6 +251,25 @@ def pettingzoo_take4(players: int, seconds: float) -> Rate | None:
     return timed(seconds, one)
 
 
+def stream_cost(seconds: float) -> tuple[float, float | None]:
+    """Microseconds of CPU for one round's new chance stream and its 62-card shuffle: numpy's
+    generator (``seeding.stream_rng``) and the core's (``seeding.stream_draws``)."""
+    from mallows import seeding
+
+    def per_call(make: Callable[[int], object]) -> float:
+        calls, start = 0, time.process_time()
+        while time.process_time() - start < seconds / 2:
+            for r in range(100):
+                make(r)
+            calls += 100
+        return (time.process_time() - start) / calls * 1e6
+
+    numpy = per_call(lambda r: seeding.stream_rng(12345, "deal", r).permutation(62))
+    if not core.available():
+        return numpy, None
+    return numpy, per_call(lambda r: seeding.stream_draws(12345, "deal", r).permutation(62))
+
+
 def side_by_side(seeds: int, games: list[str]) -> None:
     from mallows.testing.core import core_played as compare
 
@@ -303,6 +322,7 @@ def main() -> None:
     row(f"take4 {p4}p, runner (Python engine)", runner("take4", p4, s))
     aec = row(f"take4 {p4}p, PettingZoo AEC steps", pettingzoo_take4(p4, s))
 
+    numpy_us, core_us = stream_cost(s)
     print(f"\ncompiled core: {'loaded' if have_core else 'absent (Python engine only)'}")
     width = max(len(r[0]) for r in rows)
     print(f"{'decisions per second':<{width}}  {'wall clock':>12}    {'CPU second':>12}")
@@ -320,6 +340,11 @@ def main() -> None:
             met = "met" if min(wall, cpu) >= target else "NOT met"
             print(f"{label}: {wall:.2f}x wall, {cpu:.2f}x CPU (target >= {target:g}x: {met})")
 
+    shown = f"{core_us:.1f} us on the core" if core_us is not None else "no core"
+    print(
+        f"a round's new chance stream and 62-card shuffle: {numpy_us:.1f} us of CPU on numpy, "
+        f"{shown} (the same numbers)"
+    )
     print()
     ratio("arschmallows core per step / hearts per step", ars_c, hearts, 1)
     ratio("arschmallows in the core / hearts per step", ars_all, hearts, 1)
