@@ -2,7 +2,7 @@
 
 Random playouts, decisions per second (a decision is one seat's answer; Take4: one pick):
 
-- ``runner``: 4 random bots through the real runner (``mallows.tournaments.match.play_match``:
+- ``runner``: 4 random bots through the real runner (``mallows.runner.match.play_match``:
   every decision gets the full protocol observation, answers are checked), the Python engine;
 - ``per step``: the loop an OpenSpiel user writes, driven from Python one decision at a time
   (legal actions, a uniform choice, apply; Arschmallows calls with 1 in 20 and expands
@@ -39,7 +39,7 @@ from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
 from mallows.games.base import SeededChance
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 #: decisions per wall-clock second and per CPU second of this process (on a busy machine the
 #: second is what one core would give; both are printed, with the load average beside them)
