@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import MALLOWS
 from mallows import core
@@ -87,6 +89,26 @@ def test_the_python_engine_accepts_and_records_the_cores_own_matches(game):
     """The 10^5-seed check's unit (``core_played``), on 300 seeds: the core's random matches
     replayed on the Python engine give the same events and result."""
     assert sum(core_played(game, seed) for seed in range(300)) > 300 * 20
+
+
+@needs_core
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**63 - 1), game=st.sampled_from(["arschmallows", "take4"]))
+def test_any_seed_plays_the_same_on_both_engines(seed, game):
+    """Seeds of every width (one or two 32-bit words of SeedSequence entropy), each a player
+    count and options of its own: the core's match replays on the Python engine."""
+    assert core_played(game, seed) > 0
+
+
+@needs_core
+def test_a_core_built_for_another_abi_is_ignored(monkeypatch):
+    """A core left from other sources (another ABI version) is not loaded: the Python engine
+    plays instead."""
+    monkeypatch.setattr(core, "ABI", core.ABI + 1)
+    monkeypatch.setattr(core, "_lib", core._UNSET)
+    assert core.lib() is None and not core.available()
+    monkeypatch.undo()
+    assert core.available()
 
 
 @needs_core
