@@ -147,15 +147,15 @@ class MallowsAEC(AECEnv):
                 f"{agent} must act: give one of the numbers its action_mask marks, not None"
             )
         self.table.act(seat, int(action))
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.table.terminal():
             for a, reward in zip(self.possible_agents, self.table.rewards()):
                 if a in self.rewards:
                     self.rewards[a] = reward
                 self.terminations[a] = True
-        else:
+            self._accumulate_rewards()
+        else:  # every reward is 0 until the end: accumulating them would change nothing
             self.agent_selection = self.possible_agents[self._current()]
-        self._accumulate_rewards()
         if self.render_mode == "ansi":
             print(self.render())
 
