@@ -148,10 +148,12 @@ def test_an_illegal_action_leaves_the_core_as_it_was():
 
 
 def _play(tmp_path, name: str, env: dict) -> bytes:
+    """A match through the console script (a generous time limit: on a busy machine a 1 s
+    decision can be starved, and a forfeit would differ between the two runs)."""
     out = tmp_path / name
     subprocess.run(
         [MALLOWS, "play", "take4", "--bot", "random", "--bot", "random", "--bot", "random",
-         "--seed", "11", "--record", str(out)],
+         "--seed", "11", "--decision-seconds", "60", "--record", str(out)],
         check=True, env=env, capture_output=True,
     )  # fmt: skip
     return out.read_bytes()
