@@ -115,18 +115,19 @@ def ars_core(players: int, seconds: float) -> Rate:
     options = get_game("arschmallows").make_options(None, {})
     rng = random.Random(0)
     call, pass_, get_rid = ars.KIND["call"], ars.KIND["pass"], ars.KIND["get_rid"]
+    end = ars.PHASES.index("end")
 
     def one(seed: int) -> int:
         match = ars.CoreArschmallows(seed, players, options)
         n = 0
-        while (turn := match.turn()) is not None:
-            if turn[0] == "end":
+        while (turn := match.turn_code()) >= 0:
+            if turn >> 4 == end:
                 match.apply_numbers(call if rng.random() < 0.05 else pass_)
             else:
                 legal = match.legal_numbers()
                 i = 4 * rng.randrange(len(legal) // 4)
                 if legal[i] == get_rid:
-                    slots = _expand(rng, match.face_down(turn[1]))
+                    slots = _expand(rng, match.face_down(turn & 15))
                     match.apply_numbers(get_rid, slots=tuple(slots))
                 else:
                     match.apply_numbers(*legal[i : i + 4])

@@ -135,6 +135,7 @@ def test_an_illegal_action_leaves_the_core_as_it_was():
 
     options = get_game("arschmallows").make_options("standard", {})
     match = CoreArschmallows(7, 3, options)
+    assert match.turn() == ("peek", 0) and match.turn_code() == 0
     before = (match.turn(), match.table(), match.events())
     for bad in (
         {"type": "peek", "slots": [0, 0]},

@@ -137,6 +137,11 @@ class CoreArschmallows:
         seeded ``policy``); the decisions taken."""
         return int(self._lib.ars_play_random(self._h, policy))
 
+    def turn_code(self) -> int:
+        """``turn()`` as one number: the phase's index in ``PHASES`` times 16 plus the seat, or
+        -1 once the match is over (no tuple built: the per-step loop's fast path)."""
+        return int(self._lib.ars_turn(self._h))
+
     def is_terminal(self) -> bool:
         return self._lib.ars_turn(self._h) < 0
 
