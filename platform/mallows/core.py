@@ -145,8 +145,10 @@ class CoreRng:
 
     __slots__ = ("_lib", "_handle")
 
-    def __init__(self, seed: int, key: tuple[int, ...], words: tuple[int, ...] = ()):
-        core = lib()
+    def __init__(
+        self, seed: int, key: tuple[int, ...], words: tuple[int, ...] = (), core: Any = None
+    ):
+        core = core if core is not None else lib()
         assert core is not None, "no compiled core: use numpy's generator"
         self._lib = core
         if words:

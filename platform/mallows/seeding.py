@@ -85,8 +85,9 @@ def stream_draws(seed: int, name: str, round_: int) -> Any:
     the compiled core where there is one (``mallows.core.CoreRng``, without numpy's set-up
     cost of a new stream, about 30 us), else from numpy's generator itself."""
     key = stream_key(name, round_)
-    if 0 <= seed < 2**64 and core.available():
-        return core.CoreRng(seed, key)
+    lib = core.lib()
+    if lib is not None and 0 <= seed < 2**64:
+        return core.CoreRng(seed, key, core=lib)
     return _stream(seed, *key)
 
 
