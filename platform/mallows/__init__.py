@@ -13,7 +13,8 @@ The package, one subpackage per concern (each ``__init__`` says what it owns and
 - ``mallows.interop``: the games for learning libraries (PettingZoo, OpenSpiel);
 - ``mallows.cli``: the ``mallows`` command: parsing, calling, printing.
 
-``mallows.errors``, ``mallows.seeding`` (chance streams, secret keys), ``mallows.safetext``
+``mallows.errors``, ``mallows.seeding`` (chance streams, secret keys), ``mallows.core`` (the
+compiled engine core, where the install built one), ``mallows.safetext``
 (bot-supplied text capped and escaped) and ``mallows.botname`` (a bot's name, parsed and
 formatted in one place) are the ground every floor stands on.
 """

@@ -14,7 +14,7 @@ table script, web play view, learning codec and reference bots, kept in the game
 looked up by the report, the bridges and the CLI through ``faces.faces_of``), and each game's
 bot kit beside it.
 
-May import: ``mallows.errors`` and ``mallows.seeding`` only (and numpy). Nothing of ``agents``,
+May import: ``mallows.errors``, ``mallows.seeding`` and ``mallows.core`` only (and numpy). Nothing of ``agents``,
 ``tournaments``, ``results``, ``testing`` or ``cli``.
 """
 

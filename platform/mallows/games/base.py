@@ -8,7 +8,8 @@ reads a clock, never touches global randomness.
 Chance. A game draws every chance event from a ``Chance`` the match hands in, by *named stream*:
 ``chance.shuffle("deal", round, cards)``, ``chance.choice("race", round, contenders)``, or any
 name of its own (lower-case, e.g. ``"dice"``). ``SeededChance`` draws stream (name, round) from
-the match seed (``mallows.seeding.stream_rng``), so a stream never depends on what happened
+the match seed (``mallows.seeding.stream_draws``: numpy's generator, computed by the
+compiled core where there is one), so a stream never depends on what happened
 before it or on another stream; within one (name, round) the draws come in order.
 ``ReplayChance`` reads the draws back from a record's events, so a record replays without its
 seed. For that, a game records each draw as an event, in draw order, and declares where in
@@ -168,7 +169,7 @@ class SeededChance:
     def _rng(self, stream: str, round_: int):
         rng = self._streams.get((stream, round_))
         if rng is None:
-            rng = self._streams[(stream, round_)] = seeding.stream_rng(self.seed, stream, round_)
+            rng = self._streams[(stream, round_)] = seeding.stream_draws(self.seed, stream, round_)
         return rng
 
     def shuffle(self, stream: str, round_: int, cards: Sequence) -> list:

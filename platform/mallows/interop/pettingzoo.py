@@ -138,8 +138,8 @@ class MallowsAEC(AECEnv):
         self.agent_selection = self.possible_agents[self._current()]
 
     def observe(self, agent: str) -> dict:
-        seat = self._index[agent]
-        return {"observation": self.table.vector(seat), "action_mask": self.table.mask(seat)}
+        vector, mask = self.table.arrays(self._index[agent])
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -153,15 +153,15 @@ class MallowsAEC(AECEnv):
                 f"{agent} must act: give one of the numbers its action_mask marks, not None"
             )
         self.table.act(seat, int(action))
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.table.terminal():
             for a, reward in zip(self.possible_agents, self.table.rewards()):
                 if a in self.rewards:
                     self.rewards[a] = reward
                 self.terminations[a] = True
-        else:
+            self._accumulate_rewards()
+        else:  # every reward is 0 until the end: accumulating them would change nothing
             self.agent_selection = self.possible_agents[self._current()]
-        self._accumulate_rewards()
         if self.render_mode == "ansi":
             print(self.render())
 
@@ -212,11 +212,12 @@ class MallowsParallel(ParallelEnv):
         return self.action_spaces[agent]
 
     def _observations(self) -> dict[str, dict]:
-        return {
-            a: {"observation": self.table.vector(s), "action_mask": self.table.mask(s)}
-            for s, a in enumerate(self.possible_agents)
-            if a in self.agents
-        }
+        out = {}
+        for s, a in enumerate(self.possible_agents):
+            if a in self.agents:
+                vector, mask = self.table.arrays(s)
+                out[a] = {"observation": vector, "action_mask": mask}
+        return out
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self.match_seed = self._seeds.next(seed)

@@ -40,8 +40,10 @@ def squad_counts(collection: Iterable[str]) -> dict[str, int]:
 
 
 def completed_squads(collection: Iterable[str]) -> list[str]:
-    """The squads of which the collection holds all four different characters."""
-    return [squad for squad, count in squad_counts(collection).items() if count == SQUAD_SIZE]
+    """The squads of which the collection holds all four different characters (checked every
+    round for every seat that took a card: one set, no counts)."""
+    distinct = set(collection)
+    return [squad for squad, members in SQUADS.items() if distinct.issuperset(members)]
 
 
 def progress(collection: Iterable[str]) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from mallows.games.take4.cards import CHARACTERS
 
 __all__ = [
     "Take4Codec",
+    "fast_core",
     "chance_kinds",
     "codec",
     "decisions",
@@ -22,6 +23,14 @@ __all__ = [
     "openspiel_defaults",
     "openspiel_options",
 ]
+
+
+def fast_core(seed: int, players: int, options: Mapping[str, Any]) -> Any:
+    """The match on the compiled core (``take4.core.CoreTake4``: the interop table steps it
+    without building observations), or None where the core is not built or is turned off."""
+    from mallows.games.take4 import core
+
+    return core.CoreTake4(seed, players, dict(options)) if core.available() else None
 
 
 class Take4Codec:

@@ -66,44 +66,47 @@ DECK_AT = slice(PROGRESS_AT.stop, PROGRESS_AT.stop + 1)
 CHOICE_FEATURES = 5
 CHOICE_AT = slice(DECK_AT.stop, DECK_AT.stop + ACTIONS * CHOICE_FEATURES)
 SIZE = CHOICE_AT.stop
-_SQUAD_INDEX = [[_INDEX[n] for n in members] for members in SQUADS.values()]
-_SQUAD_OF_INDEX = {i: k for k, members in enumerate(_SQUAD_INDEX) for i in members}
+assert all(
+    [_INDEX[n] for n in members] == list(range(4 * q, 4 * q + 4))
+    for q, members in enumerate(SQUADS.values())
+)
 
 
 def encode(observation: Mapping) -> np.ndarray:
-    """The observation as ``SIZE`` float32 values (the table in the module docstring)."""
+    """The observation as ``SIZE`` float32 values (the table in the module docstring).
+
+    Vectorised: one count matrix (relative seat x character) gives the collections, the
+    progress and every per-position fact at once. The compiled core computes the same values
+    from its state (``mallows.games.take4.core``) and the tests hold the two equal."""
     out = np.zeros(SIZE, dtype=np.float32)
-    for k, name in enumerate(observation["positions"]):
-        if name is not None:
-            out[POSITIONS_AT.start + k * _C + _INDEX[name]] = 1.0
+    idx = np.array([_INDEX[n] if n is not None else -1 for n in observation["positions"]])
+    filled = np.flatnonzero(idx >= 0)
+    chars = idx[filled]
+    out[filled * _C + chars] = 1.0
     players = int(observation["players"])
     seat = int(observation["seat"])
     collections = observation["collections"]
+    counts = np.zeros((MAX_SEATS, _C), dtype=np.float32)
     for rel in range(players):
-        held = np.zeros(_C, dtype=np.float32)
-        for name in collections[(seat + rel) % players]:
-            held[_INDEX[name]] += 1.0
-        start = COLLECTIONS_AT.start + rel * _C
-        out[start : start + _C] = held / 4.0
-        out[SEATS_AT.start + rel] = 1.0
-        out[PROGRESS_AT.start + rel] = (
-            max(float(np.count_nonzero(held[idx])) for idx in _SQUAD_INDEX) / 4.0
-        )
+        held = collections[(seat + rel) % players]
+        if held:
+            counts[rel] = np.bincount([_INDEX[n] for n in held], minlength=_C)
+    out[COLLECTIONS_AT] = counts.ravel() / 4.0
+    out[SEATS_AT.start : SEATS_AT.start + players] = 1.0
+    has = counts > 0
+    # CHARACTERS lists the squads' members squad by squad, so squad q is columns 4q..4q+3
+    distinct = has.reshape(MAX_SEATS, len(SQUADS), -1).sum(axis=2)
+    out[PROGRESS_AT] = distinct.max(axis=1) / 4.0
     out[DECK_AT.start] = float(observation["deck"]) / len(DECK)
-    mine = out[COLLECTIONS_AT.start : COLLECTIONS_AT.start + _C] > 0
-    others = out[COLLECTIONS_AT.start + _C : COLLECTIONS_AT.stop].reshape(MAX_SEATS - 1, _C) > 0
-    for k, name in enumerate(observation["positions"]):
-        if name is None:
-            continue
-        i = _INDEX[name]
-        squad = _SQUAD_INDEX[_SQUAD_OF_INDEX[i]]
-        have = int(np.count_nonzero(mine[squad]))
-        at = CHOICE_AT.start + k * CHOICE_FEATURES
-        out[at] = 1.0
-        out[at + 1] = 1.0 if mine[i] else 0.0
-        out[at + 2] = have / 4.0
-        out[at + 3] = max(int(np.count_nonzero(row[squad])) for row in others) / 4.0
-        out[at + 4] = 1.0 if have == 3 and not mine[i] else 0.0
+    squads = chars // (_C // len(SQUADS))
+    mine = has[0, chars]
+    have = distinct[0, squads]
+    at = CHOICE_AT.start + filled * CHOICE_FEATURES
+    out[at] = 1.0
+    out[at + 1] = mine
+    out[at + 2] = have / 4.0
+    out[at + 3] = distinct[1:, squads].max(axis=0) / 4.0
+    out[at + 4] = (have == 3) & ~mine
     return out
 
 

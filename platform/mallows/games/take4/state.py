@@ -20,6 +20,7 @@ from mallows.games.take4.cards import DECK, POSITIONS
 
 # One dict per position, built once; handed out as fresh copies (see legal_actions).
 _PICK = {p: {"type": "pick", "position": p} for p in POSITIONS}
+_KEYS = frozenset(("type", "position"))
 
 
 class Take4State:
@@ -112,9 +113,10 @@ class Take4State:
             )
         if action.get("type") != "pick":
             raise IllegalAction(f'take4 knows one action type, "pick", not {action.get("type")!r}')
-        extra = sorted(set(action) - {"type", "position"})
-        if extra:
-            raise IllegalAction(f"a pick has the keys type and position only, not {extra}")
+        if action.keys() != _KEYS:  # the usual pick skips building the set of extra keys
+            extra = sorted(set(action) - _KEYS)
+            if extra:
+                raise IllegalAction(f"a pick has the keys type and position only, not {extra}")
         position = action.get("position")
         if type(position) is not int:
             raise IllegalAction(f"position must be an integer 1..4, not {position!r}")
