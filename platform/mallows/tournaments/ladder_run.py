@@ -623,7 +623,7 @@ def _plan(
         bots=everyone,
         shown=shown,
         schedule=LadderSchedule(
-            state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance
+            state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance, ladder.schedule
         ),
         roster=pins.roster,
         resolver=resolver.with_roster(pins.roster),
