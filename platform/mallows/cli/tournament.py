@@ -90,11 +90,24 @@ def _headers(places: dict | None) -> list[str]:
     return [c.header + " (95%)" if c.key == "mean_place" and places else c.header for c in COLUMNS]
 
 
+#: Below every TrueSkill table (terminal and markdown): what its numbers may be compared with.
+MU_NOTE = (
+    "mu is comparable within this table only: TrueSkill rates matches one after another, so "
+    "its absolute values depend on the order they were rated in (the same matches in another "
+    "order move every mu together by points); gaps and order hold. Between tables compare "
+    "mean places, or the whole-history fit (mallows ladder status; docs/whole-history-rating.md)."
+)
+
+
 def _print_board(title: str, rows: list[dict], places: dict | None = None) -> None:
     from mallows.cli.tables import print_table
 
     print_table(
-        title, _headers(places), _cells(rows, places), right=[c.key != "bot" for c in COLUMNS]
+        title,
+        _headers(places),
+        _cells(rows, places),
+        right=[c.key != "bot" for c in COLUMNS],
+        caption=MU_NOTE,
     )
 
 
@@ -134,6 +147,7 @@ def _markdown(title: str, rows: list[dict], places: dict | None = None) -> str:
         "|" + "|".join("---:" if c.key != "bot" else "---" for c in COLUMNS) + "|",
     ]
     lines += ["| " + " | ".join(cells) + " |" for cells in _cells(rows, places)]
+    lines += ["", MU_NOTE]
     return "\n".join(lines) + "\n"
 
 
