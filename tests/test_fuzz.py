@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import REPO, invoke as run_app
 from mallows.errors import MallowsError
 from mallows.results.store import Store
-from mallows.tournaments.spec import load_tournament
+from mallows.tournaments.roundrobin.spec import load_tournament
 
 EXAMPLES = settings(
     max_examples=120,

@@ -8,7 +8,7 @@ from math import comb
 from hypothesis import given, settings, strategies as st
 
 from mallows import seeding
-from mallows.tournaments.schedule import (
+from mallows.tournaments.seating import (
     EVERY_DISTANCE_6,
     SCHEDULE_VERSION,
     adjacency_imbalance,
@@ -16,10 +16,10 @@ from mallows.tournaments.schedule import (
     distance_counts,
     distance_imbalance,
     neighbour_orders,
-    make_schedule,
     match_id,
     pair_seats,
 )
+from mallows.tournaments.roundrobin.schedule import make_schedule
 
 BOTS = ["a", "b", "c", "d", "e"]
 
@@ -81,7 +81,7 @@ def test_match_ids_are_name_and_index():
 def _old_list(bots, players, deals, seed):
     """The schedule as it was built before it became lazy (a list of every match)."""
     from itertools import combinations
-    from mallows.tournaments.schedule import MatchSpec, deal_seed
+    from mallows.tournaments.seating import MatchSpec, deal_seed
 
     out = []
     for table, subset in enumerate(combinations(tuple(bots), players)):

@@ -19,9 +19,9 @@ from mallows.results.interface import ResultStore
 from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store, StorageError
 from mallows.tournaments.run import board, register
-from mallows.tournaments.match import forfeit_count
-from mallows.tournaments.schedule import schedule
-from mallows.tournaments.spec import parse_tournament
+from mallows.runner.match import forfeit_count
+from mallows.tournaments.roundrobin.schedule import schedule
+from mallows.tournaments.roundrobin.spec import parse_tournament
 from mallows.results.store import MatchRow
 
 DATA = Path(__file__).parent / "data"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mallows.results.store import Store
-from mallows.tournaments.spec import TournamentError, load_tournament
+from mallows.tournaments.roundrobin.spec import TournamentError, load_tournament
 
 from conftest import MALLOWS, REPO, chance_key, invoke
 
@@ -374,7 +374,7 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
 
 
 def test_a_file_over_the_size_limit_names_its_size_and_database(write_toml):
-    from mallows.tournaments.spec import MAX_MATCHES
+    from mallows.tournaments.roundrobin.spec import MAX_MATCHES
 
     assert MAX_MATCHES >= 10**8
     bots = ", ".join(f'"random:call=0.{i:02d}"' for i in range(1, 13))

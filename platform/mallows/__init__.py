@@ -6,7 +6,7 @@ The package, one subpackage per concern (each ``__init__`` says what it owns and
 - ``mallows.agents``: the bot side (protocol handles, registry, processes, random policy);
 - ``mallows.tournaments``: file format, schedule, one match, executors, running;
 - ``mallows.results``: the store (SQLite) and the ratings;
-- ``mallows.compare``: ``mallows compare``, a sequential test of "is A better than B?";
+- ``mallows.tournaments.compare``: ``mallows compare``, a sequential test of "is A better than B?";
 - ``mallows.testing``: the conformance checks for games and bots;
 - ``mallows.cli``: the ``mallows`` command: parsing, calling, printing.
 

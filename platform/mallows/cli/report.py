@@ -44,11 +44,11 @@ def _store(db: Path):
 
 
 def _ladder_view():
-    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    """How the report shows a standing ladder (``tournaments.ladder.status``: the report may
     not read a ladder's state itself). Served pages reload every few seconds: a view is
     computed again only when the ladder stored a match, planned an epoch or recorded an event
     since (the whole-history fit is the costly part)."""
-    from mallows.tournaments.ladder_status import ladder_view
+    from mallows.tournaments.ladder.status import ladder_view
 
     cache: dict = {}
     lock = threading.Lock()

@@ -299,7 +299,7 @@ class Site:
         (the same test, read the same way): verdict (``H1``, ``H0`` or None), its sentence,
         LLR and bounds, pairs, the estimate (A better than B by ``mean`` places per match, ±
         ``half_width``, None below two pairs) and the settings."""
-        from mallows.compare.run import stored_test
+        from mallows.tournaments.compare.run import stored_test
 
         c, t = stored_test(self.store, name)
         half = t.half_width if t.n > 1 and t.half_width != float("inf") else None

@@ -16,8 +16,8 @@ submit`` and ``play`` resolve their bots the same way) builds its plan here, in 
    worker), the checked ``Limits``, the effective options and the schedule over the shown names.
 
 A ``Runnable`` is what can be planned: a ``Tournament`` (``spec``) or a ``Comparison``
-(``mallows.compare.plan``). They differ in their schedule, their checks' wording and how they
-are registered; everything else (and running: ``run.execute``) is shared.
+(``mallows.tournaments.compare.spec``). They differ in their schedule, their checks' wording and
+how they are registered; everything else (and running: ``run.execute``) is shared.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class Runnable(Protocol):
 
 def resumed(run: Runnable, store: Any) -> Any:
     """``run`` as ``store`` has it: a stored tournament or comparison keeps the schedule version
-    it was started with (``tournaments.schedule``); a new one gets the newest."""
+    it was started with (``tournaments.roundrobin.schedule``); a new one gets the newest."""
     import json
 
     row = store.tournament(run.name)
@@ -98,7 +98,7 @@ class Plan:
 
     def job(self, spec: Any) -> Any:
         """The executor's job for one match of the schedule."""
-        from mallows.tournaments.executor import Job
+        from mallows.runner.executor import Job
 
         return Job(
             index=spec.index,

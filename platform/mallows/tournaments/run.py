@@ -4,9 +4,9 @@
 (``tournaments.plan.prepare``) not yet in the store (lazy schedule -> executor -> store, one
 commit per arriving batch) and rates the results in schedule order in a thread beside it
 (``live``), until the schedule is done or the ``stop`` rule decides (a comparison's sequential
-test: ``mallows.compare.run``). A tournament and a comparison differ only in their schedule
-and their stop rule. ``run_tournament(t, store, executor)`` is ``prepare`` then ``execute``.
-``refresh_ratings`` /
+test: ``mallows.tournaments.compare.run``). A tournament and a comparison differ only in their
+schedule and their stop rule. ``run_tournament(t, store, executor)`` is ``prepare`` then
+``execute``. ``refresh_ratings`` /
 ``ensure_ratings`` keep the stored leaderboards in step with the stored matches (after a kill, a
 rerun recomputes them), and ``board`` reads one up to date (computed in memory, not written,
 from a read-only store).
@@ -25,9 +25,9 @@ from mallows.errors import MatchFailed
 from mallows.results.leaderboard import leaderboard, played, played_dicts
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
-from mallows.tournaments.plan import Plan, prepare
-from mallows.tournaments.schedule import match_id
-from mallows.tournaments.spec import Tournament, diff_definitions
+from mallows.tournaments.plan import Plan, Runnable, prepare
+from mallows.tournaments.seating import match_id
+from mallows.tournaments.format import diff_definitions
 from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
 
@@ -44,6 +44,23 @@ class RunSummary:
     stopped: bool = False  # the stop rule decided before the schedule was done
 
 
+class Registrable(Protocol):
+    """What ``register`` records of a run: its name, game, where it came from, and its
+    definition with that definition's digest."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def bot_sources(self) -> dict: ...
+    def definition(self) -> dict: ...
+    def digest(self) -> str: ...
+    def match_count(self) -> int: ...
+
+
 class StopRule(Protocol):
     """When a run may stop before its schedule is done (a comparison's sequential test)."""
 
@@ -57,7 +74,7 @@ class StopRule(Protocol):
         """One match played and stored (arrival order; the rule orders them itself)."""
 
 
-def register(store: ResultStore, t: Tournament) -> bool:
+def register(store: ResultStore, t: Registrable) -> bool:
     """Record ``t`` in ``store``; True if new, False if stored with the same definition (a
     resume). A stored tournament of the same name with another definition is refused, listing
     what changed."""
@@ -146,7 +163,7 @@ def estimate(plan: Plan, store) -> Estimate:
     (prepared in ``store``). The timed match is the first missing one and is stored, so the
     run does not play it again."""
     from mallows.results.codec import estimated_bytes
-    from mallows.tournaments.worker import play_job
+    from mallows.runner.worker import play_job
 
     total = plan.total
     remaining = total - store.count_matches(plan.name)
@@ -168,7 +185,7 @@ def jobs_for(run: Any, specs: Iterable) -> list:
     if isinstance(run, Plan):
         return run.jobs(specs)
     from mallows.agents.protocol import Limits
-    from mallows.tournaments.worker import Job
+    from mallows.runner.worker import Job
 
     limits = Limits.from_dict(run.limits)
     return [
@@ -279,7 +296,7 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
 
 
 def run_tournament(
-    t: Tournament, store, executor, on_start=None, on_outcome=None, resolver=None
+    t: Runnable, store, executor, on_start=None, on_outcome=None, resolver=None
 ) -> RunSummary:
     """``prepare`` (check, register and pin ``t`` once) then ``execute``."""
     return execute(

@@ -10,7 +10,7 @@ indices ``2p`` and ``2p + 1``:
 - two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
 - ``k > 2`` seats: the *seat under test* is ``p % k``; match ``2p`` seats A there, match
   ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both,
-  seated by ``tournaments.schedule.pair_seats``: schedule version 2 (the default) cycles the
+  seated by ``tournaments.seating.pair_seats``: schedule version 2 (the default) cycles the
   tested bot and ``k - 1`` consecutive opponents of the list through the balanced cyclic
   orders of a tournament's tables, so A and B meet every neighbour before and after them
   equally often; version 1 (comparisons stored before it) took ``k - 1`` consecutive
@@ -42,7 +42,10 @@ from mallows import seeding
 from mallows.errors import CompareError, MallowsError
 from mallows.safetext import refuse_control
 from mallows.results.ratings import DEFAULT_PARAMS
-from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
+from mallows.results.interface import ResultStore
+from mallows.results.store import StorageError
+from mallows.tournaments.format import NAME_RE, available_bots, diff_definitions
+from mallows.tournaments.seating import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
 #: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
 #: fast ones (ismcts is left out: seconds a match), minus A and B.
@@ -54,8 +57,8 @@ DEFAULT_DELTA = 0.1
 DEFAULT_MAX_MATCHES = 10_000
 DEFAULT_SEED = 2026
 MAX_MATCHES = 2_000_000
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 KIND = "compare"
+SOURCE = "mallows compare"  # what a comparison's stored row says it came from
 #: Keys of the definition that may change when a comparison is resumed (a larger cap continues
 #: the same test); every other key must match.
 MUTABLE = ("max_matches", "deals")
@@ -116,14 +119,10 @@ class Comparison:
         )
 
     def register(self, store: Any) -> bool:
-        from mallows.compare.run import register
-
         return register(store, self)
 
     def with_chance(self, store: Any, key: bytes | None = None) -> "Comparison":
-        """This comparison with its seed derivation and secret key (``compare.run.keyed``)."""
-        from mallows.compare.run import keyed
-
+        """This comparison with its seed derivation and secret key (``keyed``)."""
         return keyed(store, self, key)
 
     def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
@@ -189,9 +188,7 @@ class Comparison:
 
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         if self.derivation != seeding.LEGACY and not self.chance.secret_deals:
-            raise RuntimeError(
-                f"comparison {self.name!r}: its deals need its key (compare.run.keyed) first"
-            )
+            raise RuntimeError(f"comparison {self.name!r}: its deals need its key (keyed) first")
         seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
         first: tuple[str, ...]
@@ -249,8 +246,6 @@ def check_comparison_bots(
     def fail(name: str, spec: Any, message: str | None) -> None:
         role = roles.get(name, "--opponents")
         if not isinstance(spec, BotSpec):
-            from mallows.tournaments.spec import available_bots
-
             raise CompareError(
                 f"{role}: cannot load {name!r}: {spec}. Bots found: {', '.join(available_bots())}"
             ) from None
@@ -313,7 +308,7 @@ def _slug(name: str) -> str:
 
 
 def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
-    from mallows.tournaments.spec import available_bots
+    from mallows.tournaments.format import available_bots
 
     try:
         spec = resolver.load(name)
@@ -371,7 +366,7 @@ def make_comparison(
     name and games, without starting it (``check_comparison_bots`` does, in the plan)."""
     from mallows.agents.registry import Resolver
     from mallows.games import get_game
-    from mallows.compare.sprt import check_parameters
+    from mallows.tournaments.compare.sprt import check_parameters
     from mallows.agents.protocol import Limits
 
     a, b = a.strip(), b.strip()
@@ -467,3 +462,66 @@ def make_comparison(
         for role, bot in [("A", a), ("B", b)] + [("--opponents", o) for o in pool]:
             _check_bot(bot, game, role, resolver)
     return c
+
+
+def keyed(store: ResultStore, c: Comparison, key: bytes | None = None) -> Comparison:
+    """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
+    comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
+    matches as before; any other gets its key from the database (made the first time, or
+    ``key``)."""
+    row = store.tournament(c.name)
+    if row is not None and json.loads(row["definition"]).get("kind") != KIND:
+        return c  # a tournament's name: ``register`` refuses it
+    if row is not None and c.derivation != seeding.LEGACY:
+        old = json.loads(row["definition"])
+        legacy = dataclasses.replace(c, derivation=seeding.LEGACY)
+        if "chance" not in old and digest_of(old) == legacy.digest():
+            c = legacy
+    if c.derivation == seeding.LEGACY:
+        return dataclasses.replace(c, chance=seeding.UNKEYED)
+    kept = store.chance_key(c.name) or store.put_chance_key(c.name, key or seeding.fresh_key())
+    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, kept, secret_deals=True))
+
+
+def register(store: ResultStore, c: Comparison) -> bool:
+    """Record ``c`` (True) or check it against the stored comparison of the same name (False:
+    a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
+    definition = c.definition()
+    row = store.tournament(c.name)
+    if row is None:
+        store.add_tournament(
+            c.name,
+            c.game,
+            json.dumps(definition, sort_keys=True),
+            c.digest(),
+            SOURCE,
+            2 * c.max_pairs,
+            dict(c.bot_sources),
+        )
+        return True
+    old = json.loads(row["definition"])
+    if old.get("kind") != KIND:
+        raise StorageError(
+            f"{c.name!r} in {store.path} is a tournament, not a comparison: "
+            f"give the comparison another --name"
+        )
+    if digest_of(old) != c.digest():
+        changes = [
+            d
+            for d in diff_definitions(old, definition)
+            if not d.startswith(("max_matches", "deals"))
+        ]
+        raise StorageError(
+            f"comparison {c.name!r} is already in {store.path} with other settings; changed: "
+            f"{'; '.join(changes)}. Its matches were played (and its test run) under the old "
+            f"ones: leave --name out (each setting gets its own name), choose another --name, "
+            f"or use another --db"
+        )
+    if old.get("max_matches") != c.max_matches:
+        store.update_tournament(
+            c.name,
+            definition=json.dumps(definition, sort_keys=True),
+            total=2 * c.max_pairs,
+            finished=False,
+        )
+    return False

@@ -13,10 +13,10 @@ naming what changed), then repeats, until its questions are answered, it reaches
    refused, recorded as an event, and never scheduled): each runs pinned code from then on;
 3. **fit** every stored match at once (``mallows.results.plackett_luce.fit_history``: the order
    matches were played in does not matter) and **answer** the questions
-   (``mallows.ladder.questions``); all answered: the ladder is finished;
+   (``mallows.tournaments.ladder.questions``); all answered: the ladder is finished;
 4. **plan** the epoch (``ladder_schedule.plan_epoch``: base tables, a newcomer's boosted tables
-   at ``mallows.ladder.policy.entry_rate``, extra tables for the open questions only) and store
-   it, every table with its reason, before any of it is played;
+   at ``mallows.tournaments.ladder.policy.entry_rate``, extra tables for the open questions only)
+   and store it, every table with its reason, before any of it is played;
 5. **play** it through ``tournaments.run.execute`` (stored like a tournament's matches; a
    ``stop`` recorded while it runs leaves at once, what is in flight abandoned).
 
@@ -47,10 +47,10 @@ from mallows.agents.registry import Resolver
 from mallows.botname import BotName
 from mallows.errors import LadderError, MallowsError
 from mallows.results.store import StorageError
-from mallows.tournaments.ladder_schedule import LadderSchedule, Table, plan_epoch
-from mallows.tournaments.ladder_spec import KIND, Ladder, from_definition
+from mallows.tournaments.ladder.schedule import LadderSchedule, Table, plan_epoch
+from mallows.tournaments.ladder.spec import KIND, Ladder, from_definition
 from mallows.tournaments.plan import Plan
-from mallows.tournaments.spec import diff_definitions
+from mallows.tournaments.format import diff_definitions
 
 SOURCE = "mallows ladder"
 #: Keys of the definition a resumed ladder may change: its cap (the stored digest stays that
@@ -328,10 +328,10 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
     """The ladder's questions over the shown names: the file's, with ``newcomers`` made one
     ``Place`` question for each bot that joined after the start and is still active. Without
     a ``newcomers`` question, each such bot still has the implicit one
-    (``mallows.ladder.policy.place_question``): a ladder does not end before it knows where a
-    newcomer belongs. In finals there are no newcomers (entries are frozen)."""
-    from mallows.ladder.policy import place_question
-    from mallows.ladder.questions import parse_question
+    (``mallows.tournaments.ladder.policy.place_question``): a ladder does not end before it knows
+    where a newcomer belongs. In finals there are no newcomers (entries are frozen)."""
+    from mallows.tournaments.ladder.policy import place_question
+    from mallows.tournaments.ladder.questions import parse_question
 
     shown = {e.written: e.shown or e.written for e in state.entrants.values()}
     active = {e.shown or e.written for e in state.active()}
@@ -359,13 +359,13 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
 
 
 def policy_of(ladder: Ladder) -> Any:
-    from mallows.ladder.policy import Policy
+    from mallows.tournaments.ladder.policy import Policy
 
     return Policy(boost=float(ladder.boost))
 
 
 def answers_for(ladder: Ladder, state: LadderState, fit: Any) -> list:
-    from mallows.ladder.questions import answer
+    from mallows.tournaments.ladder.questions import answer
 
     return [answer(q, fit) for q in questions_for(ladder, state)]
 
@@ -436,7 +436,7 @@ def plan_next(
 ) -> tuple[list[Table] | None, str, list]:
     """Apply the new events, check and pin who joined, fit, answer, and plan and store the next
     epoch. Returns (its tables, "" ) or (None, why the ladder ends, the answers)."""
-    from mallows.ladder.policy import all_answered, entry_rate, extra_tables
+    from mallows.tournaments.ladder.policy import all_answered, entry_rate, extra_tables
 
     ladder = state.ladder
     _auto_events(store, ladder, state)
