@@ -23,6 +23,7 @@ from mallows.agents.protocol import Limits
 from mallows.games import get_game
 from mallows.agents.registry import load_bot
 from mallows.runner.match import play_match
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 
 def count_decisions(record: dict) -> int:
@@ -72,7 +73,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
     parser.add_argument("--players", type=int, default=4)
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.seconds = 0.2
 
     ars_dps, ars_mps, ars_n = bench_game("arschmallows", args.players, args.seconds, "standard")
     t4_dps, t4_mps, t4_n = bench_game("take4", min(args.players, 4), args.seconds)

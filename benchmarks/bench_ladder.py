@@ -50,6 +50,7 @@ from mallows.tournaments.ladder.questions import Place, Question, TopK, answer
 from mallows.tournaments.ladder.simulate import Field, balanced_round, even_field, kendall_tau
 from mallows.results.plackett_luce import fit_history
 from mallows.results.ratings import leaderboard
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 SEATS = 4
 CHECK_GROWTH = 1.05  # the question is checked every 5% more matches (both ways alike)
@@ -294,7 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", default="all", choices=["questions", "agreement", "timing", "all"])
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--certainty", type=float, default=0.95)
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.quick, args.seeds = True, 1
     if args.part in ("questions", "all"):
         questions_part(args.seeds, args.certainty, args.quick, [16] if args.quick else [16, 32])
     if args.part in ("agreement", "all"):

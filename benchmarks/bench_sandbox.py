@@ -53,6 +53,7 @@ from mallows.results.store import Store
 from mallows.runner import executor, worker
 from mallows.tournaments.run import run_tournament
 from mallows.tournaments.roundrobin.spec import load_tournament
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 ROOT = Path(__file__).resolve().parents[1]
 MALLOWS = Path(sys.executable).with_name("mallows")  # the console script of this environment
@@ -319,7 +320,10 @@ def main() -> None:
         action="store_true",
         help="also run the sandboxed tournaments with one process per match",
     )
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.starts, args.repeat, args.round_trips = 2, 1, 20
     why = sandbox.problem()
     if why:
         raise SystemExit(f"no sandbox on this machine: {why}")
