@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from mallows.tournaments.format import FORMATS as REGISTRY
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = (
@@ -40,15 +41,12 @@ FORBIDDEN = {
     "interop": {"runner", "tournaments", "results", "cli", "testing", "report"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
-#: file -> the modules of a forbidden floor it still imports (each one a debt, named here)
-EXCEPTIONS = {
-    "report/site.py": {"mallows.tournaments.compare.run"},  # a comparison's verdict
-}
 
 #: the formats: one package each under ``tournaments/``, standing on the shared core (the
 #: modules directly in ``tournaments/``: plan, run, format, seating, ...), which imports none of
-#: them; no format imports another
-FORMATS = ("roundrobin", "ladder", "compare")
+#: them; no format imports another. Read off the registry: a new format's one line there is
+#: its rule here too.
+FORMATS = tuple(sorted({path.split(".")[2] for path in REGISTRY.values()}))
 #: module -> the only mallows modules it may import (prefixes): a ladder's questions and policy
 #: are pure decisions over the results' fit
 PURE = {
@@ -60,6 +58,15 @@ PURE = {
         "mallows.tournaments.ladder.questions",
     ),
     "tournaments/ladder/simulate.py": ("mallows.results", "mallows.errors", "mallows.botname"),
+}
+#: subpackage -> the only subpackages that may import it (what README.md, CONTRIBUTING.md and
+#: the packages' docstrings say: "only the CLI imports interop", "the report is imported by the
+#: CLI only", ...)
+IMPORTED_ONLY_BY = {
+    "cli": set(),
+    "interop": {"cli"},  # mallows export --trajectories
+    "report": {"cli"},
+    "testing": {"cli"},
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
@@ -215,22 +222,41 @@ def test_the_tree_is_what_these_rules_know():
     assert found == set(SUBPACKAGES), "a new subpackage needs its rules here"
     rooms = PACKAGE / "tournaments"
     found = {p.name for p in rooms.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert found == set(FORMATS), "a new format needs its place in FORMATS here"
+    assert found == set(FORMATS), "a package in tournaments/ is a format: register it in FORMATS"
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_layering(path):
     forbidden = FORBIDDEN.get(floor(path), set())
-    allowed = EXCEPTIONS.get(path.relative_to(PACKAGE).as_posix(), set())
     bad = [
         f"line {line}: {name}"
         for line, name in imports(path)
         if name.split(".")[0] == "mallows"
         and len(name.split(".")) > 1
         and name.split(".")[1] in forbidden
-        and name not in allowed
     ]
     assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
+
+
+@pytest.mark.parametrize("target", sorted(IMPORTED_ONLY_BY))
+def test_what_the_docs_say_imports_a_floor_is_all_that_does(target):
+    allowed = IMPORTED_ONLY_BY[target] | {target}
+    bad = [
+        f"{path.relative_to(PACKAGE)} line {line}: {name}"
+        for path in modules()
+        if floor(path) not in allowed
+        for line, name in imports(path)
+        if name.split(".")[:2] == ["mallows", target]
+    ]
+    assert not bad, (
+        f"only {sorted(IMPORTED_ONLY_BY[target]) or 'nothing'} may import {target}: {bad}"
+    )
+
+
+def test_the_package_docstring_lists_every_subpackage():
+    doc = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    missing = [name for name in SUBPACKAGES if f"``mallows.{name}``" not in (doc or "")]
+    assert not missing, f"mallows/__init__.py does not list {missing}"
 
 
 def room(path: Path) -> str | None:
@@ -420,3 +446,64 @@ def test_parts_are_composed_not_mixed_in():
     assert callable(failures.died) and callable(failures.timed_out)
     bot = SubprocessBot("x", ["true"])
     assert isinstance(bot.process, BotProcess) and bot.proc is None
+
+
+#: options several commands share: declared once, in ``cli/common.py``, with one help string
+SHARED_OPTIONS = ("--db", "--workers", "--address", "--sandbox")
+
+
+def test_shared_cli_options_and_the_default_database_are_defined_once():
+    declared: dict[str, list[str]] = {flag: [] for flag in SHARED_OPTIONS}
+    defaults = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Option":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and arg.value in declared:
+                        declared[arg.value].append(f"{rel}:{node.lineno}")
+            built = (
+                (  # Path("results") / ..., or the path written out
+                    isinstance(node, ast.Call)
+                    and getattr(node.func, "id", None) == "Path"
+                    and [getattr(a, "value", None) for a in node.args[:1]] == ["results"]
+                )
+                or (isinstance(node, ast.Constant) and node.value == "results/mallows.db")
+            )
+            if built:
+                defaults.append(f"{rel}:{node.lineno}")
+    for flag, where in declared.items():
+        assert len(where) == 1 and where[0].startswith("cli/common.py:"), (
+            f"{flag} is declared at {where}: use the option of cli/common.py"
+        )
+    assert [d.split(":")[0] for d in defaults] == ["results/store/schema.py"], (
+        f"the default database is built at {defaults}: use results.store.DEFAULT_DB"
+    )
+
+
+#: (file, what it splits) of the splits at ":" or "@" that are not a bot's name
+NOT_NAMES = {
+    "agents/host.py": "the bot's module:attribute target",
+    "agents/sandbox/cgroups.py": "the lines of /proc/self/cgroup",
+    "agents/sandbox/command.py": "PATH-like lists of folders",
+    "runner/cluster.py": "a cluster's host:port",
+    "cli/ladder.py": "a ladder table's reason (extra:QUESTION)",
+    "results/store/ladders.py": "a ladder table's reason (extra:QUESTION)",
+    "tournaments/ladder/run.py": "a ladder's mode (finals:N)",
+}
+
+
+def test_bot_names_are_parsed_only_by_botname():
+    bad = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel == "botname.py" or rel in NOT_NAMES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None) in ("split", "partition", "rpartition")
+                and [getattr(a, "value", None) for a in node.args[:1]] in ([":"], ["@"])
+            ):
+                bad.append(f"{rel}:{node.lineno}")
+    assert not bad, f"a bot name split by hand at {bad}: use mallows.botname.BotName.parse"

@@ -359,7 +359,11 @@ def test_no_module_global_or_environment_variable_carries_names():
 
 
 def test_parsing_a_tournament_file_starts_nothing(tmp_path):
-    from mallows.tournaments.roundrobin.spec import load_tournament, parse_tournament
+    from mallows.tournaments.roundrobin.spec import (
+        check_tournament_bots,
+        load_tournament,
+        parse_tournament,
+    )
 
     # a bot that does not exist, and one whose start would leave a mark: parsing touches neither
     mark = tmp_path / "started"
@@ -384,7 +388,7 @@ def test_parsing_a_tournament_file_starts_nothing(tmp_path):
         f'seed = 1\nbots = ["{bot}", "random"]\n'
     )
     assert load_tournament(tmp_path / "p.toml").match_count() == 2 and not mark.exists()
-    checked = load_tournament(tmp_path / "p.toml").check_bots(sandbox="off")
+    checked = check_tournament_bots(load_tournament(tmp_path / "p.toml"), sandbox="off")
     assert mark.exists() and set(checked.bot_sources) == {str(bot), "random"}
 
 

@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from mallows.results.store import Store
-from mallows.tournaments.roundrobin.spec import TournamentError, load_tournament
+from mallows.tournaments.roundrobin.spec import (
+    TournamentError,
+    check_tournament_bots,
+    load_tournament,
+)
 
 from conftest import MALLOWS, REPO, chance_key, invoke
 
@@ -71,7 +75,7 @@ def test_malformed_files_exit_2_with_a_message_naming_the_key(
 ):
     path = write_toml(text)
     with pytest.raises(TournamentError) as err:  # the file, then the plan's check of its bots
-        load_tournament(path).check_bots()
+        check_tournament_bots(load_tournament(path))
     for needle in needles:
         assert needle in str(err.value)
     result = invoke("tournament", "run", path, "--db", tmp_path / "m.db", "--workers", "1")
@@ -117,7 +121,7 @@ def test_shipped_tournament_files_are_valid(in_repo):
     assert {"demo", "arschmallows-reference", "take4-reference"} <= names
     games = set()
     for path in files:
-        t = load_tournament(path).check_bots()
+        t = check_tournament_bots(load_tournament(path))
         assert t.name == path.stem
         games.add(t.game)
     assert games == {"arschmallows", "take4"}

@@ -1,31 +1,161 @@
-"""What every tournament format shares: the checks of its file and of its bots.
+"""Tournament formats: the ``Format`` protocol, the registry of formats, and what every format's
+file shares (its checks, and the checks of its bots).
 
-A format (``roundrobin``, ``ladder``, ``compare``: one package each under ``tournaments/``)
-reads its own file or command line, but the words it checks them with are the same: a name
-(``NAME_RE``), whole numbers in a range (``whole_number``), the ``[limits]`` table
-(``check_limits``: ``Limits.from_dict`` is the one validator), the ``[ratings]`` table
-(``check_ratings``: the rating system owns its parameters), a list of bots each in its one
-spelling (``canonical_bots``), the bots themselves resolved, built and checked to play the
-game with the sandbox decided once (``check_bots``: the check step of ``plan.prepare``), a
-suggestion for a misspelt key (``suggest``), and what changed between a stored definition and
-a new one (``diff_definitions``). Every problem is a ``TournamentError`` naming the file
-(``where``) and the fix.
+**A format** (round robin, ladder, comparison; a Swiss system next) is one package under
+``tournaments/`` with two kinds of module: its *spec*, a frozen data class that holds what the
+file (or the command line) says and nothing else (``Spec``: its name, game, bots, limits, its
+canonical ``definition()`` and that definition's ``digest()``), and its *format*: one object,
+``FORMAT`` in ``<package>/format.py``, whose methods are the services ``plan.prepare`` and
+``run.execute`` call with the spec:
+
+- ``check(spec, resolver, sandbox)``: the spec with its bots checked (``check_bots`` below:
+  resolved, built or asked for their hello, checked to play the game, the sandbox decided
+  once) and ``bot_sources`` filled in;
+- ``settle(spec, store, key)``: the spec as it runs against ``store``: a stored run keeps its
+  schedule version and drawn seed, and the seed derivation gets its secret key
+  (``secrecy.settle`` for a round robin; ``key``: a published key, to replay a run);
+- ``register(spec, store)``: record it in the store (True) or check it against the stored
+  definition of the same name (False: a resume; a changed definition is refused, listing what
+  changed: ``diff_definitions``);
+- ``schedule(spec, shown, store)``: its matches over the shown names, a ``ScheduleLike``
+  (``len`` and lazy ``specs(indices)``: ``seating.MatchSpec``s, seeded with
+  ``seating.deal_seed``; ``execute`` plays the indices the store is missing); a format whose
+  next tables depend on the results so far (a Swiss system's rounds, a ladder's epochs)
+  returns the tables planned so far, read from ``store``;
+- ``stop_rule(spec, store)``: when ``execute`` may stop before the schedule is done (a
+  comparison's sequential test, a ladder's ``stop``), or None.
+
+An *epoch format* (``EpochFormat``) also has ``next_tables(plan, store)``: the schedule grown by
+the next epoch (or round) planned from what is stored, its indices following on, or None when
+the format is finished; ``run.run_epochs`` plays such a format epoch after epoch (each planned
+only once the epoch before it is stored, and only from what is stored, so a killed run resumes
+exactly where it stopped). ``tests/toy_format.py`` is one in a single file. The ladder plans
+its epochs in its own loop (``ladder.run.run_ladder``): a join changes its field, so each of
+its epochs gets a new plan, not only a longer schedule.
+
+``prepare(spec, store)`` finds the format by ``spec.kind`` in ``FORMATS`` (kind -> the module
+that holds its ``FORMAT``): a new format joins with one line there. A stored definition says
+its kind (``kind_of``: a round robin's says none).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib
 import json
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from mallows.botname import BotName
 from mallows.agents.protocol import Limits
-from mallows.agents.registry import BotSpec, Resolver
+from mallows.agents.registry import BotSpec, Resolver, require_sandbox
 from mallows.errors import MallowsError, TournamentError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
-from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
+from mallows.seeding import Chance
+
+#: kind -> the module that holds the format's ``FORMAT``: a new format is its package and one
+#: line here
+FORMATS: dict[str, str] = {
+    "tournament": "mallows.tournaments.roundrobin.format",
+    "compare": "mallows.tournaments.compare.format",
+    "ladder": "mallows.tournaments.ladder.format",
+}
+#: the kind of a stored definition that names none (a round robin's)
+DEFAULT_KIND = "tournament"
+
+
+class ScheduleLike(Protocol):
+    """A schedule: ``len``, and the match specs (``seating.MatchSpec``) of some indices, lazily."""
+
+    def __len__(self) -> int: ...
+    def specs(self, indices: Iterable[int]) -> Iterator[Any]: ...
+
+
+class StopRule(Protocol):
+    """When a run may stop before its schedule is done (a comparison's sequential test)."""
+
+    @property
+    def decided(self) -> bool: ...
+
+    def replay(self, store: Any, name: str) -> None:
+        """Read what is stored (a resume) before anything is played."""
+
+    def add(self, spec: Any, outcome: Any) -> None:
+        """One match played and stored (arrival order; the rule orders them itself)."""
+
+
+class Spec(Protocol):
+    """A format's run as data: a frozen data class holding what its file (or command line)
+    says, what the plan reads of it and what the store keeps."""
+
+    kind: ClassVar[str]  # the format's key in ``FORMATS``
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def effective_options(self) -> dict: ...
+    @property
+    def limits(self) -> dict: ...  # [limits] as written (checked)
+    @property
+    def bot_sources(self) -> dict: ...  # written name -> where the check found it
+    @property
+    def written_names(self) -> tuple[str, ...]: ...  # every bot, as written
+    @property
+    def rating_params(self) -> dict: ...
+    @property
+    def chance(self) -> Chance: ...  # the seed derivation with its key, once settled
+    def match_count(self) -> int: ...
+    def definition(self) -> dict: ...  # canonical, JSON-able: what the store keeps
+    def digest(self) -> str: ...  # the definition's identity: a rerun must match it
+
+
+@runtime_checkable
+class Format(Protocol):
+    """A tournament format: the services over its ``Spec`` that ``plan.prepare`` and
+    ``run.execute`` call (the module docstring says what each must do)."""
+
+    kind: str
+
+    def check(self, spec: Any, resolver: Resolver | None, sandbox: str | None) -> Any: ...
+    def settle(self, spec: Any, store: Any, key: bytes | None) -> Any: ...
+    def register(self, spec: Any, store: Any) -> bool: ...
+    def schedule(self, spec: Any, shown: Mapping[str, str], store: Any) -> ScheduleLike: ...
+    def stop_rule(self, spec: Any, store: Any) -> StopRule | None: ...
+
+
+@runtime_checkable
+class EpochFormat(Format, Protocol):
+    """A format whose next tables depend on the results so far (epochs, rounds)."""
+
+    def next_tables(self, plan: Any, store: Any) -> ScheduleLike | None:
+        """``plan.schedule`` grown by the next epoch, planned from what ``store`` holds (every
+        match of ``plan.schedule`` is stored when it is called), or None: the run is over."""
+        ...
+
+
+def get_format(kind: str) -> Format:
+    """The format registered as ``kind`` (``FORMATS``)."""
+    path = FORMATS.get(kind)
+    if path is None:
+        raise TournamentError(f"unknown format {kind!r}: mallows runs {', '.join(sorted(FORMATS))}")
+    found = importlib.import_module(path).FORMAT
+    if not isinstance(found, Format) or found.kind != kind:
+        raise TypeError(f"{path}.FORMAT is not the Format of kind {kind!r}")
+    return found
+
+
+def kind_of(definition: Mapping[str, Any]) -> str:
+    """The format of a stored definition (a round robin's names none)."""
+    return str(definition.get("kind", DEFAULT_KIND))
+
+
+# -- the checks every format's file shares ----------------------------------------------------
 
 #: a tournament's, ladder's or comparison's name: unique in a database
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -60,6 +190,60 @@ def available_bots() -> list[str]:
     return sorted(b.name for b in list_bots())
 
 
+def sandbox_limits(limits: dict, sandbox: str | None) -> dict:
+    """``limits`` (as written) with the command line's ``--sandbox`` applied: ``off`` becomes
+    part of them (so the stored definition says so), ``on`` is the default and not stored."""
+    if sandbox is None:
+        return dict(limits)
+    out = {k: v for k, v in limits.items() if k != "sandbox"}
+    if sandbox == "off":
+        out["sandbox"] = "off"
+    return out
+
+
+def resolve_all(names: Iterable[str], resolver: Resolver) -> dict[str, BotSpec | Exception]:
+    """Each name resolved once (a name that cannot be: the error, to report in order)."""
+    out: dict[str, BotSpec | Exception] = {}
+    for name in names:
+        try:
+            out[name] = resolver.load(name)
+        except (MallowsError, OSError) as exc:
+            out[name] = exc
+    return out
+
+
+def ready_all(
+    loaded: Mapping[str, BotSpec | Exception],
+    sandbox: str,
+    fail: Callable[[str, BotSpec | Exception, str | None], None],
+) -> None:
+    """Build every bot once with its parameters, or ask an isolated one for its hello (all
+    started side by side first, so their handshakes do not wait for one another); ``fail(name,
+    spec_or_error, message)`` raises the caller's error (``message``: why ``ready`` refused)."""
+    from mallows.agents.checks import ready
+
+    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
+    try:
+        for spec in specs:
+            spec.prepare(sandbox=sandbox)
+        for name, found in loaded.items():
+            if not isinstance(found, BotSpec):
+                fail(name, found, None)
+                continue
+            try:
+                ready(found, sandbox=sandbox)
+            except MallowsError as exc:
+                fail(name, found, str(exc))
+    finally:
+        for spec in specs:
+            spec.unprepare()
+
+
+def decide_sandbox(specs: Iterable[BotSpec], limits: Limits) -> None:
+    """Refuse, before anything runs, bots that need a sandbox none can make here."""
+    require_sandbox(list(specs), limits)
+
+
 def check_bots(
     bots: Iterable[str],
     game: str,
@@ -67,20 +251,23 @@ def check_bots(
     source: str = "",
     resolver: Resolver | None = None,
     sandbox: str | None = None,
+    fail: Callable[[str, BotSpec | Exception, str | None], None] | None = None,
 ) -> tuple[dict, dict]:
     """The check step of ``plan.prepare`` for a file's ``bots``: every bot resolved once
     (``resolver``: default the registry alone), built once with its parameters or asked for its
     hello (the isolated ones in their sandbox unless ``sandbox``, the command line's
     ``--sandbox``, or the file says "off"), checked to play ``game``; the first problem, in the
     file's order, is the error. Returns the limits with ``--sandbox`` applied and where each
-    bot was found, after refusing bots that need a sandbox none can make here."""
+    bot was found, after refusing bots that need a sandbox none can make here. ``fail(name,
+    spec_or_error, message)``: raise the error in the caller's words (default: the file's
+    ``TournamentError``s; it also refuses a bot that plays other games)."""
     src = source
     resolver = resolver if resolver is not None else Resolver()
     limits = sandbox_limits(limits, sandbox)
     mode = limits.get("sandbox", "on")
     loaded = resolve_all(bots, resolver)
 
-    def fail(name: str, spec: Any, message: str | None) -> None:
+    def refuse(name: str, spec: Any, message: str | None) -> None:
         if not isinstance(spec, BotSpec):
             known = available_bots()
             listing = f"; bots found: {', '.join(known)}" if known else ""
@@ -98,6 +285,7 @@ def check_bots(
                 f"remove it from `bots`"
             )
 
+    fail = fail if fail is not None else refuse
     ready_all(loaded, mode, fail)
     specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
     for spec in specs:  # the games of an isolated bot are known after its hello
@@ -176,7 +364,7 @@ def canonical_bots(bots: list[str], src: str) -> list[str]:
             raise TournamentError(
                 f"{where(src)}`bots` lists {canon!r} {same}: list each bot "
                 f"once (give a variant its own parameters, e.g. "
-                f'"{canon.split(":")[0]}:call=0.1")'
+                f'"{BotName.parse(canon, strict=False).plain}:call=0.1")'
             )
         seen[canon] = bot
         out.append(canon)

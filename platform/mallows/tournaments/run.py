@@ -14,6 +14,7 @@ from a read-only store).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -25,9 +26,9 @@ from mallows.errors import MatchFailed
 from mallows.results.leaderboard import leaderboard, played, played_dicts
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
-from mallows.tournaments.plan import Plan, Runnable, prepare
+from mallows.tournaments.plan import Plan, prepare
 from mallows.tournaments.seating import match_id
-from mallows.tournaments.format import diff_definitions
+from mallows.tournaments.format import EpochFormat, Spec, StopRule, diff_definitions
 from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
 
@@ -59,19 +60,6 @@ class Registrable(Protocol):
     def definition(self) -> dict: ...
     def digest(self) -> str: ...
     def match_count(self) -> int: ...
-
-
-class StopRule(Protocol):
-    """When a run may stop before its schedule is done (a comparison's sequential test)."""
-
-    @property
-    def decided(self) -> bool: ...
-
-    def replay(self, store: Any, name: str) -> None:
-        """Read what is stored (a resume) before anything is played."""
-
-    def add(self, spec: Any, outcome: Any) -> None:
-        """One match played and stored (arrival order; the rule orders them itself)."""
 
 
 def register(store: ResultStore, t: Registrable) -> bool:
@@ -296,7 +284,7 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
 
 
 def run_tournament(
-    t: Runnable, store, executor, on_start=None, on_outcome=None, resolver=None
+    t: Spec, store, executor, on_start=None, on_outcome=None, resolver=None
 ) -> RunSummary:
     """``prepare`` (check, register and pin ``t`` once) then ``execute``."""
     return execute(
@@ -331,6 +319,7 @@ def execute(
     from mallows.tournaments.live import LiveRatings
 
     t0 = time.perf_counter()
+    stop = stop if stop is not None else plan.format.stop_rule(plan.run, store)
     summary = RunSummary(executor=executor.describe())
     summary.total = plan.total
     summary.already = store.count_matches(plan.name)
@@ -424,3 +413,39 @@ def execute(
     if store.count_matches(plan.name) == summary.total:
         store.mark_finished(plan.name)
     return summary
+
+
+def run_epochs(
+    plan: Plan,
+    store: ResultStore,
+    executor: Any,
+    on_outcome: Callable | None = None,
+    rate: bool = True,
+) -> RunSummary:
+    """Play a ``plan`` of an epoch format (``format.EpochFormat``: epochs, rounds) to its end:
+    the tables planned so far, then, once every match of them is stored, the tables its format
+    plans next from what is stored (``next_tables``), until it plans none or its stop rule
+    decides. Each epoch is ``execute``; a run killed at any moment and run again plays what is
+    missing of the stored epochs and goes on with the very tables it would have played."""
+    fmt = plan.format
+    if not isinstance(fmt, EpochFormat):
+        raise TypeError(f"format {plan.kind!r} plans no epochs: run it with execute")
+    total = RunSummary(executor=executor.describe())
+    first = True
+    while True:
+        summary = execute(plan, store, executor, on_outcome=on_outcome, rate=rate)
+        total.total = summary.total
+        total.already += summary.already if first else 0
+        first = False
+        total.played += summary.played
+        for part in ("wall", "storage_seconds", "ratings_seconds"):
+            setattr(total, part, getattr(total, part) + getattr(summary, part))
+        if summary.stopped:
+            total.stopped = True
+            break
+        schedule = fmt.next_tables(plan, store)
+        if schedule is None:
+            break
+        plan = dataclasses.replace(plan, schedule=schedule)
+    store.update_tournament(plan.name, total=total.total, finished=not total.stopped)
+    return total

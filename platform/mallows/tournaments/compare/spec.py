@@ -36,15 +36,14 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator
 
 from mallows import seeding
 from mallows.errors import CompareError, MallowsError
 from mallows.safetext import refuse_control
 from mallows.results.ratings import DEFAULT_PARAMS
-from mallows.results.interface import ResultStore
-from mallows.results.store import StorageError
-from mallows.tournaments.format import NAME_RE, available_bots, diff_definitions
+from mallows.agents.registry import BotSpec, Resolver
+from mallows.tournaments.format import NAME_RE, available_bots, check_bots
 from mallows.tournaments.seating import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
 #: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
@@ -92,7 +91,7 @@ class Comparison:
     def max_pairs(self) -> int:
         return self.max_matches // 2
 
-    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+    # -- what a run of the comparison reads (``format.Spec``) --
 
     kind: ClassVar[str] = KIND
 
@@ -106,27 +105,6 @@ class Comparison:
 
     def match_count(self) -> int:
         return 2 * self.max_pairs
-
-    def schedule_for(self, shown: Mapping[str, str]) -> "PairSchedule":
-        """The pairs over the shown names (the seeds do not depend on the names)."""
-        return PairSchedule(
-            dataclasses.replace(
-                self,
-                a=shown.get(self.a, self.a),
-                b=shown.get(self.b, self.b),
-                opponents=tuple(shown.get(o, o) for o in self.opponents),
-            )
-        )
-
-    def register(self, store: Any) -> bool:
-        return register(store, self)
-
-    def with_chance(self, store: Any, key: bytes | None = None) -> "Comparison":
-        """This comparison with its seed derivation and secret key (``keyed``)."""
-        return keyed(store, self, key)
-
-    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
-        return check_comparison_bots(self, resolver, sandbox)
 
     @property
     def grid(self) -> tuple[float, ...]:
@@ -188,7 +166,9 @@ class Comparison:
 
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         if self.derivation != seeding.LEGACY and not self.chance.secret_deals:
-            raise RuntimeError(f"comparison {self.name!r}: its deals need its key (keyed) first")
+            raise RuntimeError(
+                f"comparison {self.name!r}: its deals need its key (format.keyed) first"
+            )
         seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
         first: tuple[str, ...]
@@ -228,20 +208,14 @@ class PairSchedule:
 
 
 def check_comparison_bots(
-    c: Comparison, resolver: Any = None, sandbox: str | None = None
+    c: Comparison, resolver: Resolver | None = None, sandbox: str | None = None
 ) -> Comparison:
-    """The check step of ``tournaments.plan.prepare`` for a comparison: every bot resolved once,
-    built once or asked for its hello, checked to play the game; the sandbox decided once
+    """The check step of ``tournaments.plan.prepare`` for a comparison (``format.check_bots``,
+    its messages naming the roles A, B and ``--opponents``): every bot resolved once, built
+    once or asked for its hello, checked to play the game; the sandbox decided once
     (``sandbox``: the command line's, over ``c.limits``). Returns ``c`` with where each bot
     was found (``bot_sources``)."""
-    from mallows.agents.protocol import Limits
-    from mallows.agents.registry import BotSpec, Resolver
-    from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
-
-    resolver = resolver if resolver is not None else Resolver()
-    limits = sandbox_limits(c.limits, sandbox)
     roles = {c.a: "A", c.b: "B"}
-    loaded = resolve_all(c.bots, resolver)
 
     def fail(name: str, spec: Any, message: str | None) -> None:
         role = roles.get(name, "--opponents")
@@ -257,16 +231,8 @@ def check_comparison_bots(
                 f"{c.game}: choose another bot or --game"
             )
 
-    ready_all(loaded, limits.get("sandbox", "on"), fail)
-    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
-    for spec in specs:
-        fail(spec.name, spec, None)
-    decide_sandbox(specs, Limits.from_dict(limits))
-    return dataclasses.replace(
-        c,
-        limits=limits,
-        bot_sources={n: s.source for n, s in loaded.items() if isinstance(s, BotSpec)},
-    )
+    limits, sources = check_bots(c.bots, c.game, c.limits, "", resolver, sandbox, fail)
+    return dataclasses.replace(c, limits=limits, bot_sources=sources)
 
 
 def from_definition(d: dict) -> Comparison:
@@ -462,66 +428,3 @@ def make_comparison(
         for role, bot in [("A", a), ("B", b)] + [("--opponents", o) for o in pool]:
             _check_bot(bot, game, role, resolver)
     return c
-
-
-def keyed(store: ResultStore, c: Comparison, key: bytes | None = None) -> Comparison:
-    """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
-    comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
-    matches as before; any other gets its key from the database (made the first time, or
-    ``key``)."""
-    row = store.tournament(c.name)
-    if row is not None and json.loads(row["definition"]).get("kind") != KIND:
-        return c  # a tournament's name: ``register`` refuses it
-    if row is not None and c.derivation != seeding.LEGACY:
-        old = json.loads(row["definition"])
-        legacy = dataclasses.replace(c, derivation=seeding.LEGACY)
-        if "chance" not in old and digest_of(old) == legacy.digest():
-            c = legacy
-    if c.derivation == seeding.LEGACY:
-        return dataclasses.replace(c, chance=seeding.UNKEYED)
-    kept = store.chance_key(c.name) or store.put_chance_key(c.name, key or seeding.fresh_key())
-    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, kept, secret_deals=True))
-
-
-def register(store: ResultStore, c: Comparison) -> bool:
-    """Record ``c`` (True) or check it against the stored comparison of the same name (False:
-    a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
-    definition = c.definition()
-    row = store.tournament(c.name)
-    if row is None:
-        store.add_tournament(
-            c.name,
-            c.game,
-            json.dumps(definition, sort_keys=True),
-            c.digest(),
-            SOURCE,
-            2 * c.max_pairs,
-            dict(c.bot_sources),
-        )
-        return True
-    old = json.loads(row["definition"])
-    if old.get("kind") != KIND:
-        raise StorageError(
-            f"{c.name!r} in {store.path} is a tournament, not a comparison: "
-            f"give the comparison another --name"
-        )
-    if digest_of(old) != c.digest():
-        changes = [
-            d
-            for d in diff_definitions(old, definition)
-            if not d.startswith(("max_matches", "deals"))
-        ]
-        raise StorageError(
-            f"comparison {c.name!r} is already in {store.path} with other settings; changed: "
-            f"{'; '.join(changes)}. Its matches were played (and its test run) under the old "
-            f"ones: leave --name out (each setting gets its own name), choose another --name, "
-            f"or use another --db"
-        )
-    if old.get("max_matches") != c.max_matches:
-        store.update_tournament(
-            c.name,
-            definition=json.dumps(definition, sort_keys=True),
-            total=2 * c.max_pairs,
-            finished=False,
-        )
-    return False

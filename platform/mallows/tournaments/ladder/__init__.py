@@ -3,7 +3,7 @@
 Owns: the ladder file (``spec``: ``kind = "ladder"`` or ``"gauntlet"``), the pure epoch schedule
 (``schedule``: balanced base tables, newcomers' tables, extra tables for open questions), epochs
 planned from the stored state and played by the core's ``run.execute`` (``run``), the status
-view (``status``), and the pure decision logic (no I/O, no clock, no global randomness): the
+view (``status``), the services over a ``Ladder`` (``format``: ``FORMAT``), and the pure decision logic (no I/O, no clock, no global randomness): the
 questions a ladder asks of its results and when each is answered (``questions``: a full
 order, the top k, a newcomer's place, each to a stated certainty, read off the whole-history
 fit ``mallows.results.plackett_luce``), the scheduling policy that follows from them

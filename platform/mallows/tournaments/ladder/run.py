@@ -14,7 +14,7 @@ naming what changed), then repeats, until its questions are answered, it reaches
 3. **fit** every stored match at once (``mallows.results.plackett_luce.fit_history``: the order
    matches were played in does not matter) and **answer** the questions
    (``mallows.tournaments.ladder.questions``); all answered: the ladder is finished;
-4. **plan** the epoch (``ladder_schedule.plan_epoch``: base tables, a newcomer's boosted tables
+4. **plan** the epoch (``schedule.plan_epoch``: base tables, a newcomer's boosted tables
    at ``mallows.tournaments.ladder.policy.entry_rate``, extra tables for the open questions only)
    and store it, every table with its reason, before any of it is played;
 5. **play** it through ``tournaments.run.execute`` (stored like a tournament's matches; a
@@ -48,9 +48,9 @@ from mallows.botname import BotName
 from mallows.errors import LadderError, MallowsError
 from mallows.results.store import StorageError
 from mallows.tournaments.ladder.schedule import LadderSchedule, Table, plan_epoch
-from mallows.tournaments.ladder.spec import KIND, Ladder, from_definition
+from mallows.tournaments.ladder.spec import KIND, Ladder, check_ladder_bots, from_definition
 from mallows.tournaments.plan import Plan
-from mallows.tournaments.format import diff_definitions
+from mallows.tournaments.format import diff_definitions, get_format
 
 SOURCE = "mallows ladder"
 #: Keys of the definition a resumed ladder may change: its cap (the stored digest stays that
@@ -146,6 +146,17 @@ def register(store: Any, ladder: Ladder) -> bool:
             f"another --db"
         )
     return False
+
+
+def keyed(store: Any, ladder: Ladder, key: bytes | None = None) -> Ladder:
+    """The ladder with its secret key (made once, kept in the database): the deals and the
+    bots' seeds are keyed, as a comparison's are."""
+    kept = store.chance_key(ladder.name) or store.put_chance_key(
+        ladder.name, key or seeding.fresh_key()
+    )
+    return dataclasses.replace(
+        ladder, chance=seeding.Chance(seeding.KEYED, kept, secret_deals=True)
+    )
 
 
 def stored_ladder(store: Any, name: str) -> Ladder:
@@ -448,7 +459,7 @@ def plan_next(
     fresh = [e for e in state.active() if not e.shown]
     for e in fresh:
         try:
-            ladder.check_bots(resolver, sandbox, names=(e.written,))
+            check_ladder_bots(ladder, resolver, sandbox, names=(e.written,))
         except MallowsError as exc:
             e.status, e.note = "refused", str(exc)
             store.ladders.add_event(ladder.name, "refuse", e.written, str(exc)[:500])
@@ -607,6 +618,19 @@ class LadderStop:
         return None
 
 
+def stop_rule(store: Any, ladder: Ladder) -> LadderStop:
+    """The stop rule of a run starting now: a ``stop`` recorded after the last event so far."""
+    events = store.ladders.events(ladder.name)
+    return LadderStop(store, ladder.name, events[-1]["seq"] if events else 0)
+
+
+def ladder_schedule(ladder: Ladder, state: LadderState) -> LadderSchedule:
+    """Every table planned so far (the stored epochs), as one schedule."""
+    return LadderSchedule(
+        state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance, ladder.schedule
+    )
+
+
 def _plan(
     store: Any, ladder: Ladder, state: LadderState, resolver: Resolver, memo: dict | None = None
 ) -> Plan:
@@ -622,12 +646,11 @@ def _plan(
         limits=Limits.from_dict(ladder.limits),
         bots=everyone,
         shown=shown,
-        schedule=LadderSchedule(
-            state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance, ladder.schedule
-        ),
+        schedule=ladder_schedule(ladder, state),
         roster=pins.roster,
         resolver=resolver.with_roster(pins.roster),
         ratings=ladder.definition()["ratings"],
+        format=get_format(KIND),
         sources=pins.sources,
     )
 
@@ -645,9 +668,9 @@ def prepare_ladder(
     row = store.tournament(ladder.name)
     ladder = ladder.stored_seed(json.loads(row["definition"]) if row is not None else None)
     if not ladder.bot_sources:
-        ladder = ladder.check_bots(resolver, sandbox)
+        ladder = check_ladder_bots(ladder, resolver, sandbox)
     register(store, ladder)
-    return ladder.with_chance(store, key)
+    return keyed(store, ladder, key)
 
 
 def run_ladder(
@@ -670,9 +693,7 @@ def run_ladder(
 
     resolver = resolver if resolver is not None else Resolver(store)
     result = LadderResult()
-    events = store.ladders.events(ladder.name)
-    started_after = events[-1]["seq"] if events else 0
-    stop = LadderStop(store, ladder.name, started_after)
+    stop = stop_rule(store, ladder)
     executor, shipped = None, None
     runs = 0
     memo: dict = {}  # the pins checked by this run, by the entrants they cover

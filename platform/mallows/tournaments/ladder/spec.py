@@ -9,7 +9,7 @@ Keys::
     players = 4               # seats per match
     seed = 2026               # optional (a fresh one from the OS otherwise, kept in the database)
     deals = 1                 # deals per table; each deal is played in every seat rotation
-    passes = 1                # base passes an epoch (at least: ``ladder_run.epoch_passes``)
+    passes = 1                # base passes an epoch (at least: ``run.epoch_passes``)
     boost = 3                 # a newcomer plays this many tables an epoch until its place is known
     max_matches = 20000       # the ladder stops here whatever its questions say
     bots = ["greedy", "random", "mybot@2", "./bots/x.py"]   # the entrants as written
@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from mallows import seeding
+from mallows.agents.registry import Resolver
 from mallows.errors import LadderError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import DEFAULT_PARAMS
@@ -155,25 +156,19 @@ class Ladder:
         """Every bot the file names: the challengers first (a gauntlet), then the field."""
         return tuple(self.challengers) + tuple(b for b in self.bots if b not in self.challengers)
 
-    def check_bots(
-        self, resolver: Any = None, sandbox: str | None = None, names: tuple[str, ...] | None = None
-    ) -> Ladder:
-        """The tournaments' check step over ``names`` (default: every entrant of the file):
-        resolved once, built or asked for their hello, checked to play the game; the sandbox
-        decided once. Returns the ladder with ``--sandbox`` applied and where each was found."""
-        names = self.entrants if names is None else names
-        limits, sources = check_bots(names, self.game, self.limits, self.source, resolver, sandbox)
-        return dataclasses.replace(self, limits=limits, bot_sources={**self.bot_sources, **sources})
+    # -- what a run of the ladder reads (``format.Spec``) --
 
-    def with_chance(self, store: Any, key: bytes | None = None) -> Ladder:
-        """The ladder with its secret key (made once, kept in the database): the deals and the
-        bots' seeds are keyed, as a comparison's are."""
-        kept = store.chance_key(self.name) or store.put_chance_key(
-            self.name, key or seeding.fresh_key()
-        )
-        return dataclasses.replace(
-            self, chance=seeding.Chance(seeding.KEYED, kept, secret_deals=True)
-        )
+    @property
+    def written_names(self) -> tuple[str, ...]:
+        return self.entrants
+
+    @property
+    def rating_params(self) -> dict:
+        return dict(DEFAULT_PARAMS)
+
+    def match_count(self) -> int:
+        """At most ``max_matches`` (a ladder ends when its questions are answered)."""
+        return self.max_matches
 
     def stored_seed(self, stored: Mapping | None) -> Ladder:
         """A file without ``seed`` resumes with the seed drawn at its first run, and every
@@ -184,6 +179,23 @@ class Ladder:
         if stored is not None and int(stored.get("schedule", self.schedule)) != self.schedule:
             out = dataclasses.replace(out, schedule=int(stored["schedule"]))
         return out
+
+
+def check_ladder_bots(
+    ladder: Ladder,
+    resolver: Resolver | None = None,
+    sandbox: str | None = None,
+    names: tuple[str, ...] | None = None,
+) -> Ladder:
+    """The tournaments' check step (``format.check_bots``) over ``names`` (default: every
+    entrant of the file): resolved once, built or asked for their hello, checked to play the
+    game; the sandbox decided once. Returns the ladder with ``--sandbox`` applied and where each
+    was found."""
+    names = ladder.entrants if names is None else names
+    limits, sources = check_bots(
+        names, ladder.game, ladder.limits, ladder.source, resolver, sandbox
+    )
+    return dataclasses.replace(ladder, limits=limits, bot_sources={**ladder.bot_sources, **sources})
 
 
 def _whole(data: dict, key: str, default: int, low: int, high: int, src: str, hint: str) -> int:

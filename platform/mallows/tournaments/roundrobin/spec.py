@@ -45,7 +45,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import ClassVar
 
 from mallows import seeding
 from mallows.errors import MallowsError, TournamentError
@@ -148,7 +148,7 @@ class Tournament:
     def match_count(self) -> int:
         return math.comb(len(self.bots), self.players) * self.players * self.deals
 
-    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+    # -- what a run of the round robin reads (``format.Spec``) --
 
     kind: ClassVar[str] = "tournament"
 
@@ -159,39 +159,6 @@ class Tournament:
     @property
     def rating_params(self) -> dict:
         return dict(self.ratings)
-
-    def schedule_for(self, shown: Mapping[str, str]) -> Any:
-        """The round robin over the shown names (the seeds do not depend on the names)."""
-        from mallows.tournaments.roundrobin.schedule import Schedule
-
-        if self.secret and not self.chance.secret_deals:
-            raise RuntimeError(
-                f"tournament {self.name!r} has secret deals: its schedule "
-                f"needs its key (with_chance) first"
-            )
-        return Schedule(
-            tuple(shown.get(b, b) for b in self.written_names),
-            self.players,
-            self.deals,
-            self.seed,
-            self.schedule,
-            self.chance,
-        )
-
-    def with_chance(self, store: Any, key: bytes | None = None) -> Tournament:
-        """This tournament with its seed derivation, drawn seed and secret key as ``store``
-        has them (``tournaments.secrecy.settle``)."""
-        from mallows.tournaments.secrecy import settle
-
-        return settle(store, self, key)
-
-    def register(self, store: Any) -> bool:
-        from mallows.tournaments.run import register
-
-        return register(store, self)
-
-    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Tournament":
-        return check_tournament_bots(self, resolver, sandbox)
 
 
 def check_tournament_bots(
