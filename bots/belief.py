@@ -28,6 +28,12 @@ time where the choice is still open:
   ``budget``, which spends its whole share on every searched decision
   (``benchmarks/bench_thinking.py`` measures both).
 
+Strength by iterations (the measure that is the same under any load; bots/README.md, "Strength"):
+against ``ismcts:iterations=20`` at ``iterations=20``, ``--opponents heuristic``, seed 36: 3 seats
++0.037 +- 0.085 places a match over 432 matches, 4 seats +0.129 +- 0.168 over 279 (no verdict
+when stopped). The figures below were measured by the clock and did not reproduce on other
+seeds and loads (issue 36).
+
 Strength (``mallows compare A B --players N --seed 2026 --workers 1 --decision-seconds 5``, both
 search bots at 0.05 s a decision, against ``ismcts`` with ``--opponents heuristic``; on a 2-core
 machine, two compares side by side): H1 accepted at delta 0.1 against both reference bots, in 3

@@ -28,8 +28,10 @@ matches (its choices mostly the prior's: ``rules4`` alone is H0 against ``denial
 The budget is counted in worlds, never in seconds: the same seed plays the same match on any
 machine under any load.
 
-Strength: about ``denial`` and ``rules4``, not yet certified above either (the ``mallows
-compare`` lines, by iterations, are in bots/README.md, "Strength"). Speed: about ``iterations`` x candidates rollouts a decision (bots/README.md,
+Strength (``mallows compare jointpick B --game take4 --players 3 --seed 36``, bots/README.md,
+"Strength"): above ``denial`` against ``denial`` and ``greedy`` opponents (H1, +0.093 +- 0.073
+places a match over 648 matches); ahead of it with the default opponents without a verdict yet
+(+0.053 +- 0.055 over 826); not better than ``rules4`` by 0.1 (H0, -0.051 +- 0.109 over 234). Speed: about ``iterations`` x candidates rollouts a decision (bots/README.md,
 "Strength", gives the measured time a decision).
 
 Parameters (``jointpick:iterations=200``): ``iterations`` worlds a decision (1..100000,
