@@ -27,6 +27,7 @@ from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
 from mallows.runner.match import play_match
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 BASELINE = "heuristic:risk=0.85,improve=5"
 OPPONENTS = {"default": ["greedy", "heuristic", "random"], "tuned": [BASELINE]}
@@ -48,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--candidate", default="belief:search=none")
     ap.add_argument("--baseline", default=BASELINE)
     ap.add_argument("--seed", type=int, default=2026)
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.pairs = 2
     options = get_game("arschmallows").make_options("standard", {})
     pool = OPPONENTS[args.opponents]
     diffs: list[int] = []

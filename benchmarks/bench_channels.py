@@ -35,6 +35,7 @@ import sys
 import time
 
 from mallows.agents import sandbox
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 AGENT = r"""
 import fcntl, os, sys, time, ctypes
@@ -223,7 +224,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bits", type=int, default=200)
     ap.add_argument("--slot-ms", type=float, default=50.0)
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.bits, args.slot_ms = 2, 10.0
     why = sandbox.problem()
     if why:
         raise SystemExit(f"no sandbox on this machine: {why}")

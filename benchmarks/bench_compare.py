@@ -39,6 +39,7 @@ from mallows.tournaments.compare.run import BATCH_MATCHES, run_comparison
 from mallows.tournaments.compare.sprt import fixed_sample_size
 from mallows.results.store import Store
 from mallows.runner.executor import make_executor
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 LADDER_MATCHES = {"arschmallows": 150 * 4, "take4": 2000 * 3}
 LIMITS = {"decision_seconds": 10.0, "match_seconds": 3600.0}  # as benchmarks/ladder.py
@@ -77,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--ismcts-budget", type=float, default=0.02)
     ap.add_argument("--field", choices=("reference", "ladder", "both"), default="both")
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.game, args.field, args.ismcts_budget = "take4", "reference", 0.002
     games = ["take4", "arschmallows"] if args.game == "both" else [args.game]
     players = {"arschmallows": 4, "take4": 3}
     print(
@@ -101,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                     game=game,
                     players=players[game],
                     delta=args.delta,
-                    max_matches=20_000,
+                    max_matches=40 if args.smoke else 20_000,
                     seed=args.seed,
                     limits=LIMITS,
                     opponents=field_for(game, a, b, field, args.ismcts_budget),

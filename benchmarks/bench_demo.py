@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from capacity import capacity  # noqa: E402
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +55,10 @@ def main() -> int:
         default=None,
         help="--workers for the demo (default: the README's, the CPU count)",
     )
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.no_install, args.workers = True, 1
     print(capacity(), flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="mallows-demo-"))
     try:
@@ -73,6 +77,9 @@ def main() -> int:
 
         shutil.copytree(ROOT, work, ignore=ignore)
         (work / "results").mkdir()
+        if args.smoke:  # the same command on a demo of 2 deals (40 matches)
+            demo = work / "tournaments" / "demo.toml"
+            demo.write_text(re.sub(r"(?m)^deals = \d+", "deals = 2", demo.read_text()))
         env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
         if args.no_install:
             mallows = str(Path(sys.executable).with_name("mallows"))

@@ -40,6 +40,7 @@ from mallows.agents.registry import load_bot
 from mallows.games import get_game
 from mallows.games.base import SeededChance
 from mallows.runner.match import play_match
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 #: decisions per wall-clock second and per CPU second of this process (on a busy machine the
 #: second is what one core would give; both are printed, with the load average beside them)
@@ -292,12 +293,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--side-by-side", type=int, default=0, metavar="N")
     parser.add_argument("--game", choices=["arschmallows", "take4"], action="append")
+    add_smoke(parser)
     args = parser.parse_args()
     if args.side_by_side:
         if not core.available():
             raise SystemExit("no compiled core (pip install -e . with cargo on PATH)")
         side_by_side(args.side_by_side, args.game or ["take4", "arschmallows"])
         return
+    if args.smoke:
+        args.seconds = 0.2
 
     s, p, p4 = args.seconds, args.players, min(args.players, 4)
     have_core = core.available()

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 PACKAGES = ["open_spiel>=1.5", "pettingzoo>=1.24", "gymnasium>=0.29"]
 
@@ -25,7 +26,11 @@ def size_mb(folder: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-cache", action="store_true", help="bypass pip's wheel cache")
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:  # no venv, no install: the packages it would time, and a clean exit
+        print(f"smoke: would time numpy, then {' '.join(PACKAGES)} on top, in a fresh venv")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         venv = Path(tmp) / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

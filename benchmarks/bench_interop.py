@@ -16,6 +16,7 @@ import numpy as np
 
 from mallows.games import get_game
 from mallows.games.base import SeededChance
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 
 def engine_steps(game: str, players: int, seconds: float) -> float:
@@ -91,7 +92,9 @@ def openspiel_steps(name: str, seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
-    s = parser.parse_args().seconds
+    add_smoke(parser)
+    args = parser.parse_args()
+    s = 0.1 if args.smoke else args.seconds
     for game, players in (("take4", 2), ("arschmallows", 4)):
         base = engine_steps(game, players, s)
         aec = aec_steps(game, players, s)

@@ -29,6 +29,7 @@ from mallows import PROTOCOL_VERSION
 from mallows.games import get_game
 from mallows.agents.registry import load_bot
 from mallows.runner.match import play_match
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 TARGET_US = 50.0
 
@@ -131,7 +132,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--decisions", type=int, default=5000)
     parser.add_argument("--matches", type=int, default=20)
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.decisions, args.matches = 20, 1
 
     print(
         f"{'':<34} {'in-process':>12} {'isolated':>12} {'in-proc':>9} {'isolated':>9} "

@@ -50,6 +50,7 @@ from mallows.tournaments.ladder.questions import Place, Question, TopK, answer
 from mallows.tournaments.ladder.simulate import Field, balanced_round, even_field, kendall_tau
 from mallows.results.plackett_luce import fit_history
 from mallows.results.ratings import leaderboard
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 SEATS = 4
 CHECK_GROWTH = 1.05  # the question is checked every 5% more matches (both ways alike)
@@ -121,11 +122,13 @@ def _outcome(run: Run) -> str:
     return "right" if run.right else "WRONG" if run.answered else "unanswered"
 
 
-def questions_part(seeds: int | None, certainty: float, quick: bool, sizes: list[int]) -> None:
+def questions_part(
+    seeds: int | None, certainty: float, quick: bool, sizes: list[int], limit: int | None = None
+) -> None:
     """``seeds`` per field (default: 24 for 16 bots, where a run is cheap and the stopping
-    times vary several-fold from seed to seed, 8 for 32 bots)."""
+    times vary several-fold from seed to seed, 8 for 32 bots); ``limit``: matches a run."""
     policy = Policy()
-    limit = 40_000 if quick else 200_000
+    limit = limit or (40_000 if quick else 200_000)
     print(
         f"== 1. questions answered at {certainty:g}: ladder (balanced rounds + "
         f"{policy.extra_per_base:g} extra tables per base table while open) vs round robin "
@@ -264,9 +267,9 @@ def _random_results(n_bots: int, matches: int, seed: int) -> list:
     return [([names[i] for i in t], r) for t, r in zip(tables.tolist(), ranks.tolist())]
 
 
-def timing_part(quick: bool) -> None:
+def timing_part(quick: bool, sizes: list[tuple[int, int]] | None = None) -> None:
     print("== 3. fit time (names in, table with rank intervals out; 4,000 Laplace draws)")
-    sizes = [(16, 10**5), (200, 10**5), (16, 10**6)] + ([] if quick else [(200, 10**6)])
+    sizes = sizes or [(16, 10**5), (200, 10**5), (16, 10**6)] + ([] if quick else [(200, 10**6)])
     for n_bots, m in sizes:
         res = _random_results(n_bots, m, 1)
         t0 = time.perf_counter()
@@ -294,7 +297,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", default="all", choices=["questions", "agreement", "timing", "all"])
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--certainty", type=float, default=0.95)
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.smoke:  # one small field, one seed, a few hundred matches each part
+        questions_part(1, args.certainty, True, [8], limit=2000)
+        agreement_part(1)
+        timing_part(True, [(8, 500)])
+        return 0
     if args.part in ("questions", "all"):
         questions_part(args.seeds, args.certainty, args.quick, [16] if args.quick else [16, 32])
     if args.part in ("agreement", "all"):

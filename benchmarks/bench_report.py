@@ -34,6 +34,7 @@ from pathlib import Path
 from mallows.report.data import slug
 from mallows.report.site import Site
 from mallows.results.store import Store
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 PROJECTED = 100_000
 TAKE4 = """name = "bench-take4"
@@ -104,7 +105,10 @@ def main() -> None:
         action="store_true",
         help="keep the sites (and the played database) and print where",
     )
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.take4, args.arsch = 10, 3
     work = Path(tempfile.mkdtemp(prefix="mallows-bench-report-"))
     try:
         run(args, work)

@@ -36,6 +36,7 @@ Run: ``python benchmarks/bench_sandbox.py [--starts N] [--repeat N] [--per-match
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import statistics
@@ -53,6 +54,7 @@ from mallows.results.store import Store
 from mallows.runner import executor, worker
 from mallows.tournaments.run import run_tournament
 from mallows.tournaments.roundrobin.spec import load_tournament
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 ROOT = Path(__file__).resolve().parents[1]
 MALLOWS = Path(sys.executable).with_name("mallows")  # the console script of this environment
@@ -60,6 +62,11 @@ TARGET_RATIO = 0.25
 TARGET_MS = 10.0
 IDLE_S = 0.05  # before each timed start: see starts()
 GAMES = {"take4": (4, 3, 5), "arschmallows": (5, 4, 3)}  # bots, seats, deals: 60 matches each
+
+
+def _matches(game: str) -> int:
+    bots, seats, deals = GAMES[game]
+    return math.comb(bots, seats) * seats * deals
 
 
 class PerMatch(executor.InProcessExecutor):
@@ -319,7 +326,12 @@ def main() -> None:
         action="store_true",
         help="also run the sandboxed tournaments with one process per match",
     )
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:  # one deal a table: 12 and 20 matches
+        args.starts, args.repeat, args.round_trips = 2, 1, 20
+        for game, (bots, seats, _) in list(GAMES.items()):
+            GAMES[game] = (bots, seats, 1)
     why = sandbox.problem()
     if why:
         raise SystemExit(f"no sandbox on this machine: {why}")
@@ -348,7 +360,7 @@ def main() -> None:
                 inproc.append(seconds)
                 played_boxed, seconds = command(folder, game, "")
                 boxed.append(seconds)
-                assert played == played_boxed == 60, (played, played_boxed)
+                assert played == played_boxed == _matches(game), (played, played_boxed)
             a, b = statistics.median(inproc), statistics.median(boxed)
             ok = ok and a / b >= TARGET_RATIO
             print(

@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from bigdb import build
 from mallows.report.data import slug
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 MALLOWS = str(Path(sys.executable).with_name("mallows"))
 RUN = """name = "{name}"
@@ -59,7 +60,10 @@ def main() -> None:
     ap.add_argument("--db", type=Path, default=None)
     ap.add_argument("--matches", type=int, default=150_000)
     ap.add_argument("--requests", type=int, default=200)
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.matches, args.requests = 100, 2
     folder = Path(tempfile.mkdtemp(prefix="mallows-bench-serve-"))
     db = args.db
     if db is None or not db.exists():

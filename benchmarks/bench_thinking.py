@@ -25,6 +25,7 @@ from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
 from mallows.runner.match import play_match
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 LIMITS = Limits(decision_seconds=10.0, match_seconds=3600.0)
 SEARCHERS = ("belief", "ismcts")
@@ -59,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--budget", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=7)
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.matches = 1
     names = [f"{b}:budget={args.budget}" for b in SEARCHERS]
     names += ["heuristic"] * (args.players - len(names))
     options = get_game("arschmallows").make_options("standard", {})

@@ -42,6 +42,7 @@ from mallows.runner.match import play_match
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_isolation import pipe_floor  # noqa: E402  (the same floor as bench_isolation)
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 BOT = str(Path(__file__).with_name("wire_bot.py"))
 MODES = {
@@ -153,7 +154,10 @@ def main() -> None:
         default=None,
         help="default: on where this machine can make a sandbox",
     )
+    add_smoke(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.matches = 1
     from mallows.agents import sandbox
 
     mode = args.sandbox or ("on" if sandbox.problem() is None else "off")

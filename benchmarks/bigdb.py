@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from mallows.results.store import MatchRow, Store
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 BOTS = ["random", "greedy", "denial", "random:call=0.1", "random:call=0.2", "random:call=0.3"]
 
@@ -94,9 +95,17 @@ def build(path: Path, matches: int, name: str = "big", chunk: int = 5000) -> flo
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--db", required=True, type=Path)
+    ap.add_argument("--db", type=Path, default=None, help="the file to build (required)")
     ap.add_argument("--matches", type=int, default=150_000)
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        import tempfile
+
+        args.matches = 20
+        args.db = args.db or Path(tempfile.mkdtemp(prefix="mallows-bigdb-")) / "smoke.db"
+    if args.db is None:
+        ap.error("--db is required: the database file to build")
     seconds = build(args.db, args.matches)
     print(f"built {args.db}: {args.matches} matches in {seconds:.1f} s")
 

@@ -19,18 +19,22 @@ deals: the mean difference in place (and score) with its 95% CI, and whether it 
 
 - Arschmallows (5 players, rule set standard): random < greedy < heuristic < ismcts < belief
   (``belief``: the search over the events' belief tracker, protocol 2);
-- Take4 (3 players): random < greedy < denial.
+- Take4 (4 players): random < greedy < denial < jointpick (``jointpick``: the search over the
+  opponents' simultaneous picks, protocol 2).
 
-The two search bots play with the same reduced budget (``--ismcts-budget``, default 0.05 s a
-decision, the budget at which ``mallows compare`` certifies ``belief`` over ``ismcts``; ``belief``
-gets the same). A full run is 150 Arschmallows deals = 750 matches (each with two searching
-seats: about 75 minutes on one core, 40 with two workers) and 2000 Take4 deals = 6000 matches
-(minutes); ``--quick`` plays 15 and 300 deals: enough to see the order, not to certify it
-(``mallows compare`` certifies one pair with a sequential test).
+The search bots search by *iterations*, never by the clock (``--iterations``, default 20
+worlds a decision for ``ismcts`` and ``belief``, the count at which ``mallows compare``
+certifies them in bots/README.md, "Strength"; ``jointpick`` at its default, 200): the same
+seed gives the same table on any machine under any load. ``--budget SECONDS`` gives the two
+Arschmallows searchers a time budget instead (the ladder of earlier versions; its table then
+depends on the machine). A full run is 150 Arschmallows deals = 750 matches (each with two
+searching seats: about 25 minutes on one idle core) and 2000 Take4 deals = 8000 matches;
+``--quick`` plays 15 and 300 deals: enough to see the order, not to certify it (``mallows
+compare`` certifies one pair with a sequential test); ``--smoke`` one and two (CI runs it).
 
     python benchmarks/ladder.py [--quick] [--game arschmallows|take4|both]
                                 [--deals-arschmallows N] [--deals-take4 N]
-                                [--ismcts-budget SECONDS] [--workers 2] [--seed 2026]
+                                [--iterations N | --budget SECONDS] [--workers 2] [--seed 2026]
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from mallows.agents.protocol import Limits
 from mallows.games import get_game
 from mallows.agents.registry import load_bot
 from mallows.runner.match import play_match
+from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 Z95 = 1.959963984540054
 #: Generous time limits: on a loaded shared machine a 0.02 s decision can stall past the
@@ -188,16 +193,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--game", choices=("arschmallows", "take4", "both"), default="both")
     ap.add_argument("--deals-arschmallows", type=int, default=None)
     ap.add_argument("--deals-take4", type=int, default=None)
-    ap.add_argument("--ismcts-budget", type=float, default=0.05)
+    ap.add_argument("--iterations", type=int, default=20, help="worlds a searched decision")
+    ap.add_argument("--budget", type=float, default=None, help="seconds instead (load-dependent)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.workers, args.deals_arschmallows, args.deals_take4 = 1, 1, 2
     deals_a = args.deals_arschmallows or (15 if args.quick else 150)
     deals_t = args.deals_take4 or (300 if args.quick else 2000)
     print(f"ladder: seed {args.seed}, {args.workers} worker(s)", flush=True)
     if args.game in ("arschmallows", "both"):
-        ismcts = f"ismcts:budget={args.ismcts_budget:g}"
-        belief = f"belief:budget={args.ismcts_budget:g}"
+        search = (
+            f"iterations={args.iterations}" if args.budget is None else f"budget={args.budget:g}"
+        )
+        ismcts, belief = f"ismcts:{search}", f"belief:{search}"
         res = run_game(
             "arschmallows",
             ["random", "greedy", "heuristic", ismcts, belief],
@@ -209,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(report(res, "mean total (lower better)", True)), flush=True)
         print()
     if args.game in ("take4", "both"):
-        res = run_game("take4", ["random", "greedy", "denial"], deals_t, args.seed, args.workers)
+        res = run_game(
+            "take4", ["random", "greedy", "denial", "jointpick"], deals_t, args.seed, args.workers
+        )
         print("\n".join(report(res, "win rate", False)), flush=True)
     return 0
 

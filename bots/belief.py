@@ -28,6 +28,12 @@ time where the choice is still open:
   ``budget``, which spends its whole share on every searched decision
   (``benchmarks/bench_thinking.py`` measures both).
 
+Strength by iterations (the measure that is the same under any load; bots/README.md, "Strength"):
+against ``ismcts:iterations=20`` at ``iterations=20``, ``--opponents heuristic``, seed 36: 3 seats
++0.037 +- 0.085 places a match over 432 matches, 4 seats +0.129 +- 0.168 over 279 (no verdict
+when stopped). The figures below were measured by the clock and did not reproduce on other
+seeds and loads (issue 36).
+
 Strength (``mallows compare A B --players N --seed 2026 --workers 1 --decision-seconds 5``, both
 search bots at 0.05 s a decision, against ``ismcts`` with ``--opponents heuristic``; on a 2-core
 machine, two compares side by side): H1 accepted at delta 0.1 against both reference bots, in 3
@@ -54,9 +60,13 @@ in 3 seats against the default opponents and +0.113 +- 0.051 against tuned heuri
 average (default 0.2 s; a decision's share is 90% of it); about as many rollouts a second as
 ``ismcts`` (a determinization costs about 0.1-0.2 ms).
 
-Parameters (``belief:budget=0.05``): ``budget`` seconds a searched decision, on average over the
-match (0 < budget <= 60);
-``iterations`` a cap on determinizations per decision (0 = none); ``seed``; ``z``, ``z_play``
+Parameters (``belief:iterations=20``, ``belief:budget=0.05``): ``budget`` seconds a searched
+decision, on average over the match (0 < budget <= 60; default 0.2 unless ``iterations`` is
+given);
+``iterations`` determinizations per decision (0 = none): given without ``budget`` it is the
+whole budget (no clock: the same seed plays the same match on any machine under any load, as
+the strength table in bots/README.md measures it; racing may still settle a decision sooner);
+with ``budget`` too, whichever comes first; ``seed``; ``z``, ``z_play``
 (the prior's margins at the call decision and at the others); ``risk`` and ``improve`` (the
 prior's call rule: P(strictly lowest) at least ``risk``, each opponent's believed total less
 ``improve`` points for the play still to come); ``utility`` (``place``: the
@@ -98,6 +108,8 @@ from mallows.games.arschmallows.botkit import (
     heuristic_decide,
 )
 
+#: Seconds a searched decision when neither ``budget`` nor ``iterations`` is given.
+DEFAULT_BUDGET = 0.2
 #: A rollout plays at most this many more turns.
 ROLLOUT_TURNS = 120
 #: The spread (points) of a seat's total over the rest of the match, per remaining round's
@@ -147,7 +159,7 @@ class Bot:
 
     def __init__(
         self,
-        budget: float | str = 0.2,
+        budget: float | str | None = None,
         iterations: int | str = 0,
         seed: int | str | None = None,
         z: float | str = 1.5,
@@ -161,7 +173,7 @@ class Bot:
         race: float | str = RACE_Z,
         bank: float | str = BANK_BUDGETS,
     ):
-        self.budget = _number("budget", budget, 1e-6, 60.0)
+        self.budget = DEFAULT_BUDGET if budget is None else _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
         self.risk = _number("risk", risk, 0.0, 1.0)
@@ -186,6 +198,9 @@ class Bot:
         self.bank_budgets = _number("bank", bank, 1.0, 100.0)
         self.bank = 0.0
         self.iterations = _number("iterations", iterations, 0, 10**9, int)
+        #: ``iterations`` without ``budget``: the search stops on its count alone (and on its
+        #: race), so the same seed plays the same match on any machine under any load
+        self.untimed = budget is None and self.iterations > 0
         self.fixed_seed = None if seed is None else _number("seed", seed, 0, 2**63, int)
         self.rng = random.Random(self.fixed_seed or 0)
         self.belief: Belief | None = None
@@ -235,7 +250,8 @@ class Bot:
         z = self.z_end if phase == "end" else self.z_play
         share = 0.9 * self.budget
         extra = min(self.bank, (self.bank_budgets - 1.0) * share, BANK_SECONDS)
-        action = self.search(obs, belief, candidates, start + share + extra, z)
+        deadline = math.inf if self.untimed else start + share + extra
+        action = self.search(obs, belief, candidates, deadline, z)
         self.bank += share - (time.perf_counter() - start)
         return action
 

@@ -39,9 +39,11 @@ tuned heuristic (``heuristic:risk=0.85,improve=5``), and more budget helps furth
 Speed: its budget per decision, default 0.2 s (it stops at 90% of the budget to leave slack for
 the platform's own per-decision limit); about 1500-3000 rollouts a second on one core.
 
-Parameters (``ismcts:budget=0.5,seed=3``): ``budget`` seconds per decision (0 < budget <= 60);
-``iterations`` a cap on determinizations per decision (0 = none; with a cap and a large budget
-the play is reproducible for a given seed); ``seed`` overrides the seat seed; ``z``, ``z_play``
+Parameters (``ismcts:iterations=20``, ``ismcts:budget=0.5,seed=3``): ``budget`` seconds per
+decision (0 < budget <= 60; default 0.2 unless ``iterations`` is given); ``iterations`` determinizations per decision (0 = none): given without ``budget`` it is the
+whole budget, the search stops on its count alone and the same seed plays the same match on any
+machine under any load (how the strength table in bots/README.md measures it); with
+``budget`` too, whichever comes first; ``seed`` overrides the seat seed; ``z``, ``z_play``
 (the prior's margins above); ``skew`` (0..1, default 1); ``search`` the phases searched,
 joined by ``+`` (default ``end+use+take``; the others follow the heuristic); ``risk`` and
 ``improve``, the call rule of its prior and of every seat in its rollouts (default 0.85 and 5,
@@ -51,6 +53,7 @@ tuned on the ladder; the ``heuristic`` bot's defaults, 0.7 and 2, call too early
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 
@@ -66,6 +69,8 @@ from mallows.games.arschmallows.botkit import (
 )
 
 
+#: Seconds a searched decision when neither ``budget`` nor ``iterations`` is given.
+DEFAULT_BUDGET = 0.2
 #: A rollout plays at most this many more turns (a round of cautious players can run long).
 ROLLOUT_TURNS = 120
 
@@ -80,7 +85,7 @@ class Bot:
 
     def __init__(
         self,
-        budget: float | str = 0.2,
+        budget: float | str | None = None,
         iterations: int | str = 0,
         seed: int | str | None = None,
         z: float | str = 1.5,
@@ -90,7 +95,7 @@ class Bot:
         risk: float | str = TUNED_RISK,
         improve: float | str = TUNED_IMPROVE,
     ):
-        self.budget = _number("budget", budget, 1e-6, 60.0)
+        self.budget = DEFAULT_BUDGET if budget is None else _number("budget", budget, 1e-6, 60.0)
         self.z_end = _number("z", z, 0.0, 10.0)
         self.z_play = _number("z_play", z_play, 0.0, 10.0)
         self.z = self.z_end  # the margin of the decision being searched
@@ -104,6 +109,9 @@ class Bot:
                 f"end, use, take joined by +, for example search=end+use"
             )
         self.iterations = _number("iterations", iterations, 0, 10**9, int)
+        #: ``iterations`` without ``budget``: the search stops on its count alone, so the same
+        #: seed plays the same match on any machine under any load
+        self.untimed = budget is None and self.iterations > 0
         self.fixed_seed = None if seed is None else _number("seed", seed, 0, 2**63, int)
         self.rng = random.Random(self.fixed_seed or 0)
         self.last_iterations = 0
@@ -127,7 +135,7 @@ class Bot:
         if prior in candidates:
             candidates.remove(prior)
         candidates.insert(0, prior)
-        deadline = start + 0.9 * self.budget
+        deadline = math.inf if self.untimed else start + 0.9 * self.budget
         return self.search(obs, candidates, deadline)
 
     def search(self, obs: dict, candidates: list[dict], deadline: float) -> dict:

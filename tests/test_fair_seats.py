@@ -87,13 +87,13 @@ def test_an_old_database_resumes_its_tournament_with_the_old_schedule(in_repo, t
     assert "started under schedule version 1" in result.output
     assert records(db, "v1-take4") == first
     assert definition(db, "v1-take4") == stored_definition  # still no version: version 1
-    # the control: a new database gets version 2, which seats the deal-1 matches otherwise
+    # the control: a new database gets the current version (3), which seats the deal-1 matches otherwise
     new_db = tmp_path / "new.db"
     assert (
         invoke("tournament", "run", toml, "--db", new_db, "--workers", "1", "--quiet").exit_code
         == 0
     )
-    assert definition(new_db, "v1-take4")["schedule"] == 2
+    assert definition(new_db, "v1-take4")["schedule"] == 3
     old_seats, new_seats = seats(db, "v1-take4"), seats(new_db, "v1-take4")
     differ = {i for i in old_seats if old_seats[i] != new_seats[i]}
     bots = ["random", "greedy", "denial", "random:call=0.1"]
@@ -126,14 +126,14 @@ def test_a_file_naming_version_1_replays_an_old_tournament_in_a_new_database(in_
 
 
 @pytest.mark.parametrize(
-    "value, shown", [("3", "3"), ('"2"', "'2'"), ("true", "True"), ("2.0", "2.0")]
+    "value, shown", [("4", "4"), ('"2"', "'2'"), ("true", "True"), ("2.0", "2.0")]
 )
 def test_a_bad_schedule_version_is_refused(in_repo, tmp_path, value, shown):
     toml = tmp_path / "bad.toml"
     toml.write_text(OLD_TAKE4 + f"schedule = {value}\n")
     result = invoke("tournament", "run", toml, "--db", tmp_path / "x.db", "--workers", "1")
     assert result.exit_code == 2, result.output
-    assert "`schedule` must be one of 1, 2" in result.output and f"got {shown}" in result.output
+    assert "`schedule` must be one of 1, 2, 3" in result.output and f"got {shown}" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "x.db").exists()
 
 
@@ -147,7 +147,7 @@ def test_an_old_comparison_resumes_with_its_old_pairs(in_repo, tmp_path):
         "greedy", "random", game="take4", players=3, max_matches=40, opponents=opponents
     )
     old = Comparison(**{**new.__dict__, "schedule": 1})
-    assert "schedule" not in old.definition() and new.definition()["schedule"] == 2
+    assert "schedule" not in old.definition() and new.definition()["schedule"] == 3
     with make_executor(1, None) as executor:
         run_comparison(old, Store(db), executor)
     assert "schedule" not in definition(db, new.name)
@@ -178,11 +178,11 @@ def test_an_old_comparison_resumes_with_its_old_pairs(in_repo, tmp_path):
     fresh = tmp_path / "fresh.db"
     result = invoke(*command, "--db", fresh)
     assert result.exit_code == 3, result.output
-    assert definition(fresh, new.name)["schedule"] == 2
+    assert definition(fresh, new.name)["schedule"] == 3
     fresh_seats = seats(fresh, new.name)
     for index, seating in fresh_seats.items():
         p, who = divmod(index, 2)
-        assert seating == pair_seats(("greedy", "random")[who], opponents, 3, p, 2)
+        assert seating == pair_seats(("greedy", "random")[who], opponents, 3, p, 3)
     assert any(fresh_seats[i] != stored[i] for i in fresh_seats if i in stored)
 
 
@@ -201,9 +201,9 @@ def test_the_console_script_runs_a_balanced_tournament(tmp_path):
         cwd=REPO,
     )
     assert run.returncode == 0, run.stderr
-    assert definition(db, "b")["schedule"] == 2
+    assert definition(db, "b")["schedule"] == 3
     shown = invoke("tournament", "show", "b", "--db", db)
-    assert shown.exit_code == 0 and "seed 11 · schedule 2 · 24/24 matches" in shown.output
+    assert shown.exit_code == 0 and "seed 11 · schedule 3 · 24/24 matches" in shown.output
     bots = ["random", "greedy", "denial", "random:call=0.1"]
     assert seats(db, "b") == {s.index: s.seats for s in make_schedule(bots, 3, 2, 11)}
 

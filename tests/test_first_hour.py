@@ -332,6 +332,17 @@ def test_ratings_keeps_to_columns_and_loses_no_figure(small_db):
         assert any(c.startswith(f"{row['mean_place']:.2f} ± ") for c in mine[1])
 
 
+def test_ratings_tables_say_mu_compares_within_one_table_only(small_db):
+    """TrueSkill's absolute mu depends on the order the matches were rated in: every
+    terminal and markdown table says so below itself."""
+    for args in ((), ("--format", "markdown")):
+        out = mallows("ratings", "--db", small_db, *args, env={"COLUMNS": "200"})
+        assert out.returncode == 0, out.stderr
+        text = " ".join(out.stdout.split())
+        assert "mu is comparable within this table only" in text, out.stdout
+        assert "depend on the order they were rated in" in text
+
+
 def test_head_to_head_names_its_columns_by_bot_and_keeps_to_columns(small_db):
     out = mallows("tournament", "show", "five", "--db", small_db, env={"COLUMNS": "60"})
     assert out.returncode == 0, out.stderr

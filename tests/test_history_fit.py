@@ -237,3 +237,29 @@ def test_the_intervals_are_the_curvature_of_the_written_out_posterior():
     centre = np.eye(n) - 1.0 / n
     expected = centre @ np.linalg.inv(-hess) @ centre
     assert np.allclose(fit.cov, expected, atol=1e-5)
+
+
+def test_expected_place_against_the_field_ranks_what_the_raw_mean_place_cannot():
+    """The issue's case: a bot that met the weak ones has the better raw mean place than a
+    stronger bot that met the strong ones; the fit's expected place against the whole field
+    puts them in the fit's order, and for 2 seats is 1 + the mean P(an opponent is ahead)."""
+    results: list = []
+
+    def duel(a: str, b: str, a_wins: int, b_wins: int) -> None:
+        results.extend([((a, b), [0, 1])] * a_wins + [((a, b), [1, 0])] * b_wins)
+
+    duel("strong", "y", 40, 10)  # y mostly meets the strong bot and mostly loses
+    duel("y", "x", 7, 3)  # ... but beats x
+    duel("x", "weak", 35, 15)  # x mostly meets the weak bot and mostly wins
+    fit = fit_history(results)
+    rows = {r.bot: r for r in fit.rows()}
+    assert rows["x"].mean_place < rows["y"].mean_place  # the raw figure misleads
+    assert fit.rank_of("y") < fit.rank_of("x")
+    assert fit.expected_place("y", 2) < fit.expected_place("x", 2)
+    order = sorted(fit.bots, key=lambda b: fit.expected_place(b, 2))
+    assert order == fit.order()
+    i = fit.index("y")
+    ahead = [1 / (1 + math.exp(fit.theta[i] - fit.theta[j])) for j in range(4) if j != i]
+    assert fit.expected_place("y", 2) == pytest.approx(1 + sum(ahead) / 3)
+    assert fit.expected_place("y", 4) == pytest.approx(1 + sum(ahead))
+    assert 1.0 < fit.expected_place("strong", 3) < fit.expected_place("weak", 3) < 3.0

@@ -307,13 +307,18 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
     view = json.loads(as_json.output)
     assert view["style"] == "gauntlet"
     assert [q["question"] for q in view["questions"]] == ["exact place of denial at 95%"]
+    # beside the raw mean place, the fit's expected place against the whole field, explained
+    assert "fit" in status.output.splitlines()[2] and "comparable between bots" in status.output
+    fit_places = {s["bot"]: s["fit_place"] for s in view["standings"]}
+    assert sorted(fit_places, key=fit_places.get) == [s["bot"] for s in view["standings"]]
+    assert all(1.0 < p < 3.0 for p in fit_places.values())
     # the static report includes the ladder: its page and its view as JSON
     site = tmp_path / "site"
     assert invoke("report", "-o", site, "--db", db).exit_code == 0
     from mallows.report.data import slug
 
     page = (site / "l" / f"{slug('lad')}.html").read_text()
-    assert 'id="ladder-standings"' in page and "place of denial" in page
+    assert 'id="ladder-standings"' in page and "place of denial" in page and "fit place" in page
     assert 'href="l/' in (site / "index.html").read_text()
     assert json.loads((site / "l" / f"{slug('lad')}.json").read_text())["stored"] == view["stored"]
 

@@ -236,3 +236,19 @@ def test_any_ladder_file_is_read_or_refused_with_a_ladder_error(change):
     except LadderError:
         return
     assert from_definition(ladder.definition()).digest() == ladder.digest()
+
+
+def test_a_ladder_keeps_the_schedule_version_it_was_started_with():
+    """A ladder stored under schedule 2 resumes under it (its digest unchanged, its 6-seat
+    orders the old ones); a new one gets schedule 3, balanced at every seat distance."""
+    new = parse_ladder({**BASE, "game": "arschmallows", "players": 6, "bots": FIELD})
+    assert new.schedule == 3 and new.definition()["schedule"] == 3
+    stored = {**new.definition(), "schedule": 2}
+    old = new.stored_seed(stored)
+    assert old.schedule == 2 and old.definition() == stored
+    assert from_definition(stored).schedule == 2
+    tables = plan_epoch(4, 0, 0, 0, FIELD, 6, 1)
+    v2 = LadderSchedule(tables, 6, 1, 4, version=2)
+    v3 = LadderSchedule(tables, 6, 1, 4, version=3)
+    assert v2.orders == balanced_orders(6, 2) and v3.orders == balanced_orders(6, 3)
+    assert v2.orders != v3.orders

@@ -57,7 +57,9 @@ from mallows.safetext import TEXT_BYTES, cap
 from mallows.games import game_ids
 
 MAX_GAMES = 64  # games a bot's hello or class may declare that are kept
-SHIPPED = frozenset({"random", "greedy", "heuristic", "ismcts", "belief", "denial"})
+SHIPPED = frozenset(
+    {"random", "greedy", "heuristic", "ismcts", "belief", "denial", "rules4", "jointpick"}
+)
 ENTRY_POINT_GROUP = "mallows.bots"
 MANIFEST = "bot.toml"
 

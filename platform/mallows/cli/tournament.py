@@ -106,6 +106,20 @@ def _headers(places: dict | None, system: RatingSystem = RATING_SYSTEM) -> list[
     ]
 
 
+#: Below every TrueSkill table (terminal and markdown): what its numbers may be compared with.
+MU_NOTE = (
+    "mu is comparable within this table only: TrueSkill rates matches one after another, so "
+    "its absolute values depend on the order they were rated in (the same matches in another "
+    "order move every mu together by points); gaps and order hold. Between tables compare "
+    "mean places, or the whole-history fit (mallows ladder status; docs/whole-history-rating.md)."
+)
+
+
+def _note(system: RatingSystem) -> str | None:
+    """The note below a table of ``system`` (TrueSkill's order dependence; none for a fit)."""
+    return MU_NOTE if system.kind == "online" else None
+
+
 def _print_board(
     title: str,
     rows: list[dict],
@@ -119,6 +133,7 @@ def _print_board(
         _headers(places, system),
         _cells(rows, places, system),
         right=[c.key != "bot" for c in system.columns],
+        caption=_note(system),
     )
 
 
@@ -160,6 +175,8 @@ def _markdown(
         "|" + "|".join("---:" if c.key != "bot" else "---" for c in system.columns) + "|",
     ]
     lines += ["| " + " | ".join(cells) + " |" for cells in _cells(rows, places, system)]
+    if _note(system):
+        lines += ["", MU_NOTE]
     return "\n".join(lines) + "\n"
 
 

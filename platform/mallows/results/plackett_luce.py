@@ -51,6 +51,8 @@ from a ``numpy`` generator seeded with ``seed`` (deterministic, never global ran
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from itertools import chain
 from typing import Iterable, Sequence
@@ -131,6 +133,19 @@ class HistoryFit:
             return 1.0
         cols = self.rank_draws[:, [self.index(b) for b in bots]]
         return float(np.mean(np.all(np.diff(cols, axis=1) > 0, axis=1)))
+
+    def expected_place(self, bot: str, players: int) -> float:
+        """The fit's expected place (1 = first) of ``bot`` at a table of ``players`` seats
+        whose other seats are drawn at random from the rest of the field: 1 plus, per other
+        seat, the mean over the field of P(that bot finishes ahead), which under
+        Plackett-Luce is ``w_j / (w_i + w_j)`` whatever else sits at the table. Unlike the raw
+        mean place it does not depend on whom the bot happened to meet."""
+        i = self.index(bot)
+        others = [j for j in range(len(self.bots)) if j != i]
+        if not others or players < 2:
+            return 1.0
+        ahead = [1.0 / (1.0 + math.exp(self.theta[i] - self.theta[j])) for j in others]
+        return 1.0 + (players - 1) * sum(ahead) / len(ahead)
 
     def p_top_set(self, k: int) -> float:
         """P(the top ``k`` of a draw are exactly the fitted top ``k``, in any order)."""

@@ -5,7 +5,7 @@ A ``MatchSpec`` is one scheduled match (its index, table, deal, rotation, seats 
 the deal's place (keyed with ``secret = true``). The schedule versions (``SCHEDULE_VERSION``,
 ``stored_version``) say which seating a stored run keeps.
 
-The balanced sets (``balanced_orders``): for k odd, k - 1 orders with every ordered pair
+The balanced sets (``neighbour_orders``, version 2's, and version 3's at k < 6): for k odd, k - 1 orders with every ordered pair
 adjacent exactly once (a Hamiltonian decomposition of the complete directed graph: the
 smallest possible); for k even, 2(k - 1) orders with every ordered pair adjacent exactly twice.
 For k = 4 and 6 that is the smallest possible (no decomposition with each pair once exists
@@ -13,10 +13,13 @@ there, Tillson 1980); k = 4's six are all its cyclic orders. For even k >= 8 (no
 many seats) a set of k - 1 exists but is not built: the set here is twice that. A table whose
 ``deals`` is not a multiple of the set's size uses the first ``deals % size`` orders once more
 than the others; ``adjacency_imbalance(k, deals)`` says by how many deals that leaves one
-ordered pair ahead of another (at most 1 for odd k, 2 for even k; 0 for a multiple).
+ordered pair ahead of another (at most 1 for odd k, 2 for even k; 0 for a multiple). Version 3
+at 6 seats: ``EVERY_DISTANCE_6``, 20 orders, every ordered pair at every distance 4 times;
+``distance_imbalance(k, deals)`` is the worst spread over the distances (at most 3 for 6
+seats, 0 on a multiple of 20). Versions 2 and 3 differ at 6 seats only.
 
-Comparisons (``mallows compare``) seat their pairs with ``pair_seats``: version 2 cycles the
-tested bot and its opponents through the same balanced orders.
+Comparisons (``mallows compare``) seat their pairs with ``pair_seats``: version 2 and later
+cycle the tested bot and its opponents through the same balanced orders (their version's).
 """
 
 from __future__ import annotations
@@ -30,9 +33,41 @@ from mallows import seeding
 
 #: The schedule a new tournament or comparison gets; a stored one keeps the version it was
 #: started with (its definition's ``schedule`` key; absent: 1).
-SCHEDULE_VERSION = 2
-#: 1: every deal of a table in the subset's own order (the file's order); 2: balanced orders.
-SCHEDULE_VERSIONS = (1, 2)
+SCHEDULE_VERSION = 3
+#: 1: every deal of a table in the subset's own order (the file's order); 2: orders balanced
+#: for neighbours; 3: orders balanced at every seat distance (differs from 2 at 6 seats only).
+SCHEDULE_VERSIONS = (1, 2, 3)
+
+#: Schedule 3's orders of 6 seats: every ordered pair of positions at every seat distance
+#: (1 to 5 seats after it, cyclically) in exactly 4 of the 20. They are the orbit of the cyclic
+#: order (0, 1, 2, 4, 3, 5) under PSL(2, 5) acting on the projective line over F_5 (a group
+#: that is 2-transitive on the 6 points, so every ordered pair is equally often in each
+#: relative place; its 60 images are 20 cyclic orders, each 3 times), relabelled so that the
+#: first is the identity and put in an order that keeps every prefix within 3 deals of
+#: balance at every distance. No smaller set exists among sets of 10 (a search found none);
+#: 20 is what the group gives.
+EVERY_DISTANCE_6 = (
+    (0, 1, 2, 3, 4, 5),
+    (0, 1, 4, 2, 5, 3),
+    (0, 2, 4, 1, 3, 5),
+    (0, 2, 1, 5, 4, 3),
+    (0, 3, 1, 4, 5, 2),
+    (0, 3, 5, 1, 2, 4),
+    (0, 1, 3, 2, 5, 4),
+    (0, 4, 2, 3, 1, 5),
+    (0, 5, 2, 4, 3, 1),
+    (0, 4, 3, 5, 2, 1),
+    (0, 5, 3, 2, 1, 4),
+    (0, 1, 5, 3, 4, 2),
+    (0, 2, 3, 5, 4, 1),
+    (0, 2, 5, 1, 3, 4),
+    (0, 3, 2, 4, 5, 1),
+    (0, 4, 1, 5, 2, 3),
+    (0, 4, 5, 3, 1, 2),
+    (0, 3, 4, 1, 2, 5),
+    (0, 5, 1, 4, 3, 2),
+    (0, 5, 4, 2, 1, 3),
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +108,18 @@ def _zigzag(m: int) -> list[int]:
 
 
 @cache
-def balanced_orders(k: int) -> tuple[tuple[int, ...], ...]:
+def balanced_orders(k: int, version: int = SCHEDULE_VERSION) -> tuple[tuple[int, ...], ...]:
+    """The cyclic orders of schedule ``version`` (2 or later) for ``k`` seats: version 2's
+    (``neighbour_orders``) but at 6 seats from version 3 on, where those balance neighbours
+    only, ``EVERY_DISTANCE_6``. For 2 to 5 seats version 2's orders already hold every ordered
+    pair at every seat distance equally often (``distance_counts``)."""
+    if k == 6 and version >= 3:
+        return EVERY_DISTANCE_6
+    return neighbour_orders(k)
+
+
+@cache
+def neighbour_orders(k: int) -> tuple[tuple[int, ...], ...]:
     """A set of cyclic orders of the positions ``0..k-1`` (each written from position 0, the
     first being ``0, 1, ..., k-1``) in which every ordered pair of positions is adjacent --
     one directly before the other, cyclically -- equally often: once for odd k (k - 1
@@ -103,26 +149,43 @@ def balanced_orders(k: int) -> tuple[tuple[int, ...], ...]:
     return tuple(orders)
 
 
-def adjacency_counts(k: int, deals: int) -> Counter:
-    """(a, b) -> the number of a table's ``deals`` deals in which position a sits directly
-    before position b (schedule version 2)."""
-    orders = balanced_orders(k)
+def distance_counts(k: int, deals: int, distance: int = 1, version: int = 2) -> Counter:
+    """(a, b) -> the number of a table's ``deals`` deals in which position b sits ``distance``
+    seats after position a, cyclically (1: directly after it), under schedule ``version``."""
+    orders = balanced_orders(k, version)
     counts: Counter = Counter({(a, b): 0 for a in range(k) for b in range(k) if a != b})
     full, rest = divmod(deals, len(orders))
     for j, order in enumerate(orders):
         times = full + (j < rest)
         for i in range(k):
-            counts[(order[i], order[(i + 1) % k])] += times
+            counts[(order[i], order[(i + distance) % k])] += times
     return counts
 
 
-def adjacency_imbalance(k: int, deals: int) -> int:
+def adjacency_counts(k: int, deals: int, version: int = 2) -> Counter:
+    """(a, b) -> the number of a table's ``deals`` deals in which position a sits directly
+    before position b."""
+    return distance_counts(k, deals, 1, version)
+
+
+def distance_imbalance(k: int, deals: int, version: int = SCHEDULE_VERSION) -> int:
+    """How many deals more the most often ordered pair of a table's bots gets than the least
+    often one at any one seat distance, in a table of ``deals`` deals (0: exactly balanced,
+    which a multiple of ``len(balanced_orders(k, version))`` is for every k at version 3)."""
+    worst = 0
+    for distance in range(1, k):
+        values = distance_counts(k, deals, distance, version).values()
+        worst = max(worst, max(values) - min(values))
+    return worst
+
+
+def adjacency_imbalance(k: int, deals: int, version: int = 2) -> int:
     """How many deals more the most often adjacent ordered pair of a table's bots gets than the
     least often one, in a table of ``deals`` deals (0: exactly balanced, which a multiple of
-    ``len(balanced_orders(k))`` always is)."""
+    ``len(balanced_orders(k, version))`` always is)."""
     if k <= 2:
         return 0
-    values = adjacency_counts(k, deals).values()
+    values = adjacency_counts(k, deals, version).values()
     return max(values) - min(values)
 
 
@@ -133,19 +196,19 @@ def pair_seats(
     the seat under test ``p % k``.
 
     Version 1: the other seats hold ``k - 1`` consecutive opponents from position ``p`` of the
-    list, cyclically, in that order from seat 0 on. Version 2: the opponents are ``k - 1``
+    list, cyclically, in that order from seat 0 on. Version 2 and 3: the opponents are ``k - 1``
     consecutive ones from position ``(p // (k * L)) % len(opponents)`` (L =
     ``len(balanced_orders(k))``), and the table -- the tested bot, then those opponents --
     sits in cyclic order ``(p // k) % L`` of ``balanced_orders(k)``, rotated to put the tested
     bot in the seat under test: every ``k * L`` pairs each ordered pair of the table's bots
     is adjacent equally often, the tested bot in every seat, and every ``k * L * m`` pairs
     (m = ``len(opponents)``) the tested bot has every opponent directly before and after it
-    equally often."""
+    equally often (version 3: at every seat distance)."""
     s, m = p % k, len(opponents)
     if version == 1:
         others = [opponents[(p + j) % m] for j in range(k - 1)]
         return tuple(others[:s] + [tested] + others[s:])
-    orders = balanced_orders(k)
+    orders = balanced_orders(k, version)
     order = orders[(p // k) % len(orders)]
     w = (p // (k * len(orders))) % m
     table = [tested] + [opponents[(w + j) % m] for j in range(k - 1)]

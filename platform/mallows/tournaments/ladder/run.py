@@ -662,7 +662,9 @@ def stop_rule(store: Any, ladder: Ladder) -> LadderStop:
 
 def ladder_schedule(ladder: Ladder, state: LadderState) -> LadderSchedule:
     """Every table planned so far (the stored epochs), as one schedule."""
-    return LadderSchedule(state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance)
+    return LadderSchedule(
+        state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance, ladder.schedule
+    )
 
 
 def _plan(

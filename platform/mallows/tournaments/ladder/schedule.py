@@ -22,10 +22,11 @@ account for the design):
   policy.extra_tables``), seated here.
 
 Each table plays ``deals`` deals in duplicate, as the round robin does (``tournaments.
-schedule``): deal d seats the table's bots in cyclic order ``balanced_orders(k)[(tbl + d) %
-L]`` and is played in every rotation of it, so every bot sits in every seat once a deal, the
-luck of the deal cancels, and over a table's deals (or, with one deal a table, over the tables)
-every ordered pair of neighbours comes up equally often. Match seeds are
+schedule``): deal d seats the table's bots in cyclic order ``balanced_orders(k,
+version)[(tbl + d) % L]`` (the ladder's schedule version, kept from its first run) and is
+played in every rotation of it, so every bot sits in every seat once a deal, the luck of the
+deal cancels, and over a table's deals (or, with one deal a table, over the tables) every
+ordered pair comes up equally often at every seat distance (version 2: as neighbours). Match seeds are
 ``chance.match_seed(seed, tbl * deals + d)`` (keyed with the ladder's secret key).
 
 ``LadderSchedule`` makes the planned tables a ``ScheduleLike`` for ``tournaments.run.execute``:
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 from mallows import seeding
-from mallows.tournaments.seating import MatchSpec, balanced_orders
+from mallows.tournaments.seating import SCHEDULE_VERSION, MatchSpec, balanced_orders
 
 
 @dataclass(frozen=True)
@@ -171,11 +172,12 @@ class LadderSchedule:
         deals: int,
         seed: int,
         chance: seeding.Chance | None = None,
+        version: int = SCHEDULE_VERSION,
     ) -> None:
         self.tables = sorted(tables, key=lambda t: t.first)
         self.players, self.deals, self.seed = players, deals, seed
         self.chance = chance if chance is not None else seeding.UNKEYED
-        self.orders = balanced_orders(players)
+        self.orders = balanced_orders(players, version)
         self._firsts = [t.first for t in self.tables]
 
     def __len__(self) -> int:

@@ -111,6 +111,7 @@ class Ladder:
     limits: dict = field(default_factory=dict)
     source: str = ""
     seed_drawn: bool = False
+    schedule: int = SCHEDULE_VERSION  # the seat orders' version (a stored ladder keeps its own)
     bot_sources: dict = field(default_factory=dict, compare=False)
     chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
 
@@ -144,7 +145,7 @@ class Ladder:
             "ratings": dict(DEFAULT_PARAMS),
             "chance": seeding.KEYED,
             **({"drawn_seed": True} if self.seed_drawn else {}),
-            "schedule": SCHEDULE_VERSION,  # the balanced cyclic orders of the round robin
+            "schedule": self.schedule,  # the balanced cyclic orders of the round robin
         }
 
     def digest(self) -> str:
@@ -171,10 +172,14 @@ class Ladder:
         return self.max_matches
 
     def stored_seed(self, stored: Mapping | None) -> Ladder:
-        """A file without ``seed`` resumes with the seed drawn at its first run."""
+        """A file without ``seed`` resumes with the seed drawn at its first run, and every
+        ladder with the schedule version it was started with (its seat orders)."""
+        out = self
         if stored is not None and self.seed_drawn and stored.get("drawn_seed"):
-            return dataclasses.replace(self, seed=int(stored["seed"]))
-        return self
+            out = dataclasses.replace(out, seed=int(stored["seed"]))
+        if stored is not None and int(stored.get("schedule", self.schedule)) != self.schedule:
+            out = dataclasses.replace(out, schedule=int(stored["schedule"]))
+        return out
 
 
 def check_ladder_bots(
@@ -457,4 +462,8 @@ def from_definition(definition: dict) -> Ladder:
     if d.get("finals"):
         data["finals"] = d["finals"]
     ladder = parse_ladder(data, f"ladder {d.get('name')!r}")
-    return dataclasses.replace(ladder, seed_drawn=bool(d.get("drawn_seed")))
+    return dataclasses.replace(
+        ladder,
+        seed_drawn=bool(d.get("drawn_seed")),
+        schedule=int(d.get("schedule", SCHEDULE_VERSION)),
+    )

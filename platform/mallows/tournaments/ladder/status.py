@@ -4,7 +4,8 @@ to its ladder page as JSON (refreshed while the ladder runs), the static report 
 
 The view: the ladder's mode and progress (epochs, matches stored and planned, why matches were
 scheduled), the standings of the whole-history fit (rating with its interval, rank interval,
-P(rank <= k), matches, mean place, and each bot's status: active, newcomer, withdrawn, retired,
+P(rank <= k), matches, mean place and the fit's expected place against the whole field (the
+raw mean place depends on whom a bot met; the fit's does not), and each bot's status: active, newcomer, withdrawn, retired,
 eliminated, refused), the questions with their probability now, the newcomers and their rate,
 the recent matches with their reason, and the events not yet applied (a join waiting for the
 next epoch). Reads only: works on a database opened read-only.
@@ -18,6 +19,12 @@ from mallows.safetext import escape
 from mallows.tournaments.ladder.run import answers_for, fits, policy_of, read_state, stored_ladder
 
 RECENT = 12
+#: Below the standings: what the two place columns are, and why only the second compares bots.
+PLACE_NOTE = (
+    "place: the mean place (1 = first) over the bot's own matches, which depends on whom it "
+    "met; fit: the fit's expected place at a {players}-seat table drawn from the whole field, "
+    "comparable between bots"
+)
 
 
 def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
@@ -44,6 +51,9 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
         standings.append(
             {
                 **(_unrated(bot) if isinstance(r, str) else _rated(r)),
+                "fit_place": None
+                if isinstance(r, str)
+                else fit.expected_place(bot, ladder.players),
                 "status": "newcomer" if newcomer and rate > 1 else status,
                 "note": e.note if e is not None else "",
                 "rate": rate,
@@ -165,6 +175,9 @@ def _state_line(v: dict) -> str:
 def _standing_line(s: dict, status: bool = False) -> str:
     """One bot's line of the standings (``status``: with its status) or the final table."""
     bot = f"{escape(s['bot'])[:22]:<22}"
+    fit = ""
+    if status:  # the standings show the fit's expected place beside the raw mean place
+        fit = f" {s['fit_place']:>5.2f}" if s.get("fit_place") is not None else f" {'-':>5}"
     if s["rating"] is None:  # no match yet: nothing rated
         cells = f"{'-':>4}  {bot} {'no match yet':<27} {'-':<10} {'-':>7} {'-':>7} {0:>7} {'-':>5}"
     else:
@@ -176,6 +189,7 @@ def _standing_line(s: dict, status: bool = False) -> str:
             f"{s['rank_low']}-{s['rank_high']:<8} {s['p_top'][0]:>7.2f} {p3:>7.2f} "
             f"{s['matches']:>7} {place}"
         )
+    cells += fit
     if not status:
         return cells
     rate = f" (x{s['rate']:.0f} rate)" if s["status"] == "newcomer" else ""
@@ -187,9 +201,11 @@ def view_text(v: dict) -> str:
     lines = [_state_line(v), ""]
     lines.append(
         f"{'rank':>4}  {'bot':<22} {'rating (95%)':<24} {'rank (95%)':<10} "
-        f"{'P(top1)':>7} {'P(top3)':>7} {'matches':>7} {'place':>5}  status"
+        f"{'P(top1)':>7} {'P(top3)':>7} {'matches':>7} {'place':>5} {'fit':>5}  status"
     )
     lines += [_standing_line(s, status=True) for s in v["standings"]]
+    if v["standings"]:
+        lines.append(PLACE_NOTE.format(players=v["players"]))
     if v["questions"]:
         lines += ["", "questions:"]
         for q in v["questions"]:

@@ -7,11 +7,14 @@ Round robin in duplicate format:
 - every table plays ``deals`` deals; deal d seats the table's bots in a cyclic *order* and is
   played in every cyclic rotation of it (rotation r seats ``ordered[r:] + ordered[:r]``), so
   each bot sits in each seat exactly once per deal and the luck of the deal cancels out;
-- the order (schedule version 2, the default) is ``balanced_orders(k)[d % len]`` applied to
-  the subset: a set of cyclic orders in which every ordered pair of the table's bots is
-  adjacent (one directly before the other) equally often, so who plays after whom no longer
-  follows the file's order. Version 1 (tournaments started before it) always used the
-  subset's own order. Two seats: one order, the same in both versions;
+- the order (schedule version 3, the default) is ``balanced_orders(k)[d % len]`` applied to
+  the subset: a set of cyclic orders in which every ordered pair of the table's bots sits at
+  every seat distance (b one, two, ... seats after a) equally often, so neither who plays
+  after whom nor who sits opposite whom follows the file's order. Version 2 balanced
+  neighbours only (at 2 to 5 seats that is every distance too, and its orders are version
+  3's; at 6 seats it is not); version 1 always used the subset's own order. A stored
+  tournament keeps its version, so it resumes byte for byte. Two seats: one order, the same in
+  every version;
 - schedule order is table, then deal, then rotation; ``index`` counts matches in that order and
   the match id is ``"<tournament name>/<index>"``;
 - the seed of a match is ``seeding.child_seed(tournament seed, table * deals + deal)``: it depends
@@ -91,7 +94,9 @@ class Schedule:
             )
         self.tables = math.comb(len(self.bots), players)
         self.per_table = deals * players
-        self.orders = balanced_orders(players) if version >= 2 else (tuple(range(players)),)
+        self.orders = (
+            balanced_orders(players, version) if version >= 2 else (tuple(range(players)),)
+        )
         # ((table, deal), seed, order number, the subset in that order) of the last spec made
         self._deal_at: tuple = (None, 0, 0, ())
 
