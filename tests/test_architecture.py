@@ -25,21 +25,34 @@ SUBPACKAGES = (
     "interop",
     "cli",
     "ladder",
+    "server",
 )
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "tournaments", "results", "compare", "cli", "testing", "interop"},
-    "results": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop"},
-    "agents": {"tournaments", "results", "compare", "cli", "testing", "interop"},
-    "tournaments": {"compare", "cli", "testing", "interop"},
-    "compare": {"cli", "testing", "interop"},
-    "testing": {"cli", "interop"},
-    "report": {"agents", "tournaments", "cli", "testing", "interop"},
+    "games": {"agents", "tournaments", "results", "compare", "cli", "testing", "interop", "server"},
+    "results": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop", "server"},
+    "agents": {"tournaments", "results", "compare", "cli", "testing", "interop", "server"},
+    "tournaments": {"compare", "cli", "testing", "interop", "server"},
+    "compare": {"cli", "testing", "interop", "server"},
+    "testing": {"cli", "interop", "server"},
+    "report": {"agents", "tournaments", "cli", "testing", "interop", "server"},
     # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
-    "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
+    "interop": {"tournaments", "results", "compare", "cli", "testing", "report", "server"},
     # a ladder's questions and policy are pure decisions over the results' fit
-    "ladder": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop", "report"},
+    "ladder": {
+        "games",
+        "agents",
+        "tournaments",
+        "compare",
+        "cli",
+        "testing",
+        "interop",
+        "report",
+        "server",
+    },
+    # the web server stands on the report's pages and the tournaments' play and ladder views
+    "server": {"cli", "testing", "interop"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
@@ -52,6 +65,8 @@ ONLY = {
     "gymnasium": "interop/pettingzoo.py",
     "pyspiel": "interop/openspiel.py",
     "open_spiel": "interop/openspiel.py",
+    "starlette": "server/",
+    "uvicorn": "server/",
 }
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)

@@ -246,7 +246,7 @@ def test_paths_and_other_sites_posts_are_refused(served):
 
 
 def test_the_play_routes_answer_loopback_only():
-    from mallows.cli.play_web import PlayRoutes, is_loopback
+    from mallows.server.play import PlayRoutes, is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and not is_loopback("0.0.0.0")
     routes = PlayRoutes(REPO / "no.db", "0.0.0.0")

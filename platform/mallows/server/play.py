@@ -1,18 +1,22 @@
 """The play page's routes for ``mallows serve`` (loopback only): ``/play.html`` (the form),
-``POST /play/new``, ``/play/<id>`` (the match page), ``/play/<id>/state`` (the person's view,
-long-polled) and ``POST /play/<id>/act``; ``/play/static/play.js``.
+``POST /play/new``, ``/play/<id>`` (the match page), ``/play/<id>/events`` (the person's view,
+streamed as server-sent events: a ``state`` event each time it changes), ``/play/<id>/state``
+(the same view, long-polled, as before the stream) and ``POST /play/<id>/act``;
+``/play/static/play.js``.
 
-Only requests and answers here: matches are ``mallows.tournaments.human_play``, pages
-``mallows.report.play_page``.
+Only requests and answers here, independent of the web framework (``server.app`` calls them):
+matches are ``mallows.tournaments.human_play``, pages ``mallows.report.play_page``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import urllib.parse
 from importlib import resources
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 from mallows.errors import MallowsError
@@ -52,7 +56,7 @@ class PlayRoutes:
     def handles(self, path: str) -> bool:
         return path == "/play.html" or path.startswith("/play/")
 
-    def _refuse(self, client: str) -> Answer | None:
+    def refuse(self, client: str) -> Answer | None:
         if not self.enabled or not is_loopback(client):
             return (
                 403,
@@ -65,7 +69,7 @@ class PlayRoutes:
         return None
 
     def get(self, path: str, query: str, client: str) -> Answer:
-        refused = self._refuse(client)
+        refused = self.refuse(client)
         if refused is not None:
             return refused
         from mallows.report import play_page
@@ -103,11 +107,29 @@ class PlayRoutes:
 
         return get_game(session.game).make_options(None, {})
 
-    def _state(self, session: Any, after: int) -> dict:
+    async def events(self, session: Any, every: float = 0.1) -> AsyncIterator[dict]:
+        """The person's view each time it changes (a new decision, the end), until the end:
+        checked every ``every`` seconds on the event loop, no thread held while the person
+        thinks."""
+        seen: tuple | None = None
+        while True:
+            session.touch()
+            thread = session.thread
+            done = session.over and (thread is None or not thread.is_alive())  # and stored
+            now = (session.web.decisions, session.web.observation is not None, done)
+            if now != seen:
+                seen = now
+                yield self._state(session, -1, wait=0.0)
+                if done:
+                    return
+            await asyncio.sleep(every)
+
+    def _state(self, session: Any, after: int, wait: float = 5.0) -> dict:
         from mallows.report import play_page
 
         web = session.web
-        web.wait_for_turn(after, timeout=5.0)
+        if wait:
+            web.wait_for_turn(after, timeout=wait)
         obs = web.observation
         if session.error is not None:
             return {"error": session.error, "over": True}
@@ -136,7 +158,7 @@ class PlayRoutes:
     def post(
         self, path: str, body: bytes, kind: str, client: str, origin: str | None = None
     ) -> Answer:
-        refused = self._refuse(client)
+        refused = self.refuse(client)
         if refused is not None:
             return refused
         if origin and not is_loopback(urllib.parse.urlsplit(origin).hostname or ""):

@@ -1,0 +1,63 @@
+"""Server: ``mallows serve``, the report's pages and the play page on a real web stack.
+
+Owns the web application (``app``: Starlette routes), the pages rendered off the event loop
+(``pages``), the streams that update pages without reloading them (``events``: server-sent
+events), the play page's requests (``play``), where it listens (``listen``) and ``run``, which
+serves it all with uvicorn.
+
+May import: ``mallows.report`` (the pages), ``mallows.results`` (the store, through
+``report`` and ``tournaments``), ``mallows.tournaments`` (the play page's matches, ladder
+views), ``mallows.errors``; starlette and uvicorn. Nothing of ``cli`` or ``testing``.
+Imported by ``mallows.cli`` only.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+#: Seconds the server waits for open connections (event streams) when it is stopped.
+STOP_SECONDS = 2
+
+
+def run(
+    db: Path, host: str, port: int, public: bool, refresh: int, echo: Callable[..., None]
+) -> None:
+    """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
+    address, and the warning when the pages reach beyond this machine)."""
+    import uvicorn
+
+    from mallows.server.app import Config, make_app
+    from mallows.server.listen import check_host, check_port, exposure_warning, listen, url_host
+    from mallows.server.pages import open_store
+
+    check_port(port)
+    host = check_host(host, public)
+    open_store(db).close()  # a database that cannot be read is refused now, not at a page
+    sock = listen(host, port)
+    app = make_app(Config(Path(db), host, refresh=max(1, refresh)))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=STOP_SECONDS,
+            server_header=False,
+        )
+    )
+    warning = exposure_warning(host)
+    if warning:
+        echo(warning, err=True)
+    echo(
+        f"serving {db} at http://{url_host(host)}:{sock.getsockname()[1]}/index.html "
+        f"(Ctrl-C to stop)"
+    )
+    sys.stdout.flush()
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()

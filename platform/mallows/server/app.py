@@ -1,0 +1,179 @@
+"""The ``mallows serve`` web application: Starlette routes over the report's pages, the play
+page and the event streams.
+
+Owns ``make_app(Config)``: which address goes where (``/events``: the database's changes;
+``/live/*.js``: the server's own scripts; ``/play...``: ``server.play``; everything else a
+report page rendered off the event loop by ``server.pages``), how a request body is read (size
+limit, time limit: a short body holds nothing but its own connection), and how answers are
+made (no page is cached by the browser).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from mallows.server.events import DatabaseWatch, event, event_stream
+from mallows.server.pages import Pages
+from mallows.server.play import PlayRoutes
+
+TEXT = "text/plain; charset=utf-8"
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".json": "application/json; charset=utf-8",
+}
+#: The largest request body taken (a play page's answer is a few hundred bytes).
+MAX_BODY = 65536
+#: Seconds a request may take to send its body.
+BODY_SECONDS = 10.0
+SCRIPTS = ("live.js", "to_replay.js")
+
+
+@dataclass
+class Config:
+    db: Path
+    host: str
+    refresh: int = 5
+
+
+class BodyError(Exception):
+    def __init__(self, status: int, text: str):
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+    """The request's body, or a ``BodyError``: too large (said by its length, or found while
+    reading) or too slow."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise BodyError(413, f"request too large: at most {limit} bytes")
+
+    async def read() -> bytes:
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BodyError(413, f"request too large: at most {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    try:
+        return await asyncio.wait_for(read(), BODY_SECONDS)
+    except TimeoutError:
+        raise BodyError(
+            408, f"the request's body did not arrive within {BODY_SECONDS:g} s"
+        ) from None
+
+
+def answer(status: int, kind: str, data: bytes | str) -> Response:
+    if status == 303:  # ``kind`` is where to
+        return RedirectResponse(kind, status_code=303, headers={"Cache-Control": "no-store"})
+    return Response(
+        data, status_code=status, media_type=kind, headers={"Cache-Control": "no-store"}
+    )
+
+
+def make_app(config: Config) -> Starlette:
+    """The server of ``config.db``; its ``state.close()`` ends the play page's matches."""
+    pages = Pages(config.db, config.refresh)
+    play = PlayRoutes(config.db, config.host)
+    watch: dict[str, DatabaseWatch] = {}
+
+    def client(request: Request) -> str:
+        return request.client.host if request.client else ""
+
+    async def page(request: Request) -> Response:
+        path = request.url.path
+        try:
+            body = await pages.render(path)
+        except Exception as exc:  # noqa: BLE001 - a page that fails says so; the server stays up
+            return answer(500, TEXT, f"error: {type(exc).__name__}: {exc}")
+        if body is None:
+            return answer(404, TEXT, f"no page {path}: start at /index.html")
+        return answer(200, CONTENT_TYPES.get(Path(path).suffix, CONTENT_TYPES[".html"]), body)
+
+    async def changes(request: Request) -> Response:
+        if "db" not in watch:
+            watch["db"] = DatabaseWatch(config.db, interval=float(max(1, config.refresh)))
+        return event_stream(watch["db"].changes())
+
+    async def script(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in SCRIPTS:
+            return answer(404, TEXT, f"no page {request.url.path}")
+        js = resources.files("mallows.server").joinpath("static").joinpath(name).read_bytes()
+        return answer(200, CONTENT_TYPES[".js"], js)
+
+    async def play_get(request: Request) -> Response:
+        path = request.url.path
+        return answer(*await run_in_threadpool(play.get, path, request.url.query, client(request)))
+
+    async def play_events(request: Request) -> Response:
+        refused = play.refuse(client(request))
+        session = play.room.get(request.path_params["sid"]) if refused is None else None
+        if refused is not None:
+            return answer(*refused)
+        if session is None:
+            return answer(404, TEXT, "no such match: start one at /play.html")
+
+        async def states() -> AsyncIterator[str]:
+            async for state in play.events(session):
+                yield event("state", state)
+
+        return event_stream(states())
+
+    async def play_post(request: Request) -> Response:
+        try:
+            body = await read_body(request)
+        except BodyError as exc:
+            return answer(exc.status, TEXT, exc.text)
+        except ClientDisconnect:
+            return answer(400, TEXT, "the request ended early")
+        return answer(
+            *await run_in_threadpool(
+                play.post,
+                request.url.path,
+                body,
+                request.headers.get("content-type") or "",
+                client(request),
+                request.headers.get("origin"),
+            )
+        )
+
+    async def other_post(request: Request) -> Response:
+        return answer(405, TEXT, "only the play page takes posts")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            play.close()
+            pages.close()
+
+    routes = [
+        Route("/events", changes, methods=["GET"]),
+        Route("/live/{name}", script, methods=["GET"]),
+        Route("/play/{sid}/events", play_events, methods=["GET"]),
+        Route("/play.html", play_get, methods=["GET"]),
+        Route("/play/{rest:path}", play_get, methods=["GET"]),
+        Route("/play/{rest:path}", play_post, methods=["POST"]),
+        Route("/{rest:path}", page, methods=["GET"]),
+        Route("/{rest:path}", other_post, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.play = play
+    return app

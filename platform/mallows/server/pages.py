@@ -1,0 +1,108 @@
+"""The report's pages for ``mallows serve``, rendered off the event loop.
+
+Owns ``Pages``: the live ``report.site.Site`` rendered by ``PAGE_THREADS`` threads, each with
+its own read-only connection (SQLite's connections stay in the thread that opened them), so a
+slow page holds up no other and no page blocks the event loop; big leaderboards are computed in
+the background and shared (``report.live``), and so are the views of standing ladders
+(``ladder_views``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from mallows.errors import MallowsError
+
+#: Threads rendering pages, each with its own read-only connection.
+PAGE_THREADS = 4
+
+
+def open_store(db: Path) -> Any:
+    """The database read only, or a ``MallowsError`` naming what is there instead."""
+    from mallows.results.integrity import check_db_path
+    from mallows.results.store import Store
+
+    check_db_path(db)  # a folder or a FIFO is named as such, not "no database"
+    if not Path(db).is_file():
+        raise MallowsError(
+            f"no database at {db}: run a tournament first (mallows tournament "
+            f"run tournaments/demo.toml) or pass --db PATH"
+        )
+    return Store(db, readonly=True)
+
+
+def ladder_views() -> Callable[[Any, str], dict]:
+    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    not read a ladder's state itself). A view is computed again only when the ladder stored a
+    match, planned an epoch or recorded an event since (the whole-history fit is the costly
+    part)."""
+    from mallows.tournaments.ladder_status import ladder_view
+
+    cache: dict = {}
+    lock = threading.Lock()
+
+    def view(store: Any, name: str) -> dict:
+        events = store.ladders.events(name)
+        key = (
+            str(store.path),
+            name,
+            store.count_matches(name),
+            len(store.ladders.epochs(name)),
+            events[-1]["seq"] if events else 0,
+        )
+        with lock:
+            if key in cache:
+                return cache[key]
+        made = ladder_view(store, name)
+        with lock:
+            if len(cache) > 16:
+                cache.clear()
+            cache[key] = made
+        return made
+
+    return view
+
+
+class Pages:
+    """The live site of database ``db``; ``refresh``: seconds between the updates of a running
+    tournament's pages."""
+
+    def __init__(self, db: Path, refresh: int, threads: int = PAGE_THREADS):
+        from mallows.report.live import LiveBoards
+
+        self.db = Path(db)
+        self.refresh = max(1, refresh)
+        self._local = threading.local()
+        self._boards = LiveBoards(lambda: open_store(self.db))
+        self._ladders = ladder_views()  # one cache of ladder views, shared by the threads
+        self._pool = ThreadPoolExecutor(
+            max_workers=threads, thread_name_prefix="mallows-pages", initializer=self._open
+        )
+
+    def _open(self) -> None:
+        from mallows.report.site import Site
+
+        self._local.site = Site(
+            open_store(self.db),
+            live=True,
+            refresh=self.refresh,
+            boards=self._boards,
+            ladders=self._ladders,
+        )
+
+    def _render(self, path: str) -> str | bytes | None:
+        render = self._local.site.resolve(path)
+        return render() if render is not None else None
+
+    async def render(self, path: str) -> str | bytes | None:
+        """The page at ``path`` (None: no such page), rendered in a page thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self._render, path)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
