@@ -115,6 +115,12 @@ def serve(
         help="Allow a --host beyond this machine "
         "(e.g. 0.0.0.0): the pages carry no authentication.",
     ),
+    public_name: Optional[str] = typer.Option(
+        None,
+        "--public-name",
+        help="The name the server is reached by from other machines (e.g. mallows.example.org):"
+        " requests naming any other host than it and this machine's loopback names are refused.",
+    ),
     refresh: int = typer.Option(
         5,
         "--refresh",
@@ -127,4 +133,4 @@ def serve(
     page (loopback only) stores the matches played on it."""
     from mallows.server import run
 
-    run(db, host, port, public, refresh, echo=typer.echo)
+    run(db, host, port, public, refresh, echo=typer.echo, public_name=public_name)

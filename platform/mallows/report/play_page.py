@@ -1,7 +1,8 @@
 """The browser play page of ``mallows serve`` (loopback only): the form that starts a match
 against bots, and the match page, drawn on the replay's card table (``static/replay.js``).
 
-Owns ``form_page``, ``match_page`` and ``view(observation, names)``: the person's seat's
+Owns ``form_page``, ``match_page`` (each with the session's CSRF token, ``csrf``, which the
+form and the page's script send back with every post) and ``view(observation, names)``: the person's seat's
 observation as one replay frame (the same keys ``frames_*`` give a replay, built from the
 observation alone, so the table shows exactly what the seat may see) plus the legal actions in
 words. The matches themselves are run by ``mallows.tournaments.human_play`` (called by the
@@ -95,7 +96,7 @@ def view(observation: Mapping) -> dict:
     }
 
 
-def form_page(error: str | None = None) -> str:
+def form_page(error: str | None = None, csrf: str = "") -> str:
     return (
         _env()
         .get_template("play.html")
@@ -108,12 +109,18 @@ def form_page(error: str | None = None) -> str:
             opponents=OPPONENTS,
             error=error,
             session=None,
+            csrf=csrf,
         )
     )
 
 
 def match_page(
-    session_id: str, game: str, names: Sequence[str], seat: int, options: Mapping
+    session_id: str,
+    game: str,
+    names: Sequence[str],
+    seat: int,
+    options: Mapping,
+    csrf: str = "",
 ) -> str:
     return (
         _env()
@@ -131,5 +138,6 @@ def match_page(
             seat=seat,
             names=[data.short_bot(n) for n in names],
             meta_json=_script_json(meta(game, names, options)),
+            csrf=csrf,
         )
     )

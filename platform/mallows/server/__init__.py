@@ -22,10 +22,17 @@ STOP_SECONDS = 2
 
 
 def run(
-    db: Path, host: str, port: int, public: bool, refresh: int, echo: Callable[..., None]
+    db: Path,
+    host: str,
+    port: int,
+    public: bool,
+    refresh: int,
+    echo: Callable[..., None],
+    public_name: str | None = None,
 ) -> None:
     """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
-    address, and the warning when the pages reach beyond this machine)."""
+    address, and the warning when the pages reach beyond this machine); ``public_name``: the
+    host name it is reached by from elsewhere (any other ``Host`` is refused)."""
     import uvicorn
 
     from mallows.server.app import Config, make_app
@@ -36,7 +43,7 @@ def run(
     host = check_host(host, public)
     open_store(db).close()  # a database that cannot be read is refused now, not at a page
     sock = listen(host, port)
-    app = make_app(Config(Path(db), host, refresh=max(1, refresh)))
+    app = make_app(Config(Path(db), host, refresh=max(1, refresh), public_name=public_name))
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -47,6 +54,7 @@ def run(
             server_header=False,
         )
     )
+    app.state.pages.warm()
     warning = exposure_warning(host)
     if warning:
         echo(warning, err=True)

@@ -1,5 +1,6 @@
 """The ``mallows serve`` web application: Starlette routes over the report's pages, the play
-page and the event streams.
+page and the event streams, behind the guards of ``server.guard`` (trusted hosts, own origin
+and CSRF token on every post, security headers).
 
 Owns ``make_app(Config)``: which address goes where (``/events``: the database's changes;
 ``/live/*.js``: the server's own scripts; ``/play...``: ``server.play``; everything else a
@@ -12,17 +13,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from mallows.server.guard import (
+    COOKIE,
+    SecurityHeaders,
+    Sessions,
+    WriteRefused,
+    trusted_hosts,
+)
 from mallows.server.events import DatabaseWatch, event, event_stream
 from mallows.server.pages import Pages
 from mallows.server.play import PlayRoutes
@@ -46,6 +57,8 @@ class Config:
     db: Path
     host: str
     refresh: int = 5
+    #: The name the server is reached by beyond this machine (``--public-name``).
+    public_name: str | None = None
 
 
 class BodyError(Exception):
@@ -91,6 +104,7 @@ def make_app(config: Config) -> Starlette:
     pages = Pages(config.db, config.refresh)
     play = PlayRoutes(config.db, config.host)
     watch: dict[str, DatabaseWatch] = {}
+    sessions = Sessions()
 
     def client(request: Request) -> str:
         return request.client.host if request.client else ""
@@ -119,7 +133,15 @@ def make_app(config: Config) -> Starlette:
 
     async def play_get(request: Request) -> Response:
         path = request.url.path
-        return answer(*await run_in_threadpool(play.get, path, request.url.query, client(request)))
+        sid, new = sessions.session(request)
+        response = answer(
+            *await run_in_threadpool(
+                play.get, path, request.url.query, client(request), sessions.token(sid)
+            )
+        )
+        if new:
+            response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
+        return response
 
     async def play_events(request: Request) -> Response:
         refused = play.refuse(client(request))
@@ -133,7 +155,8 @@ def make_app(config: Config) -> Starlette:
             async for state in play.events(session):
                 yield event("state", state)
 
-        return event_stream(states())
+        play.room.opened(session)  # closing the page closes the stream: the match ends
+        return event_stream(states(), on_close=lambda: play.room.closed(session))
 
     async def play_post(request: Request) -> Response:
         try:
@@ -142,14 +165,22 @@ def make_app(config: Config) -> Starlette:
             return answer(exc.status, TEXT, exc.text)
         except ClientDisconnect:
             return answer(400, TEXT, "the request ended early")
+        kind = request.headers.get("content-type") or ""
+        fields = urllib.parse.parse_qsl(body.decode(errors="replace")) if "json" not in kind else []
+        try:
+            sessions.check_write(request, fields)
+        except WriteRefused as exc:
+            return JSONResponse({"error": str(exc)}, status_code=403)
+        sid, _ = sessions.session(request)
         return answer(
             *await run_in_threadpool(
                 play.post,
                 request.url.path,
                 body,
-                request.headers.get("content-type") or "",
+                kind,
                 client(request),
                 request.headers.get("origin"),
+                sessions.token(sid),
             )
         )
 
@@ -174,6 +205,12 @@ def make_app(config: Config) -> Starlette:
         Route("/{rest:path}", page, methods=["GET"]),
         Route("/{rest:path}", other_post, methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    hosts = trusted_hosts(config.host, config.public_name)
+    middleware = [
+        Middleware(SecurityHeaders),
+        Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False),
+    ]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.play = play
+    app.state.pages = pages
     return app

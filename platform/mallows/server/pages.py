@@ -1,8 +1,8 @@
 """The report's pages for ``mallows serve``, rendered off the event loop.
 
-Owns ``Pages``: the live ``report.site.Site`` rendered by ``PAGE_THREADS`` threads, each with
-its own read-only connection (SQLite's connections stay in the thread that opened them), so a
-slow page holds up no other and no page blocks the event loop; big leaderboards are computed in
+Owns ``Pages``: the live ``report.site.Site`` rendered by ``PAGE_THREADS`` threads, each page
+on a read-only connection of its own, so a slow page holds up no other and no page blocks the
+event loop; big leaderboards are computed in
 the background and shared (``report.live``), and so are the views of standing ladders
 (``ladder_views``).
 """
@@ -77,17 +77,15 @@ class Pages:
 
         self.db = Path(db)
         self.refresh = max(1, refresh)
-        self._local = threading.local()
         self._boards = LiveBoards(lambda: open_store(self.db))
         self._ladders = ladder_views()  # one cache of ladder views, shared by the threads
-        self._pool = ThreadPoolExecutor(
-            max_workers=threads, thread_name_prefix="mallows-pages", initializer=self._open
-        )
+        self.threads = threads
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mallows-pages")
 
-    def _open(self) -> None:
+    def _site(self) -> Any:
         from mallows.report.site import Site
 
-        self._local.site = Site(
+        return Site(
             open_store(self.db),
             live=True,
             refresh=self.refresh,
@@ -96,8 +94,24 @@ class Pages:
         )
 
     def _render(self, path: str) -> str | bytes | None:
-        render = self._local.site.resolve(path)
-        return render() if render is not None else None
+        # a read connection per page, closed after it: an idle connection kept open can read a
+        # stale or "malformed" database once a writer's last close checkpointed the log into
+        # the main file and removed it
+        site = self._site()
+        try:
+            render = site.resolve(path)
+            return render() if render is not None else None
+        finally:
+            site.store.close()
+
+    def warm(self) -> None:
+        """Start every page thread with its connection, and import what the pages draw with,
+        before the first request (a cold first page costs seconds on a loaded machine)."""
+        import mallows.report.plots  # noqa: F401 (matplotlib: the costliest import)
+
+        barrier = threading.Barrier(self.threads)
+        list(self._pool.map(lambda _: barrier.wait(timeout=60), range(self.threads)))
+        self._site().store.close()  # the templates compiled
 
     async def render(self, path: str) -> str | bytes | None:
         """The page at ``path`` (None: no such page), rendered in a page thread."""

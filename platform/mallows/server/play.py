@@ -68,14 +68,15 @@ class PlayRoutes:
             )
         return None
 
-    def get(self, path: str, query: str, client: str) -> Answer:
+    def get(self, path: str, query: str, client: str, csrf: str = "") -> Answer:
+        """The answer to a GET of ``path``; ``csrf``: the session's token, put in the pages."""
         refused = self.refuse(client)
         if refused is not None:
             return refused
         from mallows.report import play_page
 
         if path == "/play.html":
-            return 200, HTML, play_page.form_page().encode()
+            return 200, HTML, play_page.form_page(csrf=csrf).encode()
         if path == "/play/static/play.js":
             js = resources.files("mallows.report").joinpath("static").joinpath("play.js")
             return 200, "text/javascript; charset=utf-8", js.read_bytes()
@@ -90,7 +91,7 @@ class PlayRoutes:
                 200,
                 HTML,
                 play_page.match_page(
-                    session.id, session.game, session.names, session.seat, options
+                    session.id, session.game, session.names, session.seat, options, csrf
                 ).encode(),
             )
         if len(parts) == 3 and parts[2] == "state":
@@ -156,7 +157,13 @@ class PlayRoutes:
         return {"over": False, "view": play_page.view(obs), "decision": web.decisions}
 
     def post(
-        self, path: str, body: bytes, kind: str, client: str, origin: str | None = None
+        self,
+        path: str,
+        body: bytes,
+        kind: str,
+        client: str,
+        origin: str | None = None,
+        csrf: str = "",
     ) -> Answer:
         refused = self.refuse(client)
         if refused is not None:
@@ -178,7 +185,7 @@ class PlayRoutes:
         except (ValueError, UnicodeDecodeError) as exc:
             return _json({"error": f"the request is not a JSON object or a form: {exc}"}, 400)
         if path == "/play/new":
-            return self._new(data, form="json" not in kind)
+            return self._new(data, form="json" not in kind, csrf=csrf, client=client)
         parts = path.strip("/").split("/")
         if len(parts) == 3 and parts[2] == "act":
             session = self.room.get(parts[1])
@@ -188,7 +195,7 @@ class PlayRoutes:
             return _json(self._act(session, data))
         return _json({"error": "no such route"}, 404)
 
-    def _new(self, data: dict, form: bool) -> Answer:
+    def _new(self, data: dict, form: bool, csrf: str = "", client: str = "") -> Answer:
         from mallows.report import play_page
 
         try:
@@ -210,10 +217,11 @@ class PlayRoutes:
                 int(seat_text),
                 int(seed_text) if seed_text else None,
                 str(data.get("rules") or "").strip() or None,
+                client=client,
             )
         except MallowsError as exc:
             if form:
-                return 400, HTML, play_page.form_page(str(exc)).encode()
+                return 400, HTML, play_page.form_page(str(exc), csrf).encode()
             return _json({"error": str(exc)}, 400)
         if form:  # the form's post: go to the match page
             return 303, f"/play/{session.id}", b""

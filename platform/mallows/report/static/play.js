@@ -41,7 +41,7 @@
 
   function send(body) {
     actionsEl.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
-    fetch("/play/" + session.id + "/act", {method: "POST", headers: {"Content-Type": "application/json"},
+    fetch("/play/" + session.id + "/act", {method: "POST", headers: {"Content-Type": "application/json", "X-CSRF-Token": session.csrf},
       body: JSON.stringify(body)}).then(function (r) { return r.json(); }).then(function (answer) {
       if (answer.error) {
         statusEl.textContent = "refused: " + answer.error;
