@@ -12,53 +12,90 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from mallows.tournaments.format import FORMATS as REGISTRY
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = (
     "games",
     "agents",
+    "runner",
     "tournaments",
     "results",
-    "compare",
     "testing",
     "report",
     "interop",
-    "cli",
-    "ladder",
     "server",
+    "cli",
 )
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "tournaments", "results", "compare", "cli", "testing", "interop", "server"},
-    "results": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop", "server"},
-    "agents": {"tournaments", "results", "compare", "cli", "testing", "interop", "server"},
-    "tournaments": {"compare", "cli", "testing", "interop", "server"},
-    "compare": {"cli", "testing", "interop", "server"},
-    "testing": {"cli", "interop", "server"},
-    "report": {"agents", "tournaments", "cli", "testing", "interop", "server"},
-    # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
-    "interop": {"tournaments", "results", "compare", "cli", "testing", "report", "server"},
-    # a ladder's questions and policy are pure decisions over the results' fit
-    "ladder": {
-        "games",
+    "games": {
         "agents",
+        "runner",
         "tournaments",
-        "compare",
+        "results",
         "cli",
         "testing",
         "interop",
         "report",
         "server",
     },
-    # the web server stands on the report's pages and the tournaments' play and ladder views
+    "results": {
+        "games",
+        "agents",
+        "runner",
+        "tournaments",
+        "cli",
+        "testing",
+        "interop",
+        "report",
+        "server",
+    },
+    "agents": {"runner", "tournaments", "results", "cli", "testing", "interop", "report", "server"},
+    # a Job in, an Outcome out: the runner knows no tournament, ladder or comparison
+    "runner": {"tournaments", "cli", "testing", "interop", "report", "server"},
+    "tournaments": {"cli", "testing", "interop", "report", "server"},
+    "testing": {"cli", "interop", "server"},
+    "report": {"agents", "runner", "tournaments", "cli", "testing", "interop", "server"},
+    # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
+    "interop": {"runner", "tournaments", "results", "cli", "testing", "report", "server"},
+    # the web server stands on the report's pages and the play page's and ladders' views
     "server": {"cli", "testing", "interop"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
+}
+
+#: the formats: one package each under ``tournaments/``, standing on the shared core (the
+#: modules directly in ``tournaments/``: plan, run, format, seating, ...), which imports none of
+#: them; no format imports another. Read off the registry: a new format's one line there is
+#: its rule here too.
+FORMATS = tuple(sorted({path.split(".")[2] for path in REGISTRY.values()}))
+#: module -> the only mallows modules it may import (prefixes): a ladder's questions and policy
+#: are pure decisions over the results' fit
+PURE = {
+    "tournaments/ladder/questions.py": ("mallows.results", "mallows.errors", "mallows.botname"),
+    "tournaments/ladder/policy.py": (
+        "mallows.results",
+        "mallows.errors",
+        "mallows.botname",
+        "mallows.tournaments.ladder.questions",
+    ),
+    "tournaments/ladder/simulate.py": ("mallows.results", "mallows.errors", "mallows.botname"),
+}
+#: subpackage -> the only subpackages that may import it (what README.md, CONTRIBUTING.md and
+#: the packages' docstrings say: "only the CLI imports interop", "the report is imported by the
+#: CLI only", ...)
+IMPORTED_ONLY_BY = {
+    "cli": set(),
+    "interop": {"cli"},  # mallows export --trajectories
+    "report": {"cli", "server"},  # and the pages mallows serve serves
+    "server": {"cli"},
+    "testing": {"cli"},
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
 ONLY = {
-    "ray": "tournaments/cluster.py",
+    "ray": "runner/cluster.py",
     "sqlite3": "results/store/",
     "sqlite_utils": "results/store/",
     "pettingzoo": "interop/pettingzoo.py",
@@ -209,6 +246,9 @@ def floor(path: Path) -> str:
 def test_the_tree_is_what_these_rules_know():
     found = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert found == set(SUBPACKAGES), "a new subpackage needs its rules here"
+    rooms = PACKAGE / "tournaments"
+    found = {p.name for p in rooms.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert found == set(FORMATS), "a package in tournaments/ is a format: register it in FORMATS"
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -222,6 +262,69 @@ def test_layering(path):
         and name.split(".")[1] in forbidden
     ]
     assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
+
+
+@pytest.mark.parametrize("target", sorted(IMPORTED_ONLY_BY))
+def test_what_the_docs_say_imports_a_floor_is_all_that_does(target):
+    allowed = IMPORTED_ONLY_BY[target] | {target}
+    bad = [
+        f"{path.relative_to(PACKAGE)} line {line}: {name}"
+        for path in modules()
+        if floor(path) not in allowed
+        for line, name in imports(path)
+        if name.split(".")[:2] == ["mallows", target]
+    ]
+    assert not bad, (
+        f"only {sorted(IMPORTED_ONLY_BY[target]) or 'nothing'} may import {target}: {bad}"
+    )
+
+
+def test_the_package_docstring_lists_every_subpackage():
+    doc = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    missing = [name for name in SUBPACKAGES if f"``mallows.{name}``" not in (doc or "")]
+    assert not missing, f"mallows/__init__.py does not list {missing}"
+
+
+def room(path: Path) -> str | None:
+    """The format package of ``path`` (``tournaments/<room>/...``); "" for the shared core (a
+    module directly in ``tournaments/``); None outside ``tournaments``."""
+    rel = path.relative_to(PACKAGE).parts
+    if rel[0] != "tournaments":
+        return None
+    return rel[1] if len(rel) > 2 else ""
+
+
+def format_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["mallows", "tournaments"] and len(parts) > 2 and parts[2] in FORMATS:
+        return parts[2]
+    return None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in modules() if room(p) is not None],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_the_core_imports_no_format_and_no_format_another(path):
+    here = room(path)
+    bad = [
+        f"line {line}: {name}"
+        for line, name in imports(path)
+        if format_of(name) is not None and format_of(name) != here
+    ]
+    what = "the shared core" if here == "" else f"format {here!r}"
+    assert not bad, f"{path.relative_to(PACKAGE)} ({what}) imports another format: {bad}"
+
+
+@pytest.mark.parametrize("rel, allowed", sorted(PURE.items()))
+def test_a_ladders_decisions_are_pure(rel, allowed):
+    bad = [
+        f"line {line}: {name}"
+        for line, name in imports(PACKAGE / rel)
+        if name.split(".")[0] == "mallows" and not name.startswith(allowed)
+    ]
+    assert not bad, f"{rel} must stay a pure decision over the results' fit: {bad}"
 
 
 def may_import(rel: str, where: str) -> bool:
@@ -243,13 +346,22 @@ def test_one_ray_module_and_one_sqlite_package(path):
 
 def test_the_rule_checker_sees_what_it_must():
     # the checker itself: a lazy import inside a function and a relative import both count
-    sample = PACKAGE / "tournaments" / "spec.py"
+    sample = PACKAGE / "tournaments" / "roundrobin" / "spec.py"
     names = [name for _, name in imports(sample)]
-    assert "mallows.agents.registry" in names  # imported inside a function
+    assert "mallows.results.codec" in names  # imported inside a function
     store = sorted((PACKAGE / "results" / "store").rglob("*.py"))
     seen = {name for path in store for _, name in imports(path)}
     assert {"sqlite3", "sqlite_utils"} <= seen
-    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "cluster.py"))
+    assert any(name == "ray" for _, name in imports(PACKAGE / "runner" / "cluster.py"))
+    # a format's module is in its room, a core module in none, a module outside tournaments
+    # has no room; the format of an imported module is read off its name
+    assert room(PACKAGE / "tournaments" / "ladder" / "run.py") == "ladder"
+    assert room(PACKAGE / "tournaments" / "run.py") == ""
+    assert room(PACKAGE / "runner" / "match.py") is None
+    assert format_of("mallows.tournaments.compare.sprt") == "compare"
+    assert format_of("mallows.tournaments.compare") == "compare"
+    assert format_of("mallows.tournaments.run") is None
+    assert format_of("mallows.runner.match") is None
     # a folder rule covers the files inside that folder and nothing beside it
     assert may_import("results/store/schema.py", "results/store/")
     assert may_import("results/store/__init__.py", "results/store/")
@@ -263,10 +375,10 @@ def test_the_rule_checker_sees_what_it_must():
     ):
         assert not may_import(elsewhere, "results/store/"), elsewhere
     # a file rule covers that file only
-    assert may_import("tournaments/cluster.py", "tournaments/cluster.py")
-    assert not may_import("tournaments/cluster.py.bak", "tournaments/cluster.py")
-    assert not may_import("tournaments/cluster/x.py", "tournaments/cluster.py")
-    assert not may_import("tournaments/executor.py", "tournaments/cluster.py")
+    assert may_import("runner/cluster.py", "runner/cluster.py")
+    assert not may_import("runner/cluster.py.bak", "runner/cluster.py")
+    assert not may_import("runner/cluster/x.py", "runner/cluster.py")
+    assert not may_import("runner/executor.py", "runner/cluster.py")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -275,7 +387,7 @@ def test_every_module_says_what_it_owns(path):
     assert doc and len(doc.split()) >= 5, f"{path.relative_to(PACKAGE)} has no top docstring"
 
 
-@pytest.mark.parametrize("name", SUBPACKAGES)
+@pytest.mark.parametrize("name", SUBPACKAGES + tuple(f"tournaments/{f}" for f in FORMATS))
 def test_every_subpackage_says_what_it_owns_and_may_import(name):
     doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
     assert doc, name

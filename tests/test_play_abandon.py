@@ -17,8 +17,8 @@ import pytest
 
 from conftest import MALLOWS
 from mallows.errors import MallowsError
-from mallows.tournaments import human_play
-from mallows.tournaments.human_play import PlayRoom
+from mallows.runner import human_play
+from mallows.runner.human_play import PlayRoom
 
 
 def descendants(pid: int) -> set[int]:

@@ -36,7 +36,7 @@ from mallows.cli.common import (
 from mallows.errors import BotError, MallowsError
 from mallows.safetext import escape
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
-from mallows.tournaments.match import decision_context
+from mallows.runner.match import decision_context
 
 bots_app = typer.Typer(
     help="List the bots, and check a bot before it enters a tournament.", no_args_is_help=True

@@ -27,8 +27,8 @@ from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.store import DEFAULT_DB
 from mallows.agents.registry import BotSpec
-from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all
-from mallows.tournaments.match import play_match
+from mallows.tournaments.format import decide_sandbox, ready_all, resolve_all
+from mallows.runner.match import play_match
 
 
 def register(app: typer.Typer) -> None:

@@ -76,6 +76,7 @@ def report(
     beside it (--replay-pages: a page per match instead)."""
     from mallows.report.site import Site
     from mallows.server.pages import ladder_views, open_store
+    from mallows.tournaments.compare.run import stored_test
 
     t0 = time.perf_counter()
     site = Site(
@@ -84,6 +85,7 @@ def report(
         game=game,
         replay_data=not replay_pages,
         ladders=ladder_views(),
+        comparisons=stored_test,
     )
     check_out_folder(out)
     try:

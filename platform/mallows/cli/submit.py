@@ -117,7 +117,7 @@ def submit(
     store = Store(db)
     console = _console()
     if ladder is not None:  # before the check: a wrong ladder name costs nothing
-        from mallows.tournaments.ladder_run import stored_ladder
+        from mallows.tournaments.ladder.run import stored_ladder
 
         stored_ladder(store, ladder)
     newest = store.newest_digest(name)
@@ -196,7 +196,7 @@ def submit(
 
 def _enter(store: Store, ladder: str, bot: str, console) -> None:
     """``--ladder``: record the join (the ladder checks and pins it at its next epoch)."""
-    from mallows.tournaments.ladder_run import join
+    from mallows.tournaments.ladder.run import join
 
     try:
         written = join(store, ladder, bot, note="mallows bots submit --ladder")

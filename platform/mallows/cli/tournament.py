@@ -1,9 +1,9 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` (``cluster`` for Ray) and ``run``, SQLite
-in ``mallows.results.store`` (opened read-only by list, show, ratings and replay), the
-leaderboard's columns in the rating system (``mallows.results.ratings``).
+``mallows.tournaments.roundrobin.spec``, execution in ``mallows.runner.executor`` (``cluster`` for
+Ray) and ``run``, SQLite in ``mallows.results.store`` (opened read-only by list, show, ratings and
+replay), the leaderboard's columns in the rating system (``mallows.results.ratings``).
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def run(
     from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
-    from mallows.tournaments.spec import load_tournament
+    from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
 
     t = load_tournament(file)  # pure: reads and validates the file
     mode = sandbox_mode(sandbox) if sandbox is not None else None
@@ -252,7 +252,7 @@ def run(
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
-        t = t.check_bots(resolver, mode)
+        t = check_tournament_bots(t, resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         try:
@@ -279,7 +279,7 @@ def _run(
     resolver,
     key: bytes | None = None,
 ) -> None:
-    from mallows.tournaments.executor import cluster_address, make_executor
+    from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
     from mallows.tournaments.run import LARGE_RUN, estimate, execute
 
@@ -305,7 +305,7 @@ def _run(
             soft_wrap=True,
             highlight=False,
         )
-    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    from mallows.tournaments.seating import SCHEDULE_VERSION
 
     if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
         console.print(
@@ -477,7 +477,7 @@ def show(
     )
     _print_chance(console, store, name, definition, done == row["total"], reveal_key)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
-        from mallows.compare.run import stored_test, verdict_text
+        from mallows.tournaments.compare.run import stored_test, verdict_text
 
         console.print(verdict_text(*stored_test(store, name)), soft_wrap=True)
     if definition.get("options"):
@@ -739,7 +739,7 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
             raise MallowsError(
                 f"no record file {match}: give a record file or a match id such as demo/0"
             )
-        from mallows.tournaments.record_format import parse_record
+        from mallows.runner.record_format import parse_record
 
         try:
             text = path.read_bytes()

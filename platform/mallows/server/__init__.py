@@ -5,10 +5,10 @@ Owns the web application (``app``: Starlette routes), the pages rendered off the
 events), the play page's requests (``play``), where it listens (``listen``) and ``run``, which
 serves it all with uvicorn.
 
-May import: ``mallows.report`` (the pages), ``mallows.results`` (the store, through
-``report`` and ``tournaments``), ``mallows.tournaments`` (the play page's matches, ladder
-views), ``mallows.errors``; starlette and uvicorn. Nothing of ``cli`` or ``testing``.
-Imported by ``mallows.cli`` only.
+May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
+``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored
+comparisons), ``mallows.errors``; starlette and uvicorn. Nothing of ``cli``, ``testing`` or
+``interop``. Imported by ``mallows.cli`` only.
 """
 
 from __future__ import annotations

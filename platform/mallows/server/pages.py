@@ -37,11 +37,11 @@ def open_store(db: Path) -> Any:
 
 
 def ladder_views() -> Callable[[Any, str], dict]:
-    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    """How the report shows a standing ladder (``tournaments.ladder.status``: the report may
     not read a ladder's state itself). A view is computed again only when the ladder stored a
     match, planned an epoch or recorded an event since (the whole-history fit is the costly
     part)."""
-    from mallows.tournaments.ladder_status import ladder_view
+    from mallows.tournaments.ladder.status import ladder_view
 
     cache: dict = {}
     lock = threading.Lock()
@@ -84,6 +84,7 @@ class Pages:
 
     def _site(self) -> Any:
         from mallows.report.site import Site
+        from mallows.tournaments.compare.run import stored_test
 
         return Site(
             open_store(self.db),
@@ -91,6 +92,7 @@ class Pages:
             refresh=self.refresh,
             boards=self._boards,
             ladders=self._ladders,
+            comparisons=stored_test,
         )
 
     def _render(self, path: str) -> str | bytes | None:

@@ -5,7 +5,7 @@ streamed as server-sent events: a ``state`` event each time it changes), ``/play
 ``/play/static/play.js``.
 
 Only requests and answers here, independent of the web framework (``server.app`` calls them):
-matches are ``mallows.tournaments.human_play``, pages ``mallows.report.play_page``.
+matches are ``mallows.runner.human_play``, pages ``mallows.report.play_page``.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class PlayRoutes:
     @property
     def room(self) -> Any:
         if self._room is None:
-            from mallows.tournaments.human_play import PlayRoom
+            from mallows.runner.human_play import PlayRoom
 
             self._room = PlayRoom(self.db)
         return self._room
