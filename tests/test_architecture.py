@@ -472,3 +472,64 @@ def test_parts_are_composed_not_mixed_in():
     assert callable(failures.died) and callable(failures.timed_out)
     bot = SubprocessBot("x", ["true"])
     assert isinstance(bot.process, BotProcess) and bot.proc is None
+
+
+#: options several commands share: declared once, in ``cli/common.py``, with one help string
+SHARED_OPTIONS = ("--db", "--workers", "--address", "--sandbox")
+
+
+def test_shared_cli_options_and_the_default_database_are_defined_once():
+    declared: dict[str, list[str]] = {flag: [] for flag in SHARED_OPTIONS}
+    defaults = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Option":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and arg.value in declared:
+                        declared[arg.value].append(f"{rel}:{node.lineno}")
+            built = (
+                (  # Path("results") / ..., or the path written out
+                    isinstance(node, ast.Call)
+                    and getattr(node.func, "id", None) == "Path"
+                    and [getattr(a, "value", None) for a in node.args[:1]] == ["results"]
+                )
+                or (isinstance(node, ast.Constant) and node.value == "results/mallows.db")
+            )
+            if built:
+                defaults.append(f"{rel}:{node.lineno}")
+    for flag, where in declared.items():
+        assert len(where) == 1 and where[0].startswith("cli/common.py:"), (
+            f"{flag} is declared at {where}: use the option of cli/common.py"
+        )
+    assert [d.split(":")[0] for d in defaults] == ["results/store/schema.py"], (
+        f"the default database is built at {defaults}: use results.store.DEFAULT_DB"
+    )
+
+
+#: (file, what it splits) of the splits at ":" or "@" that are not a bot's name
+NOT_NAMES = {
+    "agents/host.py": "the bot's module:attribute target",
+    "agents/sandbox/cgroups.py": "the lines of /proc/self/cgroup",
+    "agents/sandbox/command.py": "PATH-like lists of folders",
+    "runner/cluster.py": "a cluster's host:port",
+    "cli/ladder.py": "a ladder table's reason (extra:QUESTION)",
+    "results/store/ladders.py": "a ladder table's reason (extra:QUESTION)",
+    "tournaments/ladder/run.py": "a ladder's mode (finals:N)",
+}
+
+
+def test_bot_names_are_parsed_only_by_botname():
+    bad = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel == "botname.py" or rel in NOT_NAMES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None) in ("split", "partition", "rpartition")
+                and [getattr(a, "value", None) for a in node.args[:1]] in ([":"], ["@"])
+            ):
+                bad.append(f"{rel}:{node.lineno}")
+    assert not bad, f"a bot name split by hand at {bad}: use mallows.botname.BotName.parse"

@@ -17,7 +17,14 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
-from mallows.cli.common import parse_options, user_errors
+from mallows.cli.common import (
+    address_option,
+    db_option,
+    parse_options,
+    sandbox_option,
+    user_errors,
+    workers_option,
+)
 from mallows.errors import MallowsError
 from mallows.tournaments.compare.spec import (
     DEFAULT_DELTA,
@@ -91,15 +98,9 @@ def compare(
         help="Stop undecided (exit 3) after this many matches.",
     ),
     seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Deals: same seed, same deals."),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
-    ),
-    address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."
-    ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database (created if missing)."),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
+    db: Path = db_option(),
     name: Optional[str] = typer.Option(
         None,
         "--name",
@@ -108,12 +109,7 @@ def compare(
     decision_seconds: Optional[float] = typer.Option(
         None, "--decision-seconds", help="Time limit per decision (default: the platform's)."
     ),
-    sandbox: Optional[str] = typer.Option(
-        None,
-        "--sandbox",
-        help="off: bots that are not shipped run with process isolation "
-        "only (stored with the comparison). Default: on.",
-    ),
+    sandbox: Optional[str] = sandbox_option(),
     quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
 ) -> None:
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.

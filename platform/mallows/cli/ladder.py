@@ -12,9 +12,16 @@ from typing import Optional
 
 import typer
 
-from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
+from mallows.cli.common import (
+    address_option,
+    db_option,
+    sandbox_mode,
+    sandbox_option,
+    user_errors,
+    workers_option,
+)
 from mallows.errors import MallowsError
-from mallows.results.store import DEFAULT_DB, Store
+from mallows.results.store import Store
 from mallows.safetext import escape
 
 ladder_app = typer.Typer(
@@ -22,7 +29,6 @@ ladder_app = typer.Typer(
     "answered (tournaments/README.md, 'Ladders').",
     no_args_is_help=True,
 )
-DB_HELP = "SQLite database the ladder is stored in."
 
 
 def register(app: typer.Typer) -> None:
@@ -41,16 +47,10 @@ def _open(db: Path, readonly: bool = False) -> Store:
 @user_errors
 def run(
     file: Path = typer.Argument(..., help="The ladder file (TOML)."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
-    ),
-    address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping the bots."
-    ),
-    sandbox: Optional[str] = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    db: Path = db_option(),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
+    sandbox: Optional[str] = sandbox_option(),
     follow: bool = typer.Option(
         False,
         "--follow",
@@ -130,7 +130,7 @@ def run(
 @user_errors
 def status(
     name: str = typer.Argument(..., help="The ladder's name."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     as_json: bool = typer.Option(False, "--json", help="The view as JSON."),
 ) -> None:
     """Standings with intervals, questions, newcomers and recent matches."""
@@ -153,8 +153,8 @@ def join_cmd(
         help="The bot: a submitted NAME@N (a bare NAME: its newest "
         "version), a shipped bot or a path.",
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    sandbox: Optional[str] = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    db: Path = db_option(),
+    sandbox: Optional[str] = sandbox_option(),
 ) -> None:
     """Enter a bot: checked now, then it joins at the ladder's next epoch."""
     from mallows.cli.common import resolver_for
@@ -176,7 +176,7 @@ def join_cmd(
 def withdraw_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
     bot: str = typer.Argument(..., help="The entrant, as written or as shown."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Stop scheduling an entrant from the next epoch on; its matches stay in the results."""
     from mallows.tournaments.ladder.run import withdraw
@@ -192,7 +192,7 @@ def withdraw_cmd(
 @user_errors
 def stop_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Stop a running ladder now (what is stored stays; ladder run resumes it)."""
     from mallows.tournaments.ladder.run import stored_ladder
@@ -210,7 +210,7 @@ def stop_cmd(
 @user_errors
 def finals_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Switch to the file's [finals]: entries frozen, stages cut by rank, a final table."""
     from mallows.tournaments.ladder.run import stored_ladder

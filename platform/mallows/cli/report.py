@@ -13,11 +13,8 @@ from typing import Optional
 
 import typer
 
-from mallows.cli.common import user_errors
+from mallows.cli.common import db_option, user_errors
 from mallows.errors import MallowsError
-from mallows.results.store import DEFAULT_DB
-
-DB_HELP = "SQLite database to read."
 
 
 def register(app: typer.Typer) -> None:
@@ -57,7 +54,7 @@ def report(
     out: Path = typer.Option(
         ..., "-o", "--out", help="Folder to write the site into (created; open its index.html)."
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
     game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
     replay_pages: bool = typer.Option(
@@ -103,7 +100,7 @@ def report(
 
 @user_errors
 def serve(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     host: str = typer.Option(
         "127.0.0.1",
         "--host",

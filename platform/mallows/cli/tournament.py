@@ -21,14 +21,20 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 from rich.text import Text
 
-from mallows.cli.common import user_errors
+from mallows.botname import BotName
+from mallows.cli.common import (
+    address_option,
+    db_option,
+    sandbox_option,
+    user_errors,
+    workers_option,
+)
 from mallows.safetext import escape
 from mallows.errors import MallowsError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import DEFAULT_DB, Store
 
 FORMATS = ("table", "csv", "json", "markdown")
-DB_HELP = "SQLite database (created if missing)."
 
 tournament_app = typer.Typer(
     help="Run round-robin tournaments and read their results.", no_args_is_help=True
@@ -201,26 +207,14 @@ def _board(store: Store, scope: str, name: str) -> list[dict]:
 @user_errors
 def run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/demo.toml"),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
-    ),
-    address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."
-    ),
+    db: Path = db_option(),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
     batch_size: Optional[int] = typer.Option(
         None, "--batch-size", help="Matches per Ray task (default: automatic)."
     ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
-    sandbox: Optional[str] = typer.Option(
-        None,
-        "--sandbox",
-        help="off: bots that are not shipped run with process isolation "
-        'only (as sandbox = "off" in [limits]; stored with the tournament). Default: the '
-        "file's [limits], else on.",
-    ),
+    sandbox: Optional[str] = sandbox_option(),
     key: Optional[str] = typer.Option(
         None,
         "--key",
@@ -242,7 +236,7 @@ def run(
     from mallows.tournaments.secrecy import parse_key
 
     given = parse_key(key) if key is not None else None
-    if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
+    if any(BotName.parse(b, strict=False).plain == "human" for b in t.bots):  # a human league
         if workers not in (None, 1) or address is not None:
             raise MallowsError(
                 "a human seat plays at this terminal: run the tournament with "
@@ -412,7 +406,7 @@ def _leader_text(rater) -> str:
 
 @tournament_app.command("list")
 @user_errors
-def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
+def list_(db: Path = db_option()) -> None:
     """The tournaments in --db, with how many of their matches are stored."""
     from mallows.cli.tables import print_table
 
@@ -442,7 +436,7 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
 @user_errors
 def show(
     name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     reveal_key: bool = typer.Option(
         False,
         "--reveal-key",
@@ -621,7 +615,7 @@ def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> 
 
 @user_errors
 def ratings(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     game: Optional[str] = typer.Option(
         None, "--game", help="One game's leaderboard over all its tournaments."
     ),
@@ -705,7 +699,7 @@ def replay(
         help="Match id, <tournament>/<index> (e.g. demo/0), or a "
         "record file (JSON, e.g. from mallows play --record).",
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     seat: Optional[int] = typer.Option(
         None, "--seat", help="Show only what this seat saw (default: every card's value)."
     ),
@@ -771,7 +765,7 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
 
 @user_errors
 def export(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     tournament: Optional[str] = typer.Option(
         None, "--tournament", help="One tournament's matches (default: all)."
     ),

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mallows.botname import BotName
 from mallows import seeding
 from mallows.agents.checks import canonical_name, ready
 from mallows.agents.human import WebSeat
@@ -138,7 +139,7 @@ class PlayRoom:
         limits = Limits(sandbox=self.sandbox)
         specs = []
         for name in opponents:
-            base = name.partition(":")[0]
+            base = BotName.parse(name, strict=False).plain
             if base == HUMAN:
                 raise MallowsError(
                     "one person per match on the play page: choose bots for the other seats"

@@ -17,17 +17,21 @@ canonical ``definition()`` and that definition's ``digest()``), and its *format*
 - ``register(spec, store)``: record it in the store (True) or check it against the stored
   definition of the same name (False: a resume; a changed definition is refused, listing what
   changed: ``diff_definitions``);
-- ``schedule(spec, shown, store)``: its matches over the shown names, a ``ScheduleLike`` (``len`` and
-  lazy ``specs(indices)``: ``seating.MatchSpec``s, seeded with ``seating.deal_seed``); a format
-  whose next tables depend on the results so far (a ladder's epochs, a Swiss system's rounds)
-  returns the tables planned so far, and grows it with ``next_tables`` (below);
+- ``schedule(spec, shown, store)``: its matches over the shown names, a ``ScheduleLike``
+  (``len`` and lazy ``specs(indices)``: ``seating.MatchSpec``s, seeded with
+  ``seating.deal_seed``; ``execute`` plays the indices the store is missing); a format whose
+  next tables depend on the results so far (a Swiss system's rounds, a ladder's epochs)
+  returns the tables planned so far, read from ``store``;
 - ``stop_rule(spec, store)``: when ``execute`` may stop before the schedule is done (a
   comparison's sequential test, a ladder's ``stop``), or None.
 
 An *epoch format* (``EpochFormat``) also has ``next_tables(plan, store)``: the schedule grown by
-the next epoch (or round) planned from what is stored, or None when the format is finished;
-``run.run_epochs`` plays such a format epoch after epoch (each planned only once the epoch
-before it is stored, so a killed run resumes exactly where it stopped).
+the next epoch (or round) planned from what is stored, its indices following on, or None when
+the format is finished; ``run.run_epochs`` plays such a format epoch after epoch (each planned
+only once the epoch before it is stored, and only from what is stored, so a killed run resumes
+exactly where it stopped). ``tests/toy_format.py`` is one in a single file. The ladder plans
+its epochs in its own loop (``ladder.run.run_ladder``): a join changes its field, so each of
+its epochs gets a new plan, not only a longer schedule.
 
 ``prepare(spec, store)`` finds the format by ``spec.kind`` in ``FORMATS`` (kind -> the module
 that holds its ``FORMAT``): a new format joins with one line there. A stored definition says
@@ -44,6 +48,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from mallows.botname import BotName
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import BotSpec, Resolver, require_sandbox
 from mallows.errors import MallowsError, TournamentError
@@ -359,7 +364,7 @@ def canonical_bots(bots: list[str], src: str) -> list[str]:
             raise TournamentError(
                 f"{where(src)}`bots` lists {canon!r} {same}: list each bot "
                 f"once (give a variant its own parameters, e.g. "
-                f'"{canon.split(":")[0]}:call=0.1")'
+                f'"{BotName.parse(canon, strict=False).plain}:call=0.1")'
             )
         seen[canon] = bot
         out.append(canon)
