@@ -20,6 +20,7 @@ The tree::
     │   ├── ReplayMismatch        a record whose events the engine does not reproduce
     │   ├── RecordError           a record read from a file that breaks the record format
     │   ├── SecretKeyError        a tournament's secret key given wrongly or asked for too early
+    │   ├── AccountError          an account or token refused (``mallows users``, the server)
     │   └── BadNameError          a chosen name no bot may have (control character, a path, a
     │                             file suffix, another bot's name)
     ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 70)
@@ -169,6 +170,11 @@ class ReplayMismatch(MallowsError):
 
 class SecretKeyError(MallowsError):
     """A tournament's secret key given wrongly (``--key``) or asked for too early."""
+
+
+class AccountError(MallowsError):
+    """An account that cannot be made or found as asked (``mallows users``), a token that is
+    wrong or revoked, a bot name another account owns."""
 
 
 class BadNameError(MallowsError):
