@@ -120,6 +120,18 @@ def serve(
         help="The name the server is reached by from other machines (e.g. mallows.example.org):"
         " requests naming any other host than it and this machine's loopback names are refused.",
     ),
+    ladder: Optional[str] = typer.Option(
+        None,
+        "--ladder",
+        help="The ladder of --db this server hosts: a bot submitted over HTTP (POST /api/bots) "
+        "enters it once it passed its check.",
+    ),
+    check_workers: int = typer.Option(
+        1, "--check-workers", help="Checks of submitted bots run at once."
+    ),
+    check_games: int = typer.Option(
+        5, "--check-games", help="Check matches per game of a bot submitted over HTTP."
+    ),
     refresh: int = typer.Option(
         5,
         "--refresh",
@@ -132,4 +144,17 @@ def serve(
     page (loopback only) stores the matches played on it."""
     from mallows.server import run
 
-    run(db, host, port, public, refresh, echo=typer.echo, public_name=public_name)
+    if check_workers < 1 or check_games < 1:
+        raise MallowsError("--check-workers and --check-games: give 1 or more")
+    run(
+        db,
+        host,
+        port,
+        public,
+        refresh,
+        echo=typer.echo,
+        public_name=public_name,
+        ladder=ladder,
+        check_workers=check_workers,
+        check_games=check_games,
+    )

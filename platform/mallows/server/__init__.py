@@ -29,6 +29,9 @@ def run(
     refresh: int,
     echo: Callable[..., None],
     public_name: str | None = None,
+    ladder: str | None = None,
+    check_workers: int = 1,
+    check_games: int = 5,
 ) -> None:
     """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
     address, and the warning when the pages reach beyond this machine); ``public_name``: the
@@ -41,9 +44,19 @@ def run(
 
     check_port(port)
     host = check_host(host, public)
-    open_store(db).close()  # a database that cannot be read is refused now, not at a page
+    store = open_store(db)  # a database that cannot be read is refused now, not at a page
+    try:
+        if ladder is not None:  # a wrong ladder name is refused now, not at the first upload
+            from mallows.tournaments.ladder.run import stored_ladder
+
+            stored_ladder(store, ladder)
+    finally:
+        store.close()
     sock = listen(host, port)
-    app = make_app(Config(Path(db), host, refresh=max(1, refresh), public_name=public_name))
+    config = Config(
+        Path(db), host, max(1, refresh), public_name, ladder, check_workers, check_games
+    )
+    app = make_app(config)
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -11,7 +11,6 @@ made (no page is cached by the browser).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import urllib.parse
 from collections.abc import AsyncIterator
@@ -34,6 +33,9 @@ from mallows.server.guard import (
     WriteRefused,
     trusted_hosts,
 )
+from mallows.server.api import api_routes
+from mallows.server.body import BodyError, read_body
+from mallows.server.submissions import Queue
 from mallows.server.events import DatabaseWatch, event, event_stream
 from mallows.server.pages import Pages
 from mallows.server.play import PlayRoutes
@@ -45,10 +47,6 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".json": "application/json; charset=utf-8",
 }
-#: The largest request body taken (a play page's answer is a few hundred bytes).
-MAX_BODY = 65536
-#: Seconds a request may take to send its body.
-BODY_SECONDS = 10.0
 SCRIPTS = ("live.js", "to_replay.js")
 
 
@@ -59,36 +57,11 @@ class Config:
     refresh: int = 5
     #: The name the server is reached by beyond this machine (``--public-name``).
     public_name: str | None = None
-
-
-class BodyError(Exception):
-    def __init__(self, status: int, text: str):
-        super().__init__(text)
-        self.status, self.text = status, text
-
-
-async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    """The request's body, or a ``BodyError``: too large (said by its length, or found while
-    reading) or too slow."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise BodyError(413, f"request too large: at most {limit} bytes")
-
-    async def read() -> bytes:
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise BodyError(413, f"request too large: at most {limit} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    try:
-        return await asyncio.wait_for(read(), BODY_SECONDS)
-    except TimeoutError:
-        raise BodyError(
-            408, f"the request's body did not arrive within {BODY_SECONDS:g} s"
-        ) from None
+    #: The ladder a bot submitted over HTTP enters once it passed its check (``--ladder``).
+    ladder: str | None = None
+    #: Checks of submitted bots run at once, and their matches per game.
+    check_workers: int = 1
+    check_games: int = 5
 
 
 def answer(status: int, kind: str, data: bytes | str) -> Response:
@@ -105,6 +78,7 @@ def make_app(config: Config) -> Starlette:
     play = PlayRoutes(config.db, config.host)
     watch: dict[str, DatabaseWatch] = {}
     sessions = Sessions()
+    queue = Queue(config.db, config.ladder, config.check_workers, config.check_games)
 
     def client(request: Request) -> str:
         return request.client.host if request.client else ""
@@ -185,7 +159,7 @@ def make_app(config: Config) -> Starlette:
         )
 
     async def other_post(request: Request) -> Response:
-        return answer(405, TEXT, "only the play page takes posts")
+        return answer(405, TEXT, "only the play page and /api/bots take posts")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -194,8 +168,10 @@ def make_app(config: Config) -> Starlette:
         finally:
             play.close()
             pages.close()
+            queue.close()
 
     routes = [
+        *api_routes(config.db, queue),
         Route("/events", changes, methods=["GET"]),
         Route("/live/{name}", script, methods=["GET"]),
         Route("/play/{sid}/events", play_events, methods=["GET"]),

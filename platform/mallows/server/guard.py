@@ -76,25 +76,38 @@ class Sessions:
 
     def check_write(self, request: Request, form_fields: Iterable[tuple[str, str]] = ()) -> None:
         """Refuse (``WriteRefused``) a state-changing request not from this server's own page."""
-        origin = request.headers.get("origin")
-        host = request.headers.get("host", "")
-        if not origin:
+        if not request.headers.get("origin"):
             raise WriteRefused(
                 "a request that changes anything needs an Origin header: send it from the "
                 "server's own page"
             )
-        parts = urllib.parse.urlsplit(origin)
-        if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.lower():
-            raise WriteRefused(
-                f"posts from {origin} are refused: only this server's own pages "
-                f"(http://{host}) may change anything"
-            )
+        check_origin(request)
         sid = request.cookies.get(COOKIE, "")
         sent = request.headers.get(CSRF_HEADER) or dict(form_fields).get(CSRF_FIELD, "")
         if not sid or not hmac.compare_digest(sent, self.token(sid)):
             raise WriteRefused(
                 "the request carries no valid CSRF token: load the page again and retry from it"
             )
+
+
+def check_origin(request: Request) -> None:
+    """Refuse (``WriteRefused``) a request whose ``Origin``, when it has one, is not this
+    server's own (an API call with a token from a program carries none)."""
+    origin = request.headers.get("origin")
+    host = request.headers.get("host", "")
+    if origin:
+        parts = urllib.parse.urlsplit(origin)
+        if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.lower():
+            raise WriteRefused(
+                f"posts from {origin} are refused: only this server's own pages "
+                f"(http://{host}) may change anything"
+            )
+
+
+def bearer(request: Request) -> str | None:
+    """The token of ``Authorization: Bearer TOKEN`` (tokens never travel in addresses)."""
+    kind, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if kind.lower() == "bearer" and token.strip() else None
 
 
 class SecurityHeaders:
