@@ -65,6 +65,8 @@ def run(
             lifespan="on",
             timeout_graceful_shutdown=STOP_SECONDS,
             server_header=False,
+            proxy_headers=False,  # the client's address is the socket's: the play page's
+            # loopback check cannot be talked around with X-Forwarded-For
         )
     )
     app.state.pages.warm()
