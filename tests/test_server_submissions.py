@@ -223,3 +223,31 @@ def test_bots_submit_with_server_and_token_from_an_authors_machine(server, tmp_p
     )
     assert result.returncode == 2 and "revoked" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_author_sees_and_withdraws_only_their_own_bots(server):
+    port, db, tokens = server
+    status, queued = call(
+        port, "POST", "/api/bots?name=ownbot", tokens["alice"], tar_gz(bot_files("ownbot"))
+    )
+    assert status == 202
+    assert until_done(port, tokens["alice"], queued["id"])["bot"] == "ownbot@1"
+    status, me = call(port, "GET", "/api/me", tokens["alice"])
+    assert status == 200 and me["name"] == "alice"
+    versions = {v["version"]: v for b in me["bots"] for v in b["versions"]}
+    assert "ownbot@1" in versions and versions["ownbot@1"]["withdrawn"] is None
+    assert "take4" in versions["ownbot@1"]["check"]["games"]
+    _, bobs = call(port, "GET", "/api/me", tokens["bob"])
+    assert all(b["name"] != "ownbot" for b in bobs["bots"])  # another author's: not listed
+    assert all(s["name"] != "ownbot" for s in bobs["submissions"])
+    status, refused = call(port, "POST", "/api/bots/ownbot@1/withdraw", tokens["bob"])
+    assert status == 404  # bob may not withdraw alice's bot
+    assert call(port, "POST", "/api/bots/ownbot@1/withdraw", tokens["gone"])[0] == 401
+    status, done = call(port, "POST", "/api/bots/ownbot@1/withdraw", tokens["alice"])
+    assert status == 200 and done == {"withdrawn": "ownbot@1"}
+    with Store(db, readonly=True) as store:
+        assert store.submission("ownbot", 1)["withdrawn"] is not None
+    page = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    page.request("GET", "/author.html")
+    answer = page.getresponse()
+    assert answer.status == 200 and b'src="/live/author.js"' in answer.read()

@@ -1,6 +1,8 @@
 """The competition server's API: ``POST /api/bots`` (a bot archive, with an account's token in
 ``Authorization: Bearer``) and ``GET /api/submissions/<id>`` (its place in the queue, then its
-check's table and ``NAME@N`` or its reason).
+check's table and ``NAME@N`` or its reason); ``GET /api/me`` (the account's bots, each version
+with its check, and its submissions: what the author page shows) and
+``POST /api/bots/<NAME@N>/withdraw``.
 
 Owns ``api_routes(db, queue)``: the token checked (``results.store.accounts``: a wrong or
 revoked one is 401), the body's length checked before it is read (``archive.MAX_ARCHIVE``: an
@@ -99,7 +101,69 @@ def api_routes(db: Path, queue: Queue) -> list[Route]:
             return _error(404, "no such submission of this account")
         return JSONResponse(sub.view(queue.position(sub)), headers={"Cache-Control": "no-store"})
 
+    def mine(owner: dict) -> list[dict]:
+        import json
+
+        with Store(db, readonly=True) as store:
+            out = []
+            for name in store.accounts.bots(owner["name"]):
+                versions = [
+                    {
+                        "version": f"{name}@{r['version']}",
+                        "digest": r["digest"],
+                        "created": r["created"],
+                        "withdrawn": r["withdrawn"],
+                        "check": json.loads(r["check"] or "{}"),
+                    }
+                    for r in store.submissions(name)
+                ]
+                out.append({"name": name, "versions": versions})
+            return out
+
+    async def me(request: Request) -> Response:
+        owner = await who(request)
+        if isinstance(owner, Response):
+            return owner
+        queued = [
+            s.view(queue.position(s)) for s in queue.items.values() if s.account == owner["name"]
+        ]
+        return JSONResponse(
+            {**owner, "bots": await run_in_threadpool(mine, owner), "submissions": queued},
+            headers={"Cache-Control": "no-store"},
+        )
+
+    def withdraw(owner: dict, bot: str) -> str:
+        from mallows.agents.submissions import parse_version
+
+        parsed = parse_version(bot)
+        if parsed is None:
+            raise MallowsError(f"{bot!r}: name a version, e.g. mybot@1")
+        name, version = parsed
+        with Store(db) as store:
+            if store.accounts.owner(name) != owner["name"] and not owner["admin"]:
+                raise MallowsError(f"no bot {bot} of this account")
+            if store.submission(name, version) is None:
+                raise MallowsError(f"no bot {bot} of this account")
+            store.withdraw(name, version)
+        return f"{name}@{version}"
+
+    async def withdrawn(request: Request) -> Response:
+        try:
+            check_origin(request)
+        except WriteRefused as exc:
+            return _error(403, str(exc))
+        owner = await who(request)
+        if isinstance(owner, Response):
+            return owner
+        try:
+            bot = await run_in_threadpool(withdraw, owner, request.path_params["bot"])
+        except MallowsError as exc:
+            return _error(404, str(exc))
+        return JSONResponse({"withdrawn": bot})
+
     return [
         Route("/api/bots", submit, methods=["POST"]),
         Route("/api/submissions/{sid}", status, methods=["GET"]),
+        Route("/api/me", me, methods=["GET"]),
+        Route("/api/bots/{bot}/withdraw", withdrawn, methods=["POST"]),
     ]

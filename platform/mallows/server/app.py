@@ -47,7 +47,7 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".json": "application/json; charset=utf-8",
 }
-SCRIPTS = ("live.js", "to_replay.js")
+SCRIPTS = ("live.js", "to_replay.js", "author.js")
 
 
 @dataclass
@@ -104,6 +104,10 @@ def make_app(config: Config) -> Starlette:
             return answer(404, TEXT, f"no page {request.url.path}")
         js = resources.files("mallows.server").joinpath("static").joinpath(name).read_bytes()
         return answer(200, CONTENT_TYPES[".js"], js)
+
+    async def author(request: Request) -> Response:
+        html = resources.files("mallows.server").joinpath("static").joinpath("author.html")
+        return answer(200, CONTENT_TYPES[".html"], html.read_bytes())
 
     async def play_get(request: Request) -> Response:
         path = request.url.path
@@ -173,6 +177,7 @@ def make_app(config: Config) -> Starlette:
     routes = [
         *api_routes(config.db, queue),
         Route("/events", changes, methods=["GET"]),
+        Route("/author.html", author, methods=["GET"]),
         Route("/live/{name}", script, methods=["GET"]),
         Route("/play/{sid}/events", play_events, methods=["GET"]),
         Route("/play.html", play_get, methods=["GET"]),

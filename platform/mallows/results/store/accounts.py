@@ -10,6 +10,7 @@ is refused. A bot name belongs to the account that first claimed it (``claim``).
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import hmac
 import secrets
@@ -130,3 +131,14 @@ class Accounts:
                 raise AccountError(
                     f"bot name {bot!r} belongs to account {owner!r}: choose another name"
                 )
+
+    def bots(self, account: str) -> builtins.list[str]:
+        """The bot names ``account`` owns, in the order it claimed them."""
+        return [
+            r["bot"]
+            for r in self.db.query(
+                "SELECT o.bot FROM bot_owners o JOIN accounts a ON a.id = o.account "
+                "WHERE a.name = ? ORDER BY o.rowid",
+                [account],
+            )
+        ]
