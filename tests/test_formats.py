@@ -137,3 +137,15 @@ def test_a_format_that_plans_no_epochs_is_not_run_as_one(tmp_path):
     with pytest.raises(TypeError, match="plans no epochs"):
         run_epochs(plan, store, InProcessExecutor())
     store.close()
+
+
+def test_execute_stops_where_the_formats_stop_rule_decides(tmp_path, in_repo):
+    from mallows.tournaments.compare.spec import make_comparison
+
+    c = make_comparison("greedy", "random", game="take4", players=2, delta=0.3, max_matches=400)
+    store = Store(tmp_path / "c.db")
+    plan = prepare(c, store)
+    # no stop rule given: the comparison's own (its sequential test) ends the run at its verdict
+    summary = execute(plan, store, InProcessExecutor())
+    assert summary.stopped and 0 < summary.played < plan.total
+    store.close()
