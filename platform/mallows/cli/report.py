@@ -124,7 +124,7 @@ def serve(
         None,
         "--ladder",
         help="The ladder of --db this server hosts: a bot submitted over HTTP (POST /api/bots) "
-        "enters it once it passed its check.",
+        "enters it once it passed its check (mallows ladder run plays it).",
     ),
     check_workers: int = typer.Option(
         1, "--check-workers", help="Checks of submitted bots run at once."
