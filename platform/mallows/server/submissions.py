@@ -129,6 +129,9 @@ class Queue:
             await proc.wait()
             sub.state, sub.output = "failed", f"the check took over {CHECK_SECONDS:g} s"
             return
+        except asyncio.CancelledError:  # the server stops: the check stops with it
+            proc.kill()
+            raise
         text = out.decode("utf-8", "replace")[-OUTPUT_CHARS:]
         sub.output = text
         last = text.strip().splitlines()[-1] if text.strip() else ""
