@@ -153,10 +153,15 @@ def measure(command: list[str], db: Path, args: argparse.Namespace, folder: Path
         out["rss"] = peak_rss_mb(serve.pid)
         return out
     finally:
-        for proc in (writer, serve):
-            if proc is not None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
+        if writer is not None:  # killed as a crash would (what it stored stays)
+            os.killpg(writer.pid, signal.SIGKILL)
+            writer.wait(timeout=30)
+        os.killpg(serve.pid, signal.SIGTERM)
+        try:
+            serve.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(timeout=30)
 
 
 def main() -> None:
@@ -175,8 +180,13 @@ def main() -> None:
         db = db or folder / "big.db"
         print(f"building {db}: {args.matches} matches ... {build(db, args.matches):.1f} s")
     runs = {"serve": measure(MALLOWS, db, args, folder)}
+    report({"serve": runs["serve"]}, args)  # printed at once: the baseline may take long
     if args.baseline:
         runs["baseline"] = measure(shlex.split(args.baseline), db, args, folder)
+        report(runs, args)
+
+
+def report(runs: dict, args: argparse.Namespace) -> None:
     print(f"{args.clients} clients, {args.seconds:g} s, loopback, writer: {not args.no_writer}")
     print(f"{'page':32} {'server':8} {'answers':>8} {'p50 s':>8} {'p99 s':>8}")
     for path in runs["serve"]["times"]:
