@@ -24,21 +24,44 @@ SUBPACKAGES = (
     "testing",
     "report",
     "interop",
+    "server",
     "cli",
 )
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "runner", "tournaments", "results", "cli", "testing", "interop", "report"},
-    "results": {"games", "agents", "runner", "tournaments", "cli", "testing", "interop", "report"},
-    "agents": {"runner", "tournaments", "results", "cli", "testing", "interop", "report"},
+    "games": {
+        "agents",
+        "runner",
+        "tournaments",
+        "results",
+        "cli",
+        "testing",
+        "interop",
+        "report",
+        "server",
+    },
+    "results": {
+        "games",
+        "agents",
+        "runner",
+        "tournaments",
+        "cli",
+        "testing",
+        "interop",
+        "report",
+        "server",
+    },
+    "agents": {"runner", "tournaments", "results", "cli", "testing", "interop", "report", "server"},
     # a Job in, an Outcome out: the runner knows no tournament, ladder or comparison
-    "runner": {"tournaments", "cli", "testing", "interop", "report"},
-    "tournaments": {"cli", "testing", "interop", "report"},
-    "testing": {"cli", "interop"},
-    "report": {"agents", "runner", "tournaments", "cli", "testing", "interop"},
+    "runner": {"tournaments", "cli", "testing", "interop", "report", "server"},
+    "tournaments": {"cli", "testing", "interop", "report", "server"},
+    "testing": {"cli", "interop", "server"},
+    "report": {"agents", "runner", "tournaments", "cli", "testing", "interop", "server"},
     # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
-    "interop": {"runner", "tournaments", "results", "cli", "testing", "report"},
+    "interop": {"runner", "tournaments", "results", "cli", "testing", "report", "server"},
+    # the web server stands on the report's pages and the play page's and ladders' views
+    "server": {"cli", "testing", "interop"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
 }
 
@@ -65,7 +88,8 @@ PURE = {
 IMPORTED_ONLY_BY = {
     "cli": set(),
     "interop": {"cli"},  # mallows export --trajectories
-    "report": {"cli"},
+    "report": {"cli", "server"},  # and the pages mallows serve serves
+    "server": {"cli"},
     "testing": {"cli"},
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
@@ -80,6 +104,8 @@ ONLY = {
     "open_spiel": "interop/openspiel.py",
     # the rating systems sit behind results' RatingSystem: nobody else knows TrueSkill
     "trueskill": "results/",
+    "starlette": "server/",
+    "uvicorn": "server/",
 }
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)

@@ -115,6 +115,7 @@ def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
             assert rows.count() in (4, 5)  # the four of the file (and the newcomer, once in)
             assert re.search(r"\[[+-]\d\.\d\d, [+-]\d\.\d\d\]", rows.first.inner_text())
             first = int(page.locator("#ladder-progress").inner_text())
+            page.evaluate("window.loadedOnce = true")  # gone if the page reloads
             reasons = page.locator("#ladder-recent tbody tr td:nth-child(3)").all_inner_texts()
             assert reasons and all(
                 r == "base" or r.startswith(("extra:", "newcomer:newbie@1")) for r in reasons
@@ -129,6 +130,8 @@ def test_serve_shows_a_running_ladder_refreshing_as_it_plays(tmp_path):
                 except playwright_api.Error:
                     continue  # caught between two loads
             assert later > first, "the ladder page did not refresh while the ladder ran"
+            # updated in place from the server's events, not reloaded
+            assert page.evaluate("window.loadedOnce === true && document.body.dataset.live")
             # the version submitted while it ran joins at its next epoch, shown as a newcomer
             seen = ""
             deadline = time.monotonic() + 40

@@ -165,7 +165,7 @@ def test_a_schema_4_file_gains_the_ladder_tables_and_keeps_its_rows(tmp_path, mo
         assert "ladder_tables" not in old.db.table_names()
     monkeypatch.undo()
     with Store(path) as new:
-        assert new.schema_version() == schema.SCHEMA_VERSION == 5
+        assert new.schema_version() == schema.SCHEMA_VERSION >= 5
         assert new.count_matches("t") == 1 and new.record("t/0") == '{"x": 1}'
         assert new.ladders.epochs("t") == [] and new.ladders.events("t") == []
         seq = new.ladders.add_event("t", "join", "x")

@@ -86,11 +86,8 @@ def play_by_clicking(pg, choose) -> int:
     """Click until the match is over; ``choose(buttons texts)`` gives the index to click."""
     clicks = 0
     for _ in range(3000):
-        pg.wait_for_function(
-            "document.querySelector('#status').dataset.over === '1' || "
-            "document.querySelectorAll('#legal button:not([disabled])')"
-            ".length > 0"
-        )
+        # locators, not wait_for_function: the server's CSP allows no eval of a string
+        pg.locator("#status[data-over='1'], #legal button:not([disabled])").first.wait_for()
         if pg.locator("#status").get_attribute("data-over") == "1":
             return clicks
         decision = pg.locator("#status").get_attribute("data-decision")
@@ -104,10 +101,9 @@ def play_by_clicking(pg, choose) -> int:
             slots.nth(0).click()
             slots.nth(1).click()
             pg.click("#reveal")
-        pg.wait_for_function(
-            f"document.querySelector('#status').dataset.over === '1' || "
-            f"document.querySelector('#status').dataset.decision !== '{decision}'"
-        )
+        pg.locator(
+            f"#status[data-over='1'], #status:not([data-decision='{decision}'])"
+        ).first.wait_for()
     raise AssertionError("the match did not end")
 
 
@@ -198,19 +194,32 @@ def test_the_table_shows_only_the_seats_own_cards(served, page):
     assert page.locator("#table .card.known").count() == 0  # nothing peeked yet
     page.locator("#legal button").first.click()  # look at your slots 0 and 1
     # the opponent peeks (moving no card); at the next decision seat 0 knows its two cards
-    page.wait_for_function("document.querySelector('#status').dataset.decision === '2'")
+    page.locator("#status[data-decision='2']").wait_for()
     mine = page.locator("#table .seat[data-seat='0'] .card.known")
     assert mine.count() == 2
     assert page.locator("#table .seat[data-seat='1'] .card.known").count() == 0
     assert page.locator("#table .seat[data-seat='1'] .card.hidden").count() == 6
 
 
-def post(url: str, body: dict) -> tuple[int, dict]:
+def page_session(base: str) -> dict[str, str]:
+    """The headers the play page's script sends with its posts: its own origin, the session
+    cookie and the session's CSRF token (read from the form as a browser would)."""
+    with urllib.request.urlopen(f"{base}/play.html", timeout=30) as answer:
+        cookie = answer.headers["Set-Cookie"].split(";", 1)[0]
+        token = re.search(r'name="csrf" value="([0-9a-f]+)"', answer.read().decode()).group(1)
+    return {"Origin": base, "Cookie": cookie, "X-CSRF-Token": token}
+
+
+def post(url: str, body: dict, headers: dict[str, str] | None = None) -> tuple[int, dict]:
+    base = url.split("/play/", 1)[0]
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode(),
         method="POST",
-        headers={"Content-Type": "application/json"},
+        headers={
+            "Content-Type": "application/json",
+            **(page_session(base) if headers is None else headers),
+        },
     )
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
@@ -252,7 +261,7 @@ def test_paths_and_other_sites_posts_are_refused(served):
 
 
 def test_the_play_routes_answer_loopback_only():
-    from mallows.cli.play_web import PlayRoutes, is_loopback
+    from mallows.server.play import PlayRoutes, is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and not is_loopback("0.0.0.0")
     routes = PlayRoutes(REPO / "no.db", "0.0.0.0")

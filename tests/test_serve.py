@@ -200,3 +200,43 @@ def test_serve_refuses_a_missing_database_and_a_busy_port(tmp_path):
         )
     assert proc.returncode == 2 and "cannot listen on 127.0.0.1" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def read_events(response, count: int) -> list[str]:
+    """The names of the next ``count`` events of a server-sent stream (comments skipped)."""
+    names: list[str] = []
+    while len(names) < count:
+        line = response.readline().decode()
+        assert line, "the stream ended"
+        if line.startswith("event: "):
+            names.append(line[7:].strip())
+    return names
+
+
+def test_a_running_tournament_streams_its_changes(served):
+    """Pages update from server-sent events instead of reloading: ``/events`` says hello at
+    once and ``change`` when the database changed (a run stored matches)."""
+    import http.client
+
+    folder, db, base = served
+    status, page = get(f"{base}/t/{slug('live')}.html")
+    assert 'src="/live/live.js" data-events="/events"' in page
+    assert get(f"{base}/live/live.js")[0] == 200
+    port = int(base.rsplit(":", 1)[1])
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("GET", "/events")
+    response = conn.getresponse()
+    assert response.status == 200
+    assert response.getheader("Content-Type").startswith("text/event-stream")
+    assert read_events(response, 1) == ["hello"]
+    subprocess.run(
+        [MALLOWS, "tournament", "run", str(folder / "t.toml"), "--db", str(db)]
+        + ["--workers", "1", "--quiet"],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
+    assert read_events(response, 1) == ["change"]
+    conn.close()
+    # a finished tournament's page has no stream
+    assert "data-events" not in get(f"{base}/t/{slug('live')}.html")[1]

@@ -10,6 +10,8 @@ The package, one subpackage per concern (each ``__init__`` says what it owns and
 - ``mallows.results``: the store (SQLite) and the ratings;
 - ``mallows.testing``: the conformance checks for games and bots;
 - ``mallows.report``: results presented to people (``mallows report``, ``mallows serve``);
+- ``mallows.server``: ``mallows serve`` on Starlette and uvicorn: the pages, their event
+  streams, the play page, and what keeps them safe;
 - ``mallows.interop``: the games for learning libraries (PettingZoo, OpenSpiel);
 - ``mallows.cli``: the ``mallows`` command: parsing, calling, printing.
 

@@ -22,6 +22,7 @@ The tree::
     │                             view, replay table or learning codec)
     │   ├── RecordError           a record read from a file that breaks the record format
     │   ├── SecretKeyError        a tournament's secret key given wrongly or asked for too early
+    │   ├── AccountError          an account or token refused (``mallows users``, the server)
     │   └── BadNameError          a chosen name no bot may have (control character, a path, a
     │                             file suffix, another bot's name)
     ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 70)
@@ -177,6 +178,11 @@ class MissingFace(MallowsError):
 
 class SecretKeyError(MallowsError):
     """A tournament's secret key given wrongly (``--key``) or asked for too early."""
+
+
+class AccountError(MallowsError):
+    """An account that cannot be made or found as asked (``mallows users``), a token that is
+    wrong or revoked, a bot name another account owns."""
 
 
 class BadNameError(MallowsError):

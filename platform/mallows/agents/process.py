@@ -302,6 +302,11 @@ class SubprocessBot:
         reply = self._request(message, deadline, "the match-end message", "start_seconds")
         self._expect_ok(reply, "the match-end message")
 
+    def stop(self, why: str) -> None:
+        """Stop the bot now, from any thread: its process group is killed, a decision it is
+        making fails (kind ``crash``) and every later one says ``why``."""
+        self._stop(why)
+
     def quit(self) -> None:
         """Send ``quit`` and close the bot's stdin without waiting (``close`` waits, then
         kills). The pool asks every process of a batch first, so that they exit side by side

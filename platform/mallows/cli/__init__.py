@@ -40,8 +40,9 @@ from mallows.cli import compare as _compare  # noqa: E402
 from mallows.cli import db as _db  # noqa: E402
 from mallows.cli import submit as _submit  # noqa: E402
 from mallows.cli import ladder as _ladder  # noqa: E402
+from mallows.cli import users as _users  # noqa: E402
 
-for _module in (_play, _bots, _tournament, _report, _compare, _db, _submit, _ladder):
+for _module in (_play, _bots, _tournament, _report, _compare, _db, _submit, _ladder, _users):
     _module.register(app)
 
 

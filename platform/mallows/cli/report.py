@@ -1,16 +1,13 @@
 """``mallows report`` (a static HTML site) and ``mallows serve`` (the same pages, live).
 
-Only arguments and printing here: the pages are ``mallows.report.site``.
+Only arguments and printing here: the pages are ``mallows.report.site``, the server
+``mallows.server``.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Optional
 
@@ -19,57 +16,10 @@ import typer
 from mallows.cli.common import db_option, user_errors
 from mallows.errors import MallowsError
 
-#: Threads rendering ``serve``'s pages, each with its own read-only connection.
-PAGE_THREADS = 4
-
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
     app.command("serve")(serve)
-
-
-def _store(db: Path):
-    from mallows.results.integrity import existing_db
-    from mallows.results.store import Store
-
-    existing_db(  # a folder or a FIFO is named as such, not "no database"
-        db,
-        f"no database at {db}: run a tournament first (mallows tournament "
-        f"run tournaments/demo.toml) or pass --db PATH",
-    )
-    return Store(db, readonly=True)
-
-
-def _ladder_view():
-    """How the report shows a standing ladder (``tournaments.ladder.status``: the report may
-    not read a ladder's state itself). Served pages reload every few seconds: a view is
-    computed again only when the ladder stored a match, planned an epoch or recorded an event
-    since (the whole-history fit is the costly part)."""
-    from mallows.tournaments.ladder.status import ladder_view
-
-    cache: dict = {}
-    lock = threading.Lock()
-
-    def view(store, name: str) -> dict:
-        events = store.ladders.events(name)
-        key = (
-            str(store.path),
-            name,
-            store.count_matches(name),
-            len(store.ladders.epochs(name)),
-            events[-1]["seq"] if events else 0,
-        )
-        with lock:
-            if key in cache:
-                return cache[key]
-        made = ladder_view(store, name)
-        with lock:
-            if len(cache) > 16:
-                cache.clear()
-            cache[key] = made
-        return made
-
-    return view
 
 
 def check_out_folder(out: Path) -> None:
@@ -124,16 +74,17 @@ def report(
     beside it (--replay-pages: a page per match instead)."""
     from mallows.files import check_name
     from mallows.report.site import Site
+    from mallows.server.pages import ladder_views, open_store
     from mallows.tournaments.compare.run import stored_test
 
     check_name(out, "-o", "give a folder for the site (e.g. -o report)")  # before the database
     t0 = time.perf_counter()
     site = Site(
-        _store(db),
+        open_store(db),
         tournament=tournament,
         game=game,
         replay_data=not replay_pages,
-        ladders=_ladder_view(),
+        ladders=ladder_views(),
         comparisons=stored_test,
     )
     check_out_folder(out)
@@ -169,140 +120,52 @@ def serve(
         help="Allow a --host beyond this machine "
         "(e.g. 0.0.0.0): the pages carry no authentication.",
     ),
+    public_name: Optional[str] = typer.Option(
+        None,
+        "--public-name",
+        help="The name the server is reached by from other machines (e.g. mallows.example.org):"
+        " requests naming any other host than it and this machine's loopback names are refused.",
+    ),
+    ladder: Optional[str] = typer.Option(
+        None,
+        "--ladder",
+        help="The ladder of --db this server hosts: a bot submitted over HTTP (POST /api/bots) "
+        "enters it once it passed its check (mallows ladder run plays it).",
+    ),
+    check_workers: int = typer.Option(
+        1, "--check-workers", help="Checks of submitted bots run at once."
+    ),
+    check_games: int = typer.Option(
+        5, "--check-games", help="Check matches per game of a bot submitted over HTTP."
+    ),
     refresh: int = typer.Option(
-        5, "--refresh", help="Seconds between reloads of a running tournament's pages."
+        5,
+        "--refresh",
+        help="Seconds between checks for new results: a running tournament's pages update "
+        "themselves then.",
     ),
 ) -> None:
-    """Serve the report's pages live from the database (read only): a running tournament's
-    pages show its progress and reload themselves."""
-    from mallows.report.live import LiveBoards
-    from mallows.report.serving import (
-        check_host,
-        check_port,
-        exposure_warning,
-        make_server,
-        url_host,
-    )
-    from mallows.report.site import CONTENT_TYPES, Site
-    from mallows.tournaments.compare.run import stored_test
+    """Serve the report's pages live from the database: a running tournament's or ladder's
+    pages update themselves as matches are stored. The pages only read the database; the play
+    page (loopback only) stores the matches played on it."""
+    from mallows.server import run
 
-    check_port(port)
-    if not 0 <= refresh <= MAX_REFRESH:  # 0 reloads every second, as 1 does
+    if check_workers < 1 or check_games < 1:
+        raise MallowsError("--check-workers and --check-games: give 1 or more")
+    if not 0 <= refresh <= MAX_REFRESH:  # 0 updates every second, as 1 does
         raise MallowsError(
-            f"--refresh {refresh}: give the seconds between reloads of a running "
-            f"tournament's pages, 1 to {MAX_REFRESH} (default 5)"
+            f"--refresh {refresh}: give the seconds between checks for new results of a "
+            f"running tournament's pages, 1 to {MAX_REFRESH} (default 5)"
         )
-    host = check_host(host, public)
-    _store(db).close()  # a database that cannot be read is refused now, not at the first page
-    # Each connection has a thread of its own (a client that sends nothing blocks nobody and is
-    # dropped after ``timeout``); the pages are rendered by PAGE_THREADS threads, each with its
-    # own database connection (SQLite's connections stay in the thread that opened them), so a
-    # slow page holds up no other; big leaderboards are computed in the background and shared
-    # (``report.live``).
-    local = threading.local()
-    boards = LiveBoards(lambda: _store(db))
-    ladders = _ladder_view()  # one cache of ladder views, shared by the page threads
-
-    def open_site() -> None:
-        local.site = Site(
-            _store(db),
-            live=True,
-            refresh=max(1, refresh),
-            boards=boards,
-            ladders=ladders,
-            comparisons=stored_test,
-        )
-
-    renderer = ThreadPoolExecutor(
-        max_workers=PAGE_THREADS, thread_name_prefix="mallows-pages", initializer=open_site
+    run(
+        db,
+        host,
+        port,
+        public,
+        refresh,
+        echo=typer.echo,
+        public_name=public_name,
+        ladder=ladder,
+        check_workers=check_workers,
+        check_games=check_games,
     )
-
-    def page(path: str):
-        render = local.site.resolve(path)
-        return render() if render is not None else None
-
-    from mallows.cli.play_web import PlayRoutes
-
-    play = PlayRoutes(db, host)  # the play page: its own routes, loopback only
-
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 30  # seconds a connection may stay silent
-
-        def _answer(self, status: int, kind: str, data: bytes) -> None:
-            self.send_response(status)
-            if status == 303:
-                self.send_header("Location", kind)
-                kind = "text/plain; charset=utf-8"
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_POST(self):  # noqa: N802 (http.server's name)
-            path = self.path.split("?", 1)[0]
-            if not play.handles(path):
-                self._answer(405, "text/plain; charset=utf-8", b"only the play page takes posts")
-                return
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                length = -1
-            if not 0 <= length <= 65536:
-                self._answer(413, "text/plain; charset=utf-8", b"request too large")
-                return
-            body = self.rfile.read(length)
-            self._answer(
-                *play.post(
-                    path,
-                    body,
-                    self.headers.get("Content-Type") or "",
-                    self.client_address[0],
-                    self.headers.get("Origin"),
-                )
-            )
-
-        def do_GET(self):  # noqa: N802 (http.server's name)
-            path = self.path.split("?", 1)[0].split("#", 1)[0]
-            if play.handles(path):
-                query = self.path.split("?", 1)[1] if "?" in self.path else ""
-                self._answer(*play.get(path, query.split("#", 1)[0], self.client_address[0]))
-                return
-            try:
-                body = renderer.submit(page, path).result()
-                status = 200
-            except Exception as exc:  # a page that fails says so; the server stays up
-                body, status = f"error: {type(exc).__name__}: {exc}", 500
-            if body is None:
-                body, status = f"no page {path}: start at /index.html", 404
-            data = body if isinstance(body, bytes) else body.encode()
-            kind = (
-                CONTENT_TYPES.get(Path(path).suffix, "text/html; charset=utf-8")
-                if status == 200
-                else "text/plain; charset=utf-8"
-            )
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, fmt, *args):  # one quiet line per request on stderr
-            sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
-
-    server = make_server(host, port, Handler)
-    url = f"http://{url_host(host)}:{server.server_address[1]}/index.html"
-    warning = exposure_warning(host)
-    if warning:
-        typer.echo(warning, err=True)
-    typer.echo(f"serving {db} at {url} (Ctrl-C to stop)", err=False)
-    sys.stdout.flush()
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        play.close()
-        server.server_close()
-        renderer.shutdown(wait=False, cancel_futures=True)

@@ -94,10 +94,36 @@ def submit(
         "ladder of --db: it joins at its next epoch, at a "
         "boosted rate until its place is known.",
     ),
+    server: Optional[str] = typer.Option(
+        None,
+        "--server",
+        help="Submit to this competition server (e.g. http://host:8000) instead of --db: it "
+        "checks the bot in its queue and stores it (needs --token).",
+    ),
+    token: Optional[str] = typer.Option(
+        None,
+        "--token",
+        envvar="MALLOWS_TOKEN",
+        help="Your account's token on --server (or $MALLOWS_TOKEN).",
+    ),
 ) -> None:
-    """Check a bot, then store an immutable snapshot of it as NAME@N (printed)."""
+    """Check a bot, then store an immutable snapshot of it as NAME@N (printed).
+
+    With --server URL --token T: send it to a competition server, which checks and stores it
+    (the position in its queue, then the check's table, are printed)."""
     from mallows.cli.bots import _console, _sandbox_line, print_problem, report_table
     from mallows.testing.bots import choose_games, run_check
+
+    if server is not None or token is not None:
+        from mallows.cli.remote import submit_remote
+
+        if not server or not token:
+            raise MallowsError(
+                "--server and --token go together: give both (mallows users add NAME on the "
+                "server makes a token)"
+            )
+        submit_remote(path, name, server, token)
+        return
 
     from mallows.cli.bots import MAX_CHECK_GAMES
 

@@ -17,5 +17,5 @@ May import: ``mallows.results`` (store reads, ratings, stats), ``mallows.games``
 replay), ``mallows.errors``; jinja2 and matplotlib. Nothing of ``agents``, ``tournaments`` or
 ``cli``: what it shows of a ladder or a comparison (their views, a comparison's test) the
 CLI hands it as functions (``Site(ladders=..., comparisons=...)``). Imported by ``mallows.cli``
-only.
+and ``mallows.server`` (which serves its pages) only.
 """

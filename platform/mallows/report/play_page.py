@@ -1,12 +1,14 @@
 """The browser play page of ``mallows serve`` (loopback only): the form that starts a match
 against bots, and the match page, drawn on the replay's card table (``static/replay.js``).
 
-Owns ``form_page``, ``match_page``, ``playable(game)`` (``MissingFace`` for a game without a
-web view, which the form page shows as its error) and ``view(observation)``: the person's
-seat's observation as one replay frame (the game's web view, ``mallows.games.faces.WebView``:
-the keys its replay frames have, built from the observation alone, so the table shows exactly
-what the seat may see) plus the legal actions in words. Every function renders and returns:
-any web server can call them. The matches themselves are run by ``mallows.runner.human_play`` (called by the
+Owns ``form_page``, ``match_page`` (each with the session's CSRF token, ``csrf``, which the
+form and the page's script send back with every post), ``playable(game)`` (``MissingFace`` for
+a game without a web view, which the form page shows as its error) and ``view(observation)``:
+the person's seat's observation as one replay frame (the game's web view,
+``mallows.games.faces.WebView``: the keys its replay frames have, built from the observation
+alone, so the table shows exactly what the seat may see) plus the legal actions in words.
+Every function renders and returns: any web server can call them. The matches themselves are
+run by ``mallows.runner.human_play`` (called by the
 CLI); this module only draws.
 """
 
@@ -78,7 +80,7 @@ def view(observation: Mapping) -> dict:
     }
 
 
-def form_page(error: str | None = None) -> str:
+def form_page(error: str | None = None, csrf: str = "") -> str:
     return (
         _env()
         .get_template("play.html")
@@ -91,12 +93,18 @@ def form_page(error: str | None = None) -> str:
             opponents=opponents(),
             error=error,
             session=None,
+            csrf=csrf,
         )
     )
 
 
 def match_page(
-    session_id: str, game: str, names: Sequence[str], seat: int, options: Mapping
+    session_id: str,
+    game: str,
+    names: Sequence[str],
+    seat: int,
+    options: Mapping,
+    csrf: str = "",
 ) -> str:
     return (
         _env()
@@ -116,5 +124,6 @@ def match_page(
             meta_json=_script_json(meta(game, names, options)),
             seat_views=replay_view(game).seat_views(),
             game_script=game_script(game),
+            csrf=csrf,
         )
     )

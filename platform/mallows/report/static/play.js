@@ -60,14 +60,14 @@
 
   function send(body) {
     actionsEl.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
-    fetch("/play/" + session.id + "/act", {method: "POST", headers: {"Content-Type": "application/json"},
+    fetch("/play/" + session.id + "/act", {method: "POST", headers: {"Content-Type": "application/json", "X-CSRF-Token": session.csrf},
       body: JSON.stringify(body)}).then(function (r) { return r.json(); }).then(function (answer) {
       if (answer.error) {
         statusEl.textContent = "refused: " + answer.error;
         actionsEl.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
         return;
       }
-      poll();
+      statusEl.textContent = "sent: waiting for the table…";
     });
   }
 
@@ -106,32 +106,42 @@
     actionsEl.appendChild(list);
   }
 
-  function poll() {
-    fetch("/play/" + session.id + "/state?after=" + decision).then(function (r) { return r.json(); }).then(function (st) {
-      if (st.error) { statusEl.textContent = "error: " + st.error; return; }
-      tell(st.story);
-      if (st.over) {
-        if (st.view) draw(st.view.frame);
-        actionsEl.textContent = "";
-        statusEl.textContent = "match over";
-        statusEl.dataset.over = "1";
-        resultEl.textContent = st.result;
-        if (st.replay) {
-          var a = document.createElement("a");
-          a.href = st.replay;
-          a.id = "replay-link";
-          a.textContent = " replay it";
-          resultEl.appendChild(a);
-        }
-        return;
+  var current = null;
+
+  function state(st) {
+    if (st.error) { statusEl.textContent = "error: " + st.error; return; }
+    tell(st.story);
+    if (st.over) {
+      if (st.view) draw(st.view.frame);
+      actionsEl.textContent = "";
+      statusEl.textContent = "match over";
+      statusEl.dataset.over = "1";
+      resultEl.textContent = st.result;
+      if (st.replay) {
+        var a = document.createElement("a");
+        a.href = st.replay;
+        a.id = "replay-link";
+        a.textContent = " replay it";
+        resultEl.appendChild(a);
       }
-      if (!st.view) { setTimeout(poll, 200); return; }
-      decision = st.decision;
-      statusEl.textContent = "your turn: decision " + st.decision;
-      statusEl.dataset.decision = st.decision;
-      show(st.view);
-      tell(st.story);
-    }).catch(function () { setTimeout(poll, 1000); });
+      return;
+    }
+    if (!st.view) return;  // the bots are playing: the next event brings the person's turn
+    current = st;
+    decision = st.decision;
+    statusEl.textContent = "your turn: decision " + st.decision;
+    statusEl.dataset.decision = st.decision;
+    show(st.view);
   }
-  poll();
+
+  function poll() { if (current) show(current.view); }
+
+  // the server pushes the seat's view each time it changes (server-sent events); closing the
+  // page closes the stream, and the server ends the match at once
+  var source = new EventSource("/play/" + session.id + "/events");
+  source.addEventListener("state", function (e) {
+    var st = JSON.parse(e.data);
+    if (st.over || st.error) source.close();
+    state(st);
+  });
 })();

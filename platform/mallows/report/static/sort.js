@@ -4,7 +4,8 @@
 // numerically.
 (function () {
   "use strict";
-  document.querySelectorAll("table.sortable").forEach(function (table) {
+  function bind(root) {
+  root.querySelectorAll("table.sortable").forEach(function (table) {
     table.querySelectorAll("thead th").forEach(function (th, col) {
       th.classList.add("sort-key");
       th.addEventListener("click", function () {
@@ -29,4 +30,8 @@
       });
     });
   });
+  }
+  // serve's pages swap their content as matches are stored (live.js): bound again then
+  window.mallowsSortable = bind;
+  bind(document);
 })();

@@ -37,6 +37,7 @@ from mallows.results.store.schema import (
     _now,
 )
 from mallows.results.store.submissions import Submissions
+from mallows.results.store.accounts import Accounts
 from mallows.results.store.ladders import Ladders
 
 _MATCH_COLUMNS = (
@@ -109,6 +110,7 @@ class Store:
         self.reading = Reading(self)  # the reading queries, over this connection
         self.submitted = Submissions(self)  # submissions and pins, over this connection
         self.ladders = Ladders(self)  # standing ladders' epochs, tables, events
+        self.accounts = Accounts(self)  # the server's accounts, token hashes, bot owners
         self.path = Path(path)
         self.readonly = readonly
         self.closed = False

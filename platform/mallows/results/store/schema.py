@@ -1,5 +1,6 @@
 """The database file's layout: the tables and the migrations that build them (``MIGRATIONS``:
-``_v1``, ``_v2``, ``_v3``, ``_v4_submissions``, ``_v5_ladders``; ``MIGRATIONS[i]`` takes a file from schema
+``_v1``, ``_v2``, ``_v3``, ``_v4_submissions``, ``_v5_ladders``, ``_v6_accounts``;
+``MIGRATIONS[i]`` takes a file from schema
 version i to i + 1), the per-game compression dictionaries that the migrations and the store
 share (``_encode_plain_rows``, ``_dictionary_for``, ``_dictionary_data``), and the read-only
 connection (``_connect_readonly``). Also what every module of the store uses: ``StorageError``,
@@ -303,11 +304,28 @@ def _v5_ladders(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS ladder_events_ladder ON ladder_events (ladder, seq)")
 
 
+def _v6_accounts(db: sqlite_utils.Database) -> None:
+    """Accounts of the competition server (``mallows users``): each with a hash of its token
+    (``token_hash``: scrypt with a salt of its own; the token itself is never stored) and who
+    owns which bot name (``bot_owners``: the account that first submitted it). New tables
+    only: older files keep every row as it was."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS accounts (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "name TEXT UNIQUE NOT NULL, admin INTEGER NOT NULL DEFAULT 0, salt BLOB NOT NULL, "
+        "token_hash BLOB NOT NULL, created TEXT NOT NULL, revoked TEXT)"
+    )
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS bot_owners (bot TEXT PRIMARY KEY, account INTEGER NOT NULL "
+        "REFERENCES accounts(id), claimed TEXT NOT NULL)"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _v1,
     _v2,
     _v3,
     _v4_submissions,
     _v5_ladders,
+    _v6_accounts,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,18 +1,22 @@
 """The play page's routes for ``mallows serve`` (loopback only): ``/play.html`` (the form),
-``POST /play/new``, ``/play/<id>`` (the match page), ``/play/<id>/state`` (the person's view,
-long-polled, with ``story``: the game's narration of the match so far, every line) and ``POST /play/<id>/act``; ``/play/static/play.js``.
+``POST /play/new``, ``/play/<id>`` (the match page), ``/play/<id>/events`` (the person's view,
+streamed as server-sent events: a ``state`` event each time it changes), ``/play/<id>/state``
+(the same view, long-polled, as before the stream; both with ``story``: the game's narration
+of the match so far, every line) and ``POST /play/<id>/act``; ``/play/static/play.js``.
 
-Only requests and answers here: matches are ``mallows.runner.human_play``, pages
-``mallows.report.play_page``.
+Only requests and answers here, independent of the web framework (``server.app`` calls them):
+matches are ``mallows.runner.human_play``, pages ``mallows.report.play_page``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import urllib.parse
 from importlib import resources
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 from mallows.errors import MallowsError
@@ -52,7 +56,7 @@ class PlayRoutes:
     def handles(self, path: str) -> bool:
         return path == "/play.html" or path.startswith("/play/")
 
-    def _refuse(self, client: str) -> Answer | None:
+    def refuse(self, client: str) -> Answer | None:
         if not self.enabled or not is_loopback(client):
             return (
                 403,
@@ -64,14 +68,15 @@ class PlayRoutes:
             )
         return None
 
-    def get(self, path: str, query: str, client: str) -> Answer:
-        refused = self._refuse(client)
+    def get(self, path: str, query: str, client: str, csrf: str = "") -> Answer:
+        """The answer to a GET of ``path``; ``csrf``: the session's token, put in the pages."""
+        refused = self.refuse(client)
         if refused is not None:
             return refused
         from mallows.report import play_page
 
         if path == "/play.html":
-            return 200, HTML, play_page.form_page().encode()
+            return 200, HTML, play_page.form_page(csrf=csrf).encode()
         if path == "/play/static/play.js":
             js = resources.files("mallows.report").joinpath("static").joinpath("play.js")
             return 200, "text/javascript; charset=utf-8", js.read_bytes()
@@ -86,7 +91,7 @@ class PlayRoutes:
                 200,
                 HTML,
                 play_page.match_page(
-                    session.id, session.game, session.names, session.seat, options
+                    session.id, session.game, session.names, session.seat, options, csrf
                 ).encode(),
             )
         if len(parts) == 3 and parts[2] == "state":
@@ -103,11 +108,29 @@ class PlayRoutes:
 
         return get_game(session.game).make_options(None, {})
 
-    def _state(self, session: Any, after: int) -> dict:
+    async def events(self, session: Any, every: float = 0.1) -> AsyncIterator[dict]:
+        """The person's view each time it changes (a new decision, the end), until the end:
+        checked every ``every`` seconds on the event loop, no thread held while the person
+        thinks."""
+        seen: tuple | None = None
+        while True:
+            session.touch()
+            thread = session.thread
+            done = session.over and (thread is None or not thread.is_alive())  # and stored
+            now = (session.web.decisions, session.web.observation is not None, done)
+            if now != seen:
+                seen = now
+                yield self._state(session, -1, wait=0.0)
+                if done:
+                    return
+            await asyncio.sleep(every)
+
+    def _state(self, session: Any, after: int, wait: float = 5.0) -> dict:
         from mallows.report import play_page
 
         web = session.web
-        web.wait_for_turn(after, timeout=5.0)
+        if wait:
+            web.wait_for_turn(after, timeout=wait)
         obs = web.observation
         story = web.told()
         if session.error is not None:
@@ -141,9 +164,15 @@ class PlayRoutes:
         }
 
     def post(
-        self, path: str, body: bytes, kind: str, client: str, origin: str | None = None
+        self,
+        path: str,
+        body: bytes,
+        kind: str,
+        client: str,
+        origin: str | None = None,
+        csrf: str = "",
     ) -> Answer:
-        refused = self._refuse(client)
+        refused = self.refuse(client)
         if refused is not None:
             return refused
         if origin and not is_loopback(urllib.parse.urlsplit(origin).hostname or ""):
@@ -163,7 +192,7 @@ class PlayRoutes:
         except (ValueError, UnicodeDecodeError) as exc:
             return _json({"error": f"the request is not a JSON object or a form: {exc}"}, 400)
         if path == "/play/new":
-            return self._new(data, form="json" not in kind)
+            return self._new(data, form="json" not in kind, csrf=csrf, client=client)
         parts = path.strip("/").split("/")
         if len(parts) == 3 and parts[2] == "act":
             session = self.room.get(parts[1])
@@ -173,7 +202,7 @@ class PlayRoutes:
             return _json(self._act(session, data))
         return _json({"error": "no such route"}, 404)
 
-    def _new(self, data: dict, form: bool) -> Answer:
+    def _new(self, data: dict, form: bool, csrf: str = "", client: str = "") -> Answer:
         from mallows.report import play_page
 
         try:
@@ -196,10 +225,11 @@ class PlayRoutes:
                 int(seat_text),
                 int(seed_text) if seed_text else None,
                 str(data.get("rules") or "").strip() or None,
+                client=client,
             )
         except MallowsError as exc:
             if form:
-                return 400, HTML, play_page.form_page(str(exc)).encode()
+                return 400, HTML, play_page.form_page(str(exc), csrf).encode()
             return _json({"error": str(exc)}, 400)
         if form:  # the form's post: go to the match page
             return 303, f"/play/{session.id}", b""

@@ -1,22 +1,22 @@
-"""Where ``mallows serve`` listens: the port and host checked, and the HTTP server made.
+"""Where ``mallows serve`` listens: the port and host checked, and the listening socket made
+(uvicorn serves on it: ``server.run``).
 
 ``check_port`` accepts 1-65535, or 0 for any free port; ``check_host`` accepts a loopback
 address (``127.0.0.1``, ``::1``, ``localhost``) as it is, and any other one only when the user
 said ``--public``: the pages carry no authentication, so whoever reaches the port reads every
 result (``exposure_warning`` says so when it is served). ``make_server`` listens on IPv4 or
 IPv6 as the host is written, with a backlog that does not drop connections under a burst of
-requests (``http.server``'s default of 5 made clients wait seconds for a retry, or fail).
+requests (a backlog of 5 made clients wait seconds for a retry, or fail).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from http.server import ThreadingHTTPServer
 
 from mallows.errors import MallowsError
 
-#: Connections waiting to be accepted (``http.server`` keeps 5).
+#: Connections waiting to be accepted.
 BACKLOG = 256
 
 
@@ -69,9 +69,9 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def make_server(host: str, port: int, handler) -> ThreadingHTTPServer:
-    """The server on ``host``:``port``, or a ``MallowsError`` saying why not (the port in use,
-    an address this machine does not have, a name that does not resolve)."""
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port``, or a ``MallowsError`` saying why not (the port in
+    use, an address this machine does not have, a name that does not resolve)."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
@@ -79,16 +79,16 @@ def make_server(host: str, port: int, handler) -> ThreadingHTTPServer:
             f"--host {host} is not an address of this machine ({exc.strerror}):"
             f" give one, e.g. 127.0.0.1 or ::1"
         ) from None
-    family = infos[0][0]
-
-    class Server(ThreadingHTTPServer):
-        address_family = family
-        request_queue_size = BACKLOG
-        daemon_threads = True
-
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        return Server((host, port), handler)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+        sock.set_inheritable(True)
+        return sock
     except OSError as exc:
+        sock.close()
         text = exc.strerror or str(exc)
         if exc.errno in (98, 48):  # EADDRINUSE (Linux, macOS)
             raise MallowsError(
