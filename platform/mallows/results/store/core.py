@@ -19,6 +19,7 @@ from typing import Iterable, Iterator
 
 import sqlite_utils
 
+from mallows.errors import RecordTooLarge
 from mallows.results import codec
 from mallows.results.integrity import DatabaseError, check_db_path, guard, record_digest
 from mallows.results.interface import MatchRow
@@ -418,7 +419,14 @@ class Store:
         for r in rows:
             v = _values(r, stamp)
             enc = self._encoder(r.game)
-            values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number) + v[_RECORD_AT + 1 :])
+            try:
+                blob = enc.encode(r.record)
+            except RecordTooLarge as exc:
+                raise RecordTooLarge(
+                    f"match {r.id} of tournament {r.tournament!r} is not stored: {exc}; lower "
+                    f"the option that lets its matches run so long (a turn or round limit)"
+                ) from None
+            values.append(v[:_RECORD_AT] + (blob, enc.number) + v[_RECORD_AT + 1 :])
         with self.db.conn:
             for name in {r.tournament for r in rows}:  # never a match without its tournament
                 if not self.db.execute(
@@ -477,7 +485,7 @@ class Store:
         try:
             return self._codec(number).decode(blob)  # type: ignore[arg-type]  # None: caught
         except Exception as exc:
-            if isinstance(exc, StorageError):
+            if isinstance(exc, StorageError) and not isinstance(exc, RecordTooLarge):
                 raise
             raise StorageError(
                 f"{self.path}: a stored record cannot be decoded ({exc}): the database is damaged"
