@@ -26,7 +26,7 @@ from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 BASELINE = "heuristic:risk=0.85,improve=5"
 OPPONENTS = {"default": ["greedy", "heuristic", "random"], "tuned": [BASELINE]}

@@ -64,11 +64,11 @@ def main() -> int:
     print(capacity(), flush=True)
 
     from mallows.results.store import Store
-    from mallows.tournaments.cluster import RayExecutor
-    from mallows.tournaments.worker import play_job
+    from mallows.runner.cluster import RayExecutor
+    from mallows.runner.worker import play_job
     from mallows.tournaments.run import jobs_for, run_tournament
-    from mallows.tournaments.schedule import schedule
-    from mallows.tournaments.spec import parse_tournament
+    from mallows.tournaments.roundrobin.schedule import schedule
+    from mallows.tournaments.roundrobin.spec import parse_tournament
 
     bots = [f"sleepy:tag={c}" for c in "abcde"]
     deals = -(-args.matches // 20)  # 5 tables x 4 rotations x deals

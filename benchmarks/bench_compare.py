@@ -34,11 +34,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from mallows.compare.plan import make_comparison
-from mallows.compare.run import BATCH_MATCHES, run_comparison
-from mallows.compare.sprt import fixed_sample_size
+from mallows.tournaments.compare.spec import make_comparison
+from mallows.tournaments.compare.run import BATCH_MATCHES, run_comparison
+from mallows.tournaments.compare.sprt import fixed_sample_size
 from mallows.results.store import Store
-from mallows.tournaments.executor import make_executor
+from mallows.runner.executor import make_executor
 
 LADDER_MATCHES = {"arschmallows": 150 * 4, "take4": 2000 * 3}
 LIMITS = {"decision_seconds": 10.0, "match_seconds": 3600.0}  # as benchmarks/ladder.py

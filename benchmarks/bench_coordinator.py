@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from capacity import capacity  # noqa: E402
 
 from mallows.results.store import Store  # noqa: E402
-from mallows.tournaments.executor import Executor  # noqa: E402
-from mallows.tournaments.worker import play_job  # noqa: E402
+from mallows.runner.executor import Executor  # noqa: E402
+from mallows.runner.worker import play_job  # noqa: E402
 from mallows.tournaments.run import jobs_for, run_tournament  # noqa: E402
-from mallows.tournaments.schedule import schedule  # noqa: E402
-from mallows.tournaments.spec import parse_tournament  # noqa: E402
+from mallows.tournaments.roundrobin.schedule import schedule  # noqa: E402
+from mallows.tournaments.roundrobin.spec import parse_tournament  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ["random:call=0.01", "random", "random:call=0.1", "random:call=0.2", "random:call=0.4"]

@@ -1,7 +1,7 @@
 """Engine speed: decisions and matches per second for random bots, with a baseline.
 
 Plays 4-player matches of the shipped ``random`` bot for a fixed time through the real runner
-(``mallows.tournaments.match.play_match``, every decision gets a full observation, answers are
+(``mallows.runner.match.play_match``, every decision gets a full observation, answers are
 checked against the rules) and prints decisions/s and matches/s for each game:
 
 - ``arschmallows``, rule set ``standard``;
@@ -22,7 +22,7 @@ import time
 from mallows.agents.protocol import Limits
 from mallows.games import get_game
 from mallows.agents.registry import load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 
 def count_decisions(record: dict) -> int:

@@ -6,8 +6,8 @@ For each game, its three shipped fast bots at three seats (Arschmallows, standar
 greedy, heuristic, random; Take4: greedy, denial, random), two tournament files that differ
 only in the order of ``bots``: A = (first, second, third) and B = (first, third, second), one
 table each, ``--deals`` deals, every deal in every rotation. The schedules are the platform's
-own (``tournaments.schedule``, versions 1 and 2); each distinct match (seed, seats) is played
-once in-process with the shipped bots and its ranks reused by every schedule that has it.
+own (``tournaments.roundrobin.schedule``, versions 1 and 2); each distinct match (seed, seats) is
+played once in-process with the shipped bots and its ranks reused by every schedule that has it.
 
 (a) The file-order effect: for each bot, its mean place in tournament A minus in tournament B,
 with a 95% interval over deals (the deal is the unit: the same cards in both files). Version 1
@@ -37,7 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from mallows.results.seats import seat_effects
 from mallows.results.stats import Z95
-from mallows.tournaments.schedule import make_schedule
+from mallows.tournaments.roundrobin.schedule import make_schedule
 
 GAMES = {
     "arschmallows": ("standard", ("greedy", "heuristic", "random")),
@@ -50,7 +50,7 @@ PRECISION = 0.05  # (b): the half interval a bot's mean place should reach
 def _play(args: tuple) -> list[tuple[int, tuple, list[int]]]:
     """Play matches (seed, seats) of one game in this process; their ranks."""
     from mallows.games import get_game
-    from mallows.tournaments.executor import Job, play_job
+    from mallows.runner.executor import Job, play_job
 
     game, rules, matches = args
     options = get_game(game).make_options(rules, {})

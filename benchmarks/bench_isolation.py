@@ -28,7 +28,7 @@ import time
 from mallows import PROTOCOL_VERSION
 from mallows.games import get_game
 from mallows.agents.registry import load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 TARGET_US = 50.0
 

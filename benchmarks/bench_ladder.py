@@ -2,14 +2,16 @@
 
 Three parts, each printing its figures (the issue's benchmark; the closing note records them):
 
-1. **Questions answered**: a simulated field of bots of known strength (``mallows.ladder.simulate``:
+1. **Questions answered**: a simulated field of bots of known strength
+(``mallows.tournaments.ladder.simulate``:
    skill plus Gaussian luck, shared places when performances round alike) played two ways
    until the same question is answered at the same certainty by the same rule
-   (``mallows.ladder.questions.answer`` on ``fit_history``, checked every 5% more matches):
+   (``mallows.tournaments.ladder.questions.answer`` on ``fit_history``, checked every 5% more
+   matches):
 
    - **round robin**: balanced rounds only (every bot plays once a round);
    - **ladder**: the same balanced rounds plus ``Policy.extra_per_base`` extra tables per base
-     table while the question is open (``mallows.ladder.policy.extra_tables``).
+     table while the question is open (``mallows.tournaments.ladder.policy.extra_tables``).
 
    Two questions: the top 3 of the field, and a newcomer's place (it joins a field that has
    already played 40 balanced rounds, its true place in the middle, and its place is asked to
@@ -43,9 +45,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mallows.ladder.policy import Policy, extra_tables
-from mallows.ladder.questions import Place, Question, TopK, answer
-from mallows.ladder.simulate import Field, balanced_round, even_field, kendall_tau
+from mallows.tournaments.ladder.policy import Policy, extra_tables
+from mallows.tournaments.ladder.questions import Place, Question, TopK, answer
+from mallows.tournaments.ladder.simulate import Field, balanced_round, even_field, kendall_tau
 from mallows.results.plackett_luce import fit_history
 from mallows.results.ratings import leaderboard
 

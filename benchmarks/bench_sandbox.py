@@ -50,9 +50,9 @@ from mallows.agents import sandbox
 from mallows.agents.process import SubprocessBot
 from mallows.agents.protocol import Limits
 from mallows.results.store import Store
-from mallows.tournaments import executor, worker
+from mallows.runner import executor, worker
 from mallows.tournaments.run import run_tournament
-from mallows.tournaments.spec import load_tournament
+from mallows.tournaments.roundrobin.spec import load_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 MALLOWS = Path(sys.executable).with_name("mallows")  # the console script of this environment

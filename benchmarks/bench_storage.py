@@ -21,9 +21,9 @@ import tempfile
 from pathlib import Path
 
 from mallows.results.store import Store
-from mallows.tournaments.executor import InProcessExecutor
+from mallows.runner.executor import InProcessExecutor
 from mallows.tournaments.run import run_tournament
-from mallows.tournaments.spec import parse_tournament
+from mallows.tournaments.roundrobin.spec import parse_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ["random:call=0.01", "random", "random:call=0.1", "random:call=0.2", "random:call=0.4"]

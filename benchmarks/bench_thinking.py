@@ -24,7 +24,7 @@ from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 LIMITS = Limits(decision_seconds=10.0, match_seconds=3600.0)
 SEARCHERS = ("belief", "ismcts")

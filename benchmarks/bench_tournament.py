@@ -22,12 +22,12 @@ from pathlib import Path
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-from mallows.tournaments.cluster import RayExecutor  # noqa: E402
-from mallows.tournaments.executor import InProcessExecutor  # noqa: E402
-from mallows.tournaments.schedule import schedule  # noqa: E402
+from mallows.runner.cluster import RayExecutor  # noqa: E402
+from mallows.runner.executor import InProcessExecutor  # noqa: E402
+from mallows.tournaments.roundrobin.schedule import schedule  # noqa: E402
 from mallows.results.store import Store  # noqa: E402
 from mallows.tournaments.run import jobs_for, run_tournament  # noqa: E402
-from mallows.tournaments.spec import load_tournament  # noqa: E402
+from mallows.tournaments.roundrobin.spec import load_tournament  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

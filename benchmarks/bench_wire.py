@@ -38,7 +38,7 @@ from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
 from mallows.games.base import SeededChance
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_isolation import pipe_floor  # noqa: E402  (the same floor as bench_isolation)

@@ -25,7 +25,7 @@ BOTS = ["random", "greedy", "denial", "random:call=0.1", "random:call=0.2", "ran
 
 
 def _tournament(name: str, matches: int):
-    from mallows.tournaments.spec import parse_tournament
+    from mallows.tournaments.roundrobin.spec import parse_tournament
 
     pairs = len(BOTS) * (len(BOTS) - 1) // 2
     deals = max(1, -(-matches // (pairs * 2)))
@@ -38,7 +38,7 @@ def _tournament(name: str, matches: int):
 def _record(t, spec) -> dict:
     from mallows.agents.protocol import Limits
     from mallows.agents.registry import load_bot
-    from mallows.tournaments.match import play_match
+    from mallows.runner.match import play_match
 
     handles = [load_bot(b, isolate=False).handle(Limits()) for b in spec.seats]
     return play_match("take4", t.effective_options, spec.seed, handles, list(spec.seats))
@@ -47,7 +47,7 @@ def _record(t, spec) -> dict:
 def build(path: Path, matches: int, name: str = "big", chunk: int = 5000) -> float:
     """Build the database at ``path`` (which must not exist); returns the seconds it took."""
     from mallows.tournaments.run import refresh_ratings, register
-    from mallows.tournaments.schedule import schedule
+    from mallows.tournaments.roundrobin.schedule import schedule
 
     t0 = time.perf_counter()
     t = _tournament(name, matches)

@@ -1,7 +1,7 @@
 """The reference ladder: the shipped bots against each other, with confidence intervals.
 
 Plays duplicate-style matches through the real runner
-(``mallows.tournaments.match.play_match``, shipped bots in-process, generous time limits: see
+(``mallows.runner.match.play_match``, shipped bots in-process, generous time limits: see
 ``LIMITS``): for every deal seed, one match per cyclic rotation of the seats, so every bot
 plays every seat on the same cards. Then prints, per game, one row per bot:
 
@@ -46,7 +46,7 @@ from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.games import get_game
 from mallows.agents.registry import load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 Z95 = 1.959963984540054
 #: Generous time limits: on a loaded shared machine a 0.02 s decision can stall past the

@@ -384,7 +384,7 @@ def recorded_match(
     """Play one match through the runner with recording bots (``RandomBot(call)`` unless
     ``bots`` is given); returns ``(record, [(seat, observation), ...])``."""
     from mallows.agents.protocol import InProcessBot
-    from mallows.tournaments.match import play_match
+    from mallows.runner.match import play_match
 
     o = options(rules, table_cards=table_cards, max_turns_per_round=max_turns)
     log: list = []

@@ -12,40 +12,66 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from mallows.tournaments.format import FORMATS as REGISTRY
 
 PACKAGE = REPO / "platform" / "mallows"
 SUBPACKAGES = (
     "games",
     "agents",
+    "runner",
     "tournaments",
     "results",
-    "compare",
     "testing",
     "report",
     "interop",
     "cli",
-    "ladder",
 )
 
 #: subpackage -> the subpackages it must never import
 FORBIDDEN = {
-    "games": {"agents", "tournaments", "results", "compare", "cli", "testing", "interop"},
-    "results": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop"},
-    "agents": {"tournaments", "results", "compare", "cli", "testing", "interop"},
-    "tournaments": {"compare", "cli", "testing", "interop"},
-    "compare": {"cli", "testing", "interop"},
+    "games": {"agents", "runner", "tournaments", "results", "cli", "testing", "interop", "report"},
+    "results": {"games", "agents", "runner", "tournaments", "cli", "testing", "interop", "report"},
+    "agents": {"runner", "tournaments", "results", "cli", "testing", "interop", "report"},
+    # a Job in, an Outcome out: the runner knows no tournament, ladder or comparison
+    "runner": {"tournaments", "cli", "testing", "interop", "report"},
+    "tournaments": {"cli", "testing", "interop", "report"},
     "testing": {"cli", "interop"},
-    "report": {"agents", "tournaments", "cli", "testing", "interop"},
+    "report": {"agents", "runner", "tournaments", "cli", "testing", "interop"},
     # the bridges to PettingZoo and OpenSpiel stand on the games (and the bot protocol)
-    "interop": {"tournaments", "results", "compare", "cli", "testing", "report"},
-    # a ladder's questions and policy are pure decisions over the results' fit
-    "ladder": {"games", "agents", "tournaments", "compare", "cli", "testing", "interop", "report"},
+    "interop": {"runner", "tournaments", "results", "cli", "testing", "report"},
     "": set(SUBPACKAGES),  # mallows/__init__, errors, seeding, safetext, botname: ground floor
+}
+
+#: the formats: one package each under ``tournaments/``, standing on the shared core (the
+#: modules directly in ``tournaments/``: plan, run, format, seating, ...), which imports none of
+#: them; no format imports another. Read off the registry: a new format's one line there is
+#: its rule here too.
+FORMATS = tuple(sorted({path.split(".")[2] for path in REGISTRY.values()}))
+#: module -> the only mallows modules it may import (prefixes): a ladder's questions and policy
+#: are pure decisions over the results' fit
+PURE = {
+    "tournaments/ladder/questions.py": ("mallows.results", "mallows.errors", "mallows.botname"),
+    "tournaments/ladder/policy.py": (
+        "mallows.results",
+        "mallows.errors",
+        "mallows.botname",
+        "mallows.tournaments.ladder.questions",
+    ),
+    "tournaments/ladder/simulate.py": ("mallows.results", "mallows.errors", "mallows.botname"),
+}
+#: subpackage -> the only subpackages that may import it (what README.md, CONTRIBUTING.md and
+#: the packages' docstrings say: "only the CLI imports interop", "the report is imported by the
+#: CLI only", ...)
+IMPORTED_ONLY_BY = {
+    "cli": set(),
+    "interop": {"cli"},  # mallows export --trajectories
+    "report": {"cli"},
+    "testing": {"cli"},
 }
 #: third-party module -> the only file (or, ending in "/", the only package's files) that may
 #: import it
 ONLY = {
-    "ray": "tournaments/cluster.py",
+    "ray": "runner/cluster.py",
     "sqlite3": "results/store/",
     "sqlite_utils": "results/store/",
     "pettingzoo": "interop/pettingzoo.py",
@@ -194,6 +220,9 @@ def floor(path: Path) -> str:
 def test_the_tree_is_what_these_rules_know():
     found = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert found == set(SUBPACKAGES), "a new subpackage needs its rules here"
+    rooms = PACKAGE / "tournaments"
+    found = {p.name for p in rooms.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert found == set(FORMATS), "a package in tournaments/ is a format: register it in FORMATS"
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -207,6 +236,69 @@ def test_layering(path):
         and name.split(".")[1] in forbidden
     ]
     assert not bad, f"{path.relative_to(PACKAGE)} imports a floor it must not: {bad}"
+
+
+@pytest.mark.parametrize("target", sorted(IMPORTED_ONLY_BY))
+def test_what_the_docs_say_imports_a_floor_is_all_that_does(target):
+    allowed = IMPORTED_ONLY_BY[target] | {target}
+    bad = [
+        f"{path.relative_to(PACKAGE)} line {line}: {name}"
+        for path in modules()
+        if floor(path) not in allowed
+        for line, name in imports(path)
+        if name.split(".")[:2] == ["mallows", target]
+    ]
+    assert not bad, (
+        f"only {sorted(IMPORTED_ONLY_BY[target]) or 'nothing'} may import {target}: {bad}"
+    )
+
+
+def test_the_package_docstring_lists_every_subpackage():
+    doc = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    missing = [name for name in SUBPACKAGES if f"``mallows.{name}``" not in (doc or "")]
+    assert not missing, f"mallows/__init__.py does not list {missing}"
+
+
+def room(path: Path) -> str | None:
+    """The format package of ``path`` (``tournaments/<room>/...``); "" for the shared core (a
+    module directly in ``tournaments/``); None outside ``tournaments``."""
+    rel = path.relative_to(PACKAGE).parts
+    if rel[0] != "tournaments":
+        return None
+    return rel[1] if len(rel) > 2 else ""
+
+
+def format_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["mallows", "tournaments"] and len(parts) > 2 and parts[2] in FORMATS:
+        return parts[2]
+    return None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in modules() if room(p) is not None],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_the_core_imports_no_format_and_no_format_another(path):
+    here = room(path)
+    bad = [
+        f"line {line}: {name}"
+        for line, name in imports(path)
+        if format_of(name) is not None and format_of(name) != here
+    ]
+    what = "the shared core" if here == "" else f"format {here!r}"
+    assert not bad, f"{path.relative_to(PACKAGE)} ({what}) imports another format: {bad}"
+
+
+@pytest.mark.parametrize("rel, allowed", sorted(PURE.items()))
+def test_a_ladders_decisions_are_pure(rel, allowed):
+    bad = [
+        f"line {line}: {name}"
+        for line, name in imports(PACKAGE / rel)
+        if name.split(".")[0] == "mallows" and not name.startswith(allowed)
+    ]
+    assert not bad, f"{rel} must stay a pure decision over the results' fit: {bad}"
 
 
 def may_import(rel: str, where: str) -> bool:
@@ -228,13 +320,22 @@ def test_one_ray_module_and_one_sqlite_package(path):
 
 def test_the_rule_checker_sees_what_it_must():
     # the checker itself: a lazy import inside a function and a relative import both count
-    sample = PACKAGE / "tournaments" / "spec.py"
+    sample = PACKAGE / "tournaments" / "roundrobin" / "spec.py"
     names = [name for _, name in imports(sample)]
-    assert "mallows.agents.registry" in names  # imported inside a function
+    assert "mallows.results.codec" in names  # imported inside a function
     store = sorted((PACKAGE / "results" / "store").rglob("*.py"))
     seen = {name for path in store for _, name in imports(path)}
     assert {"sqlite3", "sqlite_utils"} <= seen
-    assert any(name == "ray" for _, name in imports(PACKAGE / "tournaments" / "cluster.py"))
+    assert any(name == "ray" for _, name in imports(PACKAGE / "runner" / "cluster.py"))
+    # a format's module is in its room, a core module in none, a module outside tournaments
+    # has no room; the format of an imported module is read off its name
+    assert room(PACKAGE / "tournaments" / "ladder" / "run.py") == "ladder"
+    assert room(PACKAGE / "tournaments" / "run.py") == ""
+    assert room(PACKAGE / "runner" / "match.py") is None
+    assert format_of("mallows.tournaments.compare.sprt") == "compare"
+    assert format_of("mallows.tournaments.compare") == "compare"
+    assert format_of("mallows.tournaments.run") is None
+    assert format_of("mallows.runner.match") is None
     # a folder rule covers the files inside that folder and nothing beside it
     assert may_import("results/store/schema.py", "results/store/")
     assert may_import("results/store/__init__.py", "results/store/")
@@ -248,10 +349,10 @@ def test_the_rule_checker_sees_what_it_must():
     ):
         assert not may_import(elsewhere, "results/store/"), elsewhere
     # a file rule covers that file only
-    assert may_import("tournaments/cluster.py", "tournaments/cluster.py")
-    assert not may_import("tournaments/cluster.py.bak", "tournaments/cluster.py")
-    assert not may_import("tournaments/cluster/x.py", "tournaments/cluster.py")
-    assert not may_import("tournaments/executor.py", "tournaments/cluster.py")
+    assert may_import("runner/cluster.py", "runner/cluster.py")
+    assert not may_import("runner/cluster.py.bak", "runner/cluster.py")
+    assert not may_import("runner/cluster/x.py", "runner/cluster.py")
+    assert not may_import("runner/executor.py", "runner/cluster.py")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -260,7 +361,7 @@ def test_every_module_says_what_it_owns(path):
     assert doc and len(doc.split()) >= 5, f"{path.relative_to(PACKAGE)} has no top docstring"
 
 
-@pytest.mark.parametrize("name", SUBPACKAGES)
+@pytest.mark.parametrize("name", SUBPACKAGES + tuple(f"tournaments/{f}" for f in FORMATS))
 def test_every_subpackage_says_what_it_owns_and_may_import(name):
     doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
     assert doc, name
@@ -345,3 +446,64 @@ def test_parts_are_composed_not_mixed_in():
     assert callable(failures.died) and callable(failures.timed_out)
     bot = SubprocessBot("x", ["true"])
     assert isinstance(bot.process, BotProcess) and bot.proc is None
+
+
+#: options several commands share: declared once, in ``cli/common.py``, with one help string
+SHARED_OPTIONS = ("--db", "--workers", "--address", "--sandbox")
+
+
+def test_shared_cli_options_and_the_default_database_are_defined_once():
+    declared: dict[str, list[str]] = {flag: [] for flag in SHARED_OPTIONS}
+    defaults = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Option":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and arg.value in declared:
+                        declared[arg.value].append(f"{rel}:{node.lineno}")
+            built = (
+                (  # Path("results") / ..., or the path written out
+                    isinstance(node, ast.Call)
+                    and getattr(node.func, "id", None) == "Path"
+                    and [getattr(a, "value", None) for a in node.args[:1]] == ["results"]
+                )
+                or (isinstance(node, ast.Constant) and node.value == "results/mallows.db")
+            )
+            if built:
+                defaults.append(f"{rel}:{node.lineno}")
+    for flag, where in declared.items():
+        assert len(where) == 1 and where[0].startswith("cli/common.py:"), (
+            f"{flag} is declared at {where}: use the option of cli/common.py"
+        )
+    assert [d.split(":")[0] for d in defaults] == ["results/store/schema.py"], (
+        f"the default database is built at {defaults}: use results.store.DEFAULT_DB"
+    )
+
+
+#: (file, what it splits) of the splits at ":" or "@" that are not a bot's name
+NOT_NAMES = {
+    "agents/host.py": "the bot's module:attribute target",
+    "agents/sandbox/cgroups.py": "the lines of /proc/self/cgroup",
+    "agents/sandbox/command.py": "PATH-like lists of folders",
+    "runner/cluster.py": "a cluster's host:port",
+    "cli/ladder.py": "a ladder table's reason (extra:QUESTION)",
+    "results/store/ladders.py": "a ladder table's reason (extra:QUESTION)",
+    "tournaments/ladder/run.py": "a ladder's mode (finals:N)",
+}
+
+
+def test_bot_names_are_parsed_only_by_botname():
+    bad = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel == "botname.py" or rel in NOT_NAMES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None) in ("split", "partition", "rpartition")
+                and [getattr(a, "value", None) for a in node.args[:1]] in ([":"], ["@"])
+            ):
+                bad.append(f"{rel}:{node.lineno}")
+    assert not bad, f"a bot name split by hand at {bad}: use mallows.botname.BotName.parse"

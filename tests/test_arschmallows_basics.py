@@ -24,7 +24,7 @@ from arschmallows_helpers import (
 from mallows.agents.protocol import InProcessBot
 from mallows.errors import GameConfigError, IllegalAction
 from mallows.games.arschmallows import cards
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 
 def test_deck_is_62_cards_with_the_ruled_counts():

@@ -11,7 +11,7 @@ from mallows.agents.protocol import Limits
 from mallows.agents.registry import SHIPPED, load_bot
 from mallows.errors import BotError
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 LIMITS = Limits(decision_seconds=10.0, match_seconds=600.0)  # a loaded CI box must not forfeit
 

@@ -8,7 +8,7 @@ import re
 from conftest import REPO
 from mallows import PROTOCOL_VERSIONS
 from mallows.results.store import SCHEMA_VERSION
-from mallows.tournaments.match import RECORD_VERSION
+from mallows.runner.match import RECORD_VERSION
 
 
 def section(title: str) -> str:

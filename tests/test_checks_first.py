@@ -237,7 +237,7 @@ def test_a_file_corrected_before_any_match_was_played_is_accepted(in_repo, tmp_p
     corrected definition; once a match is stored, a changed file is refused as before."""
     from mallows.results.store import Store
     from mallows.tournaments.run import register
-    from mallows.tournaments.spec import load_tournament
+    from mallows.tournaments.roundrobin.spec import load_tournament
 
     db = tmp_path / "m.db"
     store = Store(db)

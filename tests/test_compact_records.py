@@ -14,10 +14,10 @@ import pytest
 
 from mallows.results import codec
 from mallows.results.store import SCHEMA_VERSION, Store, StorageError
-from mallows.tournaments.worker import play_job
+from mallows.runner.worker import play_job
 from mallows.tournaments.run import jobs_for, match_row, register
-from mallows.tournaments.schedule import schedule
-from mallows.tournaments.spec import parse_tournament
+from mallows.tournaments.roundrobin.schedule import schedule
+from mallows.tournaments.roundrobin.spec import parse_tournament
 
 from conftest import MALLOWS, REPO
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mallows.compare.plan import CompareError, make_comparison
+from mallows.tournaments.compare.spec import CompareError, make_comparison
 from mallows.results.store import Store
 
 from conftest import MALLOWS, REPO, invoke as run_app

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from mallows.compare.sprt import (
+from mallows.tournaments.compare.sprt import (
     REGULARIZE,
     SequentialTest,
     _profile,

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from mallows.results.ratings import Rater, leaderboard
 from mallows.results.store import Store
-from mallows.tournaments import cluster as ex
+from mallows.runner import cluster as ex
 from mallows.tournaments.live import LiveRatings
 
 
@@ -70,9 +70,9 @@ def test_an_error_in_the_rating_thread_reaches_the_coordinator():
 
 def test_missing_indices_walks_the_gaps_in_chunks(tmp_path):
     from mallows.tournaments.run import match_row, register
-    from mallows.tournaments.schedule import schedule
-    from mallows.tournaments.spec import parse_tournament
-    from mallows.tournaments.worker import Outcome
+    from mallows.tournaments.roundrobin.schedule import schedule
+    from mallows.tournaments.roundrobin.spec import parse_tournament
+    from mallows.runner.worker import Outcome
 
     t = parse_tournament(
         {

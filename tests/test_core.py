@@ -183,7 +183,7 @@ def test_memory_limit_is_whole_mib_and_zero_means_none():
 
 
 def test_a_tournament_file_and_the_cli_share_the_limits_validator(tmp_path):
-    from mallows.tournaments.spec import TournamentError, parse_tournament
+    from mallows.tournaments.roundrobin.spec import TournamentError, parse_tournament
 
     base = {
         "name": "l",
@@ -251,7 +251,7 @@ def test_bots_get_their_own_copies_of_the_options_and_the_result():
     engine, nor the record, nor what the other seats got."""
     from mallows.agents.protocol import InProcessBot
     from mallows.games import get_game
-    from mallows.tournaments.match import play_match
+    from mallows.runner.match import play_match
 
     seen = []
 

@@ -12,11 +12,12 @@ import sqlite3
 import pytest
 from conftest import MALLOWS, REPO
 from mallows.cli import app
-from mallows.compare.plan import Comparison, make_comparison
-from mallows.compare.run import run_comparison
+from mallows.tournaments.compare.spec import Comparison, make_comparison
+from mallows.tournaments.compare.run import run_comparison
 from mallows.results.store import Store
-from mallows.tournaments.executor import make_executor
-from mallows.tournaments.schedule import make_schedule, pair_seats
+from mallows.runner.executor import make_executor
+from mallows.tournaments.seating import pair_seats
+from mallows.tournaments.roundrobin.schedule import make_schedule
 from typer.testing import CliRunner
 
 runner = CliRunner()

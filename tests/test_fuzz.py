@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import REPO, invoke as run_app
 from mallows.errors import MallowsError
 from mallows.results.store import Store
-from mallows.tournaments.spec import load_tournament
+from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
 
 EXAMPLES = settings(
     max_examples=120,
@@ -186,7 +186,7 @@ def place(tmp_path_factory):
 
 def check_file(path: Path, place: Path) -> None:
     try:
-        t = load_tournament(path).check_bots()
+        t = check_tournament_bots(load_tournament(path))
     except MallowsError:
         invoke(
             ["tournament", "run", path, "--db", place / "m.db", "--workers", "1", "--quiet"],

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mallows.ladder.simulate import balanced_round, even_field, kendall_tau
+from mallows.tournaments.ladder.simulate import balanced_round, even_field, kendall_tau
 from mallows.results.plackett_luce import PRIOR_SD, fit_history
 from mallows.results.ratings import leaderboard
 

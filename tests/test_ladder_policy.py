@@ -1,5 +1,5 @@
-"""A ladder's questions and policy (``mallows.ladder``): parsing, when a question is answered,
-where extra tables go, a newcomer's boosted rate, and a simulated ladder that stops at the
+"""A ladder's questions and policy (``mallows.tournaments.ladder``): parsing, when a question is
+answered, where extra tables go, a newcomer's boosted rate, and a simulated ladder that stops at the
 stated certainty."""
 
 from __future__ import annotations
@@ -8,8 +8,14 @@ import random
 
 import pytest
 
-from mallows.ladder.policy import Policy, all_answered, entry_rate, extra_tables, place_question
-from mallows.ladder.questions import (
+from mallows.tournaments.ladder.policy import (
+    Policy,
+    all_answered,
+    entry_rate,
+    extra_tables,
+    place_question,
+)
+from mallows.tournaments.ladder.questions import (
     FullOrder,
     Place,
     TopK,
@@ -19,7 +25,7 @@ from mallows.ladder.questions import (
     label,
     parse_question,
 )
-from mallows.ladder.simulate import Field, balanced_round, even_field
+from mallows.tournaments.ladder.simulate import Field, balanced_round, even_field
 from mallows.results.plackett_luce import fit_history
 
 

@@ -18,10 +18,10 @@ import pytest
 from conftest import MALLOWS, REPO, invoke
 from mallows.agents.registry import Resolver
 from mallows.results.store import Store
-from mallows.tournaments.executor import InProcessExecutor
-from mallows.tournaments.ladder_run import fits, prepare_ladder, read_state, run_ladder
-from mallows.tournaments.ladder_spec import load_ladder, parse_ladder
-from mallows.tournaments.ladder_status import ladder_view
+from mallows.runner.executor import InProcessExecutor
+from mallows.tournaments.ladder.run import fits, prepare_ladder, read_state, run_ladder
+from mallows.tournaments.ladder.spec import load_ladder, parse_ladder
+from mallows.tournaments.ladder.status import ladder_view
 
 KEY = bytes(range(32))
 FIELD = ["random", "greedy", "denial", "random:call=0.9"]
@@ -186,7 +186,7 @@ def test_with_newest_versions_a_new_version_joins_and_the_old_one_retires(tmp_pa
     assert statuses["nv@1"] == "retired"
     # a submission withdrawn with `bots withdraw` leaves the ladder at the next epoch
     assert invoke("bots", "withdraw", "nv@2", "--db", store.path).exit_code == 0
-    from mallows.tournaments.ladder_run import plan_next
+    from mallows.tournaments.ladder.run import plan_next
 
     tables, why, _ = plan_next(store, read_state(store, ladder), resolver, None)
     assert tables and why == ""
@@ -206,9 +206,9 @@ def test_the_questions_stop_the_ladder_at_their_certainty(tmp_path):
     # it stopped at the first epoch that answered it: one epoch fewer left it open
     epochs = store.ladders.epochs("lad")
     assert len(epochs) >= 2
-    from mallows.ladder.questions import TopK, answer
+    from mallows.tournaments.ladder.questions import TopK, answer
     from mallows.results.plackett_luce import fit_history
-    from mallows.tournaments.ladder_run import restrict
+    from mallows.tournaments.ladder.run import restrict
 
     before = [(p, r) for i, p, r in store.indexed_results("lad") if i < epochs[-1]["first"]]
     field = epochs[-1]["field"]

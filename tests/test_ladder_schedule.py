@@ -9,9 +9,9 @@ import pytest
 
 from mallows import seeding
 from mallows.errors import LadderError
-from mallows.tournaments.ladder_schedule import LadderSchedule, plan_epoch
-from mallows.tournaments.ladder_spec import from_definition, parse_ladder
-from mallows.tournaments.schedule import balanced_orders
+from mallows.tournaments.ladder.schedule import LadderSchedule, plan_epoch
+from mallows.tournaments.ladder.spec import from_definition, parse_ladder
+from mallows.tournaments.seating import balanced_orders
 
 FIELD = [f"b{i}" for i in range(7)]
 
@@ -85,7 +85,7 @@ def test_a_gauntlet_seats_a_challenger_at_every_table_and_meets_the_whole_field(
 
 
 def test_epochs_grow_with_the_ladder():
-    from mallows.tournaments.ladder_run import EPOCH_SHARE, MIN_EPOCH_MATCHES, epoch_passes
+    from mallows.tournaments.ladder.run import EPOCH_SHARE, MIN_EPOCH_MATCHES, epoch_passes
 
     ladder = parse_ladder(BASE)  # 3 bots, 3 seats: one table, 3 matches a pass
     assert epoch_passes(ladder, 0, 1) * 3 >= MIN_EPOCH_MATCHES

@@ -8,7 +8,7 @@ import pytest
 
 from mallows.agents.checks import canonical_name
 from mallows.errors import BotError
-from mallows.tournaments.spec import load_tournament
+from mallows.tournaments.roundrobin.spec import load_tournament
 
 GOOD = 'name = "t"\ngame = "take4"\nplayers = 2\ndeals = 1\nseed = 1\nbots = ["random", "greedy"]\n'
 

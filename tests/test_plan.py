@@ -332,7 +332,7 @@ def test_botname_refuses_what_cannot_be_a_name():
 
 def test_the_roster_is_one_picklable_value_jobs_carry():
     from mallows.agents.protocol import Limits
-    from mallows.tournaments.executor import Job, play_job
+    from mallows.runner.executor import Job, play_job
 
     roster = Roster(
         (("shown-greedy", RosterEntry(load="greedy")), ("shown-random", RosterEntry(load="random")))
@@ -348,7 +348,8 @@ def test_the_roster_is_one_picklable_value_jobs_carry():
 
 def test_no_module_global_or_environment_variable_carries_names():
     from mallows.agents import registry
-    from mallows.tournaments import executor, pinning
+    from mallows.runner import executor
+    from mallows.tournaments import pinning
 
     assert not hasattr(registry, "ROSTER") and not hasattr(registry, "SUBMITTED")
     assert not hasattr(pinning, "use_database")
@@ -358,7 +359,11 @@ def test_no_module_global_or_environment_variable_carries_names():
 
 
 def test_parsing_a_tournament_file_starts_nothing(tmp_path):
-    from mallows.tournaments.spec import load_tournament, parse_tournament
+    from mallows.tournaments.roundrobin.spec import (
+        check_tournament_bots,
+        load_tournament,
+        parse_tournament,
+    )
 
     # a bot that does not exist, and one whose start would leave a mark: parsing touches neither
     mark = tmp_path / "started"
@@ -383,7 +388,7 @@ def test_parsing_a_tournament_file_starts_nothing(tmp_path):
         f'seed = 1\nbots = ["{bot}", "random"]\n'
     )
     assert load_tournament(tmp_path / "p.toml").match_count() == 2 and not mark.exists()
-    checked = load_tournament(tmp_path / "p.toml").check_bots(sandbox="off")
+    checked = check_tournament_bots(load_tournament(tmp_path / "p.toml"), sandbox="off")
     assert mark.exists() and set(checked.bot_sources) == {str(bot), "random"}
 
 

@@ -25,7 +25,7 @@ from mallows.agents.process import SPIN_MISSES
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 ON = Limits(decision_seconds=5.0, match_seconds=60.0, start_seconds=15.0)

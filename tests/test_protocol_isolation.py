@@ -28,7 +28,7 @@ from mallows.agents.protocol import KINDS, BotFailure, Limits
 from mallows.games import game_ids, get_game
 from mallows.agents.process import MAX_LINE_BYTES, SubprocessBot
 from mallows.agents.registry import load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 BOTS = Path(__file__).parent / "misbehaving_bots"
 FAST = Limits(decision_seconds=2.0, match_seconds=60.0, start_seconds=10.0)

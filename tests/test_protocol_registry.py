@@ -233,7 +233,7 @@ def test_an_entry_point_of_an_installed_distribution_resolves_and_plays(venv):
     code = textwrap.dedent("""
         import json
         from mallows.agents.registry import load_bot
-        from mallows.tournaments.match import play_match
+        from mallows.runner.match import play_match
         from mallows.games import get_game
         spec = load_bot("epbot")
         out = {"kind": spec.kind_label, "version": spec.version, "source": spec.source,

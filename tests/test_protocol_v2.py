@@ -19,7 +19,7 @@ from mallows.errors import ConformanceError
 from mallows.games import GAMES, get_game
 from mallows.games.base import SeededChance
 from mallows.testing.events import check_events, check_registry
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 from conftest import MALLOWS
 

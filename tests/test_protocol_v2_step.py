@@ -17,7 +17,7 @@ from mallows.agents.protocol import InProcessBot, Limits
 from mallows.agents.registry import load_bot
 from mallows.games import get_game
 from mallows.games.base import SeededChance
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 sys.path.insert(0, str(Path(__file__).parent / "v2_bots"))
 import step  # noqa: E402

@@ -15,7 +15,7 @@ import pytest
 from mallows.agents.policy import random_action
 from mallows.agents.protocol import InProcessBot
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 
 class _Random:

@@ -16,7 +16,7 @@ import pytest
 from conftest import MALLOWS, REPO
 from mallows.cli import app
 from mallows.errors import RecordError
-from mallows.tournaments.record_format import MAX_DEPTH, check_record, parse_record
+from mallows.runner.record_format import MAX_DEPTH, check_record, parse_record
 from typer.testing import CliRunner
 
 DATA = REPO / "tests" / "data"

@@ -22,7 +22,7 @@ from mallows.games import get_game
 from mallows.games.arschmallows.cards import COUNTS
 from mallows.games.base import SeededChance
 from mallows.agents.registry import SHIPPED, load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 REFERENCE = ["random", "greedy", "heuristic", "ismcts:budget=0.003", "denial"]
 LIMITS = Limits(decision_seconds=5.0, match_seconds=600.0)  # a loaded CI box must not forfeit

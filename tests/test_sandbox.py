@@ -28,7 +28,7 @@ from mallows.agents.pool import BotPool
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot, require_sandbox
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 HOSTILE = Path(__file__).parent / "hostile_bots"
 MISBEHAVING = Path(__file__).parent / "misbehaving_bots"
@@ -293,8 +293,8 @@ def test_a_bot_cannot_connect_to_a_listener_on_loopback():
 @pytest.mark.ray
 @pytest.mark.slow
 def test_under_ray_a_bot_cannot_reach_the_cluster():
-    from mallows.tournaments.cluster import RayExecutor
-    from mallows.tournaments.worker import Job
+    from mallows.runner.cluster import RayExecutor
+    from mallows.runner.worker import Job
 
     bot = f"{HOSTILE / 'netclient.py'}:port=ray"
     options = get_game("take4").make_options(None, None)
@@ -394,8 +394,8 @@ def test_the_cli_refuses_without_a_sandbox_and_says_what_to_do(tmp_path):
 
 
 def test_a_reused_process_never_sees_the_same_deal_twice():
-    from mallows.tournaments.worker import Job, play_job
-    from mallows.tournaments.schedule import make_schedule
+    from mallows.runner.worker import Job, play_job
+    from mallows.tournaments.roundrobin.schedule import make_schedule
 
     bots = [f"{HOSTILE / 'rememberer.py'}:tag={t}" for t in "abc"] + ["random"]
     options = get_game("take4").make_options(None, None)

@@ -28,7 +28,7 @@ from mallows.agents.registry import load_bot
 from mallows.agents.sandbox.signals import tree
 from mallows.errors import BotError
 from mallows.games import get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 HOSTILE = Path(__file__).parent / "hostile_bots"
 ON = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0)
@@ -160,7 +160,7 @@ AS_USER = textwrap.dedent("""
     from mallows.agents.protocol import Limits
     from mallows.agents.sandbox.signals import tree
     from mallows.games import get_game
-    from mallows.tournaments.match import play_match
+    from mallows.runner.match import play_match
     assert sandbox.problem() is None, sandbox.problem()
     limits = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=20.0)
     spec = load_bot(sys.argv[1])

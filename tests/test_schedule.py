@@ -7,14 +7,14 @@ from math import comb
 from hypothesis import given, settings, strategies as st
 
 from mallows import seeding
-from mallows.tournaments.schedule import (
+from mallows.tournaments.seating import (
     SCHEDULE_VERSION,
     adjacency_imbalance,
     balanced_orders,
-    make_schedule,
     match_id,
     pair_seats,
 )
+from mallows.tournaments.roundrobin.schedule import make_schedule
 
 BOTS = ["a", "b", "c", "d", "e"]
 
@@ -76,7 +76,7 @@ def test_match_ids_are_name_and_index():
 def _old_list(bots, players, deals, seed):
     """The schedule as it was built before it became lazy (a list of every match)."""
     from itertools import combinations
-    from mallows.tournaments.schedule import MatchSpec, deal_seed
+    from mallows.tournaments.seating import MatchSpec, deal_seed
 
     out = []
     for table, subset in enumerate(combinations(tuple(bots), players)):

@@ -27,11 +27,11 @@ from mallows.agents.registry import load_bot
 from mallows.agents.protocol import Limits
 from mallows.games import get_game
 from mallows.results.store import Store
-from mallows.tournaments.executor import make_executor
-from mallows.tournaments.match import play_match
+from mallows.runner.executor import make_executor
+from mallows.runner.match import play_match
 from mallows.tournaments.run import run_tournament
 from mallows.tournaments.secrecy import settle
-from mallows.tournaments.spec import load_tournament
+from mallows.tournaments.roundrobin.spec import load_tournament
 
 CRACKER = REPO / "tests" / "hostile_bots" / "seed_cracker.py"
 CRACKED = re.compile(r'answered \{"type":"cracked","seed":(\d+),"how":"(\w+)"\}')
@@ -313,8 +313,8 @@ def test_a_bad_key_is_refused(tmp_path, bad, message):
 def test_a_comparison_gives_nothing_away_and_the_control_does(tmp_path):
     """``mallows compare`` keys its deals and the bots' seeds too (derivation 2); one stored
     before (derivation 1, its definition without ``chance``) gives them away."""
-    from mallows.compare.plan import make_comparison
-    from mallows.compare.run import run_comparison
+    from mallows.tournaments.compare.spec import make_comparison
+    from mallows.tournaments.compare.run import run_comparison
 
     limits = {"decision_seconds": 10.0}
     found = {}

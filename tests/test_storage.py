@@ -19,9 +19,9 @@ from mallows.results.interface import ResultStore
 from mallows.results.ratings import TRUESKILL
 from mallows.results.store import SCHEMA_VERSION, Store, StorageError
 from mallows.tournaments.run import board, register
-from mallows.tournaments.match import forfeit_count
-from mallows.tournaments.schedule import schedule
-from mallows.tournaments.spec import parse_tournament
+from mallows.runner.match import forfeit_count
+from mallows.tournaments.roundrobin.schedule import schedule
+from mallows.tournaments.roundrobin.spec import check_tournament_bots, parse_tournament
 from mallows.results.store import MatchRow
 
 DATA = Path(__file__).parent / "data"
@@ -285,7 +285,7 @@ def test_an_older_schema_opened_readonly_is_migrated_in_memory_only(tmp_path, mo
 def test_the_bots_table_keeps_where_the_file_check_found_each_bot(tmp_path):
     from mallows.agents.registry import load_bot
 
-    checked = parse_tournament(dict(BASE)).check_bots()  # the plan's check step
+    checked = check_tournament_bots(parse_tournament(dict(BASE)))  # the plan's check step
     assert checked.bot_sources == {b: load_bot(b).source for b in checked.bots}
     assert checked == tournament()  # the sources are not part of the definition
     store = Store(tmp_path / "m.db")

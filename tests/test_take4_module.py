@@ -13,7 +13,7 @@ from mallows.games.take4 import rules
 from mallows.games.take4.cards import SQUADS
 from mallows.agents.policy import random_action
 from mallows.agents.registry import load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 take4 = get_game("take4")
 LIMITS = Limits(decision_seconds=30.0, match_seconds=1e9)

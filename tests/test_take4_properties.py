@@ -17,7 +17,7 @@ from mallows.games.base import ReplayChance, SeededChance
 from mallows.games.take4.cards import DECK
 from mallows.agents.policy import random_action
 from mallows.agents.registry import load_bot
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 take4 = get_game("take4")
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

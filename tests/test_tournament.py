@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from mallows.results.store import Store
-from mallows.tournaments.spec import TournamentError, load_tournament
+from mallows.tournaments.roundrobin.spec import (
+    TournamentError,
+    check_tournament_bots,
+    load_tournament,
+)
 
 from conftest import MALLOWS, REPO, chance_key, invoke
 
@@ -71,7 +75,7 @@ def test_malformed_files_exit_2_with_a_message_naming_the_key(
 ):
     path = write_toml(text)
     with pytest.raises(TournamentError) as err:  # the file, then the plan's check of its bots
-        load_tournament(path).check_bots()
+        check_tournament_bots(load_tournament(path))
     for needle in needles:
         assert needle in str(err.value)
     result = invoke("tournament", "run", path, "--db", tmp_path / "m.db", "--workers", "1")
@@ -117,7 +121,7 @@ def test_shipped_tournament_files_are_valid(in_repo):
     assert {"demo", "arschmallows-reference", "take4-reference"} <= names
     games = set()
     for path in files:
-        t = load_tournament(path).check_bots()
+        t = check_tournament_bots(load_tournament(path))
         assert t.name == path.stem
         games.add(t.game)
     assert games == {"arschmallows", "take4"}
@@ -374,7 +378,7 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_table(in_repo, write_toml, tm
 
 
 def test_a_file_over_the_size_limit_names_its_size_and_database(write_toml):
-    from mallows.tournaments.spec import MAX_MATCHES
+    from mallows.tournaments.roundrobin.spec import MAX_MATCHES
 
     assert MAX_MATCHES >= 10**8
     bots = ", ".join(f'"random:call=0.{i:02d}"' for i in range(1, 13))

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, ray_env
-from mallows.tournaments.spec import load_tournament
+from mallows.tournaments.roundrobin.spec import load_tournament
 
 pytestmark = pytest.mark.slow
 

@@ -4,10 +4,13 @@ The package, one subpackage per concern (each ``__init__`` says what it owns and
 
 - ``mallows.games``: the engines (pure state machines) and the game registry;
 - ``mallows.agents``: the bot side (protocol handles, registry, processes, random policy);
-- ``mallows.tournaments``: file format, schedule, one match, executors, running;
+- ``mallows.runner``: a Job in, an Outcome out: one match, the workers, the executors (Ray);
+- ``mallows.tournaments``: the formats (round robin, ladder, ``mallows compare``), one package
+  each, on a shared core that plans, runs, stores and rates them;
 - ``mallows.results``: the store (SQLite) and the ratings;
-- ``mallows.compare``: ``mallows compare``, a sequential test of "is A better than B?";
 - ``mallows.testing``: the conformance checks for games and bots;
+- ``mallows.report``: results presented to people (``mallows report``, ``mallows serve``);
+- ``mallows.interop``: the games for learning libraries (PettingZoo, OpenSpiel);
 - ``mallows.cli``: the ``mallows`` command: parsing, calling, printing.
 
 ``mallows.errors``, ``mallows.seeding`` (chance streams, secret keys), ``mallows.safetext``

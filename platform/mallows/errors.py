@@ -48,8 +48,8 @@ signal: 130 for Ctrl-C, 143 for SIGTERM and 129 for SIGHUP (``Terminated`` carri
 
 The classes are defined here and nowhere else; the modules that raise them import them from
 here (and re-export them where they always could be imported from, e.g.
-``mallows.tournaments.spec.TournamentError``). This module imports nothing of mallows: every
-floor may import it.
+``mallows.tournaments.roundrobin.spec.TournamentError``). This module imports nothing of mallows:
+every floor may import it.
 """
 
 from __future__ import annotations

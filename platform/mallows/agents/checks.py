@@ -9,7 +9,8 @@ with its parameters and plays the game. (Limits are checked by ``protocol.Limits
 - ``ready(spec, game)``: build an in-process bot once with its parameters, or ask an isolated
   bot for its hello; then check that it plays ``game``. A ``BotError`` names the fix.
 
-Used by tournament files (``mallows.tournaments.spec``), ``mallows play`` and ``bots check``.
+Used by tournament files (``mallows.tournaments.roundrobin.spec``), ``mallows play`` and ``bots
+check``.
 """
 
 from __future__ import annotations

@@ -26,17 +26,11 @@ from rich.text import Text
 from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import list_bots
-from mallows.cli.common import (
-    SANDBOX_HELP,
-    SUBMITTED_DB_HELP,
-    sandbox_mode,
-    resolver_for,
-    user_errors,
-)
+from mallows.cli.common import db_option, resolver_for, sandbox_mode, sandbox_option, user_errors
 from mallows.errors import BotError, MallowsError
 from mallows.safetext import escape
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
-from mallows.tournaments.match import decision_context
+from mallows.runner.match import decision_context
 
 bots_app = typer.Typer(
     help="List the bots, and check a bot before it enters a tournament.", no_args_is_help=True
@@ -78,11 +72,7 @@ def list_command(
         help="Start isolated bots whose version or games cannot "
         "be read from their files, to ask them.",
     ),
-    db: Path = typer.Option(
-        Path("results") / "mallows.db",
-        "--db",
-        help="Also list the bots submitted to this database.",
-    ),
+    db: Path = db_option(),
 ) -> None:
     """Every bot in bots/, every installed entry point and every bot submitted to --db:
     name, version, kind, games, source."""
@@ -284,8 +274,8 @@ def check(
     match_seconds: float = typer.Option(
         300.0, help="Time budget for all of one match's decisions."
     ),
-    sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
-    db: Path = typer.Option(Path("results") / "mallows.db", "--db", help=SUBMITTED_DB_HELP),
+    sandbox: str = sandbox_option("on"),
+    db: Path = db_option(),
 ) -> None:
     """Play matches against the shipped bots through isolation and report every problem."""
     with resolver_for(db) as resolver:

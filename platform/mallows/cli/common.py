@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import typer
 
 from mallows.errors import PLATFORM_ERROR_EXIT, USER_ERROR_EXIT, MallowsError, PlatformError
+from mallows.results.store import DEFAULT_DB
 from mallows.safetext import escape  # the one escaping function for the terminal
 
 if TYPE_CHECKING:
@@ -51,10 +52,40 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
-SANDBOX_HELP = (
-    "on (default): every bot that is not shipped runs in a bubblewrap sandbox, and "
-    "is refused where none can be made; off: process isolation only (trusted bots)."
+# -- the options several commands share: each defined once, with one help string ---------------
+
+DB_HELP = (
+    f"The database (SQLite, default {DEFAULT_DB}): the commands that play or submit write to it "
+    "(created if missing), the others only read it; bot names NAME@N (and a bare submitted "
+    "NAME) resolve to its submitted versions."
 )
+WORKERS_HELP = "1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count)."
+ADDRESS_HELP = "Join this Ray cluster (default: $RAY_ADDRESS), shipping the bots."
+SANDBOX_HELP = (
+    "on: every bot that is not shipped runs in a bubblewrap sandbox, and is refused where none "
+    'can be made; off: process isolation only (trusted bots; as sandbox = "off" in [limits]; '
+    "stored with the tournament, ladder or comparison). Default: the file's [limits], else on."
+)
+
+
+def db_option() -> Any:
+    """``--db``: the database, ``results/mallows.db`` by default (``results.store.DEFAULT_DB``)."""
+    return typer.Option(DEFAULT_DB, "--db", help=DB_HELP)
+
+
+def workers_option() -> Any:
+    """``--workers``: 1 runs in this process, N > 1 a local Ray; None: the CPU count."""
+    return typer.Option(None, "--workers", help=WORKERS_HELP)
+
+
+def address_option() -> Any:
+    """``--address``: the Ray cluster to join (None: ``$RAY_ADDRESS``, else none)."""
+    return typer.Option(None, "--address", help=ADDRESS_HELP)
+
+
+def sandbox_option(default: str | None = None) -> Any:
+    """``--sandbox on|off`` (checked by ``sandbox_mode``); None: what the file says."""
+    return typer.Option(default, "--sandbox", help=SANDBOX_HELP)
 
 
 def sandbox_mode(value: str) -> str:
@@ -62,12 +93,6 @@ def sandbox_mode(value: str) -> str:
     from mallows.agents.sandbox import check_mode
 
     return check_mode(value, "--sandbox")
-
-
-SUBMITTED_DB_HELP = (
-    "Database whose submitted bots NAME@N (and a bare submitted NAME: its "
-    "newest version) resolve to; read only, and a missing file means none."
-)
 
 
 @contextlib.contextmanager

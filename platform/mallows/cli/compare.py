@@ -1,9 +1,10 @@
 """``mallows compare A B``: is A better than B? A sequential test on duplicate deals.
 
-Parsing and printing only: the definition and the schedule are ``mallows.compare.plan``, the
-statistics ``mallows.compare.sprt``, running ``mallows.compare.run``. Exit status: 0 when H1 is
-accepted (A is better), 1 when H0 is accepted (A is not better), 3 when --max-matches came
-first, 2 on bad input, 70 when mallows or Ray failed (``mallows.errors.PlatformError``).
+Parsing and printing only: the definition and the schedule are
+``mallows.tournaments.compare.spec``, the statistics ``mallows.tournaments.compare.sprt``, running
+``mallows.tournaments.compare.run``. Exit status: 0 when H1 is accepted (A is better), 1 when H0 is
+accepted (A is not better), 3 when --max-matches came first, 2 on bad input, 70 when mallows or Ray
+failed (``mallows.errors.PlatformError``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,22 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
-from mallows.cli.common import parse_options, user_errors
+from mallows.cli.common import (
+    address_option,
+    db_option,
+    parse_options,
+    sandbox_option,
+    user_errors,
+    workers_option,
+)
 from mallows.errors import MallowsError
-from mallows.compare.plan import DEFAULT_DELTA, DEFAULT_MAX_MATCHES, DEFAULT_SEED, make_comparison
+from mallows.tournaments.compare.spec import (
+    DEFAULT_DELTA,
+    DEFAULT_MAX_MATCHES,
+    DEFAULT_SEED,
+    check_comparison_bots,
+    make_comparison,
+)
 from mallows.results.store import DEFAULT_DB, Store
 from mallows.safetext import escape
 
@@ -84,15 +98,9 @@ def compare(
         help="Stop undecided (exit 3) after this many matches.",
     ),
     seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Deals: same seed, same deals."),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
-    ),
-    address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."
-    ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database (created if missing)."),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
+    db: Path = db_option(),
     name: Optional[str] = typer.Option(
         None,
         "--name",
@@ -101,21 +109,16 @@ def compare(
     decision_seconds: Optional[float] = typer.Option(
         None, "--decision-seconds", help="Time limit per decision (default: the platform's)."
     ),
-    sandbox: Optional[str] = typer.Option(
-        None,
-        "--sandbox",
-        help="off: bots that are not shipped run with process isolation "
-        "only (stored with the comparison). Default: on.",
-    ),
+    sandbox: Optional[str] = sandbox_option(),
     quiet: bool = typer.Option(False, "--quiet", help="No progress lines."),
 ) -> None:
     """Is A better than B? Duplicate deals, a sequential test (SPRT), stop when it decides.
 
     Exit status 0: A is better by at least --delta (H1); 1: A is not better (H0); 3: no
     verdict within --max-matches; 2: bad input; 70: mallows or Ray failed."""
-    from mallows.compare.run import BATCH_MATCHES, needs_matches, run_comparison
+    from mallows.tournaments.compare.run import BATCH_MATCHES, needs_matches, run_comparison
     from mallows.cli.common import resolver_for, sandbox_mode
-    from mallows.tournaments.executor import cluster_address, make_executor
+    from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
 
@@ -148,7 +151,7 @@ def compare(
             name=name,
             resolver=resolver,
         )
-        c = c.check_bots(resolver)  # hellos; the sandbox decided once
+        c = check_comparison_bots(c, resolver)  # hellos; the sandbox decided once
     store = Store(db)
     # registered and pinned like a tournament: changed settings or changed bot code are
     # refused before any match (and before Ray starts)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import typer
 
-from mallows.cli.common import user_errors
+from mallows.cli.common import db_option, user_errors
 from mallows.errors import MallowsError
-from mallows.results.store import DEFAULT_DB, Store
+from mallows.results.store import Store
 
 db_app = typer.Typer(help="Look after a results database.", no_args_is_help=True)
 
@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
 
 @db_app.command("check")
 @user_errors
-def check(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to check.")) -> None:
+def check(db: Path = db_option()) -> None:
     """SQLite's integrity check plus every match's digest; lists what is damaged."""
     from mallows.results.store import SCHEMA_VERSION
 
@@ -72,7 +72,7 @@ def check(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to c
 
 @db_app.command("repair")
 @user_errors
-def repair(db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite database to repair.")) -> None:
+def repair(db: Path = db_option()) -> None:
     """Remove the orphans `db check` reports: matches whose tournament is gone."""
     if not Path(db).is_file():
         Store(db, readonly=True).close()  # the message for a path that is not a database

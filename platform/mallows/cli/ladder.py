@@ -1,6 +1,6 @@
 """``mallows ladder``: run, status, join, withdraw, stop, finals. Parsing and printing only: the
-file format is ``tournaments.ladder_spec``, running ``tournaments.ladder_run``, the view
-``tournaments.ladder_status``. Exit status: 0 (answered, stopped, or a command done), 2 on bad
+file format is ``tournaments.ladder.spec``, running ``tournaments.ladder.run``, the view
+``tournaments.ladder.status``. Exit status: 0 (answered, stopped, or a command done), 2 on bad
 input, 70 when mallows or Ray failed, 128 + N on signal N (resumable: rerun the same command).
 """
 
@@ -12,9 +12,16 @@ from typing import Optional
 
 import typer
 
-from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
+from mallows.cli.common import (
+    address_option,
+    db_option,
+    sandbox_mode,
+    sandbox_option,
+    user_errors,
+    workers_option,
+)
 from mallows.errors import MallowsError
-from mallows.results.store import DEFAULT_DB, Store
+from mallows.results.store import Store
 from mallows.safetext import escape
 
 ladder_app = typer.Typer(
@@ -22,7 +29,6 @@ ladder_app = typer.Typer(
     "answered (tournaments/README.md, 'Ladders').",
     no_args_is_help=True,
 )
-DB_HELP = "SQLite database the ladder is stored in."
 
 
 def register(app: typer.Typer) -> None:
@@ -41,16 +47,10 @@ def _open(db: Path, readonly: bool = False) -> Store:
 @user_errors
 def run(
     file: Path = typer.Argument(..., help="The ladder file (TOML)."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
-    ),
-    address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping the bots."
-    ),
-    sandbox: Optional[str] = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    db: Path = db_option(),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
+    sandbox: Optional[str] = sandbox_option(),
     follow: bool = typer.Option(
         False,
         "--follow",
@@ -64,10 +64,10 @@ def run(
     max_matches, or mallows ladder stop."""
     from mallows.cli.common import resolver_for
     from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
-    from mallows.tournaments.executor import make_executor
-    from mallows.tournaments.ladder_run import prepare_ladder, run_ladder
-    from mallows.tournaments.ladder_spec import load_ladder
-    from mallows.tournaments.ladder_status import ladder_view, view_text
+    from mallows.runner.executor import make_executor
+    from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
+    from mallows.tournaments.ladder.spec import check_ladder_bots, load_ladder
+    from mallows.tournaments.ladder.status import ladder_view, view_text
 
     ladder = load_ladder(file)
     mode = sandbox_mode(sandbox) if sandbox is not None else None
@@ -76,7 +76,7 @@ def run(
             f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
         )
     with resolver_for(db) as resolver:
-        ladder = ladder.check_bots(resolver, mode)  # before a new database is created
+        ladder = check_ladder_bots(ladder, resolver, mode)  # before a new database is created
     store = Store(db)
     resolver = resolver.using(store)
     ladder = prepare_ladder(ladder, store, resolver, mode)
@@ -130,11 +130,11 @@ def run(
 @user_errors
 def status(
     name: str = typer.Argument(..., help="The ladder's name."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     as_json: bool = typer.Option(False, "--json", help="The view as JSON."),
 ) -> None:
     """Standings with intervals, questions, newcomers and recent matches."""
-    from mallows.tournaments.ladder_status import ladder_view, view_text
+    from mallows.tournaments.ladder.status import ladder_view, view_text
 
     store = _open(db, readonly=True)
     try:
@@ -153,17 +153,20 @@ def join_cmd(
         help="The bot: a submitted NAME@N (a bare NAME: its newest "
         "version), a shipped bot or a path.",
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    sandbox: Optional[str] = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    db: Path = db_option(),
+    sandbox: Optional[str] = sandbox_option(),
 ) -> None:
     """Enter a bot: checked now, then it joins at the ladder's next epoch."""
     from mallows.cli.common import resolver_for
-    from mallows.tournaments.ladder_run import join, stored_ladder
+    from mallows.tournaments.ladder.run import join, stored_ladder
+    from mallows.tournaments.ladder.spec import check_ladder_bots
 
     store = _open(db)
     ladder = stored_ladder(store, name)
     with resolver_for(db) as resolver:  # it passes the check now, or it is not entered
-        ladder.check_bots(resolver, sandbox_mode(sandbox) if sandbox else None, names=(bot,))
+        check_ladder_bots(
+            ladder, resolver, sandbox_mode(sandbox) if sandbox else None, names=(bot,)
+        )
     written = join(store, name, bot, note="mallows ladder join")
     typer.echo(f"entered {escape(written)} in ladder {name}: it joins at the next epoch")
 
@@ -173,10 +176,10 @@ def join_cmd(
 def withdraw_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
     bot: str = typer.Argument(..., help="The entrant, as written or as shown."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Stop scheduling an entrant from the next epoch on; its matches stay in the results."""
-    from mallows.tournaments.ladder_run import withdraw
+    from mallows.tournaments.ladder.run import withdraw
 
     written = withdraw(_open(db), name, bot)
     typer.echo(
@@ -189,10 +192,10 @@ def withdraw_cmd(
 @user_errors
 def stop_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Stop a running ladder now (what is stored stays; ladder run resumes it)."""
-    from mallows.tournaments.ladder_run import stored_ladder
+    from mallows.tournaments.ladder.run import stored_ladder
 
     store = _open(db)
     stored_ladder(store, name)
@@ -207,10 +210,10 @@ def stop_cmd(
 @user_errors
 def finals_cmd(
     name: str = typer.Argument(..., help="The ladder's name."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Switch to the file's [finals]: entries frozen, stages cut by rank, a final table."""
-    from mallows.tournaments.ladder_run import stored_ladder
+    from mallows.tournaments.ladder.run import stored_ladder
 
     store = _open(db)
     ladder = stored_ladder(store, name)

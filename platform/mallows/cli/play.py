@@ -16,19 +16,18 @@ from mallows import seeding
 from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.cli.common import (
-    SANDBOX_HELP,
-    SUBMITTED_DB_HELP,
+    db_option,
     parse_options,
-    sandbox_mode,
     resolver_for,
+    sandbox_mode,
+    sandbox_option,
     user_errors,
 )
 from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
-from mallows.results.store import DEFAULT_DB
 from mallows.agents.registry import BotSpec
-from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all
-from mallows.tournaments.match import play_match
+from mallows.tournaments.format import decide_sandbox, ready_all, resolve_all
+from mallows.runner.match import play_match
 
 
 def register(app: typer.Typer) -> None:
@@ -68,8 +67,8 @@ def play(
     ),
     record: Optional[Path] = typer.Option(None, help="Write the match record (JSON) to this file."),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision."),
-    sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=SUBMITTED_DB_HELP),
+    sandbox: str = sandbox_option("on"),
+    db: Path = db_option(),
 ) -> None:
     """Play one match and print the result."""
     with resolver_for(db) as resolver:

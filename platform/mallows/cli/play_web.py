@@ -2,7 +2,7 @@
 ``POST /play/new``, ``/play/<id>`` (the match page), ``/play/<id>/state`` (the person's view,
 long-polled) and ``POST /play/<id>/act``; ``/play/static/play.js``.
 
-Only requests and answers here: matches are ``mallows.tournaments.human_play``, pages
+Only requests and answers here: matches are ``mallows.runner.human_play``, pages
 ``mallows.report.play_page``.
 """
 
@@ -44,7 +44,7 @@ class PlayRoutes:
     @property
     def room(self) -> Any:
         if self._room is None:
-            from mallows.tournaments.human_play import PlayRoom
+            from mallows.runner.human_play import PlayRoom
 
             self._room = PlayRoom(self.db)
         return self._room

@@ -16,11 +16,9 @@ from typing import Optional
 
 import typer
 
-from mallows.cli.common import user_errors
+from mallows.cli.common import db_option, user_errors
 from mallows.errors import MallowsError
-from mallows.results.store import DEFAULT_DB
 
-DB_HELP = "SQLite database to read (never written)."
 #: Threads rendering ``serve``'s pages, each with its own read-only connection.
 PAGE_THREADS = 4
 
@@ -44,11 +42,11 @@ def _store(db: Path):
 
 
 def _ladder_view():
-    """How the report shows a standing ladder (``tournaments.ladder_status``: the report may
+    """How the report shows a standing ladder (``tournaments.ladder.status``: the report may
     not read a ladder's state itself). Served pages reload every few seconds: a view is
     computed again only when the ladder stored a match, planned an epoch or recorded an event
     since (the whole-history fit is the costly part)."""
-    from mallows.tournaments.ladder_status import ladder_view
+    from mallows.tournaments.ladder.status import ladder_view
 
     cache: dict = {}
     lock = threading.Lock()
@@ -107,7 +105,7 @@ def report(
     out: Path = typer.Option(
         ..., "-o", "--out", help="Folder to write the site into (created; open its index.html)."
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     tournament: Optional[str] = typer.Option(None, "--tournament", help="Only this tournament."),
     game: Optional[str] = typer.Option(None, "--game", help="Only this game's tournaments."),
     replay_pages: bool = typer.Option(
@@ -125,6 +123,7 @@ def report(
     Replays: one page per tournament, reading its matches from a few compressed data files
     beside it (--replay-pages: a page per match instead)."""
     from mallows.report.site import Site
+    from mallows.tournaments.compare.run import stored_test
 
     t0 = time.perf_counter()
     site = Site(
@@ -133,6 +132,7 @@ def report(
         game=game,
         replay_data=not replay_pages,
         ladders=_ladder_view(),
+        comparisons=stored_test,
     )
     check_out_folder(out)
     try:
@@ -150,7 +150,7 @@ def report(
 
 @user_errors
 def serve(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     host: str = typer.Option(
         "127.0.0.1",
         "--host",
@@ -179,6 +179,7 @@ def serve(
         url_host,
     )
     from mallows.report.site import CONTENT_TYPES, Site
+    from mallows.tournaments.compare.run import stored_test
 
     check_port(port)
     host = check_host(host, public)
@@ -194,7 +195,12 @@ def serve(
 
     def open_site() -> None:
         local.site = Site(
-            _store(db), live=True, refresh=max(1, refresh), boards=boards, ladders=ladders
+            _store(db),
+            live=True,
+            refresh=max(1, refresh),
+            boards=boards,
+            ladders=ladders,
+            comparisons=stored_test,
         )
 
     renderer = ThreadPoolExecutor(

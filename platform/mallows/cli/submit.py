@@ -31,13 +31,11 @@ from mallows.agents.submissions import (
     short_name,
 )
 from mallows.botname import BotName
-from mallows.cli.common import SANDBOX_HELP, sandbox_mode, user_errors
+from mallows.cli.common import db_option, sandbox_mode, sandbox_option, user_errors
 from mallows.errors import MallowsError
 from mallows.safetext import escape
 from mallows.seeding import check_seed
-from mallows.results.store import DEFAULT_DB, Store
-
-DB_HELP = "SQLite database (created if missing)."
+from mallows.results.store import Store
 
 
 def _open(db: Path) -> Store:
@@ -78,7 +76,7 @@ def submit(
         "--name",
         help="Name to submit under (default: the bot's own name, else its file or folder name).",
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     games: int = typer.Option(10, "--games", help="Check matches to play in each game."),
     seed: Optional[int] = typer.Option(
         None,
@@ -86,7 +84,7 @@ def submit(
         "fresh secret seed, so the check cannot be foreseen).",
     ),
     decision_seconds: float = typer.Option(1.0, help="Time limit per decision in the check."),
-    sandbox: str = typer.Option("on", "--sandbox", help=SANDBOX_HELP),
+    sandbox: str = sandbox_option("on"),
     ladder: Optional[str] = typer.Option(
         None,
         "--ladder",
@@ -112,12 +110,14 @@ def submit(
     snap = read_files(path, what, strict=True)  # no hard link, no special file
     found = registry.load_bot(str(path.resolve()), isolate=True)  # checks the manifest
     name = check_submission_name(
-        name or short_name(found).split(":")[0], registry.SHIPPED, submitted=path
+        name or BotName.parse(short_name(found), strict=False).plain,
+        registry.SHIPPED,
+        submitted=path,
     )
     store = Store(db)
     console = _console()
     if ladder is not None:  # before the check: a wrong ladder name costs nothing
-        from mallows.tournaments.ladder_run import stored_ladder
+        from mallows.tournaments.ladder.run import stored_ladder
 
         stored_ladder(store, ladder)
     newest = store.newest_digest(name)
@@ -196,7 +196,7 @@ def submit(
 
 def _enter(store: Store, ladder: str, bot: str, console) -> None:
     """``--ladder``: record the join (the ladder checks and pins it at its next epoch)."""
-    from mallows.tournaments.ladder_run import join
+    from mallows.tournaments.ladder.run import join
 
     try:
         written = join(store, ladder, bot, note="mallows bots submit --ladder")
@@ -232,7 +232,7 @@ def show(
         "leaderboard, a code digest (8 or more hex digits), "
         "or any bot name.",
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     extract: Optional[Path] = typer.Option(
         None, "--extract", help="Write the version's files into this folder (which must not exist)."
     ),
@@ -396,7 +396,7 @@ def _extract(store: Store, digest: str, folder: Path, console) -> None:
 
 def withdraw(
     name: str = typer.Argument(..., help="The version to withdraw, NAME@N."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
 ) -> None:
     """Keep NAME@N's history and ratings, but refuse it in new tournaments."""
     at = parse_version(name)
@@ -418,7 +418,7 @@ def withdraw(
 
 def delete(
     name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
 ) -> None:
     """Remove a tournament, its matches and ratings; recompute its game's leaderboard."""

@@ -1,9 +1,9 @@
 """``mallows tournament run|list|show``, ``mallows ratings``, ``mallows replay``, ``mallows export``.
 
 The commands only parse arguments and print: loading and validation live in
-``mallows.tournaments.spec``, execution in ``mallows.tournaments.executor`` (``cluster`` for Ray) and ``run``, SQLite
-in ``mallows.results.store`` (opened read-only by list, show, ratings and replay), the
-leaderboard's columns in the rating system (``mallows.results.ratings``).
+``mallows.tournaments.roundrobin.spec``, execution in ``mallows.runner.executor`` (``cluster`` for
+Ray) and ``run``, SQLite in ``mallows.results.store`` (opened read-only by list, show, ratings and
+replay), the leaderboard's columns in the rating system (``mallows.results.ratings``).
 """
 
 from __future__ import annotations
@@ -21,14 +21,20 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 from rich.text import Text
 
-from mallows.cli.common import user_errors
+from mallows.botname import BotName
+from mallows.cli.common import (
+    address_option,
+    db_option,
+    sandbox_option,
+    user_errors,
+    workers_option,
+)
 from mallows.safetext import escape
 from mallows.errors import MallowsError
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import DEFAULT_DB, Store
 
 FORMATS = ("table", "csv", "json", "markdown")
-DB_HELP = "SQLite database (created if missing)."
 
 tournament_app = typer.Typer(
     help="Run round-robin tournaments and read their results.", no_args_is_help=True
@@ -201,26 +207,14 @@ def _board(store: Store, scope: str, name: str) -> list[dict]:
 @user_errors
 def run(
     file: Path = typer.Argument(..., help="Tournament file (TOML), e.g. tournaments/demo.toml"),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help="1: in this process; N > 1: a local Ray with N CPUs (default: the CPU count).",
-    ),
-    address: Optional[str] = typer.Option(
-        None, "--address", help="Join this Ray cluster (default: $RAY_ADDRESS), shipping bots/."
-    ),
+    db: Path = db_option(),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
     batch_size: Optional[int] = typer.Option(
         None, "--batch-size", help="Matches per Ray task (default: automatic)."
     ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
-    sandbox: Optional[str] = typer.Option(
-        None,
-        "--sandbox",
-        help="off: bots that are not shipped run with process isolation "
-        'only (as sandbox = "off" in [limits]; stored with the tournament). Default: the '
-        "file's [limits], else on.",
-    ),
+    sandbox: Optional[str] = sandbox_option(),
     key: Optional[str] = typer.Option(
         None,
         "--key",
@@ -233,7 +227,7 @@ def run(
     from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
-    from mallows.tournaments.spec import load_tournament
+    from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
 
     t = load_tournament(file)  # pure: reads and validates the file
     mode = sandbox_mode(sandbox) if sandbox is not None else None
@@ -242,7 +236,7 @@ def run(
     from mallows.tournaments.secrecy import parse_key
 
     given = parse_key(key) if key is not None else None
-    if any(str(b).partition(":")[0] == "human" for b in t.bots):  # a human league
+    if any(BotName.parse(b, strict=False).plain == "human" for b in t.bots):  # a human league
         if workers not in (None, 1) or address is not None:
             raise MallowsError(
                 "a human seat plays at this terminal: run the tournament with "
@@ -252,7 +246,7 @@ def run(
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
-        t = t.check_bots(resolver, mode)
+        t = check_tournament_bots(t, resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         try:
@@ -279,7 +273,7 @@ def _run(
     resolver,
     key: bytes | None = None,
 ) -> None:
-    from mallows.tournaments.executor import cluster_address, make_executor
+    from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
     from mallows.tournaments.run import LARGE_RUN, estimate, execute
 
@@ -305,7 +299,7 @@ def _run(
             soft_wrap=True,
             highlight=False,
         )
-    from mallows.tournaments.schedule import SCHEDULE_VERSION
+    from mallows.tournaments.seating import SCHEDULE_VERSION
 
     if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
         console.print(
@@ -412,7 +406,7 @@ def _leader_text(rater) -> str:
 
 @tournament_app.command("list")
 @user_errors
-def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
+def list_(db: Path = db_option()) -> None:
     """The tournaments in --db, with how many of their matches are stored."""
     from mallows.cli.tables import print_table
 
@@ -442,7 +436,7 @@ def list_(db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP)) -> None:
 @user_errors
 def show(
     name: str = typer.Argument(..., help="Tournament name (see mallows tournament list)."),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     reveal_key: bool = typer.Option(
         False,
         "--reveal-key",
@@ -477,7 +471,7 @@ def show(
     )
     _print_chance(console, store, name, definition, done == row["total"], reveal_key)
     if definition.get("kind") == "compare":  # mallows compare: its verdict first
-        from mallows.compare.run import stored_test, verdict_text
+        from mallows.tournaments.compare.run import stored_test, verdict_text
 
         console.print(verdict_text(*stored_test(store, name)), soft_wrap=True)
     if definition.get("options"):
@@ -621,7 +615,7 @@ def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> 
 
 @user_errors
 def ratings(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     game: Optional[str] = typer.Option(
         None, "--game", help="One game's leaderboard over all its tournaments."
     ),
@@ -705,7 +699,7 @@ def replay(
         help="Match id, <tournament>/<index> (e.g. demo/0), or a "
         "record file (JSON, e.g. from mallows play --record).",
     ),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     seat: Optional[int] = typer.Option(
         None, "--seat", help="Show only what this seat saw (default: every card's value)."
     ),
@@ -739,7 +733,7 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
             raise MallowsError(
                 f"no record file {match}: give a record file or a match id such as demo/0"
             )
-        from mallows.tournaments.record_format import parse_record
+        from mallows.runner.record_format import parse_record
 
         try:
             text = path.read_bytes()
@@ -771,7 +765,7 @@ def _load_record(match: str, db: Path) -> tuple[str, dict]:
 
 @user_errors
 def export(
-    db: Path = typer.Option(DEFAULT_DB, "--db", help=DB_HELP),
+    db: Path = db_option(),
     tournament: Optional[str] = typer.Option(
         None, "--tournament", help="One tournament's matches (default: all)."
     ),

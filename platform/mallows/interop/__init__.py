@@ -10,6 +10,7 @@ uses the same encoder sees in a tournament what it saw in training.
 May import: ``mallows.games``, ``mallows.errors``, ``mallows.seeding`` and ``mallows.agents``
 (the protocol, for OpenSpiel bots in a tournament); the optional extras (``pettingzoo`` and
 ``gymnasium``, ``open_spiel``) only in the module that bridges to them. Nothing imports this
-package: the games know nothing of it (an optional extra, ``pip install 'mallows[pettingzoo]'``
-or ``'mallows[openspiel]'``).
+package but the CLI (``mallows export --trajectories``: ``trajectories``): the games know
+nothing of it (an optional extra, ``pip install 'mallows[pettingzoo]'`` or
+``'mallows[openspiel]'``).
 """

@@ -14,5 +14,7 @@ engines, which ``results`` may not import.
 
 May import: ``mallows.results`` (store reads, ratings, stats), ``mallows.games`` (engines, to
 replay), ``mallows.errors``; jinja2 and matplotlib. Nothing of ``agents``, ``tournaments`` or
-``cli``. Imported by ``mallows.cli`` only.
+``cli``: what it shows of a ladder or a comparison (their views, a comparison's test) the
+CLI hands it as functions (``Site(ladders=..., comparisons=...)``). Imported by ``mallows.cli``
+only.
 """

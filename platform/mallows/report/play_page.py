@@ -4,7 +4,7 @@ against bots, and the match page, drawn on the replay's card table (``static/rep
 Owns ``form_page``, ``match_page`` and ``view(observation, names)``: the person's seat's
 observation as one replay frame (the same keys ``frames_*`` give a replay, built from the
 observation alone, so the table shows exactly what the seat may see) plus the legal actions in
-words. The matches themselves are run by ``mallows.tournaments.human_play`` (called by the
+words. The matches themselves are run by ``mallows.runner.human_play`` (called by the
 CLI); this module only draws.
 """
 

@@ -27,7 +27,7 @@ import json
 import os
 from importlib import resources
 from pathlib import Path, PurePath
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import jinja2
 
@@ -115,9 +115,14 @@ class Site:
         boards=None,
         replay_data: bool = False,
         ladders: Callable[[ResultStore, str], dict] | None = None,
+        comparisons: Callable[[ResultStore, str], tuple[Any, Any]] | None = None,
     ):
         self.store, self.live, self.refresh = store, live, refresh
         self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
+        # (store, name) -> a comparison and its sequential test over the stored pairs
+        # (``tournaments.compare.run.stored_test``, given by the CLI: the report reads only
+        # results and games); None: a comparison's page shows its board without the verdict
+        self.comparison_test = comparisons
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
         # replays: a tournament's data files and one page (report), or a page per match
         self.replay_data = replay_data
@@ -294,14 +299,14 @@ class Site:
             "matches.html", 2, title=f"{name}: matches", name=name, matches=matches, pages=pages
         )
 
-    def comparison(self, name: str) -> dict:
+    def comparison(self, name: str) -> dict | None:
         """What ``mallows compare`` decided for the comparison ``name``, from its stored pairs
-        (the same test, read the same way): verdict (``H1``, ``H0`` or None), its sentence,
-        LLR and bounds, pairs, the estimate (A better than B by ``mean`` places per match, ±
-        ``half_width``, None below two pairs) and the settings."""
-        from mallows.compare.run import stored_test
-
-        c, t = stored_test(self.store, name)
+        (the same test, read the same way: ``comparisons``): verdict (``H1``, ``H0`` or None),
+        its sentence, LLR and bounds, pairs, the estimate (A better than B by ``mean`` places
+        per match, ± ``half_width``, None below two pairs) and the settings."""
+        if self.comparison_test is None:
+            return None
+        c, t = self.comparison_test(self.store, name)
         half = t.half_width if t.n > 1 and t.half_width != float("inf") else None
         if t.verdict == "H1":
             said = (

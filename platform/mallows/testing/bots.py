@@ -26,7 +26,7 @@ from mallows.agents.protocol import KINDS, Limits
 from mallows.agents.registry import BotSpec, Resolver, load_bot, require_sandbox
 from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
-from mallows.tournaments.match import play_match
+from mallows.runner.match import play_match
 
 __all__ = [
     "check_bot",

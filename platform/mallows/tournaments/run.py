@@ -4,9 +4,9 @@
 (``tournaments.plan.prepare``) not yet in the store (lazy schedule -> executor -> store, one
 commit per arriving batch) and rates the results in schedule order in a thread beside it
 (``live``), until the schedule is done or the ``stop`` rule decides (a comparison's sequential
-test: ``mallows.compare.run``). A tournament and a comparison differ only in their schedule
-and their stop rule. ``run_tournament(t, store, executor)`` is ``prepare`` then ``execute``.
-``refresh_ratings`` /
+test: ``mallows.tournaments.compare.run``). A tournament and a comparison differ only in their
+schedule and their stop rule. ``run_tournament(t, store, executor)`` is ``prepare`` then
+``execute``. ``refresh_ratings`` /
 ``ensure_ratings`` keep the stored leaderboards in step with the stored matches (after a kill, a
 rerun recomputes them), and ``board`` reads one up to date (computed in memory, not written,
 from a read-only store).
@@ -14,6 +14,7 @@ from a read-only store).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -26,8 +27,8 @@ from mallows.results.leaderboard import leaderboard, played, played_dicts
 from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
 from mallows.results.store import MatchRow, StorageError
 from mallows.tournaments.plan import Plan, prepare
-from mallows.tournaments.schedule import match_id
-from mallows.tournaments.spec import Tournament, diff_definitions
+from mallows.tournaments.seating import match_id
+from mallows.tournaments.format import EpochFormat, Spec, StopRule, diff_definitions
 from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
 
@@ -44,20 +45,24 @@ class RunSummary:
     stopped: bool = False  # the stop rule decided before the schedule was done
 
 
-class StopRule(Protocol):
-    """When a run may stop before its schedule is done (a comparison's sequential test)."""
+class Registrable(Protocol):
+    """What ``register`` records of a run: its name, game, where it came from, and its
+    definition with that definition's digest."""
 
     @property
-    def decided(self) -> bool: ...
+    def name(self) -> str: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def bot_sources(self) -> dict: ...
+    def definition(self) -> dict: ...
+    def digest(self) -> str: ...
+    def match_count(self) -> int: ...
 
-    def replay(self, store: Any, name: str) -> None:
-        """Read what is stored (a resume) before anything is played."""
 
-    def add(self, spec: Any, outcome: Any) -> None:
-        """One match played and stored (arrival order; the rule orders them itself)."""
-
-
-def register(store: ResultStore, t: Tournament) -> bool:
+def register(store: ResultStore, t: Registrable) -> bool:
     """Record ``t`` in ``store``; True if new, False if stored with the same definition (a
     resume). A stored tournament of the same name with another definition is refused, listing
     what changed."""
@@ -146,7 +151,7 @@ def estimate(plan: Plan, store) -> Estimate:
     (prepared in ``store``). The timed match is the first missing one and is stored, so the
     run does not play it again."""
     from mallows.results.codec import estimated_bytes
-    from mallows.tournaments.worker import play_job
+    from mallows.runner.worker import play_job
 
     total = plan.total
     remaining = total - store.count_matches(plan.name)
@@ -168,7 +173,7 @@ def jobs_for(run: Any, specs: Iterable) -> list:
     if isinstance(run, Plan):
         return run.jobs(specs)
     from mallows.agents.protocol import Limits
-    from mallows.tournaments.worker import Job
+    from mallows.runner.worker import Job
 
     limits = Limits.from_dict(run.limits)
     return [
@@ -279,7 +284,7 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
 
 
 def run_tournament(
-    t: Tournament, store, executor, on_start=None, on_outcome=None, resolver=None
+    t: Spec, store, executor, on_start=None, on_outcome=None, resolver=None
 ) -> RunSummary:
     """``prepare`` (check, register and pin ``t`` once) then ``execute``."""
     return execute(
@@ -314,6 +319,7 @@ def execute(
     from mallows.tournaments.live import LiveRatings
 
     t0 = time.perf_counter()
+    stop = stop if stop is not None else plan.format.stop_rule(plan.run, store)
     summary = RunSummary(executor=executor.describe())
     summary.total = plan.total
     summary.already = store.count_matches(plan.name)
@@ -407,3 +413,39 @@ def execute(
     if store.count_matches(plan.name) == summary.total:
         store.mark_finished(plan.name)
     return summary
+
+
+def run_epochs(
+    plan: Plan,
+    store: ResultStore,
+    executor: Any,
+    on_outcome: Callable | None = None,
+    rate: bool = True,
+) -> RunSummary:
+    """Play a ``plan`` of an epoch format (``format.EpochFormat``: epochs, rounds) to its end:
+    the tables planned so far, then, once every match of them is stored, the tables its format
+    plans next from what is stored (``next_tables``), until it plans none or its stop rule
+    decides. Each epoch is ``execute``; a run killed at any moment and run again plays what is
+    missing of the stored epochs and goes on with the very tables it would have played."""
+    fmt = plan.format
+    if not isinstance(fmt, EpochFormat):
+        raise TypeError(f"format {plan.kind!r} plans no epochs: run it with execute")
+    total = RunSummary(executor=executor.describe())
+    first = True
+    while True:
+        summary = execute(plan, store, executor, on_outcome=on_outcome, rate=rate)
+        total.total = summary.total
+        total.already += summary.already if first else 0
+        first = False
+        total.played += summary.played
+        for part in ("wall", "storage_seconds", "ratings_seconds"):
+            setattr(total, part, getattr(total, part) + getattr(summary, part))
+        if summary.stopped:
+            total.stopped = True
+            break
+        schedule = fmt.next_tables(plan, store)
+        if schedule is None:
+            break
+        plan = dataclasses.replace(plan, schedule=schedule)
+    store.update_tournament(plan.name, total=total.total, finished=not total.stopped)
+    return total

@@ -18,10 +18,34 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from mallows import seeding
 from mallows.errors import SecretKeyError
-from mallows.tournaments.spec import Tournament
+
+
+class Seeded(Protocol):
+    """What ``settle`` reads of a run: a round robin's ``Tournament`` (``roundrobin.spec``), a
+    frozen data class it replaces fields of."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def seed_drawn(self) -> bool: ...
+    @property
+    def secret(self) -> bool: ...
+    @property
+    def derivation(self) -> int: ...
+    @property
+    def written_names(self) -> tuple[str, ...]: ...
+    def digest(self) -> str: ...
+
+
+T = TypeVar("T", bound=Seeded)
 
 SEED_WARNING = (
     "authors who know the seed can compute every deal: leave `seed` out, or keep "
@@ -44,7 +68,7 @@ def parse_key(text: str) -> bytes:
     return key
 
 
-def settle(store, t: Tournament, key: bytes | None = None) -> Tournament:
+def settle(store, t: T, key: bytes | None = None) -> T:
     """``t`` as it runs in ``store`` (see the module docstring). ``key``: the secret key to use
     (``--key``: replaying a published tournament); refused where ``store`` keeps another."""
     row = store.tournament(t.name)
@@ -87,7 +111,7 @@ def commitment(store, name: str) -> str | None:
     return None if key is None else seeding.commitment(key)
 
 
-def untrusted_seed_warning(t: Tournament) -> str | None:
+def untrusted_seed_warning(t: Seeded) -> str | None:
     """The warning for an explicit, unkeyed seed (or the unkeyed derivation 1) with bots not
     shipped with the project."""
     if (t.seed_drawn or t.secret) and t.derivation != seeding.LEGACY:

@@ -1,5 +1,5 @@
-"""Standing ladders' tables (schema 5; used by ``mallows.ladder``): the planned epochs, every
-planned table with why it was scheduled, and the ladder's events (joins, withdrawals, stop,
+"""Standing ladders' tables (schema 5; used by ``mallows.tournaments.ladder``): the planned epochs,
+every planned table with why it was scheduled, and the ladder's events (joins, withdrawals, stop,
 finals), in the order they were recorded.
 
 ``Ladders`` is an object over the store's one connection (``Store.ladders``). A ladder itself is

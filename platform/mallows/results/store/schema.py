@@ -262,10 +262,10 @@ def _v3(db: sqlite_utils.Database) -> None:
 
 
 def _v5_ladders(db: sqlite_utils.Database) -> None:
-    """Standing ladders (``mallows.ladder``): the planned epochs (``ladder_epochs``: who was in
-    the field, the mode, the events applied), every planned table with why it was scheduled
-    (``ladder_tables``: a match's reason is its table's, so a later fit can account for the
-    design) and what happened to the ladder between epochs (``ladder_events``: joins,
+    """Standing ladders (``mallows.tournaments.ladder``): the planned epochs (``ladder_epochs``:
+    who was in the field, the mode, the events applied), every planned table with why it was
+    scheduled (``ladder_tables``: a match's reason is its table's, so a later fit can account for
+    the design) and what happened to the ladder between epochs (``ladder_events``: joins,
     withdrawals, stop, finals). New tables only: older files keep every row as it was."""
     db["ladder_epochs"].create(
         {

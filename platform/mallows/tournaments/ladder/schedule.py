@@ -17,7 +17,8 @@ account for the design):
   shuffled field so that each challenger meets every field bot once an epoch;
 - **newcomer** (``newcomer:NAME``): more tables for a newcomer whose place is not known yet
   (``rate - 1`` a pass: its boosted rate), the others drawn from the field;
-- **extra** (``extra:QUESTION``): the tables the open questions ask for (``mallows.ladder.
+- **extra** (``extra:QUESTION``): the tables the open questions ask for
+(``mallows.tournaments.ladder.
   policy.extra_tables``), seated here.
 
 Each table plays ``deals`` deals in duplicate, as the round robin does (``tournaments.
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 from mallows import seeding
-from mallows.tournaments.schedule import MatchSpec, balanced_orders
+from mallows.tournaments.seating import MatchSpec, balanced_orders
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ Keys::
     chance = 2               # optional: the seed derivation (tournaments.secrecy); 1 is the
                              # unkeyed one of tournaments started before it (to replay one)
     bots = ["random", ...]   # at least `players` distinct bot names
-    schedule = 2             # optional: the seat-order schedule (tournaments.schedule); 1 is
+    schedule = 2             # optional: the seat-order schedule (tournaments.roundrobin.schedule);
+    1 is
                              # the one before balanced orders. Left out: 2 for a new
                              # tournament, the stored one's version when it resumes
     [options]                # rule option overrides, e.g. table_cards = 4
@@ -38,29 +39,36 @@ Running one is ``mallows.tournaments.run``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import math
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import ClassVar
 
-from mallows.agents.protocol import Limits
 from mallows import seeding
 from mallows.errors import MallowsError, TournamentError
 from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
 from mallows.games import game_ids, get_game
-from mallows.results.ratings import TRUESKILL as RATING_SYSTEM
-from mallows.tournaments.schedule import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
+from mallows.agents.registry import Resolver
+from mallows.tournaments.format import (
+    NAME_RE,
+    canonical_bots,
+    check_bots,
+    check_limits,
+    check_ratings,
+    suggest,
+    where,
+    whole_number,
+)
+from mallows.tournaments.seating import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
 
 REQUIRED = ("name", "game", "players", "deals", "bots")
 OPTIONAL = ("seed", "secret", "chance", "rules", "schedule", "options", "limits", "ratings")
 KEYS = REQUIRED + OPTIONAL
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
 # The largest tournament a file may schedule. The schedule is lazy and resuming walks the
 # stored indices in chunks, so memory does not bound it; the disk does (about 1.5 KB a match:
 # 10^9 matches is about 1.5 TB) and so does time (10^9 matches at 10,000 a second is 28 hours).
@@ -93,8 +101,9 @@ class Tournament:
     # the derivation with this tournament's key, once ``tournaments.secrecy.settle`` read it
     # from the database (never part of the definition)
     chance: seeding.Chance = field(default=seeding.UNKEYED, compare=False, repr=False)
-    # the schedule version (tournaments.schedule); ``schedule_given``: the file says which, so
-    # a resume must match it (else the stored tournament's version is kept: ``resumed_as``)
+    # the schedule version (tournaments.roundrobin.schedule); ``schedule_given``: the file says
+    # which, so a resume must match it (else the stored tournament's version is kept:
+    # ``resumed_as``)
     schedule: int = SCHEDULE_VERSION
     schedule_given: bool = field(default=False, compare=False)
 
@@ -139,7 +148,7 @@ class Tournament:
     def match_count(self) -> int:
         return math.comb(len(self.bots), self.players) * self.players * self.deals
 
-    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+    # -- what a run of the round robin reads (``format.Spec``) --
 
     kind: ClassVar[str] = "tournament"
 
@@ -151,162 +160,15 @@ class Tournament:
     def rating_params(self) -> dict:
         return dict(self.ratings)
 
-    def schedule_for(self, shown: Mapping[str, str]) -> Any:
-        """The round robin over the shown names (the seeds do not depend on the names)."""
-        from mallows.tournaments.schedule import Schedule
-
-        if self.secret and not self.chance.secret_deals:
-            raise RuntimeError(
-                f"tournament {self.name!r} has secret deals: its schedule "
-                f"needs its key (with_chance) first"
-            )
-        return Schedule(
-            tuple(shown.get(b, b) for b in self.written_names),
-            self.players,
-            self.deals,
-            self.seed,
-            self.schedule,
-            self.chance,
-        )
-
-    def with_chance(self, store: Any, key: bytes | None = None) -> Tournament:
-        """This tournament with its seed derivation, drawn seed and secret key as ``store``
-        has them (``tournaments.secrecy.settle``)."""
-        from mallows.tournaments.secrecy import settle
-
-        return settle(store, self, key)
-
-    def register(self, store: Any) -> bool:
-        from mallows.tournaments.run import register
-
-        return register(store, self)
-
-    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Tournament":
-        return check_tournament_bots(self, resolver, sandbox)
-
-
-def _suggest(word: str, choices) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _where(source: str) -> str:
-    return f"{source}: " if source else ""
-
-
-def _int(data: dict, key: str, low: int, high: int | None, src: str, hint: str) -> int:
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TournamentError(f"{_where(src)}`{key}` must be a whole number, got {value!r}: {hint}")
-    if value < low or (high is not None and value > high):
-        span = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise TournamentError(f"{_where(src)}`{key}` must be {span}, got {value}: {hint}")
-    return value
-
-
-def available_bots() -> list[str]:
-    """The names of every bot the registry can find (for error messages)."""
-    from mallows.agents.registry import list_bots
-
-    return sorted(b.name for b in list_bots())
-
 
 def check_tournament_bots(
-    t: "Tournament", resolver: Any = None, sandbox: str | None = None
-) -> "Tournament":
-    """The check step of ``tournaments.plan.prepare`` for a tournament: every bot resolved
-    once (``resolver``: default the registry alone), built once with its parameters or asked
-    for its hello (the isolated ones in their sandbox unless ``sandbox``, the command line's
-    ``--sandbox``, or the file says "off"), checked to play the game; the first problem, in
-    the file's order, is the error. Returns ``t`` with ``--sandbox`` applied to its limits and
-    where each bot was found (``bot_sources``), after refusing bots that need a sandbox none
-    can make here."""
-    from mallows.agents.registry import BotSpec, Resolver
-    from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
-
-    src = t.source
-    resolver = resolver if resolver is not None else Resolver()
-    limits = sandbox_limits(t.limits, sandbox)
-    mode = limits.get("sandbox", "on")
-    loaded = resolve_all(t.bots, resolver)
-
-    def fail(name: str, spec: Any, message: str | None) -> None:
-        if not isinstance(spec, BotSpec):
-            known = available_bots()
-            listing = f"; bots found: {', '.join(known)}" if known else ""
-            raise TournamentError(
-                f"{_where(src)}`bots`: cannot load {name!r}: {spec}{listing}. Fix the name in "
-                f"`bots = [...]` or add the bot to bots/"
-            ) from None
-        if message is not None:
-            raise TournamentError(
-                f"{_where(src)}`bots`: {message}. Fix the bot's parameters in `bots = [...]`"
-            ) from None
-        if spec.games and t.game not in spec.games:  # None: not declared, so not checked
-            raise TournamentError(
-                f"{_where(src)}`bots`: {name!r} plays {', '.join(spec.games)}, not {t.game}: "
-                f"remove it from `bots`"
-            )
-
-    ready_all(loaded, mode, fail)
-    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
-    for spec in specs:  # the games of an isolated bot are known after its hello
-        fail(spec.name, spec, None)
-    checked = dataclasses.replace(
-        t,
-        limits=limits,
-        bot_sources={n: s.source for n, s in loaded.items() if isinstance(s, BotSpec)},
-    )
-    decide_sandbox(specs, Limits.from_dict(limits))
-    return checked
-
-
-def _check_limits(limits: Any, src: str) -> dict:
-    """``[limits]`` as written, checked by ``Limits.from_dict`` (the one validator)."""
-    if not isinstance(limits, dict):
-        raise TournamentError(
-            f"{_where(src)}`limits` must be a table: write [limits] "
-            f"followed by lines like decision_seconds = 1.0"
-        )
-    names = [f.name for f in dataclasses.fields(Limits)]
-    for key in limits:
-        if key not in names:
-            raise TournamentError(
-                f"{_where(src)}unknown key `limits.{key}`{_suggest(key, names)}: [limits] "
-                f"takes {', '.join(names)}"
-            )
-    try:
-        checked = Limits.from_dict(limits)
-    except MallowsError as exc:
-        raise TournamentError(f"{_where(src)}[limits]: {exc}") from None
-    # sandbox = "on" and names = "shown" are the defaults and are not stored: such a
-    # definition stays as it was
-    return {
-        key: getattr(checked, key)
-        for key in limits
-        if not (key == "sandbox" and checked.sandbox == "on")
-        and not (key == "names" and checked.names == "shown")
-    }
-
-
-def _check_ratings(ratings: Any, src: str) -> dict:
-    """The rating system's parameters: it owns their defaults, ranges and messages."""
-    if not isinstance(ratings, dict):
-        raise TournamentError(
-            f"{_where(src)}`ratings` must be a table: write [ratings] "
-            f"followed by lines like draw_probability = 0.02"
-        )
-    names = [p.name for p in RATING_SYSTEM.params]
-    for key in ratings:
-        if key not in names:
-            raise TournamentError(
-                f"{_where(src)}unknown key `ratings.{key}`{_suggest(key, names)}: "
-                f"[ratings] takes {', '.join(names)}"
-            )
-    try:
-        return RATING_SYSTEM.check_params(ratings)
-    except ValueError as exc:
-        raise TournamentError(f"{_where(src)}{exc}") from None
+    t: Tournament, resolver: Resolver | None = None, sandbox: str | None = None
+) -> Tournament:
+    """The check step of ``tournaments.plan.prepare`` for a tournament (``format.check_bots``
+    over its bots). Returns ``t`` with ``--sandbox`` applied to its limits and where each bot
+    was found (``bot_sources``)."""
+    limits, sources = check_bots(t.bots, t.game, t.limits, t.source, resolver, sandbox)
+    return dataclasses.replace(t, limits=limits, bot_sources=sources)
 
 
 def parse_tournament(data: dict, source: str = "") -> Tournament:
@@ -317,48 +179,48 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
     for key in data:
         if key not in KEYS:
             raise TournamentError(
-                f"{_where(src)}unknown key `{key}`{_suggest(key, KEYS)}: a tournament file "
+                f"{where(src)}unknown key `{key}`{suggest(key, KEYS)}: a tournament file "
                 f"takes {', '.join(KEYS)} (rule options go under [options])"
             )
     for key in REQUIRED:
         if key not in data:
             raise TournamentError(
-                f"{_where(src)}missing key `{key}`: add it, for example {_EXAMPLES[key]}"
+                f"{where(src)}missing key `{key}`: add it, for example {_EXAMPLES[key]}"
             )
     name = data["name"]
     if isinstance(name, str) and control_characters(name):
         raise TournamentError(
-            f"{_where(src)}`name` must be plain text, but {escape(name)!r} "
+            f"{where(src)}`name` must be plain text, but {escape(name)!r} "
             f"holds the control character(s) "
             f"{', '.join(control_characters(name))}: for example name = "
             f'"demo"'
         )
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TournamentError(
-            f"{_where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
+            f"{where(src)}`name` must be a short string of letters, digits, '.', '_' or '-' "
             f"(no spaces or '/'), got {name!r}: for example name = \"demo\""
         )
     game = data["game"]
     games = game_ids()  # the game registry
     if not isinstance(game, str) or game not in games:
         raise TournamentError(
-            f"{_where(src)}`game` must be one of {', '.join(games)}, "
-            f"got {game!r}" + (_suggest(game, games) if isinstance(game, str) else "")
+            f"{where(src)}`game` must be one of {', '.join(games)}, "
+            f"got {game!r}" + (suggest(game, games) if isinstance(game, str) else "")
         )
     module = get_game(game)
     rules = data.get("rules")
     if rules is not None and not isinstance(rules, str):
-        raise TournamentError(f"{_where(src)}`rules` must be a rule-set name, got {rules!r}")
+        raise TournamentError(f"{where(src)}`rules` must be a rule-set name, got {rules!r}")
     rule_sets = getattr(module, "RULE_SETS", {})
     if rules is not None and rule_sets and rules not in rule_sets:
         raise TournamentError(
-            f"{_where(src)}`rules`: unknown rule set {rules!r} for {game}"
-            f"{_suggest(rules, rule_sets)}: choose one of {', '.join(rule_sets)} or leave "
+            f"{where(src)}`rules`: unknown rule set {rules!r} for {game}"
+            f"{suggest(rules, rule_sets)}: choose one of {', '.join(rule_sets)} or leave "
             f"`rules` out for {getattr(module, 'DEFAULT_RULES', 'the default')}"
         )
     if rules is None:
         rules = getattr(module, "DEFAULT_RULES", None)
-    players = _int(
+    players = whole_number(
         data,
         "players",
         module.MIN_PLAYERS,
@@ -366,9 +228,11 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
         src,
         f"{game} is for {module.MIN_PLAYERS} to {module.MAX_PLAYERS} players",
     )
-    deals = _int(data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10")
+    deals = whole_number(
+        data, "deals", 1, None, src, "every table plays this many deals, e.g. deals = 10"
+    )
     if "seed" in data:
-        seed = _int(
+        seed = whole_number(
             data,
             "seed",
             0,
@@ -381,31 +245,31 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
     secret = data.get("secret", False)
     if not isinstance(secret, bool):
         raise TournamentError(
-            f"{_where(src)}`secret` must be true or false, got {secret!r}: "
+            f"{where(src)}`secret` must be true or false, got {secret!r}: "
             f"secret = true keys the deals with the database's secret"
         )
     bots = data["bots"]
     if not isinstance(bots, list) or not all(isinstance(b, str) and b for b in bots):
         raise TournamentError(
-            f'{_where(src)}`bots` must be a list of bot names, e.g. bots = ["random", "greedy"]'
+            f'{where(src)}`bots` must be a list of bot names, e.g. bots = ["random", "greedy"]'
         )
-    bots = _canonical_bots(bots, src)
+    bots = canonical_bots(bots, src)
     if len(bots) < players:
         raise TournamentError(
-            f"{_where(src)}`bots` has {len(bots)} bot{'s' if len(bots) != 1 else ''} but "
+            f"{where(src)}`bots` has {len(bots)} bot{'s' if len(bots) != 1 else ''} but "
             f"`players` = {players}: every match needs {players} different bots, so add bots "
             f"or lower `players`"
         )
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise TournamentError(
-            f"{_where(src)}`options` must be a table: write [options] "
+            f"{where(src)}`options` must be a table: write [options] "
             f"followed by lines like table_cards = 4"
         )
     try:
         effective = module.make_options(rules, dict(options))
     except MallowsError as exc:
-        raise TournamentError(f"{_where(src)}[options]: {exc}") from None
+        raise TournamentError(f"{where(src)}[options]: {exc}") from None
     schedule = data.get("schedule", SCHEDULE_VERSION)
     if (
         not isinstance(schedule, int)
@@ -413,24 +277,24 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
         or schedule not in SCHEDULE_VERSIONS
     ):
         raise TournamentError(
-            f"{_where(src)}`schedule` must be one of {', '.join(map(str, SCHEDULE_VERSIONS))}, "
+            f"{where(src)}`schedule` must be one of {', '.join(map(str, SCHEDULE_VERSIONS))}, "
             f"got {schedule!r}: 2 balances the seat orders (the default), 1 is the schedule of "
             f"tournaments started before it (to replay one)"
         )
     chance = data.get("chance", seeding.KEYED)
     if not isinstance(chance, int) or isinstance(chance, bool) or chance not in seeding.DERIVATIONS:
         raise TournamentError(
-            f"{_where(src)}`chance` must be one of {', '.join(map(str, seeding.DERIVATIONS))}, "
+            f"{where(src)}`chance` must be one of {', '.join(map(str, seeding.DERIVATIONS))}, "
             f"got {chance!r}: 2 keys the bots' seeds with a secret (the default), 1 is the "
             f"unkeyed derivation of tournaments started before it (to replay one)"
         )
     if chance == seeding.LEGACY and (secret or "seed" not in data):
         raise TournamentError(
-            f"{_where(src)}`chance = 1` replays a tournament started before secret keys: it "
+            f"{where(src)}`chance = 1` replays a tournament started before secret keys: it "
             f"takes the old file's `seed` and no `secret`; leave `chance` out otherwise"
         )
-    limits = _check_limits(data.get("limits", {}), src)
-    ratings = _check_ratings(data.get("ratings", {}), src)
+    limits = check_limits(data.get("limits", {}), src)
+    ratings = check_ratings(data.get("ratings", {}), src)
     t = Tournament(
         name=name,
         game=game,
@@ -455,40 +319,12 @@ def parse_tournament(data: dict, source: str = "") -> Tournament:
 
         size = human_bytes(estimated_bytes(game, players, t.match_count()))
         raise TournamentError(
-            f"{_where(src)}this file schedules {t.match_count():,} matches (C({len(bots)}, "
+            f"{where(src)}this file schedules {t.match_count():,} matches (C({len(bots)}, "
             f"{players}) tables x {players} rotations x {deals} deals), a database of about "
             f"{size}, over the limit of {MAX_MATCHES:,} matches: lower `deals` or split `bots` "
             f"into several tournaments"
         )
     return t
-
-
-def _canonical_bots(bots: list[str], src: str) -> list[str]:
-    """Each name in its one spelling (``agents.checks.canonical_name``); two names for one bot
-    are refused."""
-    from mallows.agents.checks import canonical_name
-
-    seen: dict[str, str] = {}
-    out = []
-    for bot in bots:
-        try:
-            canon = canonical_name(bot)
-        except MallowsError as exc:
-            raise TournamentError(f"{_where(src)}`bots`: {exc}") from None
-        if canon in seen:
-            same = (
-                "twice"
-                if seen[canon] == bot
-                else f"twice, as {seen[canon]!r} and {bot!r} (one bot: {canon!r})"
-            )
-            raise TournamentError(
-                f"{_where(src)}`bots` lists {canon!r} {same}: list each bot "
-                f"once (give a variant its own parameters, e.g. "
-                f'"{canon.split(":")[0]}:call=0.1")'
-            )
-        seen[canon] = bot
-        out.append(canon)
-    return out
 
 
 _EXAMPLES = {
@@ -528,23 +364,3 @@ def load_tournament(path: str | Path) -> Tournament:
             f"double quotes, lists in [ ])"
         ) from None
     return parse_tournament(data, str(path))
-
-
-def diff_definitions(old: dict, new: dict) -> list[str]:
-    """Human-readable differences ``key: old -> new`` between two definitions."""
-    out = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if a == b:
-            continue
-        if isinstance(a, dict) and isinstance(b, dict):
-            for sub in sorted(set(a) | set(b)):
-                if a.get(sub) != b.get(sub):
-                    out.append(f"{key}.{sub}: {_show(a.get(sub))} -> {_show(b.get(sub))}")
-        else:
-            out.append(f"{key}: {_show(a)} -> {_show(b)}")
-    return out
-
-
-def _show(value: Any) -> str:
-    return "(unset)" if value is None else json.dumps(value)

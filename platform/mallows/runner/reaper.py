@@ -4,7 +4,7 @@ Ray ties its main processes to the driver (the kernel kills them when it dies), 
 agents its raylet starts (``ray::DashboardAgent``, ``ray::RuntimeEnvAgent``): after a
 ``kill -9`` of the driver they are adopted by PID 1 and run on. So before a local Ray starts,
 ``Reaper()`` marks this process's environment with a token that every process Ray starts
-inherits, and starts a small watcher (``python -m mallows.tournaments.reaper``) in its own
+inherits, and starts a small watcher (``python -m mallows.runner.reaper``) in its own
 session. Twice a second the watcher notes this process's descendants (pid and start time, from
 ``/proc``), and it waits on a pipe whose only writer is this process: the read returns when this
 process closes it (``Reaper.close()``, after ``ray.shutdown()``) or dies in any way. Then it ends
@@ -47,7 +47,7 @@ class Reaper:
                 [
                     sys.executable,
                     "-m",
-                    "mallows.tournaments.reaper",
+                    "mallows.runner.reaper",
                     str(read),
                     self.token,
                     str(os.getpid()),

@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from mallows.errors import ClusterError, ExecutorError, Terminated
-from mallows.tournaments.executor import Executor
-from mallows.tournaments.worker import Job, Outcome, play_batch, play_stream
+from mallows.runner.executor import Executor
+from mallows.runner.worker import Job, Outcome, play_batch, play_stream
 
 RETRIES = 3  # times a lost batch is submitted again
 MAX_BATCH = 512  # matches per Ray task, at most
@@ -196,7 +196,7 @@ class RayExecutor(Executor):
             else:
                 # a local Ray is ours alone, on loopback, for one run: no token needed
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-                from mallows.tournaments.reaper import Reaper
+                from mallows.runner.reaper import Reaper
 
                 self._reaper = Reaper()  # nothing of it outlives this process
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())

@@ -10,7 +10,7 @@ indices ``2p`` and ``2p + 1``:
 - two seats: ``(A, B)`` then ``(B, A)``: the deal in both seatings;
 - ``k > 2`` seats: the *seat under test* is ``p % k``; match ``2p`` seats A there, match
   ``2p + 1`` seats B there, and the other ``k - 1`` seats hold the same opponents in both,
-  seated by ``tournaments.schedule.pair_seats``: schedule version 2 (the default) cycles the
+  seated by ``tournaments.seating.pair_seats``: schedule version 2 (the default) cycles the
   tested bot and ``k - 1`` consecutive opponents of the list through the balanced cyclic
   orders of a tournament's tables, so A and B meet every neighbour before and after them
   equally often; version 1 (comparisons stored before it) took ``k - 1`` consecutive
@@ -36,13 +36,15 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator
 
 from mallows import seeding
 from mallows.errors import CompareError, MallowsError
 from mallows.safetext import refuse_control
 from mallows.results.ratings import DEFAULT_PARAMS
-from mallows.tournaments.schedule import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
+from mallows.agents.registry import BotSpec, Resolver
+from mallows.tournaments.format import NAME_RE, available_bots, check_bots
+from mallows.tournaments.seating import SCHEDULE_VERSION, MatchSpec, pair_seats, stored_version
 
 #: The default opponents (``--opponents`` left out): each game's shipped reference bots, the
 #: fast ones (ismcts is left out: seconds a match), minus A and B.
@@ -54,8 +56,8 @@ DEFAULT_DELTA = 0.1
 DEFAULT_MAX_MATCHES = 10_000
 DEFAULT_SEED = 2026
 MAX_MATCHES = 2_000_000
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 KIND = "compare"
+SOURCE = "mallows compare"  # what a comparison's stored row says it came from
 #: Keys of the definition that may change when a comparison is resumed (a larger cap continues
 #: the same test); every other key must match.
 MUTABLE = ("max_matches", "deals")
@@ -89,7 +91,7 @@ class Comparison:
     def max_pairs(self) -> int:
         return self.max_matches // 2
 
-    # -- what ``tournaments.plan.prepare`` plans (``Runnable``) --
+    # -- what a run of the comparison reads (``format.Spec``) --
 
     kind: ClassVar[str] = KIND
 
@@ -103,31 +105,6 @@ class Comparison:
 
     def match_count(self) -> int:
         return 2 * self.max_pairs
-
-    def schedule_for(self, shown: Mapping[str, str]) -> "PairSchedule":
-        """The pairs over the shown names (the seeds do not depend on the names)."""
-        return PairSchedule(
-            dataclasses.replace(
-                self,
-                a=shown.get(self.a, self.a),
-                b=shown.get(self.b, self.b),
-                opponents=tuple(shown.get(o, o) for o in self.opponents),
-            )
-        )
-
-    def register(self, store: Any) -> bool:
-        from mallows.compare.run import register
-
-        return register(store, self)
-
-    def with_chance(self, store: Any, key: bytes | None = None) -> "Comparison":
-        """This comparison with its seed derivation and secret key (``compare.run.keyed``)."""
-        from mallows.compare.run import keyed
-
-        return keyed(store, self, key)
-
-    def check_bots(self, resolver: Any = None, sandbox: str | None = None) -> "Comparison":
-        return check_comparison_bots(self, resolver, sandbox)
 
     @property
     def grid(self) -> tuple[float, ...]:
@@ -190,7 +167,7 @@ class Comparison:
     def pair(self, p: int) -> tuple[MatchSpec, MatchSpec]:
         if self.derivation != seeding.LEGACY and not self.chance.secret_deals:
             raise RuntimeError(
-                f"comparison {self.name!r}: its deals need its key (compare.run.keyed) first"
+                f"comparison {self.name!r}: its deals need its key (format.keyed) first"
             )
         seed = self.chance.match_seed(self.seed, p)  # child_seed(seed, p) when unkeyed
         k = self.players
@@ -231,26 +208,18 @@ class PairSchedule:
 
 
 def check_comparison_bots(
-    c: Comparison, resolver: Any = None, sandbox: str | None = None
+    c: Comparison, resolver: Resolver | None = None, sandbox: str | None = None
 ) -> Comparison:
-    """The check step of ``tournaments.plan.prepare`` for a comparison: every bot resolved once,
-    built once or asked for its hello, checked to play the game; the sandbox decided once
+    """The check step of ``tournaments.plan.prepare`` for a comparison (``format.check_bots``,
+    its messages naming the roles A, B and ``--opponents``): every bot resolved once, built
+    once or asked for its hello, checked to play the game; the sandbox decided once
     (``sandbox``: the command line's, over ``c.limits``). Returns ``c`` with where each bot
     was found (``bot_sources``)."""
-    from mallows.agents.protocol import Limits
-    from mallows.agents.registry import BotSpec, Resolver
-    from mallows.tournaments.plan import decide_sandbox, ready_all, resolve_all, sandbox_limits
-
-    resolver = resolver if resolver is not None else Resolver()
-    limits = sandbox_limits(c.limits, sandbox)
     roles = {c.a: "A", c.b: "B"}
-    loaded = resolve_all(c.bots, resolver)
 
     def fail(name: str, spec: Any, message: str | None) -> None:
         role = roles.get(name, "--opponents")
         if not isinstance(spec, BotSpec):
-            from mallows.tournaments.spec import available_bots
-
             raise CompareError(
                 f"{role}: cannot load {name!r}: {spec}. Bots found: {', '.join(available_bots())}"
             ) from None
@@ -262,16 +231,8 @@ def check_comparison_bots(
                 f"{c.game}: choose another bot or --game"
             )
 
-    ready_all(loaded, limits.get("sandbox", "on"), fail)
-    specs = [s for s in loaded.values() if isinstance(s, BotSpec)]
-    for spec in specs:
-        fail(spec.name, spec, None)
-    decide_sandbox(specs, Limits.from_dict(limits))
-    return dataclasses.replace(
-        c,
-        limits=limits,
-        bot_sources={n: s.source for n, s in loaded.items() if isinstance(s, BotSpec)},
-    )
+    limits, sources = check_bots(c.bots, c.game, c.limits, "", resolver, sandbox, fail)
+    return dataclasses.replace(c, limits=limits, bot_sources=sources)
 
 
 def from_definition(d: dict) -> Comparison:
@@ -313,7 +274,7 @@ def _slug(name: str) -> str:
 
 
 def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
-    from mallows.tournaments.spec import available_bots
+    from mallows.tournaments.format import available_bots
 
     try:
         spec = resolver.load(name)
@@ -371,7 +332,7 @@ def make_comparison(
     name and games, without starting it (``check_comparison_bots`` does, in the plan)."""
     from mallows.agents.registry import Resolver
     from mallows.games import get_game
-    from mallows.compare.sprt import check_parameters
+    from mallows.tournaments.compare.sprt import check_parameters
     from mallows.agents.protocol import Limits
 
     a, b = a.strip(), b.strip()

@@ -1,13 +1,13 @@
 """Execution: matches in, records out, through one interface with two executors.
 
-``Executor.run_batches(jobs)`` takes ``Job``s (``mallows.tournaments.worker``: everything a
+``Executor.run_batches(jobs)`` takes ``Job``s (``mallows.runner.worker``: everything a
 worker needs to play one match: game, effective options, seed, bot names by seat, limits; a
 lazy iterator is read only as far as there is room) and yields the ``Outcome``s as they arrive,
 grouped as they arrived together, in no particular order; ``run(jobs)`` yields them one by one.
 Callers that need an order (ratings) use ``Outcome.index``.
 
 - ``InProcessExecutor`` (``--workers 1``): plays the jobs one after another in this process.
-- ``mallows.tournaments.cluster.RayExecutor``: ``--workers N > 1`` starts a local Ray with N
+- ``mallows.runner.cluster.RayExecutor``: ``--workers N > 1`` starts a local Ray with N
   CPUs; ``address=`` joins an existing cluster (the only module that imports Ray).
 
 ``make_executor`` picks one from ``--workers`` and ``--address``.
@@ -19,7 +19,7 @@ import os
 from typing import Iterable, Iterator, Sequence
 
 from mallows.errors import ExecutorError, MallowsError
-from mallows.tournaments.worker import Job, Outcome, play_job, worker_pool
+from mallows.runner.worker import Job, Outcome, play_job, worker_pool
 
 __all__ = ["Executor", "ExecutorError", "InProcessExecutor", "Job", "Outcome", "make_executor"]
 
@@ -90,13 +90,13 @@ def make_executor(
             f"--workers must be 1 or more, got {workers}: use --workers 1 to run in this process"
         )
     if address:
-        from mallows.tournaments.cluster import RayExecutor, check_reachable
+        from mallows.runner.cluster import RayExecutor, check_reachable
 
         check_reachable(address)
         return RayExecutor(workers, address=address, batch_size=batch_size, snapshots=snapshots)
     workers = workers or os.cpu_count() or 1
     if workers == 1:
         return InProcessExecutor()
-    from mallows.tournaments.cluster import RayExecutor
+    from mallows.runner.cluster import RayExecutor
 
     return RayExecutor(workers, batch_size=batch_size)

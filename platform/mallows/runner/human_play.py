@@ -2,7 +2,7 @@
 page), each stored when it ends in the game's play tournament.
 
 Owns ``PlayRoom``: sessions, each one match run by the ordinary runner
-(``tournaments.match.play_match``) in a thread of its own, the person's seat a
+(``runner.match.play_match``) in a thread of its own, the person's seat a
 ``mallows.agents.human.WebSeat`` that waits for the page's answers, the other seats bots
 resolved like ``mallows play``'s. A finished match is stored in the tournament
 ``play-<game>`` (created on first use; its definition says ``"human": true``), so it is kept,
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mallows.botname import BotName
 from mallows import seeding
 from mallows.agents.checks import canonical_name, ready
 from mallows.agents.human import WebSeat
@@ -28,7 +29,7 @@ from mallows.agents.registry import load_bot, require_sandbox
 from mallows.errors import MallowsError
 from mallows.games import get_game
 from mallows.results.interface import MatchRow
-from mallows.tournaments.match import forfeit_count, play_match
+from mallows.runner.match import forfeit_count, play_match
 
 MAX_SESSIONS = 32  # matches open at once on one server
 IDLE_SECONDS = 1800  # a match whose page asked nothing for this long is abandoned
@@ -96,7 +97,7 @@ class PlayRoom:
         limits = Limits(sandbox=self.sandbox)
         specs = []
         for name in opponents:
-            base = name.partition(":")[0]
+            base = BotName.parse(name, strict=False).plain
             if base == HUMAN:
                 raise MallowsError(
                     "one person per match on the play page: choose bots for the other seats"

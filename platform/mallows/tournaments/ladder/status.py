@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from mallows.safetext import escape
-from mallows.tournaments.ladder_run import answers_for, fits, policy_of, read_state, stored_ladder
+from mallows.tournaments.ladder.run import answers_for, fits, policy_of, read_state, stored_ladder
 
 RECENT = 12
 
 
 def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
     """The view of ladder ``name`` in ``store`` (plain values, JSON-able)."""
-    from mallows.ladder.policy import entry_rate
-    from mallows.ladder.questions import label
+    from mallows.tournaments.ladder.policy import entry_rate
+    from mallows.tournaments.ladder.questions import label
 
     ladder = stored_ladder(store, name)
     state = read_state(store, ladder)

@@ -13,10 +13,10 @@ naming what changed), then repeats, until its questions are answered, it reaches
    refused, recorded as an event, and never scheduled): each runs pinned code from then on;
 3. **fit** every stored match at once (``mallows.results.plackett_luce.fit_history``: the order
    matches were played in does not matter) and **answer** the questions
-   (``mallows.ladder.questions``); all answered: the ladder is finished;
-4. **plan** the epoch (``ladder_schedule.plan_epoch``: base tables, a newcomer's boosted tables
-   at ``mallows.ladder.policy.entry_rate``, extra tables for the open questions only) and store
-   it, every table with its reason, before any of it is played;
+   (``mallows.tournaments.ladder.questions``); all answered: the ladder is finished;
+4. **plan** the epoch (``schedule.plan_epoch``: base tables, a newcomer's boosted tables
+   at ``mallows.tournaments.ladder.policy.entry_rate``, extra tables for the open questions only)
+   and store it, every table with its reason, before any of it is played;
 5. **play** it through ``tournaments.run.execute`` (stored like a tournament's matches; a
    ``stop`` recorded while it runs leaves at once, what is in flight abandoned).
 
@@ -47,10 +47,10 @@ from mallows.agents.registry import Resolver
 from mallows.botname import BotName
 from mallows.errors import LadderError, MallowsError
 from mallows.results.store import StorageError
-from mallows.tournaments.ladder_schedule import LadderSchedule, Table, plan_epoch
-from mallows.tournaments.ladder_spec import KIND, Ladder, from_definition
+from mallows.tournaments.ladder.schedule import LadderSchedule, Table, plan_epoch
+from mallows.tournaments.ladder.spec import KIND, Ladder, check_ladder_bots, from_definition
 from mallows.tournaments.plan import Plan
-from mallows.tournaments.spec import diff_definitions
+from mallows.tournaments.format import diff_definitions, get_format
 
 SOURCE = "mallows ladder"
 #: Keys of the definition a resumed ladder may change: its cap (the stored digest stays that
@@ -146,6 +146,17 @@ def register(store: Any, ladder: Ladder) -> bool:
             f"another --db"
         )
     return False
+
+
+def keyed(store: Any, ladder: Ladder, key: bytes | None = None) -> Ladder:
+    """The ladder with its secret key (made once, kept in the database): the deals and the
+    bots' seeds are keyed, as a comparison's are."""
+    kept = store.chance_key(ladder.name) or store.put_chance_key(
+        ladder.name, key or seeding.fresh_key()
+    )
+    return dataclasses.replace(
+        ladder, chance=seeding.Chance(seeding.KEYED, kept, secret_deals=True)
+    )
 
 
 def stored_ladder(store: Any, name: str) -> Ladder:
@@ -328,10 +339,10 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
     """The ladder's questions over the shown names: the file's, with ``newcomers`` made one
     ``Place`` question for each bot that joined after the start and is still active. Without
     a ``newcomers`` question, each such bot still has the implicit one
-    (``mallows.ladder.policy.place_question``): a ladder does not end before it knows where a
-    newcomer belongs. In finals there are no newcomers (entries are frozen)."""
-    from mallows.ladder.policy import place_question
-    from mallows.ladder.questions import parse_question
+    (``mallows.tournaments.ladder.policy.place_question``): a ladder does not end before it knows
+    where a newcomer belongs. In finals there are no newcomers (entries are frozen)."""
+    from mallows.tournaments.ladder.policy import place_question
+    from mallows.tournaments.ladder.questions import parse_question
 
     shown = {e.written: e.shown or e.written for e in state.entrants.values()}
     active = {e.shown or e.written for e in state.active()}
@@ -359,13 +370,13 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
 
 
 def policy_of(ladder: Ladder) -> Any:
-    from mallows.ladder.policy import Policy
+    from mallows.tournaments.ladder.policy import Policy
 
     return Policy(boost=float(ladder.boost))
 
 
 def answers_for(ladder: Ladder, state: LadderState, fit: Any) -> list:
-    from mallows.ladder.questions import answer
+    from mallows.tournaments.ladder.questions import answer
 
     return [answer(q, fit) for q in questions_for(ladder, state)]
 
@@ -436,7 +447,7 @@ def plan_next(
 ) -> tuple[list[Table] | None, str, list]:
     """Apply the new events, check and pin who joined, fit, answer, and plan and store the next
     epoch. Returns (its tables, "" ) or (None, why the ladder ends, the answers)."""
-    from mallows.ladder.policy import all_answered, entry_rate, extra_tables
+    from mallows.tournaments.ladder.policy import all_answered, entry_rate, extra_tables
 
     ladder = state.ladder
     _auto_events(store, ladder, state)
@@ -448,7 +459,7 @@ def plan_next(
     fresh = [e for e in state.active() if not e.shown]
     for e in fresh:
         try:
-            ladder.check_bots(resolver, sandbox, names=(e.written,))
+            check_ladder_bots(ladder, resolver, sandbox, names=(e.written,))
         except MallowsError as exc:
             e.status, e.note = "refused", str(exc)
             store.ladders.add_event(ladder.name, "refuse", e.written, str(exc)[:500])
@@ -607,6 +618,17 @@ class LadderStop:
         return None
 
 
+def stop_rule(store: Any, ladder: Ladder) -> LadderStop:
+    """The stop rule of a run starting now: a ``stop`` recorded after the last event so far."""
+    events = store.ladders.events(ladder.name)
+    return LadderStop(store, ladder.name, events[-1]["seq"] if events else 0)
+
+
+def ladder_schedule(ladder: Ladder, state: LadderState) -> LadderSchedule:
+    """Every table planned so far (the stored epochs), as one schedule."""
+    return LadderSchedule(state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance)
+
+
 def _plan(
     store: Any, ladder: Ladder, state: LadderState, resolver: Resolver, memo: dict | None = None
 ) -> Plan:
@@ -622,12 +644,11 @@ def _plan(
         limits=Limits.from_dict(ladder.limits),
         bots=everyone,
         shown=shown,
-        schedule=LadderSchedule(
-            state.tables, ladder.players, ladder.deals, ladder.seed, ladder.chance
-        ),
+        schedule=ladder_schedule(ladder, state),
         roster=pins.roster,
         resolver=resolver.with_roster(pins.roster),
         ratings=ladder.definition()["ratings"],
+        format=get_format(KIND),
         sources=pins.sources,
     )
 
@@ -645,9 +666,9 @@ def prepare_ladder(
     row = store.tournament(ladder.name)
     ladder = ladder.stored_seed(json.loads(row["definition"]) if row is not None else None)
     if not ladder.bot_sources:
-        ladder = ladder.check_bots(resolver, sandbox)
+        ladder = check_ladder_bots(ladder, resolver, sandbox)
     register(store, ladder)
-    return ladder.with_chance(store, key)
+    return keyed(store, ladder, key)
 
 
 def run_ladder(
@@ -670,9 +691,7 @@ def run_ladder(
 
     resolver = resolver if resolver is not None else Resolver(store)
     result = LadderResult()
-    events = store.ladders.events(ladder.name)
-    started_after = events[-1]["seq"] if events else 0
-    stop = LadderStop(store, ladder.name, started_after)
+    stop = stop_rule(store, ladder)
     executor, shipped = None, None
     runs = 0
     memo: dict = {}  # the pins checked by this run, by the entrants they cover

@@ -1,9 +1,9 @@
 """The worker side of execution: what one match needs (``Job``), what comes back (``Outcome``),
-and playing jobs, in this process or in a Ray worker (``mallows.tournaments.cluster`` sends
+and playing jobs, in this process or in a Ray worker (``mallows.runner.cluster`` sends
 ``play_stream`` to its workers, or ``play_batch`` through Ray Client).
 
 Workers load bots by name through ``mallows.agents.registry.load_bot`` (once per name and
-code: ``_spec``) and play with ``mallows.tournaments.match.play_match``; a match that raises
+code: ``_spec``) and play with ``mallows.runner.match.play_match``; a match that raises
 (an engine bug, a bot that cannot be loaded on the worker) comes back as an ``Outcome`` with
 ``error`` set, never as a lost batch. Bot processes that opt in are reused within a batch
 (``agents.pool``), each batch on a CPU of its own where one can be claimed (``agents.affinity``).
@@ -77,7 +77,7 @@ def _spec(name: str, roster: Roster) -> Any:
 def play_job(job: Job, pool: Any = None) -> Outcome:
     """Play one job. ``pool`` (a ``mallows.agents.pool.BotPool``): bot processes that opted in
     play several matches of the batch, never two rotations of one deal."""
-    from mallows.tournaments.match import forfeit_count, play_match
+    from mallows.runner.match import forfeit_count, play_match
 
     t0 = time.perf_counter()
     try:

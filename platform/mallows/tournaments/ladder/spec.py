@@ -9,7 +9,7 @@ Keys::
     players = 4               # seats per match
     seed = 2026               # optional (a fresh one from the OS otherwise, kept in the database)
     deals = 1                 # deals per table; each deal is played in every seat rotation
-    passes = 1                # base passes an epoch (at least: ``ladder_run.epoch_passes``)
+    passes = 1                # base passes an epoch (at least: ``run.epoch_passes``)
     boost = 3                 # a newcomer plays this many tables an epoch until its place is known
     max_matches = 20000       # the ladder stops here whatever its questions say
     bots = ["greedy", "random", "mybot@2", "./bots/x.py"]   # the entrants as written
@@ -21,7 +21,7 @@ Keys::
     type = "top"              # "order" (the full order), "top" (who the top k are), "place"
     k = 3                     # (where ``bot`` belongs, within ``within`` places), "newcomers"
     certainty = 0.95          # (the place of every bot that joins later); the probability the
-                              # answer must reach (``mallows.ladder.questions``)
+                              # answer must reach (``mallows.tournaments.ladder.questions``)
     [finals]                  # optional: ``mallows ladder finals NAME`` switches to it
     cutoffs = [8, 4]          # after each stage only the top N play on
     epochs = 4                # epochs a stage
@@ -41,12 +41,20 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from mallows import seeding
+from mallows.agents.registry import Resolver
 from mallows.errors import LadderError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import DEFAULT_PARAMS
 from mallows.seeding import MAX_SEED
-from mallows.tournaments.schedule import SCHEDULE_VERSION
-from mallows.tournaments.spec import NAME_RE, _canonical_bots, _check_limits, _suggest
+from mallows.tournaments.format import (
+    NAME_RE,
+    canonical_bots,
+    check_bots,
+    check_limits,
+    suggest,
+    where,
+)
+from mallows.tournaments.seating import SCHEDULE_VERSION
 
 KIND = "ladder"
 KINDS = ("ladder", "gauntlet")
@@ -147,41 +155,19 @@ class Ladder:
         """Every bot the file names: the challengers first (a gauntlet), then the field."""
         return tuple(self.challengers) + tuple(b for b in self.bots if b not in self.challengers)
 
-    def check_bots(
-        self, resolver: Any = None, sandbox: str | None = None, names: tuple[str, ...] | None = None
-    ) -> Ladder:
-        """The tournaments' check step over ``names`` (default: every entrant of the file):
-        resolved once, built or asked for their hello, checked to play the game; the sandbox
-        decided once. Returns the ladder with ``--sandbox`` applied and where each was found."""
-        from mallows.tournaments.spec import Tournament, check_tournament_bots
+    # -- what a run of the ladder reads (``format.Spec``) --
 
-        names = self.entrants if names is None else names
-        t = Tournament(
-            name=self.name,
-            game=self.game,
-            rules=self.rules,
-            players=self.players,
-            deals=1,
-            seed=self.seed,
-            bots=tuple(names),
-            limits=dict(self.limits),
-            effective_options=self.effective_options,
-            source=self.source,
-        )
-        checked = check_tournament_bots(t, resolver, sandbox)
-        return dataclasses.replace(
-            self, limits=checked.limits, bot_sources={**self.bot_sources, **checked.bot_sources}
-        )
+    @property
+    def written_names(self) -> tuple[str, ...]:
+        return self.entrants
 
-    def with_chance(self, store: Any, key: bytes | None = None) -> Ladder:
-        """The ladder with its secret key (made once, kept in the database): the deals and the
-        bots' seeds are keyed, as a comparison's are."""
-        kept = store.chance_key(self.name) or store.put_chance_key(
-            self.name, key or seeding.fresh_key()
-        )
-        return dataclasses.replace(
-            self, chance=seeding.Chance(seeding.KEYED, kept, secret_deals=True)
-        )
+    @property
+    def rating_params(self) -> dict:
+        return dict(DEFAULT_PARAMS)
+
+    def match_count(self) -> int:
+        """At most ``max_matches`` (a ladder ends when its questions are answered)."""
+        return self.max_matches
 
     def stored_seed(self, stored: Mapping | None) -> Ladder:
         """A file without ``seed`` resumes with the seed drawn at its first run."""
@@ -190,15 +176,28 @@ class Ladder:
         return self
 
 
-def _where(src: str) -> str:
-    return f"{src}: " if src else ""
+def check_ladder_bots(
+    ladder: Ladder,
+    resolver: Resolver | None = None,
+    sandbox: str | None = None,
+    names: tuple[str, ...] | None = None,
+) -> Ladder:
+    """The tournaments' check step (``format.check_bots``) over ``names`` (default: every
+    entrant of the file): resolved once, built or asked for their hello, checked to play the
+    game; the sandbox decided once. Returns the ladder with ``--sandbox`` applied and where each
+    was found."""
+    names = ladder.entrants if names is None else names
+    limits, sources = check_bots(
+        names, ladder.game, ladder.limits, ladder.source, resolver, sandbox
+    )
+    return dataclasses.replace(ladder, limits=limits, bot_sources={**ladder.bot_sources, **sources})
 
 
 def _whole(data: dict, key: str, default: int, low: int, high: int, src: str, hint: str) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise LadderError(
-            f"{_where(src)}`{key}` must be a whole number from {low} to "
+            f"{where(src)}`{key}` must be a whole number from {low} to "
             f"{high:,}, got {value!r}: {hint}"
         )
     return value
@@ -208,26 +207,27 @@ def _names(data: dict, key: str, src: str) -> list[str]:
     value = data.get(key, [])
     if not isinstance(value, list) or not all(isinstance(b, str) and b for b in value):
         raise LadderError(
-            f'{_where(src)}`{key}` must be a list of bot names, e.g. {key} = ["random", "greedy"]'
+            f'{where(src)}`{key}` must be a list of bot names, e.g. {key} = ["random", "greedy"]'
         )
     try:
-        return _canonical_bots(value, src)
+        return canonical_bots(value, src)
     except MallowsError as exc:
         raise LadderError(str(exc)) from None
 
 
 def _questions(data: Any, src: str) -> tuple[dict, ...]:
     """The ``[[questions]]`` tables, each checked by the questions' own parser
-    (``mallows.ladder.questions.parse_question``), plus this file's ``type = "newcomers"``: the
-    place of every bot that joins after the start (each becomes a ``Place`` question)."""
+    (``mallows.tournaments.ladder.questions.parse_question``), plus this file's ``type =
+    "newcomers"``: the place of every bot that joins after the start (each becomes a ``Place``
+    question)."""
     if not isinstance(data, list) or not all(isinstance(q, dict) for q in data):
         raise LadderError(
-            f"{_where(src)}`questions` must be tables: write [[questions]] "
+            f"{where(src)}`questions` must be tables: write [[questions]] "
             f'followed by type = "top", k = 3, certainty = 0.95'
         )
     if not data:
         return ()
-    from mallows.ladder.questions import parse_question
+    from mallows.tournaments.ladder.questions import parse_question
 
     out = []
     for n, q in enumerate(data, 1):
@@ -235,18 +235,18 @@ def _questions(data: Any, src: str) -> tuple[dict, ...]:
             extra = set(q) - {"type", "certainty", "within"}
             if extra:
                 raise LadderError(
-                    f'{_where(src)}question {n}: type = "newcomers" takes '
+                    f'{where(src)}question {n}: type = "newcomers" takes '
                     f"certainty and within, not {', '.join(sorted(extra))}"
                 )
             try:
                 parse_question({**q, "type": "place", "bot": "newcomer"})
             except ValueError as exc:
-                raise LadderError(f"{_where(src)}question {n}: {exc}") from None
+                raise LadderError(f"{where(src)}question {n}: {exc}") from None
         else:
             try:
                 parse_question(dict(q))
             except ValueError as exc:
-                raise LadderError(f"{_where(src)}question {n}: {exc}") from None
+                raise LadderError(f"{where(src)}question {n}: {exc}") from None
         out.append(dict(sorted(q.items())))
     return tuple(out)
 
@@ -257,7 +257,7 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
     for key in data:
         if key not in KEYS:
             raise LadderError(
-                f"{_where(src)}unknown key `{key}`{_suggest(key, KEYS)}: a "
+                f"{where(src)}unknown key `{key}`{suggest(key, KEYS)}: a "
                 f"ladder file takes {', '.join(KEYS)}"
             )
     for key, example in (
@@ -267,27 +267,27 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
         ("bots", 'bots = ["random", "greedy"]'),
     ):
         if key not in data:
-            raise LadderError(f"{_where(src)}missing key `{key}`: add it, for example {example}")
+            raise LadderError(f"{where(src)}missing key `{key}`: add it, for example {example}")
     name = data["name"]
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise LadderError(
-            f"{_where(src)}`name` must be a short string of letters, digits, "
+            f"{where(src)}`name` must be a short string of letters, digits, "
             f"'.', '_' or '-' (no spaces or '/'), got {name!r}"
         )
     style = data.get("kind", "ladder")
     if style not in KINDS:
-        raise LadderError(f'{_where(src)}`kind` must be "ladder" or "gauntlet", got {style!r}')
+        raise LadderError(f'{where(src)}`kind` must be "ladder" or "gauntlet", got {style!r}')
     game = data["game"]
     if not isinstance(game, str) or game not in game_ids():
         raise LadderError(
-            f"{_where(src)}`game` must be one of {', '.join(game_ids())}, got {game!r}"
+            f"{where(src)}`game` must be one of {', '.join(game_ids())}, got {game!r}"
         )
     module = get_game(game)
     rules = data.get("rules")
     rule_sets = getattr(module, "RULE_SETS", {})
     if rules is not None and (not isinstance(rules, str) or (rule_sets and rules not in rule_sets)):
         raise LadderError(
-            f"{_where(src)}`rules`: unknown rule set {rules!r} for {game}: "
+            f"{where(src)}`rules`: unknown rule set {rules!r} for {game}: "
             f"choose one of {', '.join(rule_sets) or 'none'} or leave it out"
         )
     rules = rules if rules is not None else getattr(module, "DEFAULT_RULES", None)
@@ -321,33 +321,33 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
     if style == "gauntlet":
         if not challengers:
             raise LadderError(
-                f"{_where(src)}a gauntlet needs `challengers`, the bots under "
+                f"{where(src)}a gauntlet needs `challengers`, the bots under "
                 f'test: for example challengers = ["mybot"]'
             )
         both = set(challengers) & set(bots)
         if both:
             raise LadderError(
-                f"{_where(src)}{', '.join(sorted(both))} is both a challenger "
+                f"{where(src)}{', '.join(sorted(both))} is both a challenger "
                 f"and in the field (`bots`): list it once"
             )
         if len(bots) < players - 1:
             raise LadderError(
-                f"{_where(src)}a gauntlet's field (`bots`) needs at least "
+                f"{where(src)}a gauntlet's field (`bots`) needs at least "
                 f"{players - 1} bots for {players} seats, got {len(bots)}"
             )
     elif challengers:
         raise LadderError(
-            f'{_where(src)}`challengers` is for kind = "gauntlet": remove it '
+            f'{where(src)}`challengers` is for kind = "gauntlet": remove it '
             f'or add kind = "gauntlet"'
         )
     submitted = data.get("submitted", "none")
     if submitted not in SUBMITTED:
         raise LadderError(
-            f"{_where(src)}`submitted` must be one of {', '.join(SUBMITTED)}, got {submitted!r}"
+            f"{where(src)}`submitted` must be one of {', '.join(SUBMITTED)}, got {submitted!r}"
         )
     if style == "ladder" and len(bots) < players and submitted == "none":
         raise LadderError(
-            f"{_where(src)}`bots` has {len(bots)} bots but `players` = "
+            f"{where(src)}`bots` has {len(bots)} bots but `players` = "
             f"{players}: a table needs {players} different bots (or let "
             f'submissions join: submitted = "newest")'
         )
@@ -360,7 +360,7 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
     if "finals" in data:
         f = data["finals"]
         if not isinstance(f, dict) or set(f) - {"cutoffs", "epochs"}:
-            raise LadderError(f"{_where(src)}[finals] takes cutoffs = [8, 4] and epochs = 4")
+            raise LadderError(f"{where(src)}[finals] takes cutoffs = [8, 4] and epochs = 4")
         cutoffs = f.get("cutoffs", [])
         if (
             not isinstance(cutoffs, list)
@@ -370,7 +370,7 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
             or list(cutoffs) != sorted(set(cutoffs), reverse=True)
         ):
             raise LadderError(
-                f"{_where(src)}[finals] `cutoffs` must be decreasing whole numbers "
+                f"{where(src)}[finals] `cutoffs` must be decreasing whole numbers "
                 f"of at least `players` ({players}), e.g. cutoffs = [8, 4]"
             )
         finals = Finals(
@@ -378,13 +378,13 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
         )
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise LadderError(f"{_where(src)}`options` must be a table: [options]")
+        raise LadderError(f"{where(src)}`options` must be a table: [options]")
     try:
         effective = module.make_options(rules, dict(options))
     except MallowsError as exc:
-        raise LadderError(f"{_where(src)}[options]: {exc}") from None
+        raise LadderError(f"{where(src)}[options]: {exc}") from None
     try:
-        limits = _check_limits(data.get("limits", {}), src)
+        limits = check_limits(data.get("limits", {}), src)
     except MallowsError as exc:
         raise LadderError(str(exc)) from None
     return Ladder(

@@ -17,25 +17,20 @@ early abandons what is still in flight.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
 
 from typing import Any, Callable
 
-from mallows import seeding
 
-from mallows.compare.plan import KIND, Comparison, CompareError, digest_of
-from mallows.compare.sprt import SequentialTest
-from mallows.results.store import StorageError
+from mallows.tournaments.compare.spec import Comparison, CompareError, from_definition
+from mallows.tournaments.compare.sprt import SequentialTest
 from mallows.tournaments.plan import Plan, prepare
 from mallows.tournaments.run import MatchFailed, execute
-from mallows.tournaments.spec import diff_definitions
 from mallows.results.interface import ResultStore
 
 BATCH_MATCHES = 2  # matches per Ray task: one pair
-SOURCE = "mallows compare"
 
 
 @dataclass
@@ -60,69 +55,6 @@ class CompareResult:
     def matches(self) -> int:
         """Matches the verdict rests on: two a pair."""
         return 2 * self.pairs
-
-
-def keyed(store: ResultStore, c: Comparison, key: bytes | None = None) -> Comparison:
-    """``c`` with its seed derivation and secret key (``seeding.Chance``, secret deals): a
-    comparison stored before keys (no ``chance`` in its definition) resumes unkeyed, the same
-    matches as before; any other gets its key from the database (made the first time, or
-    ``key``)."""
-    row = store.tournament(c.name)
-    if row is not None and json.loads(row["definition"]).get("kind") != KIND:
-        return c  # a tournament's name: ``register`` refuses it
-    if row is not None and c.derivation != seeding.LEGACY:
-        old = json.loads(row["definition"])
-        legacy = dataclasses.replace(c, derivation=seeding.LEGACY)
-        if "chance" not in old and digest_of(old) == legacy.digest():
-            c = legacy
-    if c.derivation == seeding.LEGACY:
-        return dataclasses.replace(c, chance=seeding.UNKEYED)
-    kept = store.chance_key(c.name) or store.put_chance_key(c.name, key or seeding.fresh_key())
-    return dataclasses.replace(c, chance=seeding.Chance(c.derivation, kept, secret_deals=True))
-
-
-def register(store: ResultStore, c: Comparison) -> bool:
-    """Record ``c`` (True) or check it against the stored comparison of the same name (False:
-    a resume). A larger or smaller ``--max-matches`` is the same test, run longer or shorter."""
-    definition = c.definition()
-    row = store.tournament(c.name)
-    if row is None:
-        store.add_tournament(
-            c.name,
-            c.game,
-            json.dumps(definition, sort_keys=True),
-            c.digest(),
-            SOURCE,
-            2 * c.max_pairs,
-            dict(c.bot_sources),
-        )
-        return True
-    old = json.loads(row["definition"])
-    if old.get("kind") != KIND:
-        raise StorageError(
-            f"{c.name!r} in {store.path} is a tournament, not a comparison: "
-            f"give the comparison another --name"
-        )
-    if digest_of(old) != c.digest():
-        changes = [
-            d
-            for d in diff_definitions(old, definition)
-            if not d.startswith(("max_matches", "deals"))
-        ]
-        raise StorageError(
-            f"comparison {c.name!r} is already in {store.path} with other settings; changed: "
-            f"{'; '.join(changes)}. Its matches were played (and its test run) under the old "
-            f"ones: leave --name out (each setting gets its own name), choose another --name, "
-            f"or use another --db"
-        )
-    if old.get("max_matches") != c.max_matches:
-        store.update_tournament(
-            c.name,
-            definition=json.dumps(definition, sort_keys=True),
-            total=2 * c.max_pairs,
-            finished=False,
-        )
-    return False
 
 
 def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=None) -> int:
@@ -152,8 +84,6 @@ def _stored_ranks(c: Comparison, store: ResultStore) -> dict[int, list]:
 def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTest]:
     """The comparison ``name`` and its test over the stored pairs (for reports and ``tournament
     show``): ``test.verdict`` is None while undecided."""
-    from mallows.compare.plan import from_definition
-
     row = store.tournament(name)
     if row is None:
         raise CompareError(f"no comparison {name!r} in {store.path}")

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mallows.ladder.questions import Answer, Place, answer, label
+from mallows.tournaments.ladder.questions import Answer, Place, answer, label
 from mallows.results.plackett_luce import HistoryFit
 
 
