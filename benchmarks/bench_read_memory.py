@@ -91,9 +91,9 @@ def field(deals: int) -> list[dict]:
 def build_field(db: Path, deals: int) -> int:
     """Play the whole field into a new database ``db`` (a fresh secret key); matches stored."""
     from mallows.results.store import Store
-    from mallows.tournaments.executor import InProcessExecutor
+    from mallows.runner.executor import InProcessExecutor
     from mallows.tournaments.run import run_tournament
-    from mallows.tournaments.spec import parse_tournament
+    from mallows.tournaments.roundrobin.spec import parse_tournament
 
     store = Store(db)
     for definition in field(deals):
