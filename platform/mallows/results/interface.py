@@ -10,6 +10,8 @@ never a tournament, a game or a bot.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol, Sequence
@@ -131,6 +133,10 @@ class ResultStore(Protocol):
 
     def check(self) -> list[str]:
         """What is damaged in the store (empty: nothing), for ``mallows db check``."""
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A context in which every read sees the store as it was when the first one ran, so
+        that several passes over the results (a report's tables) agree while a run writes."""
 
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...

@@ -12,6 +12,8 @@ The migrations are read from ``schema`` when a file is opened (``schema.MIGRATIO
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import sqlite3
 from pathlib import Path
@@ -492,6 +494,20 @@ class Store:
             ) from None
 
     # -- reading (``reading.Reading``) --------------------------------------------------------
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one state of the file (one read transaction; see
+        ``ResultStore.snapshot``). Nested: the outer one holds."""
+        if self.db.conn.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.db.conn.in_transaction:
+                self.db.execute("COMMIT")  # a read transaction: nothing to write
+
     def results(
         self, tournament: str | None = None, game: str | None = None, humans: bool = False
     ) -> Iterator[tuple[list[str], list[int]]]:
