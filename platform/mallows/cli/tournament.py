@@ -484,7 +484,6 @@ def show(
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 
-    results = list(store.results(tournament=name))
     pins = store.pins(name)
     if pins:  # the code each bot runs, fixed at the first run (tournaments.pinning)
         console.print(
@@ -493,8 +492,10 @@ def show(
             highlight=False,
         )
     leaders = _board(store, "tournament", name)
-    _print_board("leaderboard", leaders, place_stats(results))
-    h2h = head_to_head(results)
+    with store.snapshot():  # two streamed passes over one state of the file
+        places = place_stats(store.results(tournament=name))
+        h2h = head_to_head(store.results(tournament=name))
+    _print_board("leaderboard", leaders, places)
     bots = [r["bot"] for r in leaders]
     rows = []
     for k, a in enumerate(bots, 1):

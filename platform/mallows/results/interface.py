@@ -147,6 +147,9 @@ class ResultStore(Protocol):
         ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits (a
         count), seconds."""
 
+    def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
+        """Every stored match's index, in order, read in chunks (memory does not grow)."""
+
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""
 

@@ -555,6 +555,9 @@ class Store:
     ) -> list[dict]:
         return self.reading.match_summaries(tournament, offset, limit)
 
+    def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
+        return self.reading.match_indexes(tournament, chunk)
+
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         return self.reading.records(tournament, only_forfeits)
 

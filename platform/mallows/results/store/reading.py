@@ -274,6 +274,21 @@ class Reading:
             )
         return out
 
+    def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
+        """The index of every stored match of ``tournament``, in order; read in chunks (by
+        index, not by offset), so neither memory nor a read transaction grows with it."""
+        after = -1
+        while True:
+            rows = self.db.execute(
+                "SELECT idx FROM matches WHERE tournament = ? AND idx > ? ORDER BY idx LIMIT ?",
+                [tournament, after, chunk],
+            ).fetchall()
+            for (idx,) in rows:
+                yield idx
+            if len(rows) < chunk:
+                return
+            after = rows[-1][0]
+
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) of ``tournament``'s matches in schedule order
         (``only_forfeits``: those with a forfeit)."""
