@@ -4,6 +4,8 @@ arschmallows/RULES.md), each citing its section. Scenarios are dealt from fixed 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from arschmallows_helpers import (
@@ -375,6 +377,30 @@ def test_turn_limit_does_not_cut_final_turns():
     assert st.current == 1 and not round_ends(st)
     neutral_turn(st)
     assert round_ends(st)[0]["reason"] == "call"
+
+
+def test_final_turns_have_a_turn_limit_of_their_own():
+    """RULES.md 1.12 (project ruling): extra turns in the final turns count towards a cap of
+    their own, ``max_turns_per_round``; at the cap the round ends with its trigger as reason.
+    Without it, six seats of ten cards leave only the two Play twice cards in the piles, and a
+    seat that plays each one it draws in its final turn plays for ever (the draw pile empties,
+    the two cards are reshuffled, it draws one again: a match that once ran into millions of
+    events until its time budget ran out)."""
+    left = Counter(VALUES)
+    left[11] -= 2
+    cards = sorted(left.elements())
+    rows = [cards[s * 10 : (s + 1) * 10] for s in range(6)]
+    st = scenario(rows, discard=11, draw=[11], max_turns_per_round=7, rounds=2)
+    peek_all(st)
+    play(st, DRAW, {"type": "play_twice"}, CALL)  # seat 0 triggers; the piles hold two 11s
+    assert st.current == 1
+    extra = 0
+    while not round_ends(st) and extra < 100:
+        play(st, DRAW, {"type": "play_twice"})  # seat 1, in its final turn, and again
+        extra += 1
+    (end,) = round_ends(st)
+    assert end["reason"] == "call" and end["caller"] == 0
+    assert extra == 1 + 7  # its final turn, then the seven extra turns the cap allows
 
 
 # ------------------------------------------------------------------ 1.14 scoring

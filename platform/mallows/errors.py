@@ -15,6 +15,7 @@ The tree::
     │   ├── CompareError          a comparison that cannot run as asked
     │   ├── ClusterError          a Ray cluster that cannot be joined as given (--address)
     │   ├── StorageError          a database the command cannot use as asked (newer, read-only)
+    │   │   └── RecordTooLarge    a match record over the bound one record may hold
     │   ├── DatabaseError         a database file that cannot be used as it is
     │   │   └── DamagedRecord     a stored match that does not match its digest
     │   ├── ReplayMismatch        a record whose events the engine does not reproduce
@@ -78,6 +79,7 @@ __all__ = [
     "PinError",
     "PlatformError",
     "RecordError",
+    "RecordTooLarge",
     "ReplayMismatch",
     "MissingFace",
     "SandboxUnavailable",
@@ -152,6 +154,12 @@ class ClusterError(MallowsError):
 
 class StorageError(MallowsError):
     """A database problem the user can act on (a newer schema, a changed tournament file)."""
+
+
+class RecordTooLarge(StorageError):
+    """A match record over ``results.codec.MAX_RECORD_BYTES``: one to store (refused before it
+    is written), or a stored frame that claims to decode to more (refused as damaged before
+    anything of that size is allocated)."""
 
 
 class DatabaseError(MallowsError):

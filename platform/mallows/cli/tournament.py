@@ -568,7 +568,6 @@ def show(
     from mallows.cli.tables import print_table
     from mallows.report.data import short_bot
 
-    results = list(store.results(tournament=name))
     pins = store.pins(name)
     if pins:  # the code each bot runs, fixed at the first run (tournaments.pinning)
         console.print(
@@ -577,8 +576,10 @@ def show(
             highlight=False,
         )
     leaders = _board(store, "tournament", name)
-    _print_board("leaderboard", leaders, place_stats(results))
-    h2h = head_to_head(results)
+    with store.snapshot():  # two streamed passes over one state of the file
+        places = place_stats(store.results(tournament=name))
+        h2h = head_to_head(store.results(tournament=name))
+    _print_board("leaderboard", leaders, places)
     bots = [r["bot"] for r in leaders]
     rows = []
     for k, a in enumerate(bots, 1):
@@ -911,6 +912,8 @@ def export(
             "forfeits": row["forfeits"],
             "seconds": row["seconds"],
             "finished_at": row["finished_at"],
-            "record": json.loads(row["record"]),
         }
-        out.write(json.dumps(line, separators=(",", ":")) + "\n")
+        # the record as stored (compact JSON, checked against its digest), spliced in rather
+        # than parsed and written again: a record costs its text once, not its objects
+        head = json.dumps(line, separators=(",", ":"))
+        out.write(head[:-1] + ',"record":' + row["record"] + "}\n")

@@ -16,6 +16,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from mallows import botname
 from mallows.errors import StorageError
@@ -25,7 +26,7 @@ from mallows.results.ratings import system
 from mallows.results.ratings import head_to_head
 from mallows.results.seats import deal_of, seat_effects
 from mallows.results.stats import PlaceStats, place_stats, seat_stats
-from mallows.results.interface import ResultStore
+from mallows.results.interface import Result, ResultStore
 from mallows.safetext import brief
 
 RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
@@ -34,6 +35,10 @@ RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rat
 def rating_columns(rating: RatingSystem) -> tuple[Column, ...]:
     """``rating``'s own leaderboard columns (its ``stored`` values), in display order."""
     return tuple(c for c in rating.columns if c.key in rating.stored)
+
+
+#: the points per bot a progression plot draws (``plots``): ``board`` keeps no more than that
+MAX_POINTS = 300
 
 
 def slug(name: str) -> str:
@@ -56,8 +61,9 @@ class Board:
     game: str
     rows: list[dict]  # leaderboard rows (rank order) with ``place`` (PlaceStats)
     h2h: dict  # head_to_head(...) result
-    #: bot -> (match number, estimate, spread): the online rater's ``estimate`` after each of
-    #: its matches, named by the system's ``estimate`` words (TrueSkill: mu, sigma)
+    #: bot -> (match number, estimate, spread): the online rater's ``estimate`` after its
+    #: matches, named by the system's ``estimate`` words (TrueSkill: mu, sigma), thinned to
+    #: what a plot draws: every ``matches // MAX_POINTS``-th of its matches and its last
     progression: dict[str, list[tuple[int, float, float]]]
     matches: int
     total: int | None = None  # a tournament's scheduled matches
@@ -76,46 +82,62 @@ class Board:
 
 
 def board(store: ResultStore, scope: str, name: str) -> Board:
-    """The leaderboard of tournament ``name`` or game ``name`` from the stored results."""
+    """The leaderboard of tournament ``name`` or game ``name`` from the stored results.
+
+    The results are streamed from the store, never held: one pass counts places (and each
+    bot's matches), one rates them and keeps each bot's progression already thinned to the
+    points its plot draws (``plots.MAX_POINTS``), and the head-to-head and seat tables each
+    read them once more; so memory does not grow with the number of matches."""
     if scope == "tournament":
         row = store.tournament(name)
         if row is None:
             raise StorageError(f"{store.path} has no tournament {name!r}")
         definition = json.loads(row["definition"])
         params = definition.get("ratings") or RATING_SYSTEM.defaults()
-        results = list(store.results(tournament=name))
         game, total = row["game"], row["total"]
+
+        def results() -> Iterator[Result]:
+            return store.results(tournament=name)
     else:
         definition, params, game, total = {}, RATING_SYSTEM.defaults(), name, None
-        results = list(store.results(game=name))
-    # the names that played (the pins' shown names), never the file's list: no row, and no
-    # bot page, without a match
-    rater = RATING_SYSTEM.rater(params)
-    progression: dict[str, list] = {}
-    for number, (players, ranks) in enumerate(results, 1):
-        rater.add(None, players, ranks)
-        for bot in players:
-            progression.setdefault(bot, []).append((number, *rater.estimate(bot)))
-    places = place_stats(results)
-    rows = []
-    for r in played(rater.rows()):  # the one leaderboard's rows, ranked over those shown
-        d = RATING_SYSTEM.row_dict(r)
-        d["matches"] = d["games"]
-        d["place"] = places.get(r.bot, PlaceStats())
-        rows.append(d)
-    return Board(
-        scope,
-        name,
-        game,
-        rows,
-        head_to_head(results),
-        progression,
-        len(results),
-        total,
-        seat_stats(results),
-        definition,
-        board_seat_effects(store, scope, name),
-    )
+
+        def results() -> Iterator[Result]:
+            return store.results(game=name)
+
+    with store.snapshot():  # every pass reads the same matches while a run writes
+        places = place_stats(results())
+        # the names that played (the pins' shown names), never the file's list: no row, and
+        # no bot page, without a match
+        rater = RATING_SYSTEM.rater(params)
+        progression: dict[str, list] = {}
+        steps = {bot: max(1, p.matches // MAX_POINTS) for bot, p in places.items()}
+        seen: dict[str, int] = {}
+        number = 0
+        for number, (players, ranks) in enumerate(results(), 1):
+            rater.add(None, players, ranks)
+            for bot in players:
+                k = seen[bot] = seen.get(bot, -1) + 1
+                if k % steps[bot] == 0 or k == places[bot].matches - 1:
+                    progression.setdefault(bot, []).append((number, *rater.estimate(bot)))
+        rows = []
+        for r in played(rater.rows()):  # the one leaderboard's rows, ranked over those shown
+            d = RATING_SYSTEM.row_dict(r)
+            d["matches"] = d["games"]
+            d["place"] = places.get(r.bot, PlaceStats())
+            rows.append(d)
+        return Board(
+            scope,
+            name,
+            game,
+            rows,
+            head_to_head(results()),
+            progression,
+            number,
+            total,
+            seat_stats(results()),
+            definition,
+            board_seat_effects(store, scope, name),
+        )
 
 
 def board_seat_effects(store, scope: str, name: str) -> dict:

@@ -496,13 +496,13 @@ class Site:
         slug = data.slug(tournament)
         chunks = Chunks(slug)
         game = next((t["game"] for t in self.store.tournaments() if t["name"] == tournament), None)
-        for m in self.store.match_summaries(tournament):
-            view = self.match_view(tournament, m["idx"])
+        for idx in self.store.match_indexes(tournament):
+            view = self.match_view(tournament, idx)
             if view is None:
                 continue
             view.pop("record")
             view["frames"] = drawn(view["frames"])
-            yield from chunks.add(m["idx"], view)
+            yield from chunks.add(idx, view)
         yield from chunks.close()
         index = {
             "slug": slug,
@@ -538,8 +538,8 @@ class Site:
                 yield f"t/{data.slug(name)}/{page}.html"
         if not self.replay_data:  # else: written by replay_files
             for name in self.names:
-                for m in self.store.match_summaries(name):
-                    yield f"m/{data.slug(name)}/{m['idx']}.html"
+                for idx in self.store.match_indexes(name):
+                    yield f"m/{data.slug(name)}/{idx}.html"
         for f in STATIC:
             yield f"static/{f}"
         for game in game_ids():

@@ -9,6 +9,12 @@ A stored record carries a codec number: ``None`` = plain JSON text (schema 1 row
 now), ``0`` = zstd without a dictionary (a game's first records, before there are enough to
 train one), ``n > 0`` = zstd with dictionary ``n``. Decoding gives back exactly the JSON text
 that was encoded (byte for byte), so a record's digest, replay and export are unchanged.
+
+What one record may cost is bounded: a record is at most ``MAX_RECORD_BYTES`` of JSON text. A
+stored frame whose header claims more (or does not say how much), or whose data would decode to
+more, is refused as damaged (``RecordTooLarge``) before anything of that size is allocated; and
+a record over the bound is never written (``Codec.encode`` refuses it), so every stored record
+reads back.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from __future__ import annotations
 import threading
 
 import zstandard
+
+from mallows.errors import RecordTooLarge
 
 LEVEL = 3  # zstd level: ~30 us per Arschmallows record with a dictionary
 DICT_SIZE = 16 * 1024  # bytes; 16 KiB measured best at level 3 for both games
@@ -26,6 +34,12 @@ NO_DICT = 0
 # estimates only (a tournament's size before it runs).
 BYTES_PER_MATCH = {"arschmallows": 1450, "take4": 700}
 DEFAULT_BYTES_PER_MATCH = 1500
+# The most JSON text one record may hold, and so the most that decoding one record allocates.
+# Real matches stay far below it: six random bots that never call, every round to its 500-turn
+# limit, make 86 KB of record over 6 rounds and 1.4 MB over 100 (the most rounds allowed); only
+# a turn limit raised far beyond its default could make a match reach it, and then that match's
+# record is refused on writing, with this message, rather than stored unreadable.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def estimated_bytes(game: str, players: int, matches: int) -> int:
@@ -61,12 +75,29 @@ class Codec:
 
     def encode(self, text: str) -> bytes:
         data = text.encode("utf-8")
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordTooLarge(
+                f"a match record of {human_bytes(len(data))} is over the "
+                f"{human_bytes(MAX_RECORD_BYTES)} a record may hold"
+            )
         with self._lock:
             return self._c.compress(data)
 
     def decode(self, blob: bytes) -> str:
+        """The text of a stored frame, refused (``RecordTooLarge``, or zstd's own error for
+        bytes that are no frame) before decoding more than ``MAX_RECORD_BYTES``."""
+        claimed = zstandard.get_frame_parameters(blob).content_size
+        if claimed == zstandard.CONTENTSIZE_UNKNOWN:
+            raise RecordTooLarge("its compressed frame does not say how large the record is")
+        if claimed > MAX_RECORD_BYTES:
+            raise RecordTooLarge(
+                f"its compressed frame claims {human_bytes(claimed)}, over the "
+                f"{human_bytes(MAX_RECORD_BYTES)} a record may hold"
+            )
+        # the claim bounds the output buffer; a frame that decodes to more than it claims is
+        # an error of zstd's own (the data are corrupt), never a bigger allocation
         with self._lock:
-            data = self._d.decompress(blob)
+            data = self._d.decompress(blob, max_output_size=MAX_RECORD_BYTES)
         return data.decode("utf-8")
 
 

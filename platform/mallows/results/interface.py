@@ -10,6 +10,8 @@ never a tournament, a game or a bot.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol, Sequence
@@ -132,6 +134,10 @@ class ResultStore(Protocol):
     def check(self) -> list[str]:
         """What is damaged in the store (empty: nothing), for ``mallows db check``."""
 
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A context in which every read sees the store as it was when the first one ran, so
+        that several passes over the results (a report's tables) agree while a run writes."""
+
     def match_ids(self, tournament: str, limit: int = 5) -> list[str]: ...
     def games(self) -> list[str]: ...
     def match_summaries(
@@ -140,6 +146,9 @@ class ResultStore(Protocol):
         """Every stored match of ``tournament`` by index (or ``limit`` of them from the
         ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits (a
         count), seconds."""
+
+    def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
+        """Every stored match's index, in order, read in chunks (memory does not grow)."""
 
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""

@@ -84,6 +84,7 @@ class ArschmallowsState:
     caller: int | None
     trigger: str | None
     trigger_seat: int | None
+    final_extra: int
     final_queue: deque[int]
     phase: str | None
     current: int | None
@@ -473,6 +474,7 @@ class ArschmallowsState:
         self.trigger = reason
         self.trigger_seat = seat
         self.extra = 0
+        self.final_extra = 0
         if not self.final_turns_on:
             self._end_round(reason)
             return True
@@ -490,6 +492,10 @@ class ArschmallowsState:
             else:
                 self.current = (self._seat() + 1) % self.players
         elif self.extra:
+            if self.final_extra >= self.max_turns:  # 1.12: the final turns' own cap
+                self._end_round(self.trigger)
+                return
+            self.final_extra += 1
             self.extra -= 1
         elif self.final_queue:
             self.current = self.final_queue.popleft()
@@ -551,6 +557,7 @@ class ArschmallowsState:
         self.caller = None
         self.trigger = None
         self.trigger_seat = None
+        self.final_extra = 0
         self.final_queue = deque()
         self.phase = "peek"
         self.current = 0

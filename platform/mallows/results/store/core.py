@@ -12,6 +12,8 @@ The migrations are read from ``schema`` when a file is opened (``schema.MIGRATIO
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import sqlite3
 import threading
@@ -21,6 +23,7 @@ from typing import Iterable, Iterator
 
 import sqlite_utils
 
+from mallows.errors import RecordTooLarge
 from mallows.results import codec
 from mallows.results.integrity import DatabaseError, check_db_path, guard, record_digest
 from mallows.results.interface import MatchRow
@@ -485,7 +488,14 @@ class Store:
         for r in rows:
             v = _values(r, stamp)
             enc = self._encoder(r.game)
-            values.append(v[:_RECORD_AT] + (enc.encode(r.record), enc.number) + v[_RECORD_AT + 1 :])
+            try:
+                blob = enc.encode(r.record)
+            except RecordTooLarge as exc:
+                raise RecordTooLarge(
+                    f"match {r.id} of tournament {r.tournament!r} is not stored: {exc}; lower "
+                    f"the option that lets its matches run so long (a turn or round limit)"
+                ) from None
+            values.append(v[:_RECORD_AT] + (blob, enc.number) + v[_RECORD_AT + 1 :])
         with self.db.conn:
             for name in {r.tournament for r in rows}:  # never a match without its tournament
                 if not self.db.execute(
@@ -544,13 +554,27 @@ class Store:
         try:
             return self._codec(number).decode(blob)  # type: ignore[arg-type]  # None: caught
         except Exception as exc:
-            if isinstance(exc, StorageError):
+            if isinstance(exc, StorageError) and not isinstance(exc, RecordTooLarge):
                 raise
             raise StorageError(
                 f"{self.path}: a stored record cannot be decoded ({exc}): the database is damaged"
             ) from None
 
     # -- reading (``reading.Reading``) --------------------------------------------------------
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one state of the file (one read transaction; see
+        ``ResultStore.snapshot``). Nested: the outer one holds."""
+        if self.db.conn.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.db.conn.in_transaction:
+                self.db.execute("COMMIT")  # a read transaction: nothing to write
+
     def results(
         self, tournament: str | None = None, game: str | None = None, humans: bool = False
     ) -> Iterator[tuple[list[str], list[int]]]:
@@ -597,6 +621,9 @@ class Store:
         self, tournament: str, offset: int = 0, limit: int | None = None
     ) -> list[dict]:
         return self.reading.match_summaries(tournament, offset, limit)
+
+    def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
+        return self.reading.match_indexes(tournament, chunk)
 
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         return self.reading.records(tournament, only_forfeits)

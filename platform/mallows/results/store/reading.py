@@ -114,22 +114,26 @@ class Reading:
         (decoded: the compressed form never leaves the store), checked against its digest:
         a damaged one is a ``DamagedRecord`` (carrying the row as stored)."""
         rows = list(self.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
-        if not rows:
-            return None
+        return self._checked_row(rows[0]) if rows else None
+
+    def _checked_row(self, stored: dict) -> dict:
+        """``stored`` (a row of ``matches``) with its record decoded and checked against its
+        digest; a ``DamagedRecord`` naming the match when it does not decode or match."""
+        mid = stored["id"]
         try:
-            row = self._plain_row(rows[0])
+            row = self._plain_row(dict(stored))
         except StorageError as exc:  # the stored bytes do not even decode
             raise DamagedRecord(
-                f"match {match_id} in {self.path} is damaged ({exc}): restore "
+                f"match {mid} in {self.path} is damaged ({exc}): restore "
                 f"the file from a copy (`mallows db check --db {self.path}` "
                 f"lists every damaged match)",
-                dict(rows[0], record=None),
+                dict(stored, record=None),
             ) from None
         if row.get("digest") is not None and row["digest"] != record_digest(
             row["record"], row["players"], row["ranks"]
         ):
             raise DamagedRecord(
-                f"match {match_id} in {self.path} is damaged (its record does not match its "
+                f"match {mid} in {self.path} is damaged (its record does not match its "
                 f"digest): restore the file from a copy (`mallows db check --db {self.path}` "
                 f"lists every damaged match)",
                 row,
@@ -178,8 +182,10 @@ class Reading:
 
     def export(self, tournament: str | None = None, chunk: int = 500) -> Iterator[dict]:
         """Every stored match (of ``tournament``, or of all, tournaments by creation), in index
-        order, as a dict of its columns with ``record`` decoded to JSON text; read in chunks,
-        so memory does not grow with the database."""
+        order, as a dict of its columns with ``record`` decoded to JSON text and checked
+        against its digest (a damaged one is a ``DamagedRecord``); read in chunks, so memory
+        does not grow with the database, and one record costs at most what the codec bounds
+        (``codec.MAX_RECORD_BYTES``)."""
         names = (
             [tournament]
             if tournament is not None
@@ -197,7 +203,7 @@ class Reading:
                 )
                 for row in rows:
                     after = row["idx"]
-                    yield self._plain_row(row)
+                    yield self._checked_row(row)
                 if len(rows) < chunk:
                     break
 
@@ -277,6 +283,21 @@ class Reading:
                 }
             )
         return out
+
+    def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
+        """The index of every stored match of ``tournament``, in order; read in chunks (by
+        index, not by offset), so neither memory nor a read transaction grows with it."""
+        after = -1
+        while True:
+            rows = self.db.execute(
+                "SELECT idx FROM matches WHERE tournament = ? AND idx > ? ORDER BY idx LIMIT ?",
+                [tournament, after, chunk],
+            ).fetchall()
+            for (idx,) in rows:
+                yield idx
+            if len(rows) < chunk:
+                return
+            after = rows[-1][0]
 
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) of ``tournament``'s matches in schedule order
