@@ -100,6 +100,40 @@ def test_any_seed_plays_the_same_on_both_engines(seed, game):
     assert core_played(game, seed) > 0
 
 
+#: seeds (of ``_capped``'s options) whose final turns meet the final turns' own cap
+CAPPED_SEEDS = (732, 842, 1130, 1990, 2958, 3734)
+
+
+def _capped(seed: int) -> tuple[int, dict]:
+    from mallows.games import get_game
+
+    options = {"max_turns_per_round": 1 + seed % 2, "table_cards": 4}
+    return 2 + seed % 3, get_game("arschmallows").make_options("standard", options)
+
+
+@needs_core
+@pytest.mark.parametrize("seed", CAPPED_SEEDS)
+def test_both_engines_cut_chained_final_turns_alike(monkeypatch, seed):
+    """RULES.md 1.12's cap of the final turns' extra turns, in both engines: on these seeds a
+    round ends at the cap (checked: the test fails where it does not), and the two engines
+    agree at every decision."""
+    from mallows.games.arschmallows import state as engine
+    from mallows.testing import core as compared
+
+    capped: list[int] = []
+    end_round = engine.ArschmallowsState._end_round
+
+    def watched(self, reason):
+        if self.trigger is not None and self.extra and self.final_extra >= self.max_turns:
+            capped.append(self.round)
+        return end_round(self, reason)
+
+    monkeypatch.setattr(engine.ArschmallowsState, "_end_round", watched)
+    monkeypatch.setattr(compared, "arschmallows_variant", _capped)
+    assert compared.arschmallows(seed) > 0
+    assert capped, f"seed {seed} no longer meets the cap: choose the seeds again"
+
+
 @needs_core
 def test_a_core_built_for_another_abi_is_ignored(monkeypatch):
     """A core left from other sources (another ABI version) is not loaded: the Python engine

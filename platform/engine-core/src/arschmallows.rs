@@ -81,6 +81,7 @@ pub struct Arschmallows {
     pub from_draw: bool,  // the held card's source
     pub turns: u32,
     pub extra: u32,
+    pub final_extra: u32, // extra turns taken after the trigger (RULES.md 1.12's own cap)
     pub caller: i32,
     pub trigger: i32, // -1: none
     final_queue: VecDeque<usize>,
@@ -111,6 +112,7 @@ impl Arschmallows {
             from_draw: false,
             turns: 0,
             extra: 0,
+            final_extra: 0,
             caller: -1,
             trigger: -1,
             final_queue: VecDeque::new(),
@@ -148,6 +150,7 @@ impl Arschmallows {
         self.from_draw = false;
         self.turns = 0;
         self.extra = 0;
+        self.final_extra = 0;
         self.caller = -1;
         self.trigger = -1;
         self.final_queue.clear();
@@ -418,6 +421,7 @@ impl Arschmallows {
     fn trigger(&mut self, seat: usize, reason: i32) -> bool {
         self.trigger = reason;
         self.extra = 0;
+        self.final_extra = 0;
         if !self.o.final_turns {
             self.end_round(reason);
             return true;
@@ -439,6 +443,11 @@ impl Arschmallows {
                 self.current = (self.current + 1) % self.players;
             }
         } else if self.extra > 0 {
+            if self.final_extra >= self.o.max_turns {
+                self.end_round(self.trigger); // 1.12: the final turns' own cap
+                return;
+            }
+            self.final_extra += 1;
             self.extra -= 1;
         } else if let Some(next) = self.final_queue.pop_front() {
             self.current = next;
