@@ -50,6 +50,7 @@ from capacity import capacity  # noqa: E402  (benchmarks/, beside this file)
 from mallows.agents import sandbox
 from mallows.agents.process import SubprocessBot
 from mallows.agents.protocol import Limits
+from mallows.seeding import fresh_key
 from mallows.results.store import Store
 from mallows.runner import executor, worker
 from mallows.tournaments.run import run_tournament
@@ -57,6 +58,9 @@ from mallows.tournaments.roundrobin.spec import load_tournament
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 ROOT = Path(__file__).resolve().parents[1]
+#: one secret key for every run of this benchmark: each fresh database would draw its own
+#: (``tournaments.secrecy``), so the runs compared would deal different cards
+KEY = fresh_key()
 MALLOWS = Path(sys.executable).with_name("mallows")  # the console script of this environment
 TARGET_RATIO = 0.25
 TARGET_MS = 10.0
@@ -94,7 +98,7 @@ def tournament(
     store = Store(folder / f"{tag}.db")
     try:
         t0 = time.perf_counter()
-        summary = run_tournament(t, store, ex)
+        summary = run_tournament(t, store, ex, key=KEY)
         return summary.played, time.perf_counter() - t0
     finally:
         getattr(store, "close", lambda: None)()
@@ -125,6 +129,8 @@ def command(folder: Path, game: str, isolate: str) -> tuple[int, float]:
             "--workers",
             "1",
             "--quiet",
+            "--key",
+            KEY.hex(),
         ],
         env=env,
         capture_output=True,

@@ -5,7 +5,8 @@ in one run; and the share of wall time spent on storage and ratings.
 
 FILEs default to tournaments/arschmallows-reference.toml (the shipped bots) and
 benchmarks/random-field.toml (random bots only). Each executor plays each whole tournament into its own
-fresh database. Ray is started once; its start-up and its workers' first imports (a warm-up
+fresh database, with one secret key drawn for the whole benchmark (as ``--key`` replays), so
+both play the very same matches. Ray is started once; its start-up and its workers' first imports (a warm-up
 batch) are timed apart, so the rate is the steady-state throughput. Target: Ray on 2 workers at
 least 1.8x in-process for random bots. Both executors must give the same table.
 """
@@ -24,6 +25,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 from mallows.runner.cluster import RayExecutor  # noqa: E402
 from mallows.runner.executor import InProcessExecutor  # noqa: E402
+from mallows.seeding import fresh_key  # noqa: E402
 from mallows.tournaments.roundrobin.schedule import schedule  # noqa: E402
 from mallows.results.store import Store  # noqa: E402
 from mallows.tournaments.run import jobs_for, run_tournament  # noqa: E402
@@ -31,11 +33,14 @@ from mallows.tournaments.roundrobin.spec import load_tournament  # noqa: E402
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 ROOT = Path(__file__).resolve().parents[1]
+#: one secret key for every run: each fresh database would draw its own
+#: (``tournaments.secrecy``) and the executors would play different matches
+KEY = fresh_key()
 
 
 def measure(t, executor, db: Path) -> dict:
     store = Store(db)
-    s = run_tournament(t, store, executor)
+    s = run_tournament(t, store, executor, key=KEY)
     table = [
         (r["bot"], round(r["mu"], 9), round(r["sigma"], 9))
         for r in store.ratings("tournament", t.name)

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 
@@ -55,58 +54,48 @@ def user_random(tmp_path_factory) -> str:
 # -- affinity ------------------------------------------------------------------------------------
 
 PIN = textwrap.dedent("""
-    import sys, time
+    import sys
     from mallows.agents import affinity
-    with affinity.pinned() as cpus:
+    share = frozenset(map(int, sys.argv[1].split(",")))
+    with affinity.pinned(share) as cpus:
         print(",".join(map(str, sorted(cpus))), flush=True)
         sys.stdin.readline()
 """)
 
 
 @needs_cpus
-def test_two_workers_are_pinned_to_different_cpus_and_a_third_is_not_pinned(tmp_path):
-    # the claims live in the temporary folder: a private one, so that tournaments running
-    # elsewhere on this machine do not take CPUs from the test
-    env = dict(os.environ, TMPDIR=str(tmp_path))
+def test_two_workers_are_pinned_to_different_cpus_and_a_third_is_not_pinned():
+    # the shares an executor hands its workers (``affinity.assign``), one more than CPUs
+    shares = affinity.assign(affinity.current(), CPUS + 1)
     procs = []
     try:
         seen = []
-        for _ in range(CPUS + 1):
+        for share in shares:
             p = subprocess.Popen(
-                [sys.executable, "-c", PIN],
+                [sys.executable, "-c", PIN, ",".join(map(str, sorted(share)))],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
-                env=env,
             )
             procs.append(p)
             seen.append(set(map(int, p.stdout.readline().split(","))))
         pinned, last = seen[:-1], seen[-1]
         assert all(len(s) == 1 for s in pinned), seen
         assert len(set().union(*pinned)) == CPUS, f"two workers share a CPU: {seen}"
-        assert len(last) == CPUS, f"with every CPU taken, a worker runs unpinned: {seen}"
+        assert len(last) == CPUS, f"beyond the run's CPUs, a worker runs unpinned: {seen}"
     finally:
         for p in procs:
             p.communicate("\n", timeout=10)
-    # the claims went with the processes: a new worker is pinned again
-    p = subprocess.run(
-        [sys.executable, "-c", PIN], input="\n", capture_output=True, text=True, timeout=30, env=env
-    )
-    assert len(p.stdout.split(",")) == 1, p.stdout
-
-
-@pytest.fixture
-def own_claims(tmp_path, monkeypatch):
-    """CPU claims in a private temporary folder: tournaments running elsewhere on this machine
-    hold theirs in the shared one."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 @needs_cpus
-def test_a_pinned_block_restores_the_threads_cpus(own_claims):
+def test_a_pinned_block_restores_the_threads_cpus():
     before = affinity.current()
     with affinity.pinned() as cpus:
         assert len(cpus) == 1 and affinity.current() == cpus
+    assert affinity.current() == before
+    with affinity.pinned(frozenset({max(before)})) as cpus:  # an executor's share
+        assert affinity.current() == cpus == frozenset({max(before)})
     assert affinity.current() == before
 
 
@@ -164,7 +153,7 @@ def test_spares_started_in_the_background_live_to_play_their_matches(user_random
 
 
 @needs_cpus
-def test_a_process_plays_on_the_cpu_of_its_match(user_random, own_claims):
+def test_a_process_plays_on_the_cpu_of_its_match(user_random):
     spec, other = load_bot(user_random), load_bot("random")
     with BotPool() as pool, affinity.pinned() as here:
         seen = []

@@ -219,6 +219,32 @@ def test_secret_deals_give_nothing_away_and_replay_with_the_key(tmp_path):
     ] == [(r["seed"], r["players"], r["result"]["ranks"]) for r in records]
 
 
+def test_run_tournament_with_one_key_plays_the_same_matches_in_fresh_databases(tmp_path):
+    """What the benchmarks that compare runs rely on (``bench_tournament``'s "same table"): the
+    API takes ``--key``'s key too; without it, each fresh database draws its own."""
+    t = load_tournament(
+        tournament_file(
+            tmp_path, extra="secret = true\n", bots='["random", "greedy", "random:call=0.3"]'
+        )
+    )
+    key = seeding.fresh_key()
+
+    def played(db: Path, key: bytes | None) -> list:
+        store = Store(db)
+        try:
+            with make_executor(1, None) as executor:
+                run_tournament(t, store, executor, key=key)
+        finally:
+            store.close()
+        return [
+            (r["seed"], r["players"], r["result"]["ranks"]) for r in stored_records(db, "crack")
+        ]
+
+    same = played(tmp_path / "a.db", key)
+    assert len(same) == 12 and played(tmp_path / "b.db", key) == same
+    assert played(tmp_path / "c.db", None) != same  # the control: a key of its own
+
+
 def test_the_key_is_not_revealed_before_the_end(tmp_path):
     path = tournament_file(
         tmp_path, extra="secret = true\n", name="early", bots='["random", "greedy"]'

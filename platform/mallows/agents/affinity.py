@@ -11,6 +11,10 @@ CPUs, where their interpreters load beside the match instead of in its way; a pr
 to the match's CPU (``move``) when it is leased. The CPUs of one process are a performance hint
 only: a bot that moves itself slows only its own matches.
 
+Which CPU a worker gets is the executor's to say, from the CPUs its run was given (``assign``:
+one each, from ``os.sched_getaffinity`` of the run), never a claim shared by the machine: two
+runs do not wait on each other's claims, and nothing is written outside the run.
+
 Linux only (``os.sched_setaffinity``); elsewhere every function does nothing.
 """
 
@@ -48,52 +52,40 @@ def _set(cpus) -> bool:
         return False
 
 
-def _claim(cpus: list[int]) -> tuple[int, int] | None:
-    """The first of ``cpus`` no other mallows process on this machine holds (an exclusive
-    ``flock`` on a file per CPU in the temporary folder, released when the holder exits):
-    ``(cpu, fd)``, or None when every one is taken."""
-    import fcntl
-    import tempfile
-
-    for cpu in cpus:
-        try:
-            fd = os.open(
-                os.path.join(tempfile.gettempdir(), f"mallows-cpu-{cpu}.lock"),
-                os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
-                0o644,
-            )
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return cpu, fd
-        except OSError:
-            os.close(fd)
-    return None
+def assign(cpus: frozenset, workers: int) -> list[frozenset]:
+    """The CPUs of each of the ``workers`` workers of one run that was given ``cpus`` (the
+    executor's ``current()``): one CPU of its own each, in order, while there are; a worker
+    beyond them gets the whole set (it runs unpinned). With fewer than two CPUs nothing is
+    pinned. Per run, from the run's own CPUs: no machine-wide claim, so another run (or
+    another user) on the machine can take none of them; runs meant not to share CPUs are given
+    disjoint sets (``taskset``)."""
+    order = sorted(cpus)
+    if len(order) < 2:
+        return [frozenset(cpus)] * workers
+    return [frozenset({order[i]}) if i < len(order) else frozenset(cpus) for i in range(workers)]
 
 
 @contextlib.contextmanager
-def pinned() -> Iterator[frozenset]:
-    """Keep the calling thread, and the processes it starts, on one CPU of those it may use,
-    until the block ends; yields the CPUs it is on. The CPU is one no other mallows worker on
-    this machine has (the one it runs on now if free): two workers never share one. Where every
-    CPU is taken, or there is only one, nothing is pinned."""
+def pinned(cpus: frozenset | None = None) -> Iterator[frozenset]:
+    """Keep the calling thread, and the processes it starts, on ``cpus`` (those of them it may
+    use: the worker's share from ``assign``) until the block ends; yields the CPUs it is on.
+    ``cpus`` None: the run's one worker (in-process), on the CPU it runs on now. Where that
+    leaves no CPU, all of them, or there is only one, nothing is pinned."""
     before = current()
     if not _SUPPORTED or len(before) < 2:
         yield before
         return
-    now = _this_cpu()
-    claim = _claim(sorted(before, key=lambda c: (c != now, c)))
-    if claim is None or not _set(frozenset({claim[0]})):
-        if claim is not None:
-            os.close(claim[1])
+    if cpus is None:
+        now = _this_cpu()
+        cpus = frozenset({now if now in before else min(before)})
+    target = frozenset(cpus) & before
+    if not target or target == before or not _set(target):
         yield before
         return
     try:
-        yield frozenset({claim[0]})
+        yield target
     finally:
         _set(before)
-        os.close(claim[1])
 
 
 def move(pid: int, cpus: frozenset) -> None:

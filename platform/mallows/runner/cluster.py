@@ -14,7 +14,10 @@ Flow control: jobs go out in batches sized from the measured match time (about
 towards the end so the CPUs finish together), two tasks per CPU in flight (one running, one
 queued, so no worker waits on the coordinator), and each task streams its finished outcomes
 back every ``worker.FLUSH_SECONDS`` (a Ray streaming generator over ``worker.play_stream``), so
-matches are counted as they finish and the object store holds only what is in flight. A batch
+matches are counted as they finish and the object store holds only what is in flight. On a
+local Ray each worker slot has the CPU the executor assigned it from this process's own CPUs
+(``agents.affinity.assign``; a Ray resource per slot, so no two tasks share one); a cluster's
+nodes run their tasks unpinned. A batch
 lost with its worker (the process or the node died) has its unreturned matches submitted
 again, one match a task; a match whose worker dies more than ``RETRIES`` times comes back as an
 ``Outcome`` with ``error`` naming the bots at its table, and the other matches go on.
@@ -27,6 +30,7 @@ moves in steps of a batch.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import math
@@ -39,9 +43,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from mallows.agents import affinity
 from mallows.errors import ClusterError, ExecutorError, Terminated
 from mallows.runner.executor import Executor
-from mallows.runner.worker import Job, Outcome, play_batch, play_stream
+from mallows.runner.worker import FLUSH_SECONDS, Job, Outcome, play_batch, play_stream
 
 RETRIES = 3  # times a lost batch is submitted again
 MAX_BATCH = 512  # matches per Ray task, at most
@@ -65,6 +70,11 @@ def batch_size_for(jobs: int | None, workers: int, match_seconds: float | None =
     if jobs is not None:
         size = min(size, math.ceil(jobs / max(1, workers * BATCHES_PER_WORKER)))
     return max(1, min(MAX_BATCH, size))
+
+
+def _slot(i: int) -> str:
+    """The Ray resource of worker slot ``i`` (``RayExecutor._slots``)."""
+    return f"mallows_cpu_slot_{i}"
 
 
 def _import_ray() -> Any:
@@ -157,6 +167,10 @@ class RayExecutor(Executor):
         self._reaper = None
         self._scratch: str | None = None  # the workers' scratch folder (a local Ray)
         self.lost_batches = 0
+        #: each worker's CPUs (``affinity.assign``), one Ray resource per slot so that two
+        #: tasks never run on one slot at once; a cluster's nodes pin nothing (their CPUs are
+        #: not this run's to know)
+        self._slots: list[frozenset] = []
         ray = self.ray = _import_ray()
         if ray.is_initialized():
             ray.shutdown()
@@ -209,11 +223,13 @@ class RayExecutor(Executor):
                 env[SCRATCH_ENV] = self._scratch
                 env["MALLOWS_BOTS_DIR"] = str(bots_dir().resolve())
                 env.setdefault("MALLOWS_SNAPSHOTS", str(cache_root()))  # this machine's
+                self._slots = affinity.assign(affinity.current(), workers or os.cpu_count() or 1)
                 # address="local": always a new Ray of our own, never one already running here
                 with _no_dashboard_server():
                     ray.init(
                         address="local",
                         num_cpus=workers or os.cpu_count() or 1,
+                        resources={_slot(i): 1.0 for i in range(len(self._slots))},
                         include_dashboard=False,
                         _node_ip_address="127.0.0.1",
                         runtime_env={"env_vars": env},
@@ -301,8 +317,18 @@ class RayExecutor(Executor):
         window = max(1, self.workers * IN_FLIGHT_PER_WORKER)
 
         def submit(batch: list, attempt: int) -> None:
-            gen = self._batch.remote(batch) if self.client else self._stream.remote(batch)
-            in_flight[gen] = [batch, {j.index for j in batch}, attempt]
+            if self.client:
+                gen = self._batch.remote(batch, frozenset())
+            elif not self._slots:
+                gen = self._stream.remote(batch, FLUSH_SECONDS, frozenset())
+            else:  # to the slot with the fewest tasks, on its worker's CPU
+                busy = collections.Counter(entry[3] for entry in in_flight.values())
+                slot = min(range(len(self._slots)), key=lambda i: (busy[i], i))
+                task = self._stream.options(resources={_slot(slot): 1.0})
+                gen = task.remote(batch, FLUSH_SECONDS, self._slots[slot])
+                in_flight[gen] = [batch, {j.index for j in batch}, attempt, slot]
+                return
+            in_flight[gen] = [batch, {j.index for j in batch}, attempt, None]
 
         while True:
             while not exhausted and len(in_flight) < window:
@@ -324,7 +350,7 @@ class RayExecutor(Executor):
             )
             arrived: list[Outcome] = []
             for gen in ready:
-                batch, waiting, attempt = in_flight[gen]
+                batch, waiting, attempt, _ = in_flight[gen]
                 if self.client:  # one reply, the whole batch
                     ref = gen
                     del in_flight[gen]

@@ -6,7 +6,8 @@ Workers load bots by name through ``mallows.agents.registry.load_bot`` (once per
 code: ``_spec``) and play with ``mallows.runner.match.play_match``; a match that raises
 (an engine bug, a bot that cannot be loaded on the worker) comes back as an ``Outcome`` with
 ``error`` set, never as a lost batch. Bot processes that opt in are reused within a batch
-(``agents.pool``), each batch on a CPU of its own where one can be claimed (``agents.affinity``).
+(``agents.pool``), each batch on the CPU its executor assigned it from the run's own CPUs
+(``agents.affinity.assign``; in-process, the CPU it runs on).
 """
 
 from __future__ import annotations
@@ -121,33 +122,34 @@ def play_job(job: Job, pool: Any = None) -> Outcome:
 
 
 @contextlib.contextmanager
-def worker_pool() -> Iterator[Any]:
+def worker_pool(cpus: frozenset | None = None) -> Iterator[Any]:
     """The bot processes of one batch (``agents.pool``; those that opted in to reuse end with
-    it), with the worker on a CPU of its own where it can claim one: each match and its bots'
-    processes on that CPU (``agents.affinity``)."""
+    it), with the worker on ``cpus`` (its executor's assignment, ``agents.affinity.assign``;
+    None: the CPU it runs on): each match and its bots' processes on that CPU."""
     from mallows.agents import affinity
     from mallows.agents.pool import BotPool
 
-    with BotPool() as pool, affinity.pinned():
+    with BotPool() as pool, affinity.pinned(cpus):
         yield pool
 
 
-def play_batch(jobs: Sequence[Job]) -> list[Outcome]:
-    """Play a batch and hand back all its outcomes at once (Ray Client, which has no streaming
-    generators); the bot processes that opted in to reuse end with it."""
-    with worker_pool() as pool:
+def play_batch(jobs: Sequence[Job], cpus: frozenset | None = None) -> list[Outcome]:
+    """Play a batch on ``cpus`` (``worker_pool``) and hand back all its outcomes at once (Ray
+    Client, which has no streaming generators); the bot processes that opted in to reuse end
+    with it."""
+    with worker_pool(cpus) as pool:
         return [play_job(job, pool) for job in jobs]
 
 
 def play_stream(
-    jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS
+    jobs: Sequence[Job], flush_seconds: float = FLUSH_SECONDS, cpus: frozenset | None = None
 ) -> Iterator[list[Outcome]]:
-    """Play ``jobs`` in order, handing back the finished outcomes whenever ``flush_seconds``
+    """Play ``jobs`` in order on ``cpus`` (``worker_pool``), handing back the finished outcomes whenever ``flush_seconds``
     have passed (and at the end): the coordinator counts matches as they finish, while a
     batch of quick matches still costs one Ray object per ``flush_seconds``, not per match."""
     done: list[Outcome] = []
     last = time.monotonic()
-    with worker_pool() as pool:  # the processes end with the task
+    with worker_pool(cpus) as pool:  # the processes end with the task
         for job in jobs:
             done.append(play_job(job, pool))
             if time.monotonic() - last >= flush_seconds:

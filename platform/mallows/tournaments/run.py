@@ -313,11 +313,22 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
 
 
 def run_tournament(
-    t: Spec, store, executor, on_start=None, on_outcome=None, resolver=None
+    t: Spec,
+    store,
+    executor,
+    on_start=None,
+    on_outcome=None,
+    resolver=None,
+    key: bytes | None = None,
 ) -> RunSummary:
-    """``prepare`` (check, register and pin ``t`` once) then ``execute``."""
+    """``prepare`` (check, register and pin ``t`` once) then ``execute``. ``key``: the secret
+    key (``--key``), so that runs into fresh databases play the very same matches."""
     return execute(
-        prepare(t, store, resolver), store, executor, on_start=on_start, on_outcome=on_outcome
+        prepare(t, store, resolver, key=key),
+        store,
+        executor,
+        on_start=on_start,
+        on_outcome=on_outcome,
     )
 
 
