@@ -12,7 +12,9 @@ export's peak resident memory, its exit status and the largest stored record.
 
 ``paths`` builds databases of ``--matches`` stored matches (``bigdb.build``) and prints the
 peak memory of each read path over each of them: ``export``, ``export --trajectories``,
-``report``, ``replay``, ``db check``, ``ratings`` (recomputed) and ``tournament show``. The
+``report``, ``replay``, ``db check``, ``ratings`` (recomputed), ``tournament show``, the
+whole-history fit a ladder's standings come from (``ratings --system plackett-luce``) and
+``serve`` answering its index and the pages it links to. The
 figure that matters is whether a path's peak grows with the number of records.
 
 Every command runs as the real console script in a child process, its address space capped
@@ -181,7 +183,57 @@ PATHS: list[tuple[str, list[str]]] = [
     ("db check", ["db", "check", "--db", "{db}"]),
     ("ratings", ["ratings", "--db", "{db}"]),
     ("tournament show", ["tournament", "show", "big", "--db", "{db}"]),
+    # the whole-history fit a ladder reads its standings from, over the stored results
+    ("ratings (whole-history fit)", ["ratings", "--system", "plackett-luce", "--db", "{db}"]),
 ]
+
+
+def serve_peak(db: Path, pages: int = 40, timeout: float = 600.0) -> tuple[float, int]:
+    """(peak resident MB of ``mallows serve`` over ``db``, pages fetched): the index and up to
+    ``pages`` pages it links to (leaderboards, bot pages, match lists, replays), one at a time,
+    then the server's high-water mark read from the kernel before it is stopped."""
+    import re
+    import urllib.request
+
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    proc = subprocess.Popen(
+        [str(MALLOWS), "serve", "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"(http://\S+?)/index.html", line)
+        if not found:
+            raise RuntimeError(f"serve did not start: {line!r}")
+        base = found.group(1)
+        deadline = time.perf_counter() + timeout
+
+        def get(path: str) -> str:
+            with urllib.request.urlopen(
+                base + path, timeout=max(1.0, deadline - time.perf_counter())
+            ) as r:
+                return r.read().decode("utf-8", "replace")
+
+        index = get("/index.html")
+        links = list(dict.fromkeys(re.findall(r'href="/?((?:t|b|g|m)/[^"#?]+)"', index)))
+        fetched = 1
+        for link in links[:pages]:
+            page = get("/" + link)
+            fetched += 1
+            for more in re.findall(r'href="/?((?:b|m)/[^"#?]+)"', page)[:2]:
+                if fetched < pages:
+                    get("/" + more)
+                    fetched += 1
+        with open(f"/proc/{proc.pid}/status") as f:
+            hwm = next(int(x.split()[1]) for x in f if x.startswith("VmHWM:"))
+        return hwm / 1024, fetched
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def paths(sizes: list[int], cap_mb: int) -> None:
@@ -196,6 +248,8 @@ def paths(sizes: list[int], cap_mb: int) -> None:
             args = [a.format(db=db, out=folder) for a in template]
             mb, code, _ = peak(args, cap_mb)
             results.setdefault(label, []).append(mb if code == 0 else -mb)
+        mb, fetched = serve_peak(db)
+        results.setdefault(f"serve ({fetched} pages)", []).append(mb)
         shutil.rmtree(folder)
     head = "".join(f"{f'{m:,} matches':>16}" for m in sizes)
     print(f"{'read path':<24}{head}   (peak resident MB; negative: the command failed)")
