@@ -204,3 +204,25 @@ def test_a_client_that_goes_away_leaves_no_traceback(server):
     time.sleep(1)
     assert request(port, "GET", "/index.html")[0] == 200
     assert "Traceback" not in stderr.read_text()
+
+
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["--public-name", "bad name\x1b"], "is not a host name"),
+        (["--public-name", "a" * 300], "is not a host name"),
+        (["--check-workers", "9" * 30], "--check-workers"),
+        (["--check-games", "0"], "--check-games"),
+    ],
+)
+def test_serve_refuses_what_it_could_not_serve_by_before_it_listens(tmp_path, args, words):
+    """A bad --public-name (the one name besides loopback that Host may carry) or an
+    impossible number of checks is refused at once (exit 2), never served with."""
+    from conftest import invoke
+    from mallows.results.store import Store
+
+    db = tmp_path / "r.db"
+    Store(db).close()
+    result = invoke("serve", "--db", db, "--port", "0", *args)
+    assert result.exit_code == 2, result.output
+    assert words in result.output and "Traceback" not in result.output

@@ -101,6 +101,7 @@ def report(
     )
 
 
+MAX_CHECK_WORKERS = 64  # checks of submitted bots at once: far beyond a machine's sandboxes
 MAX_REFRESH = 86_400  # a day: the longest wait between reloads ``serve --refresh`` takes
 
 
@@ -150,8 +151,12 @@ def serve(
     page (loopback only) stores the matches played on it."""
     from mallows.server import run
 
-    if check_workers < 1 or check_games < 1:
-        raise MallowsError("--check-workers and --check-games: give 1 or more")
+    from mallows.cli.bots import MAX_CHECK_GAMES
+
+    if not 1 <= check_workers <= MAX_CHECK_WORKERS:
+        raise MallowsError(f"--check-workers {check_workers}: give 1 to {MAX_CHECK_WORKERS}")
+    if not 1 <= check_games <= MAX_CHECK_GAMES:
+        raise MallowsError(f"--check-games {check_games}: give 1 to {MAX_CHECK_GAMES}")
     if not 0 <= refresh <= MAX_REFRESH:  # 0 updates every second, as 1 does
         raise MallowsError(
             f"--refresh {refresh}: give the seconds between checks for new results of a "

@@ -39,11 +39,19 @@ def run(
     import uvicorn
 
     from mallows.server.app import Config, make_app
-    from mallows.server.listen import check_host, check_port, exposure_warning, listen, url_host
+    from mallows.server.listen import (
+        check_host,
+        check_port,
+        check_public_name,
+        exposure_warning,
+        listen,
+        url_host,
+    )
     from mallows.server.pages import open_store
 
     check_port(port)
     host = check_host(host, public)
+    public_name = check_public_name(public_name)
     store = open_store(db)  # a database that cannot be read is refused now, not at a page
     try:
         if ladder is not None:  # a wrong ladder name is refused now, not at the first upload

@@ -11,6 +11,7 @@ requests (a backlog of 5 made clients wait seconds for a retry, or fail).
 
 from __future__ import annotations
 
+import re
 import ipaddress
 import socket
 
@@ -35,6 +36,27 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?")
+
+
+def check_public_name(name: str | None) -> str | None:
+    """``--public-name``: a host name (letters, digits, hyphens, dotted; at most 253
+    characters) or an IP address, or a ``MallowsError`` naming the fix."""
+    if name is None:
+        return None
+    try:
+        return str(ipaddress.ip_address(name.strip("[]")))
+    except ValueError:
+        pass
+    if len(name) > 253 or not _NAME.fullmatch(name):
+        raise MallowsError(
+            f"--public-name {name[:80]!r} is not a host name: give the name other machines "
+            f"reach this server by (e.g. mallows.example.org) or its IP address"
+        )
+    return name.rstrip(".").lower()
 
 
 def check_host(host: str, public: bool) -> str:
