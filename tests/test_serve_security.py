@@ -211,6 +211,7 @@ def test_a_client_that_goes_away_leaves_no_traceback(server):
     [
         (["--public-name", "bad name\x1b"], "is not a host name"),
         (["--public-name", "a" * 300], "is not a host name"),
+        (["--public-name", "9" * 30], "is not a host name"),
         (["--check-workers", "9" * 30], "--check-workers"),
         (["--check-games", "0"], "--check-games"),
     ],

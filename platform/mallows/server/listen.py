@@ -51,7 +51,8 @@ def check_public_name(name: str | None) -> str | None:
         return str(ipaddress.ip_address(name.strip("[]")))
     except ValueError:
         pass
-    if len(name) > 253 or not _NAME.fullmatch(name):
+    last = name.rstrip(".").rsplit(".", 1)[-1]
+    if len(name) > 253 or not _NAME.fullmatch(name) or last.isdigit():  # no all-digit TLD
         raise MallowsError(
             f"--public-name {name[:80]!r} is not a host name: give the name other machines "
             f"reach this server by (e.g. mallows.example.org) or its IP address"
