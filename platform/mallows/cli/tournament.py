@@ -664,11 +664,12 @@ def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> 
     from mallows.results.seats import deal_of, seat_effects
     from mallows.results.stats import seat_stats
 
-    indexed = [(deal_of(definition, i), p, r) for i, p, r in store.indexed_results(name)]
-    effects = seat_effects(indexed)
+    with store.snapshot():  # two streamed passes over one state of the file
+        indexed = store.indexed_results(name)
+        effects = seat_effects((deal_of(definition, i), p, r) for i, p, r in indexed)
+        by_bot = seat_stats((p, r) for _, p, r in store.indexed_results(name))
     if not effects:
         return
-    by_bot = seat_stats((p, r) for _, p, r in indexed)
     k = max(effects)
     rows = []
     for b in bots:

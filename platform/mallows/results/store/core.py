@@ -581,7 +581,7 @@ class Store:
         return self.reading.results(tournament, game, humans)
 
     def indexed_results(
-        self, tournament: str, chunk: int = 20000
+        self, tournament: str, chunk: int = 5000
     ) -> Iterator[tuple[int, list[str], list[int]]]:
         return self.reading.indexed_results(tournament, chunk)
 

@@ -100,7 +100,7 @@ class Reading:
             after = rows[-1][0]
 
     def indexed_results(
-        self, tournament: str, chunk: int = 20000
+        self, tournament: str, chunk: int = 5000
     ) -> Iterator[tuple[int, list[str], list[int]]]:
         """(index, players, ranks) of every stored match of ``tournament``, by index; read in
         chunks, so no read transaction stays open while a big tournament is walked."""
