@@ -227,9 +227,9 @@ def run(
     from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
-    from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
+    from mallows.tournaments.format import get_format
 
-    t = load_tournament(file)  # pure: reads and validates the file
+    t = _load(file)  # pure: reads and validates the file (its `format`: the registry's)
     mode = sandbox_mode(sandbox) if sandbox is not None else None
     if batch_size is not None and batch_size < 1:
         raise MallowsError(f"--batch-size must be 1 or more, got {batch_size}")
@@ -246,7 +246,7 @@ def run(
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
-        t = check_tournament_bots(t, resolver, mode)
+        t = get_format(t.kind).check(t, resolver, mode)
     # one writer per tournament (a second run is refused); SIGTERM and SIGHUP act as Ctrl-C
     with run_lock(db, t.name), termination_as_interrupt() as reinstall:
         try:
@@ -262,6 +262,30 @@ def run(
             raise typer.Exit(exit_status(exc))
 
 
+def _load(file: Path) -> Any:
+    """The file's spec: a round robin's, or that of the format its `format` key names
+    (``tournaments.format.FORMATS``) when that format reads files (``FORMAT.load``)."""
+    import tomllib
+
+    from mallows.tournaments.format import FORMATS, get_format
+    from mallows.tournaments.roundrobin.spec import load_tournament
+
+    try:
+        kind = tomllib.loads(Path(file).read_text(encoding="utf-8")).get("format")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        kind = None  # load_tournament names the problem
+    if not isinstance(kind, str):
+        return load_tournament(file)
+    load = getattr(get_format(kind), "load", None) if kind in FORMATS else None
+    if load is None:
+        readable = sorted(k for k in FORMATS if hasattr(get_format(k), "load"))
+        raise MallowsError(
+            f"{file}: `format = {kind!r}` is not a format `mallows tournament run` plays: "
+            f"write one of {', '.join(readable)}, or leave `format` out for a round robin"
+        )
+    return load(str(file))
+
+
 def _run(
     t,
     db: Path,
@@ -275,7 +299,8 @@ def _run(
 ) -> None:
     from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
-    from mallows.tournaments.run import LARGE_RUN, estimate, execute
+    from mallows.tournaments.format import EpochFormat
+    from mallows.tournaments.run import LARGE_RUN, estimate, execute, run_epochs
 
     from mallows.tournaments.secrecy import commitment, untrusted_seed_warning
 
@@ -301,7 +326,7 @@ def _run(
         )
     from mallows.tournaments.seating import SCHEDULE_VERSION
 
-    if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
+    if getattr(t, "schedule", SCHEDULE_VERSION) != SCHEDULE_VERSION and not t.schedule_given:
         console.print(
             f"{t.name} was started under schedule version {t.schedule} (every deal in "
             f"the rotations of the file's bot order) and resumes under it; new "
@@ -309,7 +334,9 @@ def _run(
             soft_wrap=True,
             highlight=False,
         )
-    remaining = plan.total - store.count_matches(t.name)
+    epochs = isinstance(plan.format, EpochFormat)  # rounds planned one after another
+    total = t.match_count() if epochs else plan.total
+    remaining = total - store.count_matches(t.name)
     guess = None
     if remaining >= LARGE_RUN:
         with console.status(f"{remaining:,} matches to play: timing one..."):
@@ -364,14 +391,18 @@ def _run(
 
     try:
         with executor, progress:
-            summary = execute(plan, store, executor, on_start=on_start, on_outcome=on_outcome)
+            if epochs:
+                on_start(total, store.count_matches(t.name))
+                summary = run_epochs(plan, store, executor, on_outcome=on_outcome)
+            else:
+                summary = execute(plan, store, executor, on_start=on_start, on_outcome=on_outcome)
         if state["plain"] is not None and state["rater"] is not None:  # the run's last line
             state["plain"].finish(lambda: _leader_text(state["rater"]))
     except KeyboardInterrupt as exc:
         from mallows.cli.signals import exit_status, interrupted
 
         console.print(
-            f"{interrupted(exc)}: {store.count_matches(t.name)} of {plan.total} "
+            f"{interrupted(exc)}: {store.count_matches(t.name)} of {total} "
             f"matches are stored in {db}; rerun the same command to resume"
         )
         raise typer.Exit(exit_status(exc))
@@ -384,7 +415,7 @@ def _run(
         )
     rows = _board(store, "tournament", t.name)
     _print_board(
-        f"{t.name} · {t.game} · {plan.total} matches", rows, _places(store, "tournament", t.name)
+        f"{t.name} · {t.game} · {total} matches", rows, _places(store, "tournament", t.name)
     )
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
     out.print(
