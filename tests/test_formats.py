@@ -21,11 +21,12 @@ from mallows.tournaments.ladder.spec import Ladder
 from mallows.tournaments.plan import prepare
 from mallows.tournaments.roundrobin.spec import Tournament
 from mallows.tournaments.run import execute, run_epochs
+from mallows.tournaments.swiss.spec import Swiss
 
 import toy_format
 from conftest import REPO
 
-SPECS = {"tournament": Tournament, "compare": Comparison, "ladder": Ladder}
+SPECS = {"tournament": Tournament, "compare": Comparison, "ladder": Ladder, "swiss": Swiss}
 #: what a spec used to do itself and its format does now
 SERVICES = ("register", "with_chance", "check_bots", "schedule_for", "settle")
 
@@ -41,8 +42,8 @@ def test_every_registered_format_loads_and_is_its_kind(kind):
 
 
 def test_an_unknown_format_is_refused_naming_the_known_ones():
-    with pytest.raises(TournamentError, match="unknown format 'swiss'.*compare, ladder"):
-        get_format("swiss")
+    with pytest.raises(TournamentError, match="unknown format 'knockout'.*compare, ladder"):
+        get_format("knockout")
     assert kind_of({"name": "t"}) == "tournament" and kind_of({"kind": "ladder"}) == "ladder"
 
 

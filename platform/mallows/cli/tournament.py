@@ -285,11 +285,11 @@ def run(
     from mallows.cli.common import resolver_for, sandbox_mode
     from mallows.cli.signals import termination_as_interrupt
     from mallows.tournaments.lock import run_lock
-    from mallows.tournaments.roundrobin.spec import check_tournament_bots, load_tournament
+    from mallows.tournaments.format import get_format
 
     from mallows.runner.executor import check_executor_options
 
-    t = load_tournament(file)  # pure: reads and validates the file
+    t = _load(file)  # pure: reads and validates the file (its `format`: the registry's)
     check_executor_options(workers, address)  # also when nothing is left to play
     mode = sandbox_mode(sandbox) if sandbox is not None else None
     if batch_size is not None and batch_size < 1:
@@ -307,7 +307,7 @@ def run(
     # the plan's check step, before a new database is created: the file may name submitted
     # versions (NAME@N), which live in an existing database; a file with mistakes is refused
     with resolver_for(db) as resolver:
-        t = check_tournament_bots(t, resolver, mode)
+        t = get_format(t.kind).check(t, resolver, mode)
         from mallows.tournaments.format import idle_parameters
 
         for warning in idle_parameters(t.bots, t.game, resolver):
@@ -335,11 +335,41 @@ def _isolation_line(t) -> str | None:
     from mallows.agents.registry import parse_name, trusted_shipped
 
     trusted = set(trusted_shipped())
-    if all(parse_name(b)[0] in trusted or b == "human" for b in t.written_names):
+    if all(
+        parse_name(b)[0] in trusted or b == "human" for b in getattr(t, "written_names", t.bots)
+    ):
         return None
     from mallows.agents import sandbox
 
     return sandbox.isolation()
+
+
+def _load(file: Path) -> Any:
+    """The file's spec: a round robin's, or that of the format its `format` key names
+    (``tournaments.format.FORMATS``) when that format reads files (``FORMAT.load``)."""
+    import tomllib
+
+    from mallows.tournaments.format import FORMATS, get_format
+    from mallows.tournaments.roundrobin.spec import load_tournament
+
+    from mallows.errors import MallowsError as Unreadable
+    from mallows.files import read_text
+
+    try:  # regular files only (a FIFO is refused, never read): load_tournament names why
+        text = read_text(file, "tournament file", "give the path of a tournament file")
+        kind = tomllib.loads(text).get("format")
+    except (Unreadable, tomllib.TOMLDecodeError, RecursionError):
+        kind = None
+    if not isinstance(kind, str):
+        return load_tournament(file)
+    load = getattr(get_format(kind), "load", None) if kind in FORMATS else None
+    if load is None:
+        readable = sorted(k for k in FORMATS if hasattr(get_format(k), "load"))
+        raise MallowsError(
+            f"{file}: `format = {kind!r}` is not a format `mallows tournament run` plays: "
+            f"write one of {', '.join(readable)}, or leave `format` out for a round robin"
+        )
+    return load(str(file))
 
 
 def _run(
@@ -355,7 +385,8 @@ def _run(
 ) -> None:
     from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
-    from mallows.tournaments.run import LARGE_RUN, check_free_space, estimate, execute
+    from mallows.tournaments.format import EpochFormat
+    from mallows.tournaments.run import LARGE_RUN, check_free_space, estimate, execute, run_epochs
 
     from mallows.tournaments.secrecy import commitment, untrusted_seed_warning
 
@@ -384,7 +415,7 @@ def _run(
         console.print(Text(line), soft_wrap=True, highlight=False)
     from mallows.tournaments.seating import SCHEDULE_VERSION
 
-    if t.schedule != SCHEDULE_VERSION and not t.schedule_given:
+    if getattr(t, "schedule", SCHEDULE_VERSION) != SCHEDULE_VERSION and not t.schedule_given:
         console.print(
             f"{t.name} was started under schedule version {t.schedule} (every deal in "
             f"the rotations of the file's bot order) and resumes under it; new "
@@ -393,7 +424,9 @@ def _run(
             highlight=False,
         )
     check_free_space(plan, store, db)  # before the timing match: a run that cannot fit is refused
-    remaining = plan.total - store.count_matches(t.name)
+    epochs = isinstance(plan.format, EpochFormat)  # rounds planned one after another
+    total = t.match_count() if epochs else plan.total
+    remaining = total - store.count_matches(t.name)
     guess = None
     if remaining >= LARGE_RUN:
         with console.status(f"{remaining:,} matches to play: timing one..."):
@@ -448,14 +481,18 @@ def _run(
 
     try:
         with executor, progress:
-            summary = execute(plan, store, executor, on_start=on_start, on_outcome=on_outcome)
+            if epochs:
+                on_start(total, store.count_matches(t.name))
+                summary = run_epochs(plan, store, executor, on_outcome=on_outcome)
+            else:
+                summary = execute(plan, store, executor, on_start=on_start, on_outcome=on_outcome)
         if state["plain"] is not None and state["rater"] is not None:  # the run's last line
             state["plain"].finish(lambda: _leader_text(state["rater"]))
     except KeyboardInterrupt as exc:
         from mallows.cli.signals import exit_status, interrupted
 
         console.print(
-            f"{interrupted(exc)}: {store.count_matches(t.name)} of {plan.total} "
+            f"{interrupted(exc)}: {store.count_matches(t.name)} of {total} "
             f"matches are stored in {db}; rerun the same command to resume"
         )
         raise typer.Exit(exit_status(exc))
@@ -468,7 +505,7 @@ def _run(
         )
     rows = _board(store, "tournament", t.name)
     _print_board(
-        f"{t.name} · {t.game} · {plan.total} matches", rows, _places(store, "tournament", t.name)
+        f"{t.name} · {t.game} · {total} matches", rows, _places(store, "tournament", t.name)
     )
     rate = summary.played / summary.wall if summary.wall > 0 else 0.0
     out.print(

@@ -61,6 +61,7 @@ FORMATS: dict[str, str] = {
     "tournament": "mallows.tournaments.roundrobin.format",
     "compare": "mallows.tournaments.compare.format",
     "ladder": "mallows.tournaments.ladder.format",
+    "swiss": "mallows.tournaments.swiss.format",
 }
 #: the kind of a stored definition that names none (a round robin's)
 DEFAULT_KIND = "tournament"
