@@ -83,6 +83,7 @@ def main() -> int:
             "players": 4,
             "deals": deals,
             "seed": 2026,
+            "secret": False,  # shipped bots; scheduled directly, without a key
             "bots": bots,
         }
     )

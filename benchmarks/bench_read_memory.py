@@ -259,7 +259,10 @@ def paths(sizes: list[int], cap_mb: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="what", required=True)
+    from smoke import add_smoke
+
+    add_smoke(ap)  # --smoke: the read paths over one small database
+    sub = ap.add_subparsers(dest="what")
     h = sub.add_parser("hunt")
     h.add_argument("--keys", type=int, default=20)
     h.add_argument("--deals", type=int, default=10)
@@ -269,7 +272,11 @@ def main() -> None:
     for s in (h, p):
         s.add_argument("--cap-mb", type=int, default=4096)
     a = ap.parse_args()
-    if a.what == "hunt":
+    if a.smoke:
+        paths([300], 4096)
+    elif a.what is None:
+        ap.error("say what to measure: hunt or paths")
+    elif a.what == "hunt":
         hunt(a.keys, a.deals, a.cap_mb, a.keep)
     else:
         paths(a.matches, a.cap_mb)

@@ -173,7 +173,12 @@ def main() -> None:
     ap.add_argument("--max-requests", type=int, default=50_000)
     ap.add_argument("--baseline", default=None, help="a command running another mallows")
     ap.add_argument("--no-writer", action="store_true")
+    from smoke import add_smoke
+
+    add_smoke(ap)  # --smoke: a small database, a few clients for a second, no writer
     args = ap.parse_args()
+    if args.smoke:
+        args.matches, args.clients, args.seconds, args.no_writer = 500, 2, 1.0, True
     folder = Path(tempfile.mkdtemp(prefix="mallows-bench-load-"))
     db = args.db
     if db is None or not db.exists():

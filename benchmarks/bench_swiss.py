@@ -80,7 +80,7 @@ def top_tau(order: Sequence[str], truth: Sequence[str], top: int = 8) -> float:
     return kendall_tau(mine + [b for b in truth[:top] if b not in mine], truth[:top])
 
 
-def main(seeds: int) -> None:
+def main(seeds: int, rounds_list: Sequence[int] = ROUNDS) -> None:
     ways: dict[str, Callable[[Field, int, random.Random], Results]] = {
         "swiss": swiss,
         "round robin": round_robin,
@@ -91,7 +91,7 @@ def main(seeds: int) -> None:
     print(f"{N} bots, {SEATS} seats, luck 6 / spread 3, mean Kendall tau over {seeds} seeds")
     print(f"{'rounds':>6} {'matches':>7}  " + "  ".join(f"{w:>22}" for w in ways))
     print(f"{'':>6} {'':>7}  " + "  ".join(f"{'all':>10} {'top 8':>11}" for _ in ways))
-    for rounds in ROUNDS:
+    for rounds in rounds_list:
         cells = []
         for play in ways.values():
             whole, top = 0.0, 0.0
@@ -105,4 +105,12 @@ def main(seeds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 8)
+    import argparse
+
+    from smoke import add_smoke
+
+    ap = argparse.ArgumentParser(description="Swiss against a round robin of as many matches")
+    ap.add_argument("seeds", type=int, nargs="?", default=8)
+    add_smoke(ap)
+    args = ap.parse_args()
+    main(1, (2,)) if args.smoke else main(args.seeds)

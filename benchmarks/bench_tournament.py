@@ -14,6 +14,7 @@ least 1.8x in-process for random bots. Both executors must give the same table.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -91,7 +92,8 @@ def main() -> int:
     start = time.perf_counter() - t0
     t = tournaments[0]
     t0 = time.perf_counter()
-    list(ray_exec.run(jobs_for(t, schedule(t)[: 2 * args.workers])))  # start every worker
+    warm = dataclasses.replace(t, secret=False, name=f"{t.name}-warmup")  # shipped bots only
+    list(ray_exec.run(jobs_for(warm, schedule(warm)[: 2 * args.workers])))  # start every worker
     warmup = time.perf_counter() - t0
     on_ray = {}
     try:

@@ -515,6 +515,7 @@ NOT_NAMES = {
     "agents/sandbox/cgroups.py": "the lines of /proc/self/cgroup",
     "agents/sandbox/command.py": "PATH-like lists of folders",
     "runner/cluster.py": "a cluster's host:port",
+    "runner/executor.py": "--address's host:port, checked before a run",
     "cli/ladder.py": "a ladder table's reason (extra:QUESTION)",
     "results/store/ladders.py": "a ladder table's reason (extra:QUESTION)",
     "tournaments/ladder/run.py": "a ladder's mode (finals:N)",

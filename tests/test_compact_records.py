@@ -78,6 +78,7 @@ def test_a_game_gets_its_dictionary_and_old_records_are_reencoded(tmp_path, monk
             "players": 4,
             "deals": 12,
             "seed": 9,
+            "secret": False,  # scheduled directly, without a key
             "bots": [
                 "random",
                 "random:call=0.1",

@@ -81,6 +81,7 @@ def test_missing_indices_walks_the_gaps_in_chunks(tmp_path):
             "players": 2,
             "deals": 40,
             "seed": 1,
+            "secret": False,  # scheduled directly, without a key
             "bots": ["random", "greedy"],
         }
     )

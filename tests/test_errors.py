@@ -24,6 +24,8 @@ def mallows_modules():
     for info in pkgutil.walk_packages(mallows.__path__, "mallows."):
         if info.name in ("mallows.agents.host", "mallows.__main__"):
             continue  # scripts, run as processes
+        if info.name == "mallows._engine_core":
+            continue  # the compiled core: a C library loaded with ctypes, not a module
         yield importlib.import_module(info.name)
 
 

@@ -121,7 +121,7 @@ def _play(routes, game: str, seed: int) -> tuple[list[dict], dict]:
 
 @pytest.mark.slow
 def test_the_play_page_plays_the_toy(highcard, tmp_path):
-    from mallows.cli.play_web import PlayRoutes
+    from mallows.server.play import PlayRoutes
 
     routes = PlayRoutes(tmp_path / "play.db", "127.0.0.1")
     try:
@@ -141,7 +141,7 @@ def test_the_play_page_plays_the_toy(highcard, tmp_path):
 
 
 def test_without_a_web_view_the_play_page_says_so(faceless, tmp_path):
-    from mallows.cli.play_web import PlayRoutes
+    from mallows.server.play import PlayRoutes
 
     routes = PlayRoutes(tmp_path / "play.db", "127.0.0.1")
     try:
@@ -252,7 +252,7 @@ def test_without_a_codec_the_bridges_say_so(faceless):
 FACE_PROTOCOLS = {
     "text": ("table_lines", "action_words", "parse_action", "typing_help"),
     "replay": ("frames", "meta", "script", "seat_views", "text_lines", "view_line"),
-    "web": ("frame",),
+    "web": ("decision", "frame"),
     "interop": (
         "codec",
         "chance_kinds",

@@ -29,6 +29,8 @@ The tree::
     ├── PlatformError             mallows, or what it runs on, failed a valid command (exit 70)
     │   ├── ExecutorError         Ray could not start, or died under the run
     │   └── MatchFailed           a match raised inside the engine or the runner
+    ├── BodyError                 the server's refusal of a request body (answered, with status)
+    ├── WriteRefused              the server's refusal of a state-changing request (403)
     ├── BotFailure                a bot failed a decision or a hook: a forfeit, not an error of
     │                             the run (it never reaches the command line)
     ├── NeedChance                internal: the OpenSpiel bridge's request for the next chance
@@ -87,6 +89,9 @@ __all__ = [
     "NeedChance",
     "SecretKeyError",
     "BadNameError",
+    "AccountError",
+    "BodyError",
+    "WriteRefused",
     "Terminated",
     "TournamentBusy",
     "TournamentError",
@@ -186,6 +191,20 @@ class MissingFace(MallowsError):
 
 class SecretKeyError(MallowsError):
     """A tournament's secret key given wrongly (``--key``) or asked for too early."""
+
+
+class BodyError(Exception):
+    """A request body the server will not read (its HTTP ``status`` and ``text``): too
+    large, too slow, or not what the route takes. Answered to the client, never raised on."""
+
+    def __init__(self, status: int, text: str):
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+class WriteRefused(Exception):
+    """Why the server refuses a state-changing request (403): a foreign or missing Origin, a
+    missing CSRF token. Answered to the client, never raised on."""
 
 
 class AccountError(MallowsError):

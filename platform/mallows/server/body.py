@@ -16,10 +16,7 @@ MAX_BODY = 65536
 BODY_SECONDS = 10.0
 
 
-class BodyError(Exception):
-    def __init__(self, status: int, text: str):
-        super().__init__(text)
-        self.status, self.text = status, text
+from mallows.errors import BodyError  # noqa: E402  (defined with every other error)
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:

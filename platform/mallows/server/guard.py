@@ -53,8 +53,7 @@ def trusted_hosts(host: str, public_name: str | None = None) -> list[str]:
     return names
 
 
-class WriteRefused(Exception):
-    """Why a state-changing request is refused (403)."""
+from mallows.errors import WriteRefused  # noqa: E402  (defined with every other error)
 
 
 class Sessions:
