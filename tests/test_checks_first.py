@@ -227,9 +227,10 @@ def test_record_into_a_missing_folder_and_to_a_full_device(in_repo, tmp_path):
         timeout=60,
         cwd=REPO,
     )
+    # a device is no record file (issue 33: regular files only): refused before the match
     assert proc.returncode == 2
-    assert "place" in proc.stdout.lower() or "rank" in proc.stdout.lower()  # the table
-    assert "could not be written to /dev/full" in proc.stderr and "Traceback" not in proc.stderr
+    assert "is a character device, not a file" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""  # nothing was played
 
 
 def test_a_file_corrected_before_any_match_was_played_is_accepted(in_repo, tmp_path):

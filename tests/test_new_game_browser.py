@@ -105,10 +105,8 @@ def test_the_play_page_plays_the_toy_in_chromium(served, page):
     page.wait_for_url(re.compile(r"/play/[0-9a-f]+$"))
     clicks = 0
     for _ in range(20):
-        page.wait_for_function(
-            "document.querySelector('#status').dataset.over === '1' || "
-            "document.querySelectorAll('#legal button:not([disabled])').length > 0"
-        )
+        # locator waits, not wait_for_function: the server's CSP forbids eval
+        page.locator('#status[data-over="1"], #legal button:not([disabled])').first.wait_for()
         if page.locator("#status").get_attribute("data-over") == "1":
             break
         cards = page.locator("#table .card").all_text_contents()
@@ -116,10 +114,9 @@ def test_the_play_page_plays_the_toy_in_chromium(served, page):
         decision = page.locator("#status").get_attribute("data-decision")
         page.locator("#legal button").nth(clicks % 2).click()
         clicks += 1
-        page.wait_for_function(
-            f"document.querySelector('#status').dataset.over === '1' || "
-            f"document.querySelector('#status').dataset.decision !== '{decision}'"
-        )
+        page.locator(
+            f'#status[data-over="1"], #status:not([data-decision="{decision}"])'
+        ).first.wait_for()
     assert clicks == 3  # one decision a round, three rounds
     assert "you placed" in page.locator("#result").inner_text()
     page.click("#replay-link")  # the stored match, replayed with the game's table script
