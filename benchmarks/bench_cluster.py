@@ -15,6 +15,7 @@ worker's process (MALLOWS_ISOLATE=0), as a trusted bot would. Target: >= 80% of 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -67,6 +68,7 @@ def main() -> int:
     )
     print(capacity(), flush=True)
 
+    from mallows import seeding
     from mallows.results.store import Store
     from mallows.runner.cluster import RayExecutor
     from mallows.runner.worker import play_job
@@ -83,10 +85,12 @@ def main() -> int:
             "players": 4,
             "deals": deals,
             "seed": 2026,
-            "secret": False,  # shipped bots; scheduled directly, without a key
             "bots": bots,
         }
     )
+    # the sample is scheduled here, not through a store: key its secret deals with a key of
+    # its own (as a database's key would)
+    t = dataclasses.replace(t, chance=seeding.Chance(t.derivation, seeding.fresh_key(), t.secret))
     sample = [play_job(j) for j in jobs_for(t, schedule(t)[: args.sample])]
     assert all(o.error is None for o in sample), sample[0].error
     duration = sum(o.seconds for o in sample) / len(sample)
@@ -103,6 +107,7 @@ def main() -> int:
     warm = parse_tournament(
         {"name": "warm-up", "game": "take4", "players": 4, "deals": 1, "seed": 1, "bots": bots}
     )
+    warm = dataclasses.replace(warm, chance=t.chance)  # keyed as the sample above
     folder_db = folder / "cluster.db"
     t0 = time.perf_counter()
     list(executor.run(jobs_for(warm, list(schedule(warm)) + list(schedule(warm))[:12])))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import sys
 from collections.abc import Callable, Sequence
 
 from mallows.tournaments.ladder.simulate import Field, balanced_round, even_field, kendall_tau
