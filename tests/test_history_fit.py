@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mallows.tournaments.ladder.simulate import balanced_round, even_field, kendall_tau
-from mallows.results.plackett_luce import PRIOR_SD, fit_history
+from mallows.results.plackett_luce import PRIOR_SD, Folded, fit_history
 from mallows.results.ratings import leaderboard
 
 
@@ -263,3 +263,58 @@ def test_expected_place_against_the_field_ranks_what_the_raw_mean_place_cannot()
     assert fit.expected_place("y", 2) == pytest.approx(1 + sum(ahead) / 3)
     assert fit.expected_place("y", 4) == pytest.approx(1 + sum(ahead))
     assert 1.0 < fit.expected_place("strong", 3) < fit.expected_place("weak", 3) < 3.0
+
+
+def _fit_arrays(fit):
+    return fit.theta, fit.cov, fit.rank_draws, fit.played, fit.mean_place
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=5),
+            st.lists(st.integers(0, 4), min_size=5, max_size=5),
+        ),
+        min_size=0,
+        max_size=40,
+    ),
+    st.integers(1, 7),
+)
+def test_property_folding_in_chunks_gives_the_fit_of_all_at_once(matches, chunk):
+    """The fold merges each chunk of results into the distinct matches so far; any chunk size
+    (merges after every result, or none) gives the bit-identical fit, over mixed table sizes,
+    self-play seats and one-seat matches."""
+    res = []
+    for players, raw in matches:
+        r = raw[: len(players)]
+        res.append((players, [sorted(r).index(x) for x in r]))
+    folded = Folded()
+    folded.CHUNK = chunk
+    for players, ranks in res:
+        folded.add(players, ranks)
+    whole, bit_by_bit = fit_history(res, draws=100), fit_history(folded, draws=100)
+    assert whole.bots == bit_by_bit.bots and whole.matches == bit_by_bit.matches
+    for x, y in zip(_fit_arrays(whole), _fit_arrays(bit_by_bit)):
+        assert x.shape == y.shape and np.array_equal(x, y)
+
+
+def test_the_fold_holds_the_distinct_matches_not_every_match():
+    """30,000 results among 4 bots at 2 seats have at most 48 distinct outcomes (16 seatings,
+    3 results each): the fold keeps at most two chunks beside those, and its fit is that of
+    all the results at once."""
+    rng = random.Random(7)
+    bots = ["a", "b", "c", "d"]
+    folded = Folded()
+    res = []
+    for i in range(30_000):
+        pair = [rng.choice(bots), rng.choice(bots)]
+        ranks = rng.choice([[0, 1], [1, 0], [0, 0]])
+        folded.add(pair, ranks)
+        res.append((pair, ranks))
+        if i % 500 == 0:
+            kept = sum(len(c) for parts in folded._rows.values() for _, _, c in parts)
+            assert kept <= 3 * 4 * 4 + 2 * Folded.CHUNK
+    assert folded.matches == 30_000
+    a, b = fit_history(res, draws=200), fit_history(folded, draws=200)
+    assert np.array_equal(a.theta, b.theta) and np.array_equal(a.played, b.played)

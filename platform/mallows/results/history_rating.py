@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from mallows.results.interface import Column, Param, Result, check_params
-from mallows.results.plackett_luce import PRIOR_SD, fit_history
+from mallows.results.plackett_luce import PRIOR_SD, Folded, fit_history
 
 PARAMS = (
     Param(
@@ -56,7 +56,8 @@ class HistoryRater:
     def __init__(self, params: dict | None, bots: Iterable[str] = ()):
         self.params = dict(PLACKETT_LUCE.defaults(), **(params or {}))
         self.bots = list(bots)
-        self.results: list[Result] = []
+        self.folded = Folded()  # the results, folded: memory does not grow with the matches
+        self.wins: dict[str, int] = defaultdict(int)
         self.seen: set[int] = set()
         self.rated = 0
 
@@ -65,9 +66,9 @@ class HistoryRater:
             if index in self.seen:
                 return
             self.seen.add(index)
-        if len(players) != len(ranks):
-            raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
-        self.results.append((list(players), list(ranks)))
+        self.folded.add(list(players), list(ranks))
+        for name, rank in zip(players, ranks):
+            self.wins[name] += rank == 0
         self.rated += 1
 
     def skip(self, index: int) -> None:
@@ -77,11 +78,8 @@ class HistoryRater:
         return True
 
     def rows(self) -> list[HistoryRow]:
-        fit = fit_history(self.results, self.bots, prior_sd=self.params["prior_sd"])
-        wins: dict[str, int] = defaultdict(int)
-        for players, ranks in self.results:
-            for name, rank in zip(players, ranks):
-                wins[name] += rank == 0
+        fit = fit_history(self.folded, self.bots, prior_sd=self.params["prior_sd"])
+        wins = self.wins
         return [
             HistoryRow(
                 r.rank,

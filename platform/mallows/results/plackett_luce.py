@@ -247,46 +247,166 @@ class _Patterns:
 PAD_RANK = np.iinfo(np.int32).max  # the place of a padding seat: behind every real one
 
 
-def _arrays(results: list[Result], index: dict[str, int], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(bots, ranks) as (M, S) arrays, shorter matches padded with bot ``n`` at ``PAD_RANK``;
-    matches of one seat (they say nothing about strength) left out."""
-    for players, ranks in results:
+class Folded:
+    """Results folded as they arrive, so a fit over 10^5 or 10^6 matches holds the distinct
+    matches (in canonical form, with a count each) and per-bot sums, never the matches
+    themselves: ``add`` one result, ``matches`` so far, ``bots`` met so far.
+
+    Results are gathered ``CHUNK`` at a time, then each chunk is turned into arrays indexed by
+    the order bots were first met, put into a canonical form that depends only on the match
+    (seats sorted by place, then bot; places renumbered densely) and merged with what came
+    before. ``fit_history`` renumbers the bots by name at the end and canonicalises again, so
+    the fit is bit-identical to one over every match at once, in any order."""
+
+    CHUNK = 4096
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}  # bot -> index, in the order first met
+        self._folded = 0  # matches of two seats or more folded so far
+        self._buffer: list[tuple[Sequence[str], Sequence[int]]] = []
+        self._rows: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._kept: dict[int, int] = {}  # rows per width at the last merge
+        self._seated = np.zeros(0, dtype=np.int64)
+        self._played = np.zeros(0, dtype=np.int64)
+        self._places = np.zeros(0, dtype=np.float64)
+
+    @property
+    def bots(self) -> list[str]:
+        return list(self.index)
+
+    @property
+    def matches(self) -> int:
+        """Matches of two seats or more added (one seat says nothing of strength)."""
+        return self._folded + len(self._buffer)
+
+    def add(self, players: Sequence[str], ranks: Sequence[int]) -> None:
         if len(players) != len(ranks):
             raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
-    widths = {len(players) for players, _ in results} - {0, 1}
-    if not widths:
-        return np.zeros((0, 2), dtype=np.int64), np.zeros((0, 2), dtype=np.int64)
-    width = max(widths)
-    parts_b, parts_r = [], []
-    for w in sorted(widths):  # one flat pass per table size (usually one)
-        some = [res for res in results if len(res[0]) == w] if len(widths) > 1 else results
-        b = np.full((len(some), width), n, dtype=np.int64)
-        r = np.full((len(some), width), PAD_RANK, dtype=np.int64)
-        seats = chain.from_iterable([players for players, _ in some])
-        b[:, :w] = np.fromiter(
-            map(index.__getitem__, seats), dtype=np.int64, count=len(some) * w
-        ).reshape(-1, w)
-        places = chain.from_iterable([ranks for _, ranks in some])
-        r[:, :w] = np.fromiter(places, dtype=np.int64, count=len(some) * w).reshape(-1, w)
-        parts_b.append(b)
-        parts_r.append(r)
-    return np.concatenate(parts_b), np.concatenate(parts_r)
+        for name in players:
+            if name not in self.index:
+                self.index[name] = len(self.index)
+        if len(players) > 1:
+            self._buffer.append((players, ranks))
+            if len(self._buffer) >= self.CHUNK:
+                self._flush()
+
+    def _flush(self) -> None:
+        some, self._buffer = self._buffer, []
+        if not some:
+            return
+        n = len(self.index)
+        self._grow(n)
+        for w in sorted({len(players) for players, _ in some}):
+            these = [res for res in some if len(res[0]) == w]
+            k = len(these)
+            seats = chain.from_iterable([players for players, _ in these])
+            b = np.fromiter(map(self.index.__getitem__, seats), np.int64, count=k * w)
+            b = b.reshape(k, w)
+            places = chain.from_iterable([ranks for _, ranks in these])
+            r = np.fromiter(places, np.int64, count=k * w).reshape(k, w)
+            seated, played, placed = _counts(b, r, n)
+            self._seated += seated
+            self._played += played
+            self._places += placed
+            self._folded += k
+            cb, dense = _canonical(b, r, n)
+            rows, counts = _merge(cb, dense, np.ones(k, dtype=np.int64))
+            self._rows.setdefault(w, []).append((rows[:, :w], rows[:, w:], counts))
+            total = sum(len(c) for _, _, c in self._rows[w])
+            if total > 2 * self._kept.get(w, 0) + self.CHUNK:  # merge what was gathered
+                parts = self._rows[w]
+                rows, counts = _merge(
+                    np.concatenate([p[0] for p in parts]),
+                    np.concatenate([p[1] for p in parts]),
+                    np.concatenate([p[2] for p in parts]),
+                )
+                self._rows[w] = [(rows[:, :w], rows[:, w:], counts)]
+                self._kept[w] = len(counts)
+
+    def _grow(self, n: int) -> None:
+        extra = n - len(self._seated)
+        if extra > 0:
+            self._seated = np.concatenate([self._seated, np.zeros(extra, dtype=np.int64)])
+            self._played = np.concatenate([self._played, np.zeros(extra, dtype=np.int64)])
+            self._places = np.concatenate([self._places, np.zeros(extra)])
+
+    def arrays(
+        self, ordered: tuple[str, ...]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(bots, places, counts, played, mean place): the distinct matches as (U, S) arrays
+        over the bots numbered as in ``ordered`` (padded with ``len(ordered)`` at
+        ``PAD_RANK``), each with its count; and per bot in ``ordered`` its matches and mean
+        1-based place (0.0 without a match)."""
+        self._flush()
+        n = len(ordered)
+        self._grow(len(self.index))
+        position = {name: i for i, name in enumerate(ordered)}
+        to = np.array([position[name] for name in self.index] + [n], dtype=np.int64)
+        seated = np.zeros(n, dtype=np.int64)
+        played = np.zeros(n, dtype=np.int64)
+        places = np.zeros(n)
+        at = to[: len(self.index)]
+        seated[at], played[at], places[at] = self._seated, self._played, self._places
+        mean_place = places / np.maximum(seated, 1)
+        widths = sorted(self._rows)
+        if not widths:
+            none = np.zeros((0, 2), dtype=np.int64)
+            return none, none, np.zeros(0, dtype=np.int64), played, mean_place
+        width = max(widths)
+        parts_b, parts_r, parts_c = [], [], []
+        for w in widths:
+            for b, dense, counts in self._rows[w]:
+                pb = np.full((len(b), width), n, dtype=np.int64)
+                pr = np.full((len(b), width), PAD_RANK, dtype=np.int64)
+                pb[:, :w] = to[b]
+                pr[:, :w] = dense
+                parts_b.append(pb)
+                parts_r.append(pr)
+                parts_c.append(counts)
+        return (
+            np.concatenate(parts_b),
+            np.concatenate(parts_r),
+            np.concatenate(parts_c),
+            played,
+            mean_place,
+        )
 
 
-def _counts(b: np.ndarray, r: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Matches played per bot (a bot seated twice, in self-play, played one match) and its
-    mean 1-based place over its seats (0.0 without a match)."""
+def _counts(b: np.ndarray, r: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per bot over the matches ``b``/``r`` (bots below ``n``): its seats, the matches it
+    played (a bot seated twice, in self-play, played one match) and the sum of its 1-based
+    places over its seats."""
     valid = b < n
     seated = np.bincount(b[valid], minlength=n + 1)[:n]
     places = np.bincount(b[valid], weights=(r[valid] + 1).astype(float), minlength=n + 1)[:n]
     sb = np.sort(b, axis=1)
     first = np.concatenate([np.ones((len(sb), 1), dtype=bool), sb[:, 1:] != sb[:, :-1]], axis=1)
     played = np.bincount(sb[first & (sb < n)], minlength=n + 1)[:n]
-    return played.astype(np.int64), places / np.maximum(seated, 1)
+    return seated.astype(np.int64), played.astype(np.int64), places
 
 
-def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
-    """The distinct matches in canonical form (see ``_Patterns``), each with its count."""
+def _canonical(b: np.ndarray, r: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each match in canonical seat order, by place then bot (the likelihood is symmetric
+    within a tie), with its places renumbered densely (only their relative order matters)."""
+    m = len(b)
+    order = np.argsort(r * (n + 1) + b, axis=1, kind="stable")
+    b = np.take_along_axis(b, order, axis=1)
+    r = np.take_along_axis(r, order, axis=1)
+    same = np.concatenate([np.zeros((m, 1), dtype=bool), r[:, 1:] == r[:, :-1]], axis=1)
+    return b, np.cumsum(~same, axis=1) - 1
+
+
+def _merge(b: np.ndarray, dense: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Identical canonical matches merged, their counts summed: (rows ``[bots | places]``
+    sorted as ``np.unique`` sorts them, counts)."""
+    uniq, inverse = np.unique(np.concatenate([b, dense], axis=1), axis=0, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=count, minlength=len(uniq))
+    return uniq, summed.astype(np.int64)
+
+
+def _patterns(b: np.ndarray, r: np.ndarray, n: int, weight: np.ndarray) -> _Patterns:
+    """The distinct matches in canonical form (see ``_Patterns``), each with its count: the
+    matches ``b``/``r``, match ``i`` standing for ``weight[i]`` identical ones."""
     m, width = b.shape
     if not m:
         empty = np.zeros((0, width), dtype=np.int64)
@@ -304,13 +424,7 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
             empty,
             empty,
         )
-    # canonical seat order: by place, then bot (the likelihood is symmetric within a tie)
-    order = np.argsort(r * (n + 1) + b, axis=1, kind="stable")
-    b = np.take_along_axis(b, order, axis=1)
-    r = np.take_along_axis(r, order, axis=1)
-    # only the relative order of places matters: renumber them densely per match
-    same = np.concatenate([np.zeros((m, 1), dtype=bool), r[:, 1:] == r[:, :-1]], axis=1)
-    dense = np.cumsum(~same, axis=1) - 1
+    b, dense = _canonical(b, r, n)
     # merge identical matches (np.unique sorts: the canonical match order), through one
     # integer key per match when the seats' (bot, place) pairs fit 63 bits
     radix = (n + 1) * width
@@ -318,7 +432,8 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
         key = np.zeros(m, dtype=np.int64)
         for j in range(width):
             key = key * radix + (b[:, j] * width + dense[:, j])
-        uniq_key, count = np.unique(key, return_counts=True)
+        uniq_key, inverse = np.unique(key, return_inverse=True)
+        count = np.bincount(inverse.ravel(), weights=weight, minlength=len(uniq_key))
         digits = np.empty((len(uniq_key), width), dtype=np.int64)
         rest = uniq_key.copy()
         for j in range(width - 1, -1, -1):
@@ -326,7 +441,7 @@ def _patterns(b: np.ndarray, r: np.ndarray, n: int) -> _Patterns:
             rest //= radix
         b, dense = digits // width, digits % width
     else:
-        uniq, count = np.unique(np.concatenate([b, dense], axis=1), axis=0, return_counts=True)
+        uniq, count = _merge(b, dense, weight)
         b, dense = uniq[:, :width], uniq[:, width:]
     pos = np.arange(width)
     start = np.empty_like(dense)
@@ -410,7 +525,7 @@ def _objective(
 
 
 def fit_history(
-    results: Iterable[Result],
+    results: Iterable[Result] | Folded,
     bots: Iterable[str] = (),
     *,
     prior_sd: float = PRIOR_SD,
@@ -430,18 +545,18 @@ def fit_history(
         raise ValueError(f"prior_sd must be above 0, got {prior_sd!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must be above 0 and below 1, got {level!r}")
-    results = list(results)
-    names = set(bots)
-    for players, _ in results:
-        names.update(players)
-    ordered = tuple(sorted(names))
+    if isinstance(results, Folded):
+        folded = results
+    else:
+        folded = Folded()
+        for players, ranks in results:
+            folded.add(players, ranks)
+    ordered = tuple(sorted(set(bots) | set(folded.index)))
     n = len(ordered)
-    index = {name: i for i, name in enumerate(ordered)}
-    b, r = _arrays(results, index, n)
-    m = len(b)
-    played, mean_place = _counts(b, r, n)
-    down = _patterns(b, r, n)
-    up = _patterns(b, np.where(b < n, -r, PAD_RANK), n) if both_ways else None
+    b, r, weight, played, mean_place = folded.arrays(ordered)
+    m = folded.matches
+    down = _patterns(b, r, n, weight)
+    up = _patterns(b, np.where(b < n, -r, PAD_RANK), n, weight) if both_ways else None
     prior_var = prior_sd**2
     theta = np.zeros(n)
     iterations = 0

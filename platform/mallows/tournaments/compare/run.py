@@ -60,13 +60,29 @@ class CompareResult:
 
 def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=None) -> int:
     """Feed ``test`` the complete pairs from pair ``p`` on, in schedule order, up to the first
-    incomplete one, the verdict or the cap; return the next pair to read."""
+    incomplete one, the verdict or the cap; return the next pair to read. A pair read is taken
+    out of ``ranks``: what stays is only what came ahead of its turn, so memory does not grow
+    with the matches read."""
     while test.verdict is None and p < c.max_pairs and 2 * p in ranks and 2 * p + 1 in ranks:
-        test.add(c.observation(p, ranks[2 * p], ranks[2 * p + 1]))
+        test.add(c.observation(p, ranks.pop(2 * p), ranks.pop(2 * p + 1)))
         p += 1
         if on_pair:
             on_pair(p)
     return p
+
+
+def _read_stored(c: Comparison, store: ResultStore, test: SequentialTest) -> tuple[int, int, dict]:
+    """Stream the stored matches of ``c`` (by index) into ``test``: (the next pair to read,
+    matches stored, the ranks stored ahead of that pair). Nothing is kept once read, so a
+    resume over 10^5 stored matches holds one chunk of them, not all."""
+    ranks: dict[int, list] = {}
+    p = stored = 0
+    for idx, _players, r in store.indexed_results(c.name):
+        stored += 1
+        if test.verdict is None and idx >= 2 * p and idx < 2 * c.max_pairs:
+            ranks[idx] = r
+            p = _advance(c, ranks, test, p)
+    return p, stored, ranks
 
 
 def _count_forfeits(roles: dict, record: dict, result: CompareResult) -> None:
@@ -78,10 +94,6 @@ def _count_forfeits(roles: dict, record: dict, result: CompareResult) -> None:
             result.forfeit_reasons.setdefault(role, str(reason))
 
 
-def _stored_ranks(c: Comparison, store: ResultStore) -> dict[int, list]:
-    return {idx: r for idx, _players, r in store.indexed_results(c.name)}
-
-
 def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTest]:
     """The comparison ``name`` and its test over the stored pairs (for reports and ``tournament
     show``): ``test.verdict`` is None while undecided."""
@@ -90,7 +102,7 @@ def stored_test(store: ResultStore, name: str) -> tuple[Comparison, SequentialTe
         raise CompareError(f"no comparison {name!r} in {store.path}")
     c = from_definition(json.loads(row["definition"]))
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
-    _advance(c, _stored_ranks(c, store), test, 0)
+    _read_stored(c, store, test)
     return c, test
 
 
@@ -123,7 +135,7 @@ def needs_matches(c: Comparison | Plan, store: ResultStore) -> bool:
     needs no executor."""
     c = c.run if isinstance(c, Plan) else c
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
-    p = _advance(c, _stored_ranks(c, store), test, 0)
+    p, _, _ = _read_stored(c, store, test)
     return test.verdict is None and p < c.max_pairs
 
 
@@ -151,9 +163,9 @@ class SprtStop:
             self.on_pair(self.result)
 
     def replay(self, store: Any, name: str) -> None:
-        self.ranks = _stored_ranks(self.c, store)
-        self.result.already = len(self.ranks)
-        self.result.pairs = _advance(self.c, self.ranks, self.result.test, 0)
+        self.result.pairs, self.result.already, self.ranks = _read_stored(
+            self.c, store, self.result.test
+        )
 
     def add(self, spec: Any, outcome: Any) -> None:
         if self.decided:
