@@ -14,7 +14,8 @@ export's peak resident memory, its exit status and the largest stored record.
 peak memory of each read path over each of them: ``export``, ``export --trajectories``,
 ``report``, ``replay``, ``db check``, ``ratings`` (recomputed), ``tournament show``, the
 whole-history fit a ladder's standings come from (``ratings --system plackett-luce``) and
-``serve`` answering its index and the pages it links to. The
+``serve`` answering its index and the pages it links to; and over a database of one comparison
+of as many matches (``bigdb.build_compare``) ``compare``'s resume and its ``tournament show``. The
 figure that matters is whether a path's peak grows with the number of records.
 
 Every command runs as the real console script in a child process, its address space capped
@@ -186,6 +187,28 @@ PATHS: list[tuple[str, list[str]]] = [
     # the whole-history fit a ladder reads its standings from, over the stored results
     ("ratings (whole-history fit)", ["ratings", "--system", "plackett-luce", "--db", "{db}"]),
 ]
+# over a database holding one comparison of as many stored matches (``bigdb.build_compare``):
+# its resume (the stored pairs read into the test, then nothing left to play) and its page
+COMPARE_PATHS: list[tuple[str, list[str]]] = [
+    (
+        "compare (resume)",
+        [
+            "compare",
+            "greedy",
+            "random",
+            "--game",
+            "take4",
+            "--name",
+            "cmp",
+            "--max-matches",
+            "{matches}",
+            "--db",
+            "{cmp}",
+            "-q",
+        ],
+    ),
+    ("tournament show (compare)", ["tournament", "show", "cmp", "--db", "{cmp}"]),
+]
 
 
 def serve_peak(db: Path, pages: int = 40, timeout: float = 600.0) -> tuple[float, int]:
@@ -242,19 +265,22 @@ def paths(sizes: list[int], cap_mb: int) -> None:
     results: dict[str, list[float]] = {}
     for matches in sizes:
         folder = Path(tempfile.mkdtemp(prefix="mallows-paths-"))
-        db = folder / "big.db"
+        db, cmp = folder / "big.db", folder / "cmp.db"
         bigdb.build(db, matches)
-        for label, template in PATHS:
-            args = [a.format(db=db, out=folder) for a in template]
+        bigdb.build_compare(cmp, matches)
+        for label, template in PATHS + COMPARE_PATHS:
+            args = [a.format(db=db, out=folder, cmp=cmp, matches=matches) for a in template]
             mb, code, _ = peak(args, cap_mb)
-            results.setdefault(label, []).append(mb if code == 0 else -mb)
+            # compare's own exit status says its verdict (0 H1, 1 H0, 3 none): 2 and 70 fail
+            ok = code == 0 or (label.startswith("compare") and code in (1, 3))
+            results.setdefault(label, []).append(mb if ok else -mb)
         mb, fetched = serve_peak(db)
         results.setdefault(f"serve ({fetched} pages)", []).append(mb)
         shutil.rmtree(folder)
     head = "".join(f"{f'{m:,} matches':>16}" for m in sizes)
-    print(f"{'read path':<24}{head}   (peak resident MB; negative: the command failed)")
+    print(f"{'read path':<28}{head}   (peak resident MB; negative: the command failed)")
     for label, figures in results.items():
-        print(f"{label:<24}" + "".join(f"{v:>16.1f}" for v in figures))
+        print(f"{label:<28}" + "".join(f"{v:>16.1f}" for v in figures))
 
 
 def main() -> None:

@@ -64,9 +64,39 @@ def build(path: Path, matches: int, name: str = "big", chunk: int = 5000) -> flo
     register(store, t)
     sched = schedule(t)
     template = _record(t, sched[0])
+    _store_synthetic(store, name, sched.specs(range(min(matches, len(sched)))), template, chunk)
+    refresh_ratings(store, name)
+    store.close()
+    return time.perf_counter() - t0
+
+
+def build_compare(path: Path, matches: int, name: str = "cmp", chunk: int = 5000) -> float:
+    """A database at ``path`` holding one stored comparison (``greedy`` against ``random`` at
+    Take4) of ``matches`` synthetic matches, as ``mallows compare`` stores them, for its
+    resume to read; returns the seconds the build took."""
+    from mallows.tournaments.compare.format import keyed, register
+    from mallows.tournaments.compare.spec import PairSchedule, make_comparison
+
+    t0 = time.perf_counter()
+    store = Store(path)
+    c = make_comparison(
+        "greedy", "random", game="take4", max_matches=matches, name=name, check_bots=False
+    )
+    c = keyed(store, c)
+    register(store, c)
+    sched = PairSchedule(c)
+    template = _record(c, next(sched.specs([0])))
+    _store_synthetic(store, name, sched.specs(range(min(matches, len(sched)))), template, chunk)
+    store.close()
+    return time.perf_counter() - t0
+
+
+def _store_synthetic(store: Store, name: str, specs, template: dict, chunk: int) -> None:
+    """One stored match per schedule entry of ``specs``: ``template``'s record with the
+    entry's players and seed and seeded random ranks (2 seats)."""
     rng = random.Random(26)
     rows = []
-    for spec in sched.specs(range(min(matches, len(sched)))):
+    for spec in specs:
         ranks = [0, 1] if rng.random() < 0.5 else [1, 0]
         record = dict(
             template,
@@ -96,9 +126,6 @@ def build(path: Path, matches: int, name: str = "big", chunk: int = 5000) -> flo
             rows = []
     if rows:
         store.add_matches(rows)
-    refresh_ratings(store, name)
-    store.close()
-    return time.perf_counter() - t0
 
 
 def main() -> None:
