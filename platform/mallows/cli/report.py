@@ -120,7 +120,8 @@ def serve(
         False,
         "--public",
         help="Allow a --host beyond this machine "
-        "(e.g. 0.0.0.0): the pages carry no authentication.",
+        "(e.g. 0.0.0.0): the pages carry no authentication (every write then needs an "
+        "account's token).",
     ),
     public_name: Optional[str] = typer.Option(
         None,

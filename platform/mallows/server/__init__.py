@@ -2,12 +2,14 @@
 
 Owns the web application (``app``: Starlette routes), the pages rendered off the event loop
 (``pages``), the streams that update pages without reloading them (``events``: server-sent
-events), the play page's requests (``play``), where it listens (``listen``) and ``run``, which
-serves it all with uvicorn.
+events), the play page's requests (``play``), where it listens (``listen``), the API
+(``api``, ``submissions``, ``archive``), what an author sees and nobody else (``authors``), the
+rate limits and quotas (``throttle``) and ``run``, which serves it all with uvicorn (its
+request log, ``--access-log``, without queries: ``NoQuery``).
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
 ``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored
-comparisons), ``mallows.errors``; starlette and uvicorn. Nothing of ``cli``, ``testing`` or
+comparisons), ``mallows.errors``; starlette, uvicorn and limits. Nothing of ``cli``, ``testing`` or
 ``interop``. Imported by ``mallows.cli`` only.
 """
 
