@@ -81,7 +81,8 @@ def server(tmp_path_factory):
         tokens[name] = invoke("users", "add", name, "--db", db).output.strip().splitlines()[-1]
     invoke("users", "revoke", "gone", "--db", db)
     proc = subprocess.Popen(
-        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--check-games", "1"],
+        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--check-games", "1"]
+        + ["--rate-limit", "submit:account=100/hour"],  # alice sends a dozen archives here
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
