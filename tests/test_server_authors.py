@@ -12,7 +12,6 @@ alice and to an admin in theirs. The unowned bot's reason stays on the pages as 
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
@@ -26,7 +25,8 @@ from conftest import MALLOWS, REPO, invoke
 from mallows.agents.submissions import read_files
 from mallows.report.private import HIDDEN, redact_ladder, redact_record
 from mallows.results.store import Store
-from test_server_submissions import bot_files, tar_gz
+from test_serve_security import page_session as play_session
+from test_server_submissions import bot_files, call_raw as call, tar_gz
 
 SECRET = "alice-private-stderr-words"
 OPEN = "unowned-bot-stderr-words"
@@ -102,26 +102,6 @@ def server(tmp_path_factory):
         proc.wait(timeout=15)
 
 
-def call(
-    port: int,
-    method: str,
-    path: str,
-    token: str | None = None,
-    body: bytes = b"",
-    headers: dict | None = None,
-) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    sent = dict(headers or {})
-    if token is not None:
-        sent["Authorization"] = f"Bearer {token}"
-    try:
-        conn.request(method, path, body=body or None, headers=sent)
-        r = conn.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        conn.close()
-
-
 def get(port: int, path: str, token: str | None = None) -> tuple[int, str, bytes]:
     status, headers, body = call(port, "GET", path, token)
     return status, headers.get("content-type", ""), body
@@ -191,16 +171,7 @@ def test_a_record_and_a_ladder_view_are_hidden_only_for_the_private_seats():
 
 def page_session(port: int) -> dict[str, str]:
     """What the play page's script sends: its origin, the session cookie, the CSRF token."""
-    status, headers, text = call(port, "GET", "/play.html")
-    assert status == 200
-    csrf = re.search(rb'name="csrf" value="([0-9a-f]+)"', text)
-    assert csrf
-    return {
-        "Origin": f"http://127.0.0.1:{port}",
-        "Cookie": headers["set-cookie"].split(";", 1)[0],
-        "X-CSRF-Token": csrf.group(1).decode(),
-        "Content-Type": "application/json",
-    }
+    return {**play_session(port), "Content-Type": "application/json"}
 
 
 def refused_for(status: int, headers: dict[str, str], body: bytes, words: str) -> int:

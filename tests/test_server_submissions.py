@@ -98,6 +98,27 @@ def server(tmp_path_factory):
         proc.wait(timeout=15)
 
 
+def call_raw(
+    port: int,
+    method: str,
+    path: str,
+    token: str | None = None,
+    body: bytes = b"",
+    headers: dict | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers by lower-case name, body) of a request with ``token`` as a Bearer."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    try:
+        conn.request(method, path, body=body or None, headers=sent)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
 def call(
     port: int,
     method: str,
@@ -106,16 +127,8 @@ def call(
     body: bytes = b"",
     headers: dict | None = None,
 ) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    sent = dict(headers or {})
-    if token is not None:
-        sent["Authorization"] = f"Bearer {token}"
-    try:
-        conn.request(method, path, body=body or None, headers=sent)
-        r = conn.getresponse()
-        return r.status, json.loads(r.read() or b"{}")
-    finally:
-        conn.close()
+    status, _, answer = call_raw(port, method, path, token, body, headers)
+    return status, json.loads(answer or b"{}")
 
 
 def until_done(port: int, token: str, sid: str, seconds: float = 240) -> dict:
