@@ -24,7 +24,9 @@ import pytest
 from conftest import MALLOWS, REPO, invoke
 from mallows.agents.submissions import read_files
 from mallows.report.private import HIDDEN, redact_ladder, redact_record
+from mallows.errors import Throttled
 from mallows.results.store import Store
+from mallows.server.throttle import Limits, Throttle, parse_rate_limits, parse_size
 from test_serve_security import page_session as play_session
 from test_server_submissions import bot_files, call_raw as call, tar_gz
 
@@ -263,3 +265,24 @@ def test_serve_refuses_a_limit_it_cannot_read(tmp_path):
     ):
         result = invoke("serve", "--db", tmp_path / "none.db", *args)
         assert result.exit_code == 2 and words in result.output, (args, result.output)
+
+
+def test_a_throttle_counts_each_account_and_address_apart_and_a_refusal_not_at_all():
+    rates = ["sign-in:account=2/minute", "sign-in:address=3/minute", "play:address=off"]
+    throttle = Throttle(Limits(parse_rate_limits(rates)))
+    throttle.hit("sign-in", "1", "a")
+    throttle.hit("sign-in", "1", "b")
+    with pytest.raises(Throttled, match="from this account: at most 2 per minute"):
+        throttle.hit("sign-in", "1", "c")
+    for account in ("2", "3", None):  # the refusal above counted nothing for address c
+        throttle.hit("sign-in", account, "c")
+    with pytest.raises(Throttled, match="from this address: at most 3 per minute") as refused:
+        throttle.hit("sign-in", "4", "c")
+    assert refused.value.retry_after is not None and 1 <= refused.value.retry_after <= 60
+    for _ in range(100):
+        throttle.hit("play", None, "a")  # play:address is off (no account: nothing else)
+    assert (parse_size("50MiB"), parse_size("512 KiB"), parse_size("1000")) == (
+        50 * 1024**2,
+        512 * 1024,
+        1000,
+    )
