@@ -106,6 +106,7 @@ ONLY = {
     "trueskill": "results/",
     "starlette": "server/",
     "uvicorn": "server/",
+    "limits": "server/throttle.py",
 }
 
 #: what a bot may import from the platform, and each module's public names (bots/README.md)

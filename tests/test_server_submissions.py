@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import stat
 import subprocess
 import tarfile
 import time
@@ -28,7 +29,11 @@ MANIFEST = (REPO / "bots" / "example_python" / "bot.toml").read_text()
 CRASH = b"import sys\nfor line in sys.stdin:\n    raise SystemExit('I give up on purpose')\n"
 
 
-def tar_gz(files: dict[str, bytes], link: str | None = None) -> bytes:
+def tar_gz(
+    files: dict[str, bytes], link: str | None = None, kind: bytes = tarfile.SYMTYPE
+) -> bytes:
+    """A tar.gz of ``files``, plus a member ``link`` of ``kind`` (a symbolic link to
+    /etc/passwd by default; a hard link, a device or a FIFO)."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
         for name, data in files.items():
@@ -37,7 +42,7 @@ def tar_gz(files: dict[str, bytes], link: str | None = None) -> bytes:
             tar.addfile(info, io.BytesIO(data))
         if link:
             info = tarfile.TarInfo(link)
-            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            info.type, info.linkname = kind, "/etc/passwd"
             tar.addfile(info)
     return out.getvalue()
 
@@ -47,6 +52,18 @@ def zipped(files: dict[str, bytes]) -> bytes:
     with zipfile.ZipFile(out, "w") as z:
         for name, data in files.items():
             z.writestr(name, data)
+    return out.getvalue()
+
+
+def zip_link(files: dict[str, bytes], link: str) -> bytes:
+    """A zip of ``files`` plus ``link``, a symbolic link to /etc/passwd (as zip stores one)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+        info = zipfile.ZipInfo(link)
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        z.writestr(info, "/etc/passwd")
     return out.getvalue()
 
 
@@ -64,7 +81,8 @@ def server(tmp_path_factory):
         tokens[name] = invoke("users", "add", name, "--db", db).output.strip().splitlines()[-1]
     invoke("users", "revoke", "gone", "--db", db)
     proc = subprocess.Popen(
-        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--check-games", "1"],
+        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--check-games", "1"]
+        + ["--rate-limit", "submit:account=100/hour"],  # alice sends a dozen archives here
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -80,6 +98,27 @@ def server(tmp_path_factory):
         proc.wait(timeout=15)
 
 
+def call_raw(
+    port: int,
+    method: str,
+    path: str,
+    token: str | None = None,
+    body: bytes = b"",
+    headers: dict | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers by lower-case name, body) of a request with ``token`` as a Bearer."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    try:
+        conn.request(method, path, body=body or None, headers=sent)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
 def call(
     port: int,
     method: str,
@@ -88,16 +127,8 @@ def call(
     body: bytes = b"",
     headers: dict | None = None,
 ) -> tuple[int, dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    sent = dict(headers or {})
-    if token is not None:
-        sent["Authorization"] = f"Bearer {token}"
-    try:
-        conn.request(method, path, body=body or None, headers=sent)
-        r = conn.getresponse()
-        return r.status, json.loads(r.read() or b"{}")
-    finally:
-        conn.close()
+    status, _, answer = call_raw(port, method, path, token, body, headers)
+    return status, json.loads(answer or b"{}")
 
 
 def until_done(port: int, token: str, sid: str, seconds: float = 240) -> dict:
@@ -156,6 +187,10 @@ def test_a_failing_bot_gets_its_reason(server):
         (tar_gz({"/etc/evil.py": b"x"}), "names must be relative"),
         (zipped({"a/../../evil.py": b"x"}), "names must be relative"),
         (tar_gz(bot_files("linky"), link="linky/passwd"), "link or a special file"),
+        (tar_gz(bot_files("linky"), "linky/hard", tarfile.LNKTYPE), "link or a special file"),
+        (tar_gz(bot_files("linky"), "linky/tty", tarfile.CHRTYPE), "link or a special file"),
+        (tar_gz(bot_files("linky"), "linky/fifo", tarfile.FIFOTYPE), "link or a special file"),
+        (zip_link(bot_files("linky"), "linky/passwd"), "link or a special file"),
         (b"just some bytes", "neither a zip nor a tar.gz"),
     ],
 )

@@ -31,6 +31,8 @@ The tree::
     │   └── MatchFailed           a match raised inside the engine or the runner
     ├── BodyError                 the server's refusal of a request body (answered, with status)
     ├── WriteRefused              the server's refusal of a state-changing request (403)
+    ├── Throttled                 the server's refusal of a request over a rate limit or a
+    │                             quota (429 with the seconds to wait, or 403)
     ├── BotFailure                a bot failed a decision or a hook: a forfeit, not an error of
     │                             the run (it never reaches the command line)
     ├── NeedChance                internal: the OpenSpiel bridge's request for the next chance
@@ -92,6 +94,7 @@ __all__ = [
     "AccountError",
     "BodyError",
     "WriteRefused",
+    "Throttled",
     "Terminated",
     "TournamentBusy",
     "TournamentError",
@@ -205,6 +208,17 @@ class BodyError(Exception):
 class WriteRefused(Exception):
     """Why the server refuses a state-changing request (403): a foreign or missing Origin, a
     missing CSRF token. Answered to the client, never raised on."""
+
+
+class Throttled(Exception):
+    """Why the server refuses a request over a rate limit or a quota: its HTTP ``status``
+    (429, or 403 for a quota that time does not free), ``text`` (which limit, and when to
+    retry or what to do) and ``retry_after`` (whole seconds; None: waiting does not help).
+    Answered to the client, never raised on."""
+
+    def __init__(self, text: str, retry_after: int | None = None, status: int = 429):
+        super().__init__(text)
+        self.text, self.retry_after, self.status = text, retry_after, status
 
 
 class AccountError(MallowsError):

@@ -103,6 +103,7 @@ def report(
 
 MAX_CHECK_WORKERS = 64  # checks of submitted bots at once: far beyond a machine's sandboxes
 MAX_REFRESH = 86_400  # a day: the longest wait between reloads ``serve --refresh`` takes
+MAX_QUOTA_VERSIONS = 100_000  # versions an account may store a day: beyond any real author
 
 
 @user_errors
@@ -119,7 +120,8 @@ def serve(
         False,
         "--public",
         help="Allow a --host beyond this machine "
-        "(e.g. 0.0.0.0): the pages carry no authentication.",
+        "(e.g. 0.0.0.0): the pages carry no authentication (every write then needs an "
+        "account's token).",
     ),
     public_name: Optional[str] = typer.Option(
         None,
@@ -145,6 +147,26 @@ def serve(
         help="Seconds between checks for new results: a running tournament's pages update "
         "themselves then.",
     ),
+    rate_limit: list[str] = typer.Option(
+        [],
+        "--rate-limit",
+        help="WHAT:BY=RATE, repeatable: submit, sign-in (refused tokens) or play, by account "
+        "or address, e.g. submit:account=10/hour or play:address=off. Defaults: submit 10/hour "
+        "an account, 60/hour an address; sign-in 10/minute, 30/minute; play 30/hour each.",
+    ),
+    quota_versions: int = typer.Option(
+        20, "--quota-versions", help="Versions an account's bots may store in 24 hours."
+    ),
+    quota_bytes: str = typer.Option(
+        "50MiB",
+        "--quota-bytes",
+        help="Bytes (unpacked) an account's versions not withdrawn may hold, e.g. 50MiB.",
+    ),
+    access_log: bool = typer.Option(
+        False,
+        "--access-log",
+        help="Print a line per request on stderr (address, path, status; never a token).",
+    ),
 ) -> None:
     """Serve the report's pages live from the database: a running tournament's or ladder's
     pages update themselves as matches are stored. The pages only read the database; the play
@@ -162,6 +184,11 @@ def serve(
             f"--refresh {refresh}: give the seconds between checks for new results of a "
             f"running tournament's pages, 1 to {MAX_REFRESH} (default 5)"
         )
+    from mallows.server.throttle import Limits, parse_rate_limits, parse_size
+
+    if not 1 <= quota_versions <= MAX_QUOTA_VERSIONS:
+        raise MallowsError(f"--quota-versions {quota_versions}: give 1 to {MAX_QUOTA_VERSIONS}")
+    limits = Limits(parse_rate_limits(rate_limit), quota_versions, parse_size(quota_bytes))
     run(
         db,
         host,
@@ -173,4 +200,6 @@ def serve(
         ladder=ladder,
         check_workers=check_workers,
         check_games=check_games,
+        limits=limits,
+        access_log=access_log,
     )

@@ -157,8 +157,9 @@ def board_seat_effects(store, scope: str, name: str) -> dict:
     return seat_effects(indexed())
 
 
-def forfeits(store: ResultStore, tournament: str) -> list[dict]:
-    """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason."""
+def forfeits(store: ResultStore, tournament: str, whole: bool = False) -> list[dict]:
+    """Every forfeit of ``tournament``: match id, seat, bot, kind (when recorded), reason (cut
+    to a brief length unless ``whole``)."""
     out = []
     for mid, text in store.records(tournament, only_forfeits=True):
         record = json.loads(text)
@@ -173,7 +174,9 @@ def forfeits(store: ResultStore, tournament: str) -> list[dict]:
                         "seat": seat,
                         "bot": names[seat] if isinstance(seat, int) and seat < len(names) else "?",
                         "kind": e.get("kind"),
-                        "reason": brief(str(e.get("reason", ""))),
+                        "reason": str(e.get("reason", ""))
+                        if whole
+                        else brief(str(e.get("reason", ""))),
                     }
                 )  # whole in the match
     return out

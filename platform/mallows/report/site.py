@@ -18,7 +18,8 @@ tournaments' business) and ``l/<ladder slug>.json`` (the same view as JSON);
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
 ``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
-draw). The store is only read.
+draw). The store is only read. A ``private`` bot's forfeit reasons and ladder notes (what it
+sent) are hidden on every page (``report.private``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from mallows.botname import BotName
 from mallows.errors import MallowsError
 from mallows.games import game_ids, get_game
 from mallows.games.faces import ReplayView, replay_view
-from mallows.report import data
+from mallows.report import data, private
 from mallows.report.frames import ReplayMismatch, frames
 from mallows.results.interface import ResultStore
 from mallows.safetext import brief
@@ -132,6 +133,7 @@ class Site:
         replay_data: bool = False,
         ladders: Callable[[ResultStore, str], dict] | None = None,
         comparisons: Callable[[ResultStore, str], tuple[Any, Any]] | None = None,
+        private: Callable[[ResultStore, str], bool] | None = None,
     ):
         self.store, self.live, self.refresh = store, live, refresh
         self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
@@ -139,6 +141,8 @@ class Site:
         # (``tournaments.compare.run.stored_test``, given by the CLI: the report reads only
         # results and games); None: a comparison's page shows its board without the verdict
         self.comparison_test = comparisons
+        # (store, bot) -> whether what the bot sent is hidden (serve: a bot an account owns)
+        self.private = private
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
         # replays: a tournament's data files and one page (report), or a page per match
         self.replay_data = replay_data
@@ -195,16 +199,22 @@ class Site:
                 out.append(name)
         return out
 
-    def ladder_page(self, name: str) -> str:
+    def is_private(self, bot: str) -> bool:
+        return self.private is not None and self.private(self.store, bot)
+
+    def _ladder(self, name: str) -> dict:
         assert self.ladder_view is not None
         view = self.ladder_view(self.store, name)
+        return view if self.private is None else private.redact_ladder(view, self.is_private)
+
+    def ladder_page(self, name: str) -> str:
+        view = self._ladder(name)
         return self._page(
             "ladder.html", 1, title=f"ladder {name}", v=view, running=not view["finished"]
         )
 
     def ladder_json(self, name: str) -> bytes:
-        assert self.ladder_view is not None
-        return json.dumps(self.ladder_view(self.store, name), indent=1).encode()
+        return json.dumps(self._ladder(name), indent=1).encode()
 
     def board(self, scope: str, name: str) -> data.Board:
         return self._board_and_charts(scope, name)[0]
@@ -364,6 +374,8 @@ class Site:
             if row is not None:
                 boards.append((b, row))
                 forfeits += [f for f in data.forfeits(self.store, t["name"]) if f["bot"] == bot]
+        if forfeits and self.is_private(bot):
+            forfeits = [private.redact_forfeit(f) for f in forfeits]
         for g in self.games():
             b = self.board("game", g)
             row = next((r for r in b.rows if r["bot"] == bot), None)
@@ -416,6 +428,11 @@ class Site:
         if row is None:
             return None
         raw = json.loads(row["record"])
+        if self.private is not None:  # what a private bot sent is hidden before anything shows it
+            players = raw.get("players", [])
+            raw = private.redact_record(
+                raw, [i for i, p in enumerate(players) if self.is_private(str(p))]
+            )
         # bots given by path show by their base name (a published page shows no folders)
         record = dict(raw, players=[data.short_bot(p) for p in raw.get("players", [])])
         try:

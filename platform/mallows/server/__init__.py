@@ -2,23 +2,54 @@
 
 Owns the web application (``app``: Starlette routes), the pages rendered off the event loop
 (``pages``), the streams that update pages without reloading them (``events``: server-sent
-events), the play page's requests (``play``), where it listens (``listen``) and ``run``, which
-serves it all with uvicorn.
+events), the play page's requests (``play``), where it listens (``listen``), the API
+(``api``, ``submissions``, ``archive``), what an author sees and nobody else (``authors``), the
+rate limits and quotas (``throttle``) and ``run``, which serves it all with uvicorn (its
+request log, ``--access-log``, without queries: ``NoQuery``).
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
 ``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored
-comparisons), ``mallows.errors``; starlette and uvicorn. Nothing of ``cli``, ``testing`` or
+comparisons), ``mallows.errors``; starlette, uvicorn and limits. Nothing of ``cli``, ``testing`` or
 ``interop``. Imported by ``mallows.cli`` only.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mallows.server.throttle import Limits
 
 #: Seconds the server waits for open connections (event streams) when it is stopped.
 STOP_SECONDS = 2
+
+
+class NoQuery(logging.Filter):
+    """The request log's filter: a request's path without its query (a client that put a
+    token or any other secret in an address does not get it written down)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        return True
+
+
+def log_config() -> dict:
+    """uvicorn's logging, with the request log on stderr beside the rest (stdout carries the
+    address the server prints, which a program reads) and without queries (``NoQuery``)."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"no_query": {"()": NoQuery}}
+    config["handlers"]["access"].update(stream="ext://sys.stderr", filters=["no_query"])
+    return config
 
 
 def run(
@@ -32,10 +63,14 @@ def run(
     ladder: str | None = None,
     check_workers: int = 1,
     check_games: int = 5,
+    limits: Limits | None = None,
+    access_log: bool = False,
 ) -> None:
     """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
     address, and the warning when the pages reach beyond this machine); ``public_name``: the
-    host name it is reached by from elsewhere (any other ``Host`` is refused)."""
+    host name it is reached by from elsewhere (any other ``Host`` is refused); ``limits``: the
+    rate limits and quotas (``server.throttle``); ``access_log``: a line per request on stderr
+    (its address and path: tokens travel in headers only, so none is printed)."""
     import uvicorn
 
     from mallows.server.app import Config, make_app
@@ -48,6 +83,7 @@ def run(
         url_host,
     )
     from mallows.server.pages import open_store
+    from mallows.server.throttle import Limits
 
     check_port(port)
     host = check_host(host, public)
@@ -64,12 +100,15 @@ def run(
     config = Config(
         Path(db), host, max(1, refresh), public_name, ladder, check_workers, check_games
     )
+    config.public = public
+    config.limits = limits or Limits()
     app = make_app(config)
     server = uvicorn.Server(
         uvicorn.Config(
             app,
-            log_level="warning",
-            access_log=False,
+            log_level="info" if access_log else "warning",
+            access_log=access_log,
+            log_config=log_config(),
             lifespan="on",
             timeout_graceful_shutdown=STOP_SECONDS,
             server_header=False,

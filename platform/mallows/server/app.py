@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import urllib.parse
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -33,12 +33,13 @@ from mallows.server.guard import (
     WriteRefused,
     trusted_hosts,
 )
-from mallows.server.api import api_routes
+from mallows.server.api import PlayGate, SignIn, api_routes
 from mallows.server.body import BodyError, read_body
 from mallows.server.submissions import Queue
 from mallows.server.events import DatabaseWatch, event, event_stream
 from mallows.server.pages import Pages
 from mallows.server.play import PlayRoutes
+from mallows.server.throttle import Limits, Throttle
 
 TEXT = "text/plain; charset=utf-8"
 CONTENT_TYPES = {
@@ -62,6 +63,10 @@ class Config:
     #: Checks of submitted bots run at once, and their matches per game.
     check_workers: int = 1
     check_games: int = 5
+    #: Served beyond this machine (``--public``): every write needs an account's token.
+    public: bool = False
+    #: Rate limits and quotas (``server.throttle``).
+    limits: Limits = field(default_factory=Limits)
 
 
 def answer(status: int, kind: str, data: bytes | str) -> Response:
@@ -79,6 +84,8 @@ def make_app(config: Config) -> Starlette:
     watch: dict[str, DatabaseWatch] = {}
     sessions = Sessions()
     queue = Queue(config.db, config.ladder, config.check_workers, config.check_games)
+    sign_in = SignIn(config.db, Throttle(config.limits))
+    play_gate = PlayGate(sign_in, config.public)
 
     def client(request: Request) -> str:
         return request.client.host if request.client else ""
@@ -149,6 +156,9 @@ def make_app(config: Config) -> Starlette:
             sessions.check_write(request, fields)
         except WriteRefused as exc:
             return JSONResponse({"error": str(exc)}, status_code=403)
+        stop = await play_gate.check(request)  # public: a token; a match: the play limit
+        if stop is not None:
+            return stop
         sid, _ = sessions.session(request)
         return answer(
             *await run_in_threadpool(
@@ -175,7 +185,7 @@ def make_app(config: Config) -> Starlette:
             queue.close()
 
     routes = [
-        *api_routes(config.db, queue),
+        *api_routes(config.db, queue, sign_in),
         Route("/events", changes, methods=["GET"]),
         Route("/author.html", author, methods=["GET"]),
         Route("/live/{name}", script, methods=["GET"]),

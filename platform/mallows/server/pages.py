@@ -82,6 +82,7 @@ class Pages:
 
     def _site(self) -> Any:
         from mallows.report.site import Site
+        from mallows.server.authors import private_bot
         from mallows.tournaments.compare.run import stored_test
 
         return Site(
@@ -91,6 +92,7 @@ class Pages:
             boards=self._boards,
             ladders=self._ladders,
             comparisons=stored_test,
+            private=private_bot,  # what an account's bot sent: its owner's alone
         )
 
     def _render(self, path: str) -> str | bytes | None:

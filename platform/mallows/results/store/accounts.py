@@ -5,7 +5,8 @@ kept only as hashes, and which account owns which bot name.
 ``<account id>.<secret>``: the id finds the row, the secret is checked against the row's
 scrypt hash (``hashlib.scrypt``, a salt per account, compared in constant time); the secret
 itself is shown once, when the account is made, and stored nowhere. A revoked account's token
-is refused. A bot name belongs to the account that first claimed it (``claim``).
+is refused. A bot name belongs to the account that first claimed it (``claim``); ``owners``
+and ``versions`` are what the server hides and counts by account.
 """
 
 from __future__ import annotations
@@ -142,3 +143,25 @@ class Accounts:
                 [account],
             )
         ]
+
+    def owners(self) -> dict[str, str]:
+        """Every claimed bot name and the account owning it, in the order they were claimed."""
+        return {
+            r["bot"]: r["name"]
+            for r in self.db.query(
+                "SELECT o.bot, a.name FROM bot_owners o JOIN accounts a ON a.id = o.account "
+                "ORDER BY o.rowid"
+            )
+        }
+
+    def versions(self, account: str) -> builtins.list[dict]:
+        """Every stored version of the bots ``account`` owns: name, version, bytes, created,
+        withdrawn (what the server's quotas count)."""
+        return list(
+            self.db.query(
+                "SELECT s.name, s.version, s.bytes, s.created, s.withdrawn FROM submissions s "
+                "JOIN bot_owners o ON o.bot = s.name JOIN accounts a ON a.id = o.account "
+                "WHERE a.name = ? ORDER BY s.created",
+                [account],
+            )
+        )

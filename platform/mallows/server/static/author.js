@@ -1,7 +1,9 @@
 // The author page of mallows serve: sign in with a token (kept in sessionStorage, sent only in
 // the Authorization header, never in an address), list the account's bots and versions
-// (GET /api/me), submit an archive (POST /api/bots) and follow its check
-// (GET /api/submissions/<id>), withdraw a version. Another author's bots are never listed.
+// (GET /api/me), their forfeits with the reasons (hidden from everyone else's pages), their
+// ladders' standings and questions, submit an archive (POST /api/bots) and follow its check
+// (GET /api/submissions/<id>), withdraw a version. Another author's bots are never listed (an
+// admin's page lists every account's).
 (function () {
   "use strict";
   var token = sessionStorage.getItem("mallows-token") || "";
@@ -36,6 +38,7 @@
           var row = document.createElement("tr");
           row.dataset.bot = v.version;
           cell(row, v.version);
+          cell(row, bot.owner || "");
           cell(row, v.created);
           var games = Object.keys((v.check && v.check.games) || {});
           cell(row, games.length ? "passed in " + games.join(", ") : "");
@@ -53,7 +56,63 @@
           body.appendChild(row);
         });
       });
+      showForfeits(me.bots);
+      showLadders(me.bots);
     }).catch(function (e) { whoEl.textContent = "not signed in: " + e.message; mine.hidden = true; });
+  }
+
+  function interval(low, high, digits) {
+    return low == null ? "" : low.toFixed(digits) + "–" + high.toFixed(digits);
+  }
+
+  function showForfeits(bots) {
+    var body = document.querySelector("#forfeits tbody");
+    body.textContent = "";
+    bots.forEach(function (bot) {
+      (bot.forfeits || []).forEach(function (f) {
+        var row = document.createElement("tr");
+        var link = document.createElement("a");
+        link.href = f.page;
+        link.textContent = f.match;
+        cell(row, "").appendChild(link);
+        cell(row, f.bot);
+        cell(row, String(f.seat));
+        cell(row, f.kind || "-");
+        cell(row, f.reason).className = "reason";
+        body.appendChild(row);
+      });
+    });
+  }
+
+  function showLadders(bots) {
+    var body = document.querySelector("#ladders tbody");
+    var questions = document.getElementById("questions");
+    body.textContent = "";
+    questions.textContent = "";
+    bots.forEach(function (bot) {
+      (bot.ladders || []).forEach(function (l) {
+        l.standings.forEach(function (s) {
+          var row = document.createElement("tr");
+          var link = document.createElement("a");
+          link.href = l.page;
+          link.textContent = l.ladder;
+          cell(row, "").appendChild(link);
+          cell(row, s.bot);
+          cell(row, s.rank == null ? "unrated" : s.rank + " (" + s.rank_low + "–" + s.rank_high + ")");
+          cell(row, s.rating == null ? "" : s.rating.toFixed(1) + " (" + interval(s.low, s.high, 1) + ")");
+          cell(row, String(s.matches || 0));
+          cell(row, s.status || "");
+          cell(row, s.note || "");
+          body.appendChild(row);
+        });
+        l.questions.forEach(function (q) {
+          var li = document.createElement("li");
+          li.textContent = l.ladder + ": " + q.question + (q.answered ? " (answered)" : "") +
+            ", P = " + q.probability.toFixed(3) + " · " + q.explanation;
+          questions.appendChild(li);
+        });
+      });
+    });
   }
 
   function follow(status) {

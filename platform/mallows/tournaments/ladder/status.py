@@ -84,6 +84,7 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
         "questions": [
             {
                 "question": label(a.question),
+                "bot": getattr(a.question, "bot", None),  # a place question's bot
                 "answered": a.answered,
                 "probability": a.probability,
                 "explanation": a.explanation,
