@@ -6,10 +6,12 @@ it would have played; a file may name a version, and a bad one is refused."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sqlite3
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from conftest import MALLOWS, REPO
 from mallows.cli import app
 from mallows.tournaments.compare.spec import Comparison, make_comparison
@@ -265,3 +267,31 @@ def test_tournament_show_and_the_report_give_the_seat_effect(in_repo, tmp_path):
     page = (site / "g" / "take4.html").read_text()
     assert "<h2>Seat effect</h2>" in page
     assert all(f">{c.text()}</td>" in page for c in effect.seats)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 6), min_size=1, max_size=6), min_size=0, max_size=30))
+def test_property_the_running_sums_give_the_per_deal_formula(deals):
+    """The clustered mean keeps one deal open at a time (memory flat in the deals): over
+    matches grouped by deal, as stored, it gives the formula of the module docstring computed
+    with every deal's sums at hand."""
+    from mallows.results.seats import ClusteredMean
+    from mallows.results.stats import Z95
+
+    c = ClusteredMean()
+    for d, places in enumerate(deals):
+        for place in places:
+            c.add(d, place)
+    n = sum(len(p) for p in deals)
+    assert c.matches == n and c.deals == len(deals)
+    if not n:
+        assert c.mean is None and c.half_width is None
+        return
+    mean = sum(map(sum, deals)) / n
+    assert c.mean == pytest.approx(mean)
+    if len(deals) < 2:
+        assert c.half_width is None
+        return
+    spread = sum((sum(p) - mean * len(p)) ** 2 for p in deals)
+    want = Z95 * math.sqrt(len(deals) / (len(deals) - 1) * spread) / n
+    assert c.half_width == pytest.approx(want, abs=1e-9)

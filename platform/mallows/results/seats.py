@@ -20,36 +20,61 @@ seat once per deal at most, so there its matches are independent.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mallows.results.stats import Z95
 
 
 @dataclass
 class ClusteredMean:
-    """A mean place over matches grouped by deal, with the deal as the sampling unit."""
+    """A mean place over matches grouped by deal, with the deal as the sampling unit.
 
-    sums: dict = field(default_factory=lambda: defaultdict(float))
-    counts: dict = field(default_factory=lambda: defaultdict(int))
+    Kept as running sums (matches, deals, and per deal its place sum ``S`` and count ``n``
+    folded into the sums of ``S``, ``n``, ``S^2``, ``S n`` and ``n^2``), so it holds one deal
+    at a time, not every deal: the matches of one deal must come together, as they are stored
+    (by index: a deal's rotations are consecutive). A deal that comes back after another is
+    counted as a deal of its own."""
+
+    n: int = 0  # matches of the deals closed
+    deals_closed: int = 0
+    total: float = 0.0  # sum over closed deals of S
+    s2: float = 0.0  # of S^2
+    sn: float = 0.0  # of S n
+    n2: float = 0.0  # of n^2
+    _deal: Hashable = None
+    _s: float = 0.0  # the open deal's place sum and count
+    _c: int = 0
 
     def add(self, deal: Hashable, place: float) -> None:
-        self.sums[deal] += place
-        self.counts[deal] += 1
+        if self._c and deal != self._deal:
+            self._close()
+        self._deal = deal
+        self._s += place
+        self._c += 1
+
+    def _close(self) -> None:
+        s, c = self._s, self._c
+        self.deals_closed += 1
+        self.n += c
+        self.total += s
+        self.s2 += s * s
+        self.sn += s * c
+        self.n2 += c * c
+        self._s, self._c = 0.0, 0
 
     @property
     def matches(self) -> int:
-        return sum(self.counts.values())
+        return self.n + self._c
 
     @property
     def deals(self) -> int:
-        return len(self.counts)
+        return self.deals_closed + (1 if self._c else 0)
 
     @property
     def mean(self) -> float | None:
         n = self.matches
-        return sum(self.sums.values()) / n if n else None
+        return (self.total + self._s) / n if n else None
 
     @property
     def half_width(self) -> float | None:
@@ -57,8 +82,10 @@ class ClusteredMean:
         d, n, mean = self.deals, self.matches, self.mean
         if d < 2 or mean is None:
             return None
-        spread = sum((self.sums[k] - mean * self.counts[k]) ** 2 for k in self.counts)
-        return Z95 * math.sqrt(d / (d - 1) * spread) / n
+        s, c = self._s, self._c
+        # sum over deals of (S - mean n)^2, expanded over the running sums
+        spread = (self.s2 + s * s) - 2 * mean * (self.sn + s * c) + mean * mean * (self.n2 + c * c)
+        return Z95 * math.sqrt(d / (d - 1) * max(0.0, spread)) / n
 
     def text(self, digits: int = 2) -> str:
         if not self.matches:
