@@ -187,6 +187,7 @@ class PlayRoom:
         self._start_reaper()
 
         def run() -> None:
+            record = None
             try:
                 record = play_match(
                     game, options, chance.play_seed(seed), handles, names=names, chance=chance
@@ -194,10 +195,14 @@ class PlayRoom:
                 if session.abandoned:
                     session.error = f"abandoned: {LEFT}; the match was not stored"
                     return
-                session.record = record
+                # stored first: the session is ``over`` once its record is set, and the page
+                # then shows where the match was stored (it would read None before this)
                 session.stored_as = self._store(record)
+                session.record = record
             except Exception as exc:  # noqa: BLE001 - shown on the page, never lost silently
                 session.error = f"{type(exc).__name__}: {exc}"
+                if record is not None and session.record is None:
+                    session.record = record  # played but not stored: the page shows both
             finally:
                 session.web.end({})
 
