@@ -1,7 +1,7 @@
 """No channel between two sandboxes (issue 32): a sender doing everything a bot may, beside an
 observer reading every file and counter it can see, before, during and after; nothing the
 observer sees may change. Run as the user running the tests and, when that is root, with the
-platform itself an ordinary user (uid 65534, ``setpriv``): what a namespace maps to outside is
+platform itself an ordinary user (uid 65534, ``run_as_user``): what a namespace maps to outside is
 what counts."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_sandbox
+from conftest import NOT_HERE, needs_sandbox
 
 from mallows.agents import sandbox
 from mallows.agents.protocol import Limits
@@ -25,9 +25,10 @@ from mallows.agents.spawn import BotProcess
 HERE = Path(__file__).parent / "channel"
 LIMITS = Limits(decision_seconds=5.0, match_seconds=120.0, start_seconds=30.0, memory_mb=1024)
 pytestmark = [
-    needs_sandbox(),
+    *needs_sandbox(),
     pytest.mark.skipif(
-        platform.machine() != "x86_64", reason="the sender names x86-64 system call numbers"
+        platform.machine() != "x86_64",
+        reason=NOT_HERE + "the sender names x86-64 system call numbers",
     ),
 ]
 
@@ -116,9 +117,11 @@ print(json.dumps([moved, done, sandbox.isolation()]))
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="already run as an ordinary user (the test above)")
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason=NOT_HERE + "already run as an ordinary user (the test above)"
+)
 def test_as_an_ordinary_user_too_only_the_per_user_pipe_quota_moves_and_it_is_said():
-    """The platform as uid 65534 (``setpriv``): every sandbox is that one host user, so the
+    """The platform as uid 65534 (``run_as_user``): every sandbox is that one host user, so the
     kernel's per-user quota of pipe buffers is shared (nothing unprivileged can split it); it
     is the only thing that moves, and the isolation line says it is missing."""
     import shutil
