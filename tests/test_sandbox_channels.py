@@ -83,6 +83,12 @@ def watch() -> tuple[dict, str]:
     return changed(before, during) or changed(during, after), done
 
 
+#: What moves between sandboxes of one host uid (a platform that is not root): the kernel's
+#: per-user quotas of pipe buffers and of file descriptors in flight, which nothing
+#: unprivileged can split (a bot needs them: pipes, sockets); the isolation line says so.
+SHARED = {"pipe size", "fds in flight"}
+
+
 def shared_uid() -> bool:
     """Whether every sandbox here has the same host uid (a platform that is not root, or
     ``MALLOWS_SANDBOX_USER``): the kernel's per-user pipe-buffer quota is then shared."""
@@ -93,12 +99,14 @@ def shared_uid() -> bool:
 
 
 def check(moved: dict, done: str) -> None:
-    # with one host uid for every sandbox the pipe quota is shared (and said to be missing)
-    allowed = {"pipe size"} if shared_uid() else set()
+    # with one host uid for every sandbox its pipe and in-flight quotas are shared (and said to
+    # be missing); locked memory, queued signals, queues and processes are not
+    allowed = SHARED if shared_uid() else set()
     left = {k: v for k, v in moved.items() if k not in allowed}
     assert not left, "moved: " + " ".join(sorted(left)) + f"\n{left}\n{done}"
     if allowed:
-        assert "pipe buffers" in sandbox.isolation(), sandbox.isolation()
+        line = sandbox.isolation()
+        assert "pipe buffers" in line and "file descriptors in flight" in line, line
     # AIO, a pseudo-terminal, every page-cache probe and sched_setaffinity are refused too
     assert "WORKED" not in done and "should not be" not in done, done
 
@@ -120,10 +128,11 @@ print(json.dumps([moved, done, sandbox.isolation()]))
 @pytest.mark.skipif(
     os.geteuid() != 0, reason=NOT_HERE + "already run as an ordinary user (the test above)"
 )
-def test_as_an_ordinary_user_too_only_the_per_user_pipe_quota_moves_and_it_is_said():
+def test_as_an_ordinary_user_too_only_the_per_user_pipe_and_fd_quotas_move_and_it_is_said():
     """The platform as uid 65534 (``run_as_user``): every sandbox is that one host user, so the
-    kernel's per-user quota of pipe buffers is shared (nothing unprivileged can split it); it
-    is the only thing that moves, and the isolation line says it is missing."""
+    kernel's per-user quotas of pipe buffers and of file descriptors in flight are shared
+    (nothing unprivileged can split them); they are the only things that move, and the
+    isolation line says they are missing."""
     import shutil
     import tempfile
 
@@ -136,6 +145,7 @@ def test_as_an_ordinary_user_too_only_the_per_user_pipe_quota_moves_and_it_is_sa
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     moved, done, line = json.loads(out)
-    assert set(moved) <= {"pipe size"}, (moved, done)
+    assert set(moved) <= SHARED, (moved, done)
     assert "WORKED" not in done and "should not be" not in done, done
     assert f"host uid {USER_UID}" in line and "pipe buffers" in line, line
+    assert "file descriptors in flight" in line, line
