@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 from mallows.results.store import Store
 from mallows.tournaments.ladder import checks
@@ -16,6 +18,7 @@ from test_ladder_run import BASE, FIELD, epoch, start, state_of
 SLEEPER = REPO / "tests" / "hostile_bots" / "sleeper.py"
 
 
+@pytest.mark.slow
 def test_a_bot_that_passed_its_check_and_misbehaves_later_is_caught_and_suspended(
     tmp_path, monkeypatch
 ):
