@@ -75,3 +75,16 @@ def test_the_checks_matches_do_not_move_the_standings(tmp_path, monkeypatch):
     assert checked["state"] == unchecked["state"]
     with Store(tmp_path / "b" / "l.db", readonly=True) as store:
         assert store.count_matches("lad") == sum(t["count"] for t in store.ladders.tables("lad"))
+
+
+def test_a_check_a_kill_cut_short_is_played_when_the_ladder_resumes(tmp_path, monkeypatch):
+    monkeypatch.setattr(checks, "RATE", 0.0)
+    store, resolver, lad = start(tmp_path, {**BASE, "bots": FIELD})
+    epoch(store, resolver, lad)  # its matches stored, its check not played: as a kill leaves it
+    assert checks.summary(store.ladders.events("lad"))["done"] == 0
+    monkeypatch.setattr(checks, "RATE", 1.0)
+    epoch(store, resolver, lad)
+    events = store.ladders.events("lad")
+    assert [c["epoch"] for c in checks.recorded(events)] == [0, 1]
+    first = next(e["seq"] for e in events if e["kind"] == checks.EVENT)
+    assert store.ladders.epochs("lad")[1]["events_upto"] >= first  # played before epoch 2

@@ -116,9 +116,9 @@ def play_check(table: Table, epoch: int, ladder: Any, plan: Any, executor: Any) 
     return check
 
 
-def after_epoch(store: Any, ladder: Any, state: Any, plan: Any, executor: Any) -> Check | None:
-    """Check after the last stored epoch of ``state`` (if it is drawn and not checked yet):
-    play the table, record the check, suspend who failed. Returns the check, or None."""
+def pending(store: Any, ladder: Any, state: Any) -> Table | None:
+    """The check table due after the last stored epoch of ``state``, every match of it stored,
+    and not played yet (a kill may have cut it short: a resumed ladder plays it first)."""
     if not state.epochs or store.count_matches(ladder.name) < state.planned:
         return None
     epoch = state.epochs[-1]["epoch"]
@@ -132,9 +132,16 @@ def after_epoch(store: Any, ladder: Any, state: Any, plan: Any, executor: Any) -
     for c in done:
         for b in c.get("bots", []):
             counts[b] = counts.get(b, 0) + 1
-    table = check_table(ladder, epoch, active, counts)
+    return check_table(ladder, epoch, active, counts)
+
+
+def after_epoch(store: Any, ladder: Any, state: Any, plan: Any, executor: Any) -> Check | None:
+    """Check after the last stored epoch of ``state`` (``pending``): play the table, record
+    the check, suspend who failed. Returns the check, or None."""
+    table = pending(store, ladder, state)
     if table is None:
         return None
+    epoch = state.epochs[-1]["epoch"]
     check = play_check(table, epoch, ladder, plan, executor)
     written = {e.shown: e.written for e in state.entrants.values() if e.shown}
     store.ladders.add_event(ladder.name, EVENT, None, check.note())

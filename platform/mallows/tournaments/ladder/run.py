@@ -741,6 +741,11 @@ def run_ladder(
             state = read_state(store, ladder)
             if state.planned > store.count_matches(ladder.name):
                 tables: list[Table] | None = state.tables  # the stored epoch is not done: finish it
+            elif checks.pending(store, ladder, state) is not None:  # a kill cut its check short
+                plan = _plan(store, ladder, state, resolver, memo)
+                executor, shipped = _executor(plan, executor, shipped, make_executor)
+                checks.after_epoch(store, ladder, state, plan, executor)
+                continue
             else:
                 if max_epochs is not None and runs >= max_epochs:
                     result.why = f"{max_epochs} epoch(s) run"
@@ -763,13 +768,7 @@ def run_ladder(
                     on_epoch(state, state.tables[-len(tables) :])
             runs += 1
             plan = _plan(store, ladder, state, resolver, memo)
-            snapshots = plan.roster.snapshots()
-            if executor is None or snapshots != shipped:
-                if executor is not None:
-                    executor.__exit__(None, None, None)
-                executor = make_executor(snapshots)
-                executor.__enter__()
-                shipped = snapshots
+            executor, shipped = _executor(plan, executor, shipped, make_executor)
             summary = execute(plan, store, executor, stop, on_outcome=on_outcome, rate=False)
             result.played += summary.played
             if summary.stopped or stop.decided:
@@ -789,6 +788,19 @@ def run_ladder(
             ladder.name, total=max(result.stored, _planned(store, ladder)), finished=result.finished
         )
     return result
+
+
+def _executor(plan: Plan, executor: Any, shipped: Any, make_executor: Callable) -> tuple:
+    """The executor for ``plan`` and the snapshots it ships: ``executor`` while they are the
+    same, else a new one (the old one closed)."""
+    snapshots = plan.roster.snapshots()
+    if executor is None or snapshots != shipped:
+        if executor is not None:
+            executor.__exit__(None, None, None)
+        executor = make_executor(snapshots)
+        executor.__enter__()
+        shipped = snapshots
+    return executor, shipped
 
 
 def _planned(store: Any, ladder: Ladder) -> int:
