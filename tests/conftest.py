@@ -35,18 +35,67 @@ RAY = str(Path(sys.executable).with_name("ray"))
 REQUIRE_SANDBOX_ENV = "MALLOWS_REQUIRE_SANDBOX"
 
 
-def needs_sandbox():
-    """The mark of a test module that proves the sandbox holds: skipped where no sandbox can
-    be made, unless ``MALLOWS_REQUIRE_SANDBOX`` says one must be (then collecting the module
-    fails with the reason)."""
+#: The start of the reason a security test skips with when it does not apply here (a test of
+#: the other mode: root's case run as a user, or the reverse): the only skip of a security test
+#: allowed where a sandbox is required (``not_here``; every other one fails there).
+NOT_HERE = "n/a here: "
+
+
+def sandbox_required() -> bool:
+    return os.environ.get(REQUIRE_SANDBOX_ENV, "") not in ("", "0")
+
+
+def needs_sandbox() -> list:
+    """The marks of a test module that proves the sandbox holds (``security``): skipped where
+    no sandbox can be made, unless ``MALLOWS_REQUIRE_SANDBOX`` says one must be (then collecting
+    the module fails with the reason, and any skip of its tests but ``not_here``'s fails)."""
     from mallows.agents import sandbox
 
     why = sandbox.problem()
-    if why is not None and os.environ.get(REQUIRE_SANDBOX_ENV, "") not in ("", "0"):
+    if why is not None and sandbox_required():
         raise RuntimeError(
             f"{REQUIRE_SANDBOX_ENV} is set, and no sandbox can be made on this machine: {why}"
         )
-    return pytest.mark.skipif(why is not None, reason=f"no sandbox on this machine: {why}")
+    return [
+        pytest.mark.security,
+        pytest.mark.skipif(why is not None, reason=f"no sandbox on this machine: {why}"),
+    ]
+
+
+def not_here(reason: str):
+    """Skip a security test that does not apply to this mode (always allowed)."""
+    pytest.skip(NOT_HERE + reason)
+
+
+def root_only(reason: str):
+    """Skip a security test that needs what only a root platform has (a cgroup of its own): not
+    applicable to an ordinary user's platform, a failure for root where a sandbox is required."""
+    if os.geteuid() != 0:
+        not_here(f"{reason} (a platform that is not root has none)")
+    pytest.skip(reason)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Where a sandbox is required, a skipped security test fails, naming why it skipped
+    (a skip there would hide that the proof did not run), unless it is ``not_here``."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or hasattr(report, "wasxfail") or not sandbox_required():
+        return
+    if item.get_closest_marker("security") is None:
+        return
+    longrepr = report.longrepr
+    why = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
+    why = why.removeprefix("Skipped: ")
+    if why.startswith(NOT_HERE):
+        return
+    report.outcome = "failed"
+    report.longrepr = (
+        f"{REQUIRE_SANDBOX_ENV} is set, so this security test may not skip, and it did: {why}. "
+        f"Make it run here (what it needs is named above), or unset {REQUIRE_SANDBOX_ENV} on a "
+        f"machine that is not meant to prove the sandbox"
+    )
 
 
 def pytest_collection_modifyitems(config, items):

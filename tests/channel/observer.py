@@ -1,6 +1,7 @@
 """The observer of the channel test: on each ``snap`` it prints, as one JSON line, everything it
 can see that is not its own process: every file under ``/proc`` but the PID folders, the
-listings of its folders, and what a fresh pipe, message queue, signal and child get (limits
+listings of its folders, and what a fresh pipe, message queue, signal, child, locked page and
+file descriptor in flight get (limits
 shared with other processes of one host user). Two snapshots differ only if something outside
 this sandbox moved what it sees."""
 
@@ -11,6 +12,7 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import sys
 
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -41,6 +43,17 @@ def probes(out: dict) -> None:
     out["pipe size"] = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
     os.close(r)
     os.close(w)
+    a, b = socket.socketpair()
+    try:
+        socket.send_fds(a, [b"f"], [a.fileno()])
+        out["fds in flight"] = "ok"
+    except OSError as exc:
+        out["fds in flight"] = f"errno {exc.errno}"
+    a.close()
+    b.close()
+    shm = LIBC.shmget(0, 4096, 0o1600)
+    out["SHM_LOCK"] = "ok" if LIBC.shmctl(shm, 11, None) == 0 else f"errno {ctypes.get_errno()}"
+    LIBC.shmctl(shm, 0, None)  # IPC_RMID
     try:
         rt = ctypes.CDLL("librt.so.1", use_errno=True)
         q = rt.mq_open(b"/observer", os.O_CREAT | os.O_RDWR, 0o600, None)

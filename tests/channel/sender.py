@@ -72,16 +72,59 @@ def processes() -> None:
 
 
 def pipes() -> None:
+    import fcntl
+
     for _ in range(80):
         r, w = os.pipe()
         try:
-            import fcntl
-
-            fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+            fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ: pages counted per host user
+            DONE.append("F_SETPIPE_SZ: WORKED")
         except OSError:
             pass
         os.write(w, b"p" * 4096)
         HELD.extend([r, w])
+    # without it: 5 processes holding as many pipes as RLIMIT_NOFILE lets each (1,024 pipes
+    # of 16 pages reach the per-user soft limit, and new pipes get 2 pages)
+    for _ in range(5):
+        pid = os.fork()
+        if pid == 0:
+            os.closerange(3, 1 << 16)  # what it inherited would count against RLIMIT_NOFILE
+            try:
+                while True:
+                    r, w = os.pipe()
+                    os.close(w)  # the pipe lives on with its read end
+            except OSError:
+                time.sleep(60)
+            os._exit(0)
+        HELD.append(("pid", pid))
+    time.sleep(0.5)
+
+
+def locked() -> None:
+    """Locked shared memory (SHM_LOCK), counted per host user: as much as it may lock."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_MEMLOCK)[0]
+    size = max(4096, min(64 << 20, soft if soft != resource.RLIM_INFINITY else 64 << 20))
+    shm = LIBC.shmget(0, size, 0o1600)
+    if shm < 0:
+        raise OSError(ctypes.get_errno(), "shmget")
+    if LIBC.shmctl(shm, 11, None) == 0:  # SHM_LOCK
+        DONE.append(f"SHM_LOCK of {size} bytes: WORKED")
+
+
+def in_flight() -> None:
+    """File descriptors sent and not received (SCM_RIGHTS): counted per host user."""
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    sent = 0
+    try:
+        for _ in range(400):
+            socket.send_fds(a, [b"f"], [a.fileno()] * 250)
+            sent += 250
+    except OSError as exc:
+        DONE.append(f"fds in flight: {sent}, then errno {exc.errno}")
+    HELD.extend([a, b])
 
 
 def sockets() -> None:
@@ -202,6 +245,8 @@ def main() -> None:
                 ("files", files),
                 ("processes", processes),
                 ("pipes", pipes),
+                ("locked", locked),
+                ("in flight", in_flight),
                 ("sockets", sockets),
                 ("sysv", sysv),
                 ("mqueue", mqueue),

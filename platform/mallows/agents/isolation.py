@@ -42,6 +42,9 @@ STDERR_LIMIT_BYTES = (
 )  # the child's RLIMIT_FSIZE: its stderr file cannot grow past it
 MIB = 1024 * 1024
 SIGPENDING = 256  # a bot's RLIMIT_SIGPENDING: queued signals, more than any runtime keeps
+#: A bot's RLIMIT_NOFILE (each process; it cannot raise it): what counts per host user through
+#: open files stays small (epoll watches: at most (NOFILE / 2) ** 2 a process)
+NOFILE = 256
 BOT_USER_ENV = "MALLOWS_BOT_USER"  # auto (default) | none | a user name
 BOT_ENV_ENV = "MALLOWS_BOT_ENV"  # more variable names to pass to bots, comma-separated
 DEFAULT_BOT_USER = "nobody"
@@ -167,7 +170,7 @@ def _drop_capabilities_fn():
 
 def _limit_settings(limits: Limits, nproc: int | None = None, memory_mb: int | None = None) -> list:
     """``(resource, (soft, hard))`` for a bot: no core files, no message queue, a few queued
-    signals (``SIGPENDING``), ``RLIMIT_FSIZE``, ``RLIMIT_AS`` from ``memory_mb`` (default
+    signals (``SIGPENDING``), no locked memory, ``NOFILE`` open files, ``RLIMIT_FSIZE``, ``RLIMIT_AS`` from ``memory_mb`` (default
     ``limits.memory_mb``) and ``RLIMIT_NPROC`` ``nproc``, never above the platform's own hard
     limits."""
     wanted = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, STDERR_LIMIT_BYTES)]
@@ -177,6 +180,11 @@ def _limit_settings(limits: Limits, nproc: int | None = None, memory_mb: int | N
     # Queued signals are counted per host user too: a few each, so that no bot can use up the
     # user's quota (the kernel counts each user namespace's own against its limit first).
     wanted.append((resource.RLIMIT_SIGPENDING, SIGPENDING))
+    # Locked shared memory (SHM_LOCK, hugetlb memfds) is counted per host user as well, up
+    # to the RLIMIT_MEMLOCK of whoever made the sandbox's namespace: none for a bot (no bot
+    # needs to lock memory), so no bot moves what another may lock.
+    wanted.append((resource.RLIMIT_MEMLOCK, 0))
+    wanted.append((resource.RLIMIT_NOFILE, NOFILE))
     if nproc:
         wanted.append((resource.RLIMIT_NPROC, nproc))
     if memory_mb is None:

@@ -226,7 +226,7 @@ def isolation() -> str:
         got.append(f"host uid {user.uid}")
         missing.append(
             "a host uid of its own (every bot is that one user, whose per-user quotas, "
-            "such as pipe buffers, they share: "
+            "such as pipe buffers and file descriptors in flight, they share: "
             + (
                 f"unset {hostuser.USER_ENV} for one uid each)"
                 if user.switch

@@ -22,6 +22,11 @@ way into the kernel or a channel between bots:
   ``inotify_init``/``inotify_init1``/``fanotify_init``: a lock or a watch on a file two
   sandboxes both see (the runtime's files are the same inodes in every sandbox) is a channel
   between bots, and no bot needs one on its private ``/tmp`` either;
+- ``fcntl`` with ``F_SETPIPE_SZ``: a pipe's buffer pages are counted per host user
+  (``/proc/sys/fs/pipe-user-pages-soft``); with one host uid for every sandbox (a platform
+  that is not root), a bot growing its pipes to 1 MiB shrinks every other bot's new pipes to
+  one page after 64 of them. Refused, a bot needs 1,024 pipes at once, more than its
+  ``RLIMIT_NOFILE`` (``mallows.agents.isolation.NOFILE``) in one process;
 - ``sysinfo``: the machine's free and shared memory, moved by what another bot allocates
   (13 bits/s between two bots running at once, measured by ``benchmarks/bench_channels.py``);
   the same figures are in ``/proc/meminfo``, which the sandbox shows as a frozen copy. A C
@@ -78,6 +83,7 @@ LOCK_COMMANDS = {
     "F_SETLEASE": 1024,
     "F_GETLEASE": 1025,
     "F_NOTIFY": 1026,
+    "F_SETPIPE_SZ": 1031,  # a pipe's buffer: counted per host user (pipe-user-pages-soft)
 }
 DENIED = (
     "unshare",

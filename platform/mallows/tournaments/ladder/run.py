@@ -18,7 +18,9 @@ naming what changed), then repeats, until its questions are answered, it reaches
    at ``mallows.tournaments.ladder.policy.entry_rate``, extra tables for the open questions only)
    and store it, every table with its reason, before any of it is played;
 5. **play** it through ``tournaments.run.execute`` (stored like a tournament's matches; a
-   ``stop`` recorded while it runs leaves at once, what is in flight abandoned).
+   ``stop`` recorded while it runs leaves at once, what is in flight abandoned);
+6. now and then, **check** unannounced (``checks``): one table re-checking entrants, played as
+   a ladder table, kept apart from the standings; a bot that forfeits there is suspended.
 
 An epoch is planned only once every match of the epochs before it is stored, and only from
 what is stored (matches, events) and the ladder's seed: a ladder killed at any moment (kill -9
@@ -47,6 +49,7 @@ from mallows.agents.registry import Resolver
 from mallows.botname import BotName
 from mallows.errors import LadderError, MallowsError
 from mallows.results.store import StorageError
+from mallows.tournaments.ladder import checks
 from mallows.tournaments.ladder.schedule import LadderSchedule, Table, plan_epoch
 from mallows.tournaments.ladder.spec import KIND, Ladder, check_ladder_bots, from_definition
 from mallows.tournaments.plan import Plan
@@ -61,6 +64,8 @@ FOLLOW_POLL_SECONDS = 2.0  # how often an answered ladder run with --follow look
 MIN_EPOCH_MATCHES = 6  # an epoch's base tables hold at least this many matches ...
 EPOCH_SHARE = 10  # ... and at least 1/10 of the matches planned before it
 MAX_PASSES = 10_000
+#: The events that take an entrant out of the schedule, and the status each gives it
+GONE = {"withdraw": "withdrawn", "retire": "retired", "refuse": "refused", "suspend": "suspended"}
 
 
 @dataclass
@@ -238,10 +243,8 @@ def _apply(state: LadderState, event: dict, epoch: int) -> None:
             entrants[bot] = Entrant(bot, epoch, entered=True)
         elif entrants[bot].status in ("withdrawn", "retired"):
             entrants[bot].status, entrants[bot].note = "active", "rejoined"
-    elif kind in ("withdraw", "retire", "refuse") and bot in entrants:
-        entrants[bot].status = {"withdraw": "withdrawn", "retire": "retired", "refuse": "refused"}[
-            kind
-        ]
+    elif kind in GONE and bot in entrants:
+        entrants[bot].status = GONE[kind]
         entrants[bot].note = event["note"] or ""
     elif kind == "finals" and state.mode == "ladder":
         state.mode, state.stage_epochs = "finals:0", 0
@@ -319,7 +322,7 @@ def _auto_events(store: Any, ladder: Ladder, state: LadderState) -> None:
     pending = store.ladders.events(ladder.name, state.events_upto)
     known = set(state.entrants) | {e["bot"] for e in pending if e["kind"] == "join"}
     gone = {e.written for e in state.entrants.values() if e.status != "active"} | {
-        e["bot"] for e in pending if e["kind"] in ("withdraw", "retire", "refuse")
+        e["bot"] for e in pending if e["kind"] in GONE
     }
     for sub in store.submissions():
         written = f"{sub['name']}@{sub['version']}"
@@ -738,6 +741,11 @@ def run_ladder(
             state = read_state(store, ladder)
             if state.planned > store.count_matches(ladder.name):
                 tables: list[Table] | None = state.tables  # the stored epoch is not done: finish it
+            elif checks.pending(store, ladder, state) is not None:  # a kill cut its check short
+                plan = _plan(store, ladder, state, resolver, memo)
+                executor, shipped = _executor(plan, executor, shipped, make_executor)
+                checks.after_epoch(store, ladder, state, plan, executor)
+                continue
             else:
                 if max_epochs is not None and runs >= max_epochs:
                     result.why = f"{max_epochs} epoch(s) run"
@@ -760,18 +768,13 @@ def run_ladder(
                     on_epoch(state, state.tables[-len(tables) :])
             runs += 1
             plan = _plan(store, ladder, state, resolver, memo)
-            snapshots = plan.roster.snapshots()
-            if executor is None or snapshots != shipped:
-                if executor is not None:
-                    executor.__exit__(None, None, None)
-                executor = make_executor(snapshots)
-                executor.__enter__()
-                shipped = snapshots
+            executor, shipped = _executor(plan, executor, shipped, make_executor)
             summary = execute(plan, store, executor, stop, on_outcome=on_outcome, rate=False)
             result.played += summary.played
             if summary.stopped or stop.decided:
                 result.stopped, result.why = True, "stopped (mallows ladder stop)"
                 break
+            checks.after_epoch(store, ladder, state, plan, executor)  # now and then, unannounced
     finally:
         if executor is not None:
             executor.__exit__(None, None, None)
@@ -785,6 +788,19 @@ def run_ladder(
             ladder.name, total=max(result.stored, _planned(store, ladder)), finished=result.finished
         )
     return result
+
+
+def _executor(plan: Plan, executor: Any, shipped: Any, make_executor: Callable) -> tuple:
+    """The executor for ``plan`` and the snapshots it ships: ``executor`` while they are the
+    same, else a new one (the old one closed)."""
+    snapshots = plan.roster.snapshots()
+    if executor is None or snapshots != shipped:
+        if executor is not None:
+            executor.__exit__(None, None, None)
+        executor = make_executor(snapshots)
+        executor.__enter__()
+        shipped = snapshots
+    return executor, shipped
 
 
 def _planned(store: Any, ladder: Ladder) -> int:

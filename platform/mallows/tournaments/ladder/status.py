@@ -6,7 +6,7 @@ The view: the ladder's mode and progress (epochs, matches stored and planned, wh
 scheduled), the standings of the whole-history fit (rating with its interval, rank interval,
 P(rank <= k), matches, mean place and the fit's expected place against the whole field (the
 raw mean place depends on whom a bot met; the fit's does not), and each bot's status: active, newcomer, withdrawn, retired,
-eliminated, refused), the questions with their probability now, the newcomers and their rate,
+eliminated, refused, suspended), the unannounced checks done and failed, the questions with their probability now, the newcomers and their rate,
 the recent matches with their reason, and the events not yet applied (a join waiting for the
 next epoch). Reads only: works on a database opened read-only.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from mallows.safetext import escape
+from mallows.tournaments.ladder import checks
 from mallows.tournaments.ladder.run import answers_for, fits, policy_of, read_state, stored_ladder
 
 RECENT = 12
@@ -104,6 +105,7 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
             for m in store.ladders.recent(name, recent)
         ],
         "pending": pending,
+        "checks": checks.summary(store.ladders.events(name)),
         "finals": (
             None
             if ladder.finals is None
@@ -173,6 +175,13 @@ def _state_line(v: dict) -> str:
     )
 
 
+def _checks_line(c: dict) -> str:
+    return (
+        f"unannounced checks: {c['done']} done ({c['matches']} matches, apart from the "
+        f"standings), {len(c['failed'])} failed"
+    )
+
+
 def _standing_line(s: dict, status: bool = False) -> str:
     """One bot's line of the standings (``status``: with its status) or the final table."""
     bot = f"{escape(s['bot'])[:22]:<22}"
@@ -222,6 +231,11 @@ def view_text(v: dict) -> str:
             f"{v['final_order_certainty']:.3f}",
         ]
         lines += [_standing_line(s) for s in v["final_table"]]
+    lines += ["", _checks_line(v["checks"])]
+    lines += [
+        f"  {escape(f['bot'])} failed after epoch {f['epoch']} (suspended): {escape(f['reason'])}"
+        for f in v["checks"]["failed"]
+    ]
     if v["pending"]:
         lines += ["", "waiting for the next epoch:"]
         lines += [f"  {p['kind']} {escape(p['bot'] or '')} ({p['created']})" for p in v["pending"]]
