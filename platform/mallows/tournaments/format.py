@@ -46,14 +46,20 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from mallows.results.interface import ResultStore
 from mallows.botname import BotName
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import BotSpec, Resolver, require_sandbox
 from mallows.errors import MallowsError, TournamentError
 from mallows.results.ratings import system
 from mallows.seeding import Chance
+from mallows.tournaments.seating import MatchSpec
+
+if TYPE_CHECKING:
+    from mallows.runner.worker import Outcome
+    from mallows.tournaments.plan import Plan
 
 #: kind -> the module that holds the format's ``FORMAT``: a new format is its package and one
 #: line here
@@ -71,7 +77,7 @@ class ScheduleLike(Protocol):
     """A schedule: ``len``, and the match specs (``seating.MatchSpec``) of some indices, lazily."""
 
     def __len__(self) -> int: ...
-    def specs(self, indices: Iterable[int]) -> Iterator[Any]: ...
+    def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]: ...
 
 
 class StopRule(Protocol):
@@ -80,10 +86,10 @@ class StopRule(Protocol):
     @property
     def decided(self) -> bool: ...
 
-    def replay(self, store: Any, name: str) -> None:
+    def replay(self, store: ResultStore, name: str) -> None:
         """Read what is stored (a resume) before anything is played."""
 
-    def add(self, spec: Any, outcome: Any) -> None:
+    def add(self, spec: MatchSpec, outcome: Outcome) -> None:
         """One match played and stored (arrival order; the rule orders them itself)."""
 
 
@@ -124,17 +130,17 @@ class Format(Protocol):
     kind: str
 
     def check(self, spec: Any, resolver: Resolver | None, sandbox: str | None) -> Any: ...
-    def settle(self, spec: Any, store: Any, key: bytes | None) -> Any: ...
-    def register(self, spec: Any, store: Any) -> bool: ...
-    def schedule(self, spec: Any, shown: Mapping[str, str], store: Any) -> ScheduleLike: ...
-    def stop_rule(self, spec: Any, store: Any) -> StopRule | None: ...
+    def settle(self, spec: Any, store: ResultStore, key: bytes | None) -> Any: ...
+    def register(self, spec: Any, store: ResultStore) -> bool: ...
+    def schedule(self, spec: Any, shown: Mapping[str, str], store: ResultStore) -> ScheduleLike: ...
+    def stop_rule(self, spec: Any, store: ResultStore) -> StopRule | None: ...
 
 
 @runtime_checkable
 class EpochFormat(Format, Protocol):
     """A format whose next tables depend on the results so far (epochs, rounds)."""
 
-    def next_tables(self, plan: Any, store: Any) -> ScheduleLike | None:
+    def next_tables(self, plan: Plan, store: ResultStore) -> ScheduleLike | None:
         """``plan.schedule`` grown by the next epoch, planned from what ``store`` holds (every
         match of ``plan.schedule`` is stored when it is called), or None: the run is over."""
         ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from typing import Mapping
 
 from mallows import seeding
 from mallows.agents.registry import Resolver
@@ -38,15 +38,17 @@ class Compare:
     def check(self, spec: Comparison, resolver: Resolver | None, sandbox: str | None) -> Comparison:
         return check_comparison_bots(spec, resolver, sandbox)
 
-    def settle(self, spec: Comparison, store: Any, key: bytes | None) -> Comparison:
+    def settle(self, spec: Comparison, store: ResultStore, key: bytes | None) -> Comparison:
         row = store.tournament(spec.name)
         spec = spec.resumed_as(json.loads(row["definition"]) if row is not None else None)
         return keyed(store, spec, key)
 
-    def register(self, spec: Comparison, store: Any) -> bool:
+    def register(self, spec: Comparison, store: ResultStore) -> bool:
         return register(store, spec)
 
-    def schedule(self, spec: Comparison, shown: Mapping[str, str], store: Any) -> PairSchedule:
+    def schedule(
+        self, spec: Comparison, shown: Mapping[str, str], store: ResultStore
+    ) -> PairSchedule:
         """The pairs over the shown names (the seeds do not depend on the names)."""
         return PairSchedule(
             dataclasses.replace(
@@ -57,7 +59,7 @@ class Compare:
             )
         )
 
-    def stop_rule(self, spec: Comparison, store: Any) -> SprtStop:
+    def stop_rule(self, spec: Comparison, store: ResultStore) -> SprtStop:
         """The sequential test over the pairs, read in schedule order (``run.SprtStop``)."""
         test = SequentialTest(spec.grid, spec.delta, spec.alpha, spec.beta)
         return SprtStop(spec, CompareResult(test, None, 0))
