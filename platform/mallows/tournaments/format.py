@@ -45,7 +45,9 @@ import difflib
 import importlib
 import json
 import re
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from mallows.results.interface import ResultStore
@@ -53,6 +55,7 @@ from mallows.botname import BotName
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import BotSpec, Resolver, require_sandbox
 from mallows.errors import MallowsError, TournamentError
+from mallows.files import check_file, read_text
 from mallows.results.ratings import system
 from mallows.seeding import Chance
 from mallows.tournaments.seating import MatchSpec
@@ -179,6 +182,30 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 def where(source: str) -> str:
     """The prefix naming the file a message is about (nothing without one)."""
     return f"{source}: " if source else ""
+
+
+def read_file(path: str | Path, what: str, shipped: str, error: type[MallowsError]) -> dict:
+    """A format's file, parsed: refused with ``error`` naming the fix when nothing is there,
+    it is not a regular file (a folder or a FIFO is never opened), not UTF-8, nested too
+    deeply or not TOML. ``what``: "tournament file"; ``shipped``: where examples are, as a
+    clause ("the shipped ones are in tournaments/")."""
+    fix = f"give the path of a {what} (TOML; {shipped})"
+    if check_file(path, what, fix, error) is None:
+        raise error(f"no {what} {str(path)!r}: check the path ({shipped})")
+    # a byte-order mark (some Windows editors write one) is not TOML but is read past
+    text = read_text(path, what, fix, error)
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise error(
+            f"{path}: nested too deeply for a {what} (arrays or tables inside each other "
+            f"hundreds of levels down): a {what} is a few flat keys and tables"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(
+            f"{path}: not valid TOML: {exc}. Fix the syntax (strings in double quotes, lists "
+            f"in [ ])"
+        ) from None
 
 
 def whole_number(data: dict, key: str, low: int, high: int | None, src: str, hint: str) -> int:
