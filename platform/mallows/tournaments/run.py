@@ -56,20 +56,26 @@ class RunSummary:
     stopped: bool = False  # the stop rule decided before the schedule was done
 
 
-class Registrable(Protocol):
-    """What ``register`` records of a run: its name, game, where it came from, and its
-    definition with that definition's digest."""
+class Recordable(Protocol):
+    """What ``add_run`` records of any format's run: its name, game, where its bots were found,
+    and its definition with that definition's digest."""
 
     @property
     def name(self) -> str: ...
     @property
     def game(self) -> str: ...
     @property
-    def source(self) -> str: ...
-    @property
     def bot_sources(self) -> dict: ...
     def definition(self) -> dict: ...
     def digest(self) -> str: ...
+
+
+class Registrable(Recordable, Protocol):
+    """What ``register`` records of a round robin's run: also where it came from and its
+    matches."""
+
+    @property
+    def source(self) -> str: ...
     def match_count(self) -> int: ...
 
 
@@ -91,16 +97,22 @@ def register(store: ResultStore, t: Registrable) -> bool:
                 f"restore the old values, or use another --db"
             )
         return False
+    add_run(store, t, t.source, t.match_count())
+    return True
+
+
+def add_run(store: ResultStore, t: Recordable, source: str, total: int) -> None:
+    """Record the new run ``t`` (any format's): its canonical definition and digest, where it
+    came from (``source``), its matches planned so far (``total``), where each bot was found."""
     store.add_tournament(
         t.name,
         t.game,
         json.dumps(t.definition(), sort_keys=True),
         t.digest(),
-        t.source,
-        t.match_count(),
+        source,
+        total,
         dict(t.bot_sources),
     )
-    return True
 
 
 def match_row(tournament: str, game: str, spec: MatchSpec, outcome: Outcome) -> MatchRow:

@@ -28,6 +28,7 @@ from mallows.tournaments.compare.spec import (
     digest_of,
 )
 from mallows.tournaments.format import diff_definitions
+from mallows.tournaments.run import add_run
 
 
 class Compare:
@@ -93,15 +94,7 @@ def register(store: ResultStore, c: Comparison) -> bool:
     definition = c.definition()
     row = store.tournament(c.name)
     if row is None:
-        store.add_tournament(
-            c.name,
-            c.game,
-            json.dumps(definition, sort_keys=True),
-            c.digest(),
-            SOURCE,
-            2 * c.max_pairs,
-            dict(c.bot_sources),
-        )
+        add_run(store, c, SOURCE, 2 * c.max_pairs)
         return True
     old = json.loads(row["definition"])
     if old.get("kind") != KIND:

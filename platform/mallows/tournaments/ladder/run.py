@@ -52,6 +52,7 @@ from mallows.tournaments.ladder.schedule import LadderSchedule, Table, plan_epoc
 from mallows.tournaments.ladder.spec import KIND, Ladder, check_ladder_bots, from_definition
 from mallows.tournaments.plan import Plan
 from mallows.tournaments.format import diff_definitions, get_format
+from mallows.tournaments.run import add_run
 
 if TYPE_CHECKING:
     from mallows.results.plackett_luce import HistoryFit
@@ -130,15 +131,7 @@ def register(store: ResultStore, ladder: Ladder) -> bool:
     row = store.tournament(ladder.name)
     definition = ladder.definition()
     if row is None:
-        store.add_tournament(
-            ladder.name,
-            ladder.game,
-            json.dumps(definition, sort_keys=True),
-            ladder.digest(),
-            ladder.source or SOURCE,
-            0,
-            dict(ladder.bot_sources),
-        )
+        add_run(store, ladder, ladder.source or SOURCE, 0)
         return True
     old = json.loads(row["definition"])
     if old.get("kind") != KIND:
