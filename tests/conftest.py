@@ -139,6 +139,13 @@ def invoke(*args: object, env: dict | None = None, input: str | None = None):
     return result
 
 
+def compare_args(a: str | Path, b: str, game: str, players: int | None = None) -> list:
+    """``compare A B --game GAME [--players N] --workers 1``: how most tests start a
+    comparison (through ``invoke`` or ``MALLOWS``), the rest of its options after it."""
+    seats = ["--players", str(players)] if players is not None else []
+    return ["compare", a, b, "--game", game, *seats, "--workers", "1"]
+
+
 def processes_with(marker: str) -> list[int]:
     """The pids of every process whose command line contains ``marker``."""
     out = []
