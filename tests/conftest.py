@@ -146,6 +146,22 @@ def compare_args(a: str | Path, b: str, game: str, players: int | None = None) -
     return ["compare", a, b, "--game", game, *seats, "--workers", "1"]
 
 
+def field_results(n: int, seed: int) -> list:
+    """``n`` three-seat results of a four-bot field of clear strengths (strong > mid > weak >
+    worst, with some luck), drawn from ``seed``: what the rating tests rate."""
+    import random
+
+    rng = random.Random(seed)
+    bots = ["strong", "mid", "weak", "worst"]
+    out = []
+    for _ in range(n):
+        seats = rng.sample(bots, 3)
+        strength = {b: -i + rng.random() * 1.5 for i, b in enumerate(bots)}
+        order = sorted(seats, key=lambda b: -strength[b])
+        out.append((seats, [order.index(b) for b in seats]))
+    return out
+
+
 def processes_with(marker: str) -> list[int]:
     """The pids of every process whose command line contains ``marker``."""
     out = []
