@@ -222,7 +222,7 @@ def estimate(plan: Plan, store: ResultStore) -> Estimate:
     return Estimate(remaining, estimated_bytes(plan.game, players, remaining), seconds)
 
 
-def jobs_for(run: Any, specs: Iterable) -> list:
+def jobs_for(run: Plan | Spec, specs: Iterable[MatchSpec]) -> list[Job]:
     """Jobs for ``specs``: a ``Plan``'s (its roster and limits), or, for a run not planned
     (benchmarks, tests), with its limits checked here and names the registry resolves."""
     if isinstance(run, Plan):
