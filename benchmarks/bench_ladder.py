@@ -42,6 +42,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -146,17 +147,12 @@ def questions_part(
         def top3(f, truth=truth):
             return set(f.order()[:3]) == set(truth[:3])
 
-        rows = []
-        for s in range(seeds):
-            rr = run_until_answered(field, TopK(3, certainty), top3, [], False, policy, s, limit)
-            la = run_until_answered(field, TopK(3, certainty), top3, [], True, policy, s, limit)
-            rows.append((rr, la))
-            print(
-                f"   top 3 of {n}, seed {s}: round robin {rr.matches:>6} matches "
-                f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})",
-                flush=True,
-            )
-        _summary(f"top 3 of {n}", rows)
+        def top3_runs(s: int, field: Field = field, top3: Callable = top3) -> tuple[Run, Run]:
+            q = TopK(3, certainty)
+            rr = run_until_answered(field, q, top3, [], False, policy, s, limit)
+            return rr, run_until_answered(field, q, top3, [], True, policy, s, limit)
+
+        _summary(f"top 3 of {n}", _both(f"top 3 of {n}", seeds, top3_runs))
 
         # a newcomer joins a field that has played 40 balanced rounds; its place asked to +-1
         old = even_field(n - 1, spread=3.0, luck=3.0, tie=0.5, prefix="old")
@@ -168,8 +164,9 @@ def questions_part(
         def place(f, truth_rank=truth_rank):
             return abs(f.rank_of("new") - truth_rank) <= 1
 
-        rows = []
-        for s in range(seeds):
+        def newcomer_runs(
+            s: int, field: Field = field, place: Callable = place, old: Field = old
+        ) -> tuple[Run, Run]:
             hist_rng = random.Random(10_000 + s)
             history: list = []
             for _ in range(40):
@@ -177,14 +174,25 @@ def questions_part(
             q = Place("new", certainty, within=1)
             bots = list(field.skills)
             rr = run_until_answered(field, q, place, history, False, policy, s, limit, bots)
-            la = run_until_answered(field, q, place, history, True, policy, s, limit, bots)
-            rows.append((rr, la))
-            print(
-                f"   newcomer among {n}, seed {s}: round robin {rr.matches:>6} matches "
-                f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})",
-                flush=True,
-            )
+            return rr, run_until_answered(field, q, place, history, True, policy, s, limit, bots)
+
+        rows = _both(f"newcomer among {n}", seeds, newcomer_runs)
         _summary(f"newcomer's place (+-1) among {n}, joining after 40 rounds", rows)
+
+
+def _both(label: str, seeds: int, runs: Callable[[int], tuple[Run, Run]]) -> list[tuple[Run, Run]]:
+    """``runs(seed)``, a question asked of a round robin and of a ladder, for each seed, each
+    pair printed as it comes."""
+    rows = []
+    for s in range(seeds):
+        rr, la = runs(s)
+        rows.append((rr, la))
+        print(
+            f"   {label}, seed {s}: round robin {rr.matches:>6} matches "
+            f"({_outcome(rr)}), ladder {la.matches:>6} ({_outcome(la)})",
+            flush=True,
+        )
+    return rows
 
 
 def _summary(what: str, rows: list[tuple[Run, Run]]) -> None:

@@ -188,6 +188,29 @@ def invoke(*args: object, env: dict | None = None, input: str | None = None):
     return result
 
 
+def compare_args(a: str | Path, b: str, game: str, players: int | None = None) -> list:
+    """``compare A B --game GAME [--players N] --workers 1``: how most tests start a
+    comparison (through ``invoke`` or ``MALLOWS``), the rest of its options after it."""
+    seats = ["--players", str(players)] if players is not None else []
+    return ["compare", a, b, "--game", game, *seats, "--workers", "1"]
+
+
+def field_results(n: int, seed: int) -> list:
+    """``n`` three-seat results of a four-bot field of clear strengths (strong > mid > weak >
+    worst, with some luck), drawn from ``seed``: what the rating tests rate."""
+    import random
+
+    rng = random.Random(seed)
+    bots = ["strong", "mid", "weak", "worst"]
+    out = []
+    for _ in range(n):
+        seats = rng.sample(bots, 3)
+        strength = {b: -i + rng.random() * 1.5 for i, b in enumerate(bots)}
+        order = sorted(seats, key=lambda b: -strength[b])
+        out.append((seats, [order.index(b) for b in seats]))
+    return out
+
+
 def processes_with(marker: str) -> list[int]:
     """The pids of every process whose command line contains ``marker``."""
     out = []

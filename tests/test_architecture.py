@@ -532,7 +532,8 @@ def test_bot_names_are_parsed_only_by_botname():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)
-                and getattr(node.func, "attr", None) in ("split", "partition", "rpartition")
+                and getattr(node.func, "attr", None)
+                in ("split", "rsplit", "partition", "rpartition")
                 and [getattr(a, "value", None) for a in node.args[:1]] in ([":"], ["@"])
             ):
                 bad.append(f"{rel}:{node.lineno}")

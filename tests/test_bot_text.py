@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS, REPO, compare_args
 from mallows.safetext import REASON_BYTES, cap, control_characters, escape
 
 TEXT_BOTS = REPO / "tests" / "text_bots"
@@ -125,15 +125,9 @@ def test_control_sequences_in_a_reason_print_as_visible_escapes_everywhere(tmp_p
     assert submit.returncode == 1, submit.stderr  # refused: it forfeits
     _no_raw(submit.stdout + submit.stderr)
     compare = run(
-        "compare",
-        bot,
-        "random",
-        "--game",
-        "take4",
+        *compare_args(bot, "random", "take4"),
         "--max-matches",
         "4",
-        "--workers",
-        "1",
         "--db",
         tmp_path / "c.db",
     )

@@ -19,7 +19,7 @@ import pytest
 from mallows.tournaments.compare.spec import CompareError, make_comparison
 from mallows.results.store import Store
 
-from conftest import MALLOWS, REPO, invoke as run_app
+from conftest import MALLOWS, REPO, compare_args, invoke as run_app
 
 
 # Plays exactly like `random` (uniform over the legal actions), from its own random stream: a
@@ -134,15 +134,7 @@ def test_default_opponents_are_the_reference_bots_other_than_a_and_b(in_repo):
 def test_greedy_beats_random_in_a_few_hundred_matches_and_resumes(in_repo, tmp_path):
     db = tmp_path / "c.db"
     first = invoke(
-        "compare",
-        "greedy",
-        "random",
-        "--game",
-        "take4",
-        "--players",
-        "3",
-        "--workers",
-        "1",
+        *compare_args("greedy", "random", "take4", players=3),
         "--db",
         db,
     )
@@ -162,15 +154,7 @@ def test_greedy_beats_random_in_a_few_hundred_matches_and_resumes(in_repo, tmp_p
     assert f"over {pairs} pairs" in shown.output
     # the same command again: nothing to play, the same verdict
     again = invoke(
-        "compare",
-        "greedy",
-        "random",
-        "--game",
-        "take4",
-        "--players",
-        "3",
-        "--workers",
-        "1",
+        *compare_args("greedy", "random", "take4", players=3),
         "--db",
         db,
     )
@@ -199,15 +183,7 @@ def test_greedy_beats_random_in_a_few_hundred_matches_and_resumes(in_repo, tmp_p
 def test_a_capped_comparison_continues_with_a_larger_cap(in_repo, tmp_path):
     db, clean = tmp_path / "c.db", tmp_path / "clean.db"
     args = [
-        "compare",
-        "heuristic",
-        "greedy",
-        "--game",
-        "arschmallows",
-        "--players",
-        "4",
-        "--workers",
-        "1",
+        *compare_args("heuristic", "greedy", "arschmallows", players=4),
     ]
     capped = invoke(*args, "--max-matches", "21", "--db", db)
     assert capped.exit_code == 3, capped.output
@@ -261,13 +237,7 @@ def test_identical_play_accepts_h0(in_repo, tmp_path):
     """``random:call=0.05`` is ``random`` under another name (0.05 is its default): every pair
     is played move for move the same, the difference is 0 every time."""
     result = invoke(
-        "compare",
-        "random:call=0.05",
-        "random",
-        "--game",
-        "arschmallows",
-        "--workers",
-        "1",
+        *compare_args("random:call=0.05", "random", "arschmallows"),
         "--db",
         tmp_path / "i.db",
     )
@@ -287,13 +257,7 @@ def test_a_bot_given_by_path_is_named_by_its_base_name(in_repo, tmp_path):
     shutil.copytree(REPO / "bots" / "example_python", bot)
     db = tmp_path / "p.db"
     ran = invoke(
-        "compare",
-        str(bot),
-        "random",
-        "--game",
-        "take4",
-        "--workers",
-        "1",
+        *compare_args(str(bot), "random", "take4"),
         "--db",
         db,
         "--max-matches",
@@ -312,15 +276,7 @@ def test_a_bot_given_by_path_is_named_by_its_base_name(in_repo, tmp_path):
 def test_kill_9_then_rerun_gives_the_uninterrupted_verdict(in_repo, tmp_path):
     killed, clean = tmp_path / "killed.db", tmp_path / "clean.db"
     args = [
-        "compare",
-        "heuristic",
-        "greedy",
-        "--game",
-        "arschmallows",
-        "--players",
-        "4",
-        "--workers",
-        "1",
+        *compare_args("heuristic", "greedy", "arschmallows", players=4),
         "--delta",
         "0.05",
     ]
@@ -354,15 +310,7 @@ def test_an_old_database_takes_a_comparison(in_repo, tmp_path):
     shutil.copy(REPO / "tests" / "data" / "schema-v1.db", db)
     before = stored(db)
     result = invoke(
-        "compare",
-        "greedy",
-        "random",
-        "--game",
-        "take4",
-        "--players",
-        "3",
-        "--workers",
-        "1",
+        *compare_args("greedy", "random", "take4", players=3),
         "--db",
         db,
         "--name",
@@ -480,13 +428,7 @@ def test_a_crashing_candidate_is_named_with_its_forfeits(in_repo, tmp_path):
     bot = tmp_path / "crashy.py"
     bot.write_text(CRASHY)
     result = invoke(
-        "compare",
-        bot,
-        "random",
-        "--game",
-        "take4",
-        "--workers",
-        "1",
+        *compare_args(bot, "random", "take4"),
         "--max-matches",
         "200",
         "--db",
@@ -504,15 +446,7 @@ def test_a_crashing_candidate_is_named_with_its_forfeits(in_repo, tmp_path):
 def test_the_report_shows_a_comparison(in_repo, tmp_path):
     db = tmp_path / "r.db"
     ran = invoke(
-        "compare",
-        "greedy",
-        "random",
-        "--game",
-        "take4",
-        "--players",
-        "3",
-        "--workers",
-        "1",
+        *compare_args("greedy", "random", "take4", players=3),
         "--db",
         db,
         "--name",

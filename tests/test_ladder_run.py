@@ -58,6 +58,21 @@ def state_of(db: Path, name: str = "lad") -> dict:
         }
 
 
+def start_ladder(
+    path: Path, db: Path, flag: str, output: int = subprocess.PIPE
+) -> subprocess.Popen:
+    """``mallows ladder run PATH --db DB --workers 1 FLAG`` in a session of its own; its output
+    (stdout and stderr together, as text) piped, or sent to ``output``."""
+    return subprocess.Popen(
+        [MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers", "1", flag],
+        cwd=REPO,
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
 def test_a_ladder_resumed_after_kill_9_is_the_ladder_never_stopped(tmp_path):
     path = ladder_file(
         tmp_path,
@@ -71,13 +86,7 @@ def test_a_ladder_resumed_after_kill_9_is_the_ladder_never_stopped(tmp_path):
     total = len(reference["matches"])
     assert total >= 60 and len(reference["epochs"]) >= 2
     cut = keyed_db(tmp_path / "cut.db")
-    proc = subprocess.Popen(
-        [MALLOWS, "ladder", "run", str(path), "--db", str(cut), "--workers", "1", "--quiet"],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = start_ladder(path, cut, "--quiet", output=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         stored = 0
@@ -326,14 +335,7 @@ def test_a_gauntlet_seats_its_challenger_at_every_table(tmp_path):
 def test_stop_ends_a_running_ladder_and_run_resumes_it(tmp_path):
     path = ladder_file(tmp_path, f"max_matches = 100000\nbots = {FIELD!r}\n".replace("'", '"'))
     db = tmp_path / "s.db"
-    proc = subprocess.Popen(
-        [MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers", "1", "--quiet"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_ladder(path, db, "--quiet")
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -447,14 +449,7 @@ def test_follow_wakes_for_a_join_when_nothing_was_to_play(tmp_path):
         + '[[questions]]\ntype = "newcomers"\ncertainty = 0.95\nwithin = 1\n',
     )
     db = keyed_db(tmp_path / "f.db")
-    proc = subprocess.Popen(
-        [MALLOWS, "ladder", "run", str(path), "--db", str(db), "--workers", "1", "--follow"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_ladder(path, db, "--follow")
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not _registered(db):

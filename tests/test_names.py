@@ -25,6 +25,14 @@ def run(*args, cwd: Path = REPO, env: dict | None = None) -> subprocess.Complete
     )
 
 
+def submit(
+    bot: Path, db: Path, name: str | None = None, cwd: Path = REPO, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """``mallows bots submit BOT --db DB [--name NAME] --games 1``."""
+    named = ["--name", name] if name is not None else []
+    return run("bots", "submit", bot, "--db", db, *named, "--games", "1", cwd=cwd, env=env)
+
+
 @pytest.fixture
 def squatter(tmp_path) -> Path:
     path = tmp_path / "squatter.py"
@@ -48,7 +56,7 @@ SQUATS = [  # --name, what the message must say
 @pytest.mark.parametrize("name,message", SQUATS, ids=[repr(s[0]) for s in SQUATS])
 def test_a_name_another_bot_has_or_no_bot_can_have_is_refused(tmp_path, squatter, name, message):
     db = tmp_path / "m.db"
-    proc = run("bots", "submit", squatter, "--db", db, "--name", name, "--games", "1")
+    proc = submit(squatter, db, name)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr, proc.stderr
     assert "\x1b" not in proc.stderr and "Traceback" not in proc.stderr
@@ -62,47 +70,13 @@ def test_a_bot_folder_of_the_current_folder_owns_its_name(tmp_path, squatter):
     (here / "notes").write_text("a file called notes")
     env = dict(os.environ)
     env.pop("MALLOWS_BOTS_DIR", None)
-    proc = run(
-        "bots",
-        "submit",
-        squatter,
-        "--db",
-        tmp_path / "m.db",
-        "--name",
-        "mine",
-        "--games",
-        "1",
-        cwd=here,
-        env=env,
-    )
+    proc = submit(squatter, tmp_path / "m.db", "mine", cwd=here, env=env)
     assert proc.returncode == 2 and "is taken by the bot 'mine' in " in proc.stderr, proc.stderr
     assert str(here / "bots" / "mine.py") in proc.stderr
-    proc = run(
-        "bots",
-        "submit",
-        squatter,
-        "--db",
-        tmp_path / "m.db",
-        "--name",
-        "notes",
-        "--games",
-        "1",
-        cwd=here,
-        env=env,
-    )
+    proc = submit(squatter, tmp_path / "m.db", "notes", cwd=here, env=env)
     assert proc.returncode == 2 and "is taken by the file" in proc.stderr, proc.stderr
     # the bot that owns a name may be submitted under it
-    ok = run(
-        "bots",
-        "submit",
-        here / "bots" / "mine.py",
-        "--db",
-        tmp_path / "m.db",
-        "--games",
-        "1",
-        cwd=here,
-        env=env,
-    )
+    ok = submit(here / "bots" / "mine.py", tmp_path / "m.db", cwd=here, env=env)
     assert ok.returncode == 0 and ok.stdout.strip().endswith("mine@1"), ok.stdout + ok.stderr
 
 
@@ -115,26 +89,13 @@ def test_an_entry_point_owns_its_name(tmp_path, squatter):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: squatted-dist\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[mallows.bots]\nfancy = fancy_pkg:Bot\n")
     env = dict(os.environ, PYTHONPATH=str(site))
-    proc = run(
-        "bots",
-        "submit",
-        squatter,
-        "--db",
-        tmp_path / "m.db",
-        "--name",
-        "fancy",
-        "--games",
-        "1",
-        env=env,
-    )
+    proc = submit(squatter, tmp_path / "m.db", "fancy", env=env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "is taken by the installed entry point 'fancy' (fancy_pkg:Bot)" in proc.stderr
 
 
 def test_a_plain_new_name_is_accepted(tmp_path, squatter):
-    proc = run(
-        "bots", "submit", squatter, "--db", tmp_path / "m.db", "--name", "squat-2", "--games", "1"
-    )
+    proc = submit(squatter, tmp_path / "m.db", "squat-2")
     assert proc.returncode == 0 and proc.stdout.strip().endswith("squat-2@1"), proc.stderr
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS, REPO, compare_args
 from mallows.agents.registry import Resolver
 from mallows.agents.roster import Roster, RosterEntry
 from mallows.botname import BotName, is_path, short
@@ -97,13 +97,7 @@ RESUME = "cannot resume: its first run pinned the code of every bot, and this co
 def test_a_comparison_resumed_after_its_bot_changed_is_refused_like_a_tournament(here):
     db = here / "c.db"
     args = [
-        "compare",
-        "./mybot.py",
-        "greedy",
-        "--game",
-        "take4",
-        "--workers",
-        "1",
+        *compare_args("./mybot.py", "greedy", "take4"),
         "--db",
         db,
         "--name",
@@ -141,17 +135,9 @@ def test_compare_resolves_submitted_versions_from_its_db(here):
         invoke("bots", "submit", "mybot.py", "--name", "mybot", "--db", db, "--games", "1")
         edit(here / "mybot.py")
     result = invoke(
-        "compare",
-        "mybot@2",
-        "mybot@1",
-        "--game",
-        "take4",
-        "--players",
-        "3",
+        *compare_args("mybot@2", "mybot@1", "take4", players=3),
         "--max-matches",
         "4",
-        "--workers",
-        "1",
         "--db",
         db,
         code=(0, 1, 3),
@@ -173,15 +159,9 @@ def test_two_programs_never_share_a_shown_name(here):
     invoke("tournament", "run", "t.toml", "--db", db, "--workers", "1", "--quiet")
     edit(here / "mybot.py")
     changed = invoke(
-        "compare",
-        "./mybot.py",
-        "greedy",
-        "--game",
-        "take4",
+        *compare_args("./mybot.py", "greedy", "take4"),
         "--max-matches",
         "4",
-        "--workers",
-        "1",
         "--db",
         db,
         code=(0, 1, 3),
@@ -190,15 +170,9 @@ def test_two_programs_never_share_a_shown_name(here):
     # a copy under another file name is shown by its class's name, never by the file's
     (here / "mybot_v1_backup.py").write_text(MYBOT)
     backup = invoke(
-        "compare",
-        "mybot_v1_backup.py",
-        "random",
-        "--game",
-        "take4",
+        *compare_args("mybot_v1_backup.py", "random", "take4"),
         "--max-matches",
         "4",
-        "--workers",
-        "1",
         "--db",
         db,
         code=(0, 1, 3),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import subprocess
+from pathlib import Path
 
 from conftest import MALLOWS, REPO
 from mallows.cli.progress import Meter, PlainProgress, eta_text
@@ -49,26 +50,21 @@ def test_plain_lines_every_interval():
     assert all("leader bot (1.0)" in line for line in lines)
 
 
-def test_run_prints_plain_progress_when_piped(tmp_path):
+def run_piped(tmp_path: Path, deals: int) -> subprocess.CompletedProcess:
+    """``mallows tournament run`` of a two-bot Take4 file of ``deals`` deals, its output piped
+    (no terminal): what a log sees."""
     (tmp_path / "t.toml").write_text(
-        'name = "p"\ngame = "take4"\nplayers = 2\ndeals = 2\nseed = 1\n'
+        f'name = "p"\ngame = "take4"\nplayers = 2\ndeals = {deals}\nseed = 1\n'
         'bots = ["random", "greedy"]\n'
     )
-    proc = subprocess.run(
-        [
-            MALLOWS,
-            "tournament",
-            "run",
-            str(tmp_path / "t.toml"),
-            "--db",
-            str(tmp_path / "r.db"),
-            "--workers",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
+    args = ["tournament", "run", str(tmp_path / "t.toml"), "--db", str(tmp_path / "r.db")]
+    return subprocess.run(
+        [MALLOWS, *args, "--workers", "1"], capture_output=True, text=True, cwd=REPO
     )
+
+
+def test_run_prints_plain_progress_when_piped(tmp_path):
+    proc = run_piped(tmp_path, deals=2)
     assert proc.returncode == 0, proc.stderr
     assert "p: 1/4 matches (25%)" in proc.stderr
     assert "\x1b[" not in proc.stderr  # no terminal control codes in a log
@@ -164,25 +160,7 @@ def test_progress_keeps_its_count_at_80_columns(tmp_path):
 
 
 def test_a_short_run_off_a_terminal_ends_on_a_last_line(tmp_path):
-    (tmp_path / "t.toml").write_text(
-        'name = "p"\ngame = "take4"\nplayers = 2\ndeals = 20\nseed = 1\n'
-        'bots = ["random", "greedy"]\n'
-    )
-    proc = subprocess.run(
-        [
-            MALLOWS,
-            "tournament",
-            "run",
-            str(tmp_path / "t.toml"),
-            "--db",
-            str(tmp_path / "r.db"),
-            "--workers",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-    )
+    proc = run_piped(tmp_path, deals=20)
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if re.match(r"p: \d+/", line)]
     assert lines[0].startswith("p: 1/40 matches")

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from conftest import invoke
+from conftest import field_results, invoke
 from mallows.results.history_rating import PLACKETT_LUCE
 from mallows.results.interface import RatingSystem
 from mallows.results.plackett_luce import fit_history
@@ -20,15 +20,7 @@ from mallows.results.ratings import SYSTEMS, TRUESKILL, system
 
 
 def results(n: int = 40, seed: int = 5) -> list:
-    rng = random.Random(seed)
-    bots = ["strong", "mid", "weak", "worst"]
-    out = []
-    for _ in range(n):
-        seats = rng.sample(bots, 3)
-        strength = {b: -i + rng.random() * 1.5 for i, b in enumerate(bots)}
-        order = sorted(seats, key=lambda b: -strength[b])
-        out.append((seats, [order.index(b) for b in seats]))
-    return out
+    return field_results(n, seed)
 
 
 def test_both_systems_are_found_by_name_and_trueskill_is_the_default():

@@ -6,19 +6,12 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import field_results
 from mallows.results.ratings import DEFAULT_PARAMS, Rater, head_to_head, leaderboard
 
 
 def results(n=60, seed=3):
-    rng = random.Random(seed)
-    bots = ["strong", "mid", "weak", "worst"]
-    out = []
-    for _ in range(n):
-        seats = rng.sample(bots, 3)
-        strength = {b: -i + rng.random() * 1.5 for i, b in enumerate(bots)}
-        order = sorted(seats, key=lambda b: -strength[b])
-        out.append((seats, [order.index(b) for b in seats]))
-    return out
+    return field_results(n, seed)
 
 
 def test_sorted_by_conservative_rating_and_counts():

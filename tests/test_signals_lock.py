@@ -77,25 +77,22 @@ def interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start(toml: Path, db: Path, workers: int) -> subprocess.Popen:
+def launch(args: list[str], env: dict | None = None) -> subprocess.Popen:
+    """``mallows ARGS`` in a session of its own, its output piped, signals reaching it."""
     return subprocess.Popen(
-        [
-            MALLOWS,
-            "tournament",
-            "run",
-            str(toml),
-            "--db",
-            str(db),
-            "--workers",
-            str(workers),
-            "--quiet",
-        ],
-        env=ray_env(),
+        [MALLOWS, *args],
+        env=env if env is not None else ray_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
         preexec_fn=interruptible,
+    )
+
+
+def start(toml: Path, db: Path, workers: int) -> subprocess.Popen:
+    return launch(
+        ["tournament", "run", str(toml), "--db", str(db), "--workers", str(workers), "--quiet"]
     )
 
 
@@ -282,15 +279,8 @@ def test_signals_at_random_moments_never_hang_a_run(tmp_path):
     pick = stdlib_random.Random(11)
     for attempt in range(8):
         before = count(db)
-        proc = subprocess.Popen(
-            [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            preexec_fn=interruptible,
-        )
+        args = ["tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"]
+        proc = launch(args, env)
         # a moment inside the run: once it stores matches (a signal while Python is still
         # importing kills by default, a documented limit), then anywhere in the next 1.5 s
         wait_for(db, before + 1, proc, timeout=120)
@@ -320,27 +310,8 @@ def test_sigterm_while_ray_starts_exits_143(tmp_path, long_file, command):
     if command == "tournament":
         proc = start(toml, db, 2)
     else:
-        proc = subprocess.Popen(
-            [
-                MALLOWS,
-                "compare",
-                "random",
-                "greedy",
-                "--game",
-                "take4",
-                "--workers",
-                "2",
-                "--db",
-                str(db),
-                "--quiet",
-            ],
-            env=ray_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            preexec_fn=interruptible,
-        )
+        compare = ["compare", "random", "greedy", "--game", "take4", "--workers", "2"]
+        proc = launch([*compare, "--db", str(db), "--quiet"])
     deadline = time.monotonic() + 120
     while not any("raylet" in cmd for _, cmd in session_members(proc.pid)):
         assert proc.poll() is None, proc.communicate()

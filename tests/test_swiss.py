@@ -130,3 +130,37 @@ def test_bad_files_exit_2_with_a_message(tmp_path):
         assert result.exit_code == 2, (text, result.output)
         assert words in result.output, result.output
     assert not (tmp_path / "b.db").exists()
+
+
+def test_a_swiss_file_that_cannot_be_read_is_refused_without_opening_it(tmp_path):
+    """``load_swiss`` reads its file as the other formats do (``format.read_file``): a FIFO is
+    refused, never opened (opening one waits for a writer), and each message names the fix."""
+    import os
+    import threading
+
+    from mallows.errors import TournamentError
+    from mallows.tournaments.swiss.spec import load_swiss
+
+    os.mkfifo(tmp_path / "fifo.toml")
+    (tmp_path / "bad.toml").write_text('name = "x\n')
+    cases = [
+        (tmp_path / "missing.toml", "no Swiss file"),
+        (tmp_path, "Swiss file"),
+        (tmp_path / "fifo.toml", "Swiss file"),
+        (tmp_path / "bad.toml", "not valid TOML"),
+    ]
+    said: dict = {}
+
+    def load_all() -> None:
+        for path, _ in cases:
+            try:
+                load_swiss(path)
+            except TournamentError as exc:
+                said[path] = str(exc)
+
+    reader = threading.Thread(target=load_all, daemon=True)
+    reader.start()
+    reader.join(timeout=60)  # a FIFO opened for reading would block here for good
+    assert not reader.is_alive(), "load_swiss opened the FIFO"
+    for path, words in cases:
+        assert words in said[path], (path, said)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 _numpy = None
 
 
-def _np():
+def _np() -> Any:
     global _numpy
     if _numpy is None:
         import numpy
@@ -223,7 +223,11 @@ class Chance:
     def __hash__(self) -> int:
         return hash((self.derivation, self.key, self.secret_deals))
 
-    def __reduce__(self):  # shipped to workers (a process pool, a Ray cluster) with its key
+    def __reduce__(
+        self,
+    ) -> tuple[
+        type[Chance], tuple[int, bytes, bool]
+    ]:  # shipped to workers (a process pool, a Ray cluster) with its key
         return (Chance, (self.derivation, self.key, self.secret_deals))
 
     def bot_seed(self, seed: int, seat: int) -> int:

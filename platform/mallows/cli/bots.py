@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 import numpy as np
 import typer
@@ -31,6 +31,10 @@ from mallows.errors import BotError, MallowsError
 from mallows.safetext import escape
 from mallows.testing.bots import NO_ANSWER, Problem, check_bot
 from mallows.runner.match import decision_context
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import BotSpec, Resolver
+    from mallows.testing.bots import GameReport
 
 bots_app = typer.Typer(
     help="List the bots, and check a bot before it enters a tournament.", no_args_is_help=True
@@ -231,7 +235,7 @@ def _sandbox_line(mode: str) -> str:
     )
 
 
-def _sandbox_binds(spec, limits) -> list[str]:
+def _sandbox_binds(spec: BotSpec, limits: Limits) -> list[str]:
     """Lines naming every folder and file bound into the bot's sandbox, for ``bots check``."""
     from mallows.agents import sandbox
 
@@ -285,7 +289,16 @@ def check(
         _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver)
 
 
-def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, resolver) -> None:
+def _check(
+    bot: str,
+    game: str | None,
+    games: int,
+    seed: int | None,
+    decision_seconds: float,
+    match_seconds: float,
+    sandbox: str,
+    resolver: Resolver,
+) -> None:
     from mallows.agents.checks import canonical_name
 
     if not 1 <= games <= MAX_CHECK_GAMES:
@@ -297,7 +310,7 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, res
     bot = canonical_name(bot)  # refuses a name no file or bot can have (e.g. too long)
     console = _console()
 
-    def on_start(spec, chosen) -> None:
+    def on_start(spec: BotSpec, chosen: list[str]) -> None:
         console.print(
             Text(
                 f"checking {spec.name} ({spec.kind_label}, {_where(spec.source)}): "
@@ -352,7 +365,9 @@ def _check(bot, game, games, seed, decision_seconds, match_seconds, sandbox, res
     )
 
 
-def _no_games_hint(spec, chosen: list[str], reports, game: str | None) -> str | None:
+def _no_games_hint(
+    spec: BotSpec, chosen: list[str], reports: Sequence[GameReport], game: str | None
+) -> str | None:
     """For a bot that declares no ``games`` (so every game was checked) and failed in some:
     say so, and how to declare the games it plays."""
     if spec.games or game is not None or len(chosen) < 2:
@@ -370,7 +385,7 @@ def _no_games_hint(spec, chosen: list[str], reports, game: str | None) -> str | 
     )
 
 
-def report_table(name: str, reports) -> Table:
+def report_table(name: str, reports: Iterable[GameReport]) -> Table:
     """The check's figures, one row per game."""
     table = Table(title=Text(escape(f"bots check {name} (forfeits by kind; decision time in ms)")))
     for column in (

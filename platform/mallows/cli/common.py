@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, ParamSpec, TypeVar
 
 import typer
 
@@ -18,13 +18,16 @@ from mallows.safetext import escape  # the one escaping function for the termina
 if TYPE_CHECKING:
     from mallows.agents.registry import Resolver
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-def user_errors(fn):
+
+def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Decorate a command: a ``MallowsError`` prints ``error: <message>`` and exits 2, a
     ``PlatformError`` the same and exits 70 (``errors.PLATFORM_ERROR_EXIT``)."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except MallowsError as exc:

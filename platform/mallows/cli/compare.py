@@ -14,7 +14,7 @@ import dataclasses
 import contextlib
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.console import Console
@@ -38,6 +38,10 @@ from mallows.tournaments.compare.spec import (
 from mallows.results.store import DEFAULT_DB, Store
 from mallows.safetext import escape
 
+if TYPE_CHECKING:
+    from mallows.tournaments.compare.run import CompareResult
+    from mallows.tournaments.compare.spec import Comparison
+
 EXIT_H1, EXIT_H0, EXIT_UNDECIDED = 0, 1, 3
 PROGRESS_SECONDS = 2.0  # at most one progress line this often
 
@@ -46,7 +50,7 @@ def register(app: typer.Typer) -> None:
     app.command("compare")(compare)
 
 
-def status_line(result, c) -> str:
+def status_line(result: CompareResult, c: Comparison) -> str:
     """One progress line, after fastchess's SPRT lines: pairs, mean difference with its 95%
     interval, LLR (share of the way to the bound it heads for), bounds, hypotheses."""
     t = result.test
@@ -62,7 +66,7 @@ def status_line(result, c) -> str:
     )
 
 
-def _counts_text(result) -> str:
+def _counts_text(result: CompareResult) -> str:
     values = list(result.counts)
     lo, hi = values[0], values[-1]
     return f"Pairs by value ({lo:g}..{hi:g}): [{', '.join(str(n) for n in result.counts.values())}]"
@@ -226,11 +230,11 @@ def compare(
                 executor = make_executor(1, None)
             last = {"t": time.perf_counter()}
 
-            def on_start(result) -> None:
+            def on_start(result: CompareResult) -> None:
                 if result.pairs and not quiet:
                     say(f"{result.already} matches already stored: " + status_line(result, c))
 
-            def on_pair(result) -> None:
+            def on_pair(result: CompareResult) -> None:
                 now = time.perf_counter()
                 if not quiet and now - last["t"] >= PROGRESS_SECONDS:
                     last["t"] = now

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import typer
 
@@ -23,6 +23,11 @@ from mallows.cli.common import (
 from mallows.errors import MallowsError
 from mallows.results.store import Store
 from mallows.safetext import escape
+
+if TYPE_CHECKING:
+    from mallows.runner.executor import Executor
+    from mallows.tournaments.ladder.run import LadderState
+    from mallows.tournaments.ladder.schedule import Table
 
 ladder_app = typer.Typer(
     help="Standing ladders: a league that runs until its questions are "
@@ -86,7 +91,7 @@ def run(
         if not quiet:
             typer.echo(text, err=True)
 
-    def on_epoch(state, tables) -> None:
+    def on_epoch(state: LadderState, tables: Sequence[Table]) -> None:
         reasons: dict[str, int] = {}
         for t in tables:
             key = t.reason.split(":", 1)[0]
@@ -99,7 +104,7 @@ def run(
 
     reinstall = [lambda: None]
 
-    def executor_for(snapshots: list[str]):
+    def executor_for(snapshots: list[str]) -> Executor:
         made = make_executor(workers, address, snapshots=snapshots)
         reinstall[0]()  # Ray sets its own SIGTERM handler: SIGTERM stops the ladder as Ctrl-C
         return made

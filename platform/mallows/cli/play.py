@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.console import Console
@@ -24,6 +24,9 @@ from mallows.cli.common import (
     user_errors,
 )
 from mallows.errors import BotError, MallowsError
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import BotSpec, Resolver
 from mallows.games import game_ids, get_game
 from mallows.agents.registry import BotSpec
 from mallows.tournaments.format import decide_sandbox, ready_all, resolve_all
@@ -94,7 +97,17 @@ def play_chance(seed: int | None) -> tuple[seeding.Chance, int, str | None]:
     return seeding.Chance(seeding.KEYED, key), seed, note
 
 
-def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, resolver) -> None:
+def _play(
+    game: str,
+    bot: list[str],
+    rules: str | None,
+    option: list[str] | None,
+    seed: int | None,
+    record: Path | None,
+    decision_seconds: float,
+    sandbox: str,
+    resolver: Resolver,
+) -> None:
     module = get_game(game)
     options = module.make_options(rules, parse_options(option))
     if not module.MIN_PLAYERS <= len(bot) <= module.MAX_PLAYERS:
@@ -120,7 +133,7 @@ def _play(game, bot, rules, option, seed, record, decision_seconds, sandbox, res
     names = [canonical_name(name) for name in bot]
     loaded = resolve_all(names, resolver)
 
-    def fail(name: str, spec, message: str | None) -> None:
+    def fail(name: str, spec: BotSpec | Exception, message: str | None) -> None:
         if isinstance(spec, OSError):
             raise MallowsError(
                 f"cannot look up bot {name[:80]!r}: {spec.strerror or spec}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+from types import FrameType
 from typing import Callable, Iterator
 
 from mallows.errors import Terminated
@@ -51,7 +52,7 @@ def interrupted(exc: BaseException) -> str:
     return f"interrupted by {cause.name}" if cause is not None else "interrupted"
 
 
-def _raise(signum, frame) -> None:
+def _raise(signum: int, frame: FrameType | None) -> None:
     _RECEIVED.append(signum)
     raise Terminated(signum)
 

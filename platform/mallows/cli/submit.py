@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import numpy as np
 import typer
@@ -38,6 +38,11 @@ from mallows.safetext import escape
 from mallows.seeding import check_seed
 from mallows.results.store import Store
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mallows.testing.bots import GameReport
+
 
 def _open(db: Path) -> Store:
     from mallows.results.integrity import existing_db
@@ -48,7 +53,7 @@ def _open(db: Path) -> Store:
     return Store(db)
 
 
-def _summary(reports) -> dict:
+def _summary(reports: Iterable[GameReport]) -> dict:
     out = {}
     for r in reports:
         times = np.asarray(r.times)
@@ -226,7 +231,7 @@ def submit(
     typer.echo(f"{name}@{version}")
 
 
-def _enter(store: Store, ladder: str, bot: str, console) -> None:
+def _enter(store: Store, ladder: str, bot: str, console: Console) -> None:
     """``--ladder``: record the join (the ladder checks and pins it at its next epoch)."""
     from mallows.tournaments.ladder.run import join
 
@@ -387,7 +392,7 @@ def show(
         )
 
 
-def _show_digest(store: Store, digest: str, extract: Path | None, console) -> None:
+def _show_digest(store: Store, digest: str, extract: Path | None, console: Console) -> None:
     pins = [p for t in store.tournaments() for p in store.pins(t["name"]) if p["digest"] == digest]
     versions = [f"{r['name']}@{r['version']}" for r in store.submissions() if r["digest"] == digest]
     console.print(
@@ -412,7 +417,7 @@ def _show_digest(store: Store, digest: str, extract: Path | None, console) -> No
         _extract(store, digest, extract, console)
 
 
-def _extract(store: Store, digest: str, folder: Path, console) -> None:
+def _extract(store: Store, digest: str, folder: Path, console: Console) -> None:
     files = store.snapshot_files(digest)
     if not files:
         raise MallowsError(
@@ -470,7 +475,7 @@ def delete(
         _delete(store, db, name, row, yes)
 
 
-def _delete(store, db: Path, name: str, row: dict, yes: bool) -> None:
+def _delete(store: Store, db: Path, name: str, row: dict, yes: bool) -> None:
     from mallows.tournaments.run import ensure_ratings
 
     count = store.count_matches(name)

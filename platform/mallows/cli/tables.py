@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from rich import box
 from rich.console import Console
@@ -62,7 +62,7 @@ def _plain(
 ) -> str:
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
 
-    def line(cells, columns) -> str:
+    def line(cells: Sequence[str], columns: Iterable[int]) -> str:
         return "  ".join(
             cells[i].rjust(widths[i]) if right[i] else cells[i].ljust(widths[i]) for i in columns
         ).rstrip()

@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -34,6 +34,13 @@ from mallows.errors import MallowsError
 from mallows.results.interface import RatingSystem
 from mallows.results.ratings import system
 from mallows.results.store import DEFAULT_DB, Store
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import Resolver
+    from mallows.runner.worker import Outcome
+    from mallows.tournaments.format import Spec
+    from mallows.tournaments.live import LiveRatings
+    from mallows.tournaments.seating import MatchSpec
 
 RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
 
@@ -161,7 +168,7 @@ def _json_row(r: dict, system: RatingSystem = RATING_SYSTEM) -> dict:
     }
 
 
-def _csv_cell(value) -> str:
+def _csv_cell(value: object) -> str:
     return f"{value:.6f}" if isinstance(value, float) else str(value)
 
 
@@ -327,7 +334,7 @@ def run(
             raise typer.Exit(exit_status(exc))
 
 
-def _isolation_line(t) -> str | None:
+def _isolation_line(t: Spec) -> str | None:
     """What isolation the sandboxed bots of ``t`` get here and what is missing, in one line
     (``sandbox.isolation``); None when none of its bots runs in a sandbox."""
     if (t.limits or {}).get("sandbox", "on") == "off":
@@ -335,9 +342,7 @@ def _isolation_line(t) -> str | None:
     from mallows.agents.registry import parse_name, trusted_shipped
 
     trusted = set(trusted_shipped())
-    if all(
-        parse_name(b)[0] in trusted or b == "human" for b in getattr(t, "written_names", t.bots)
-    ):
+    if all(parse_name(b)[0] in trusted or b == "human" for b in t.written_names):
         return None
     from mallows.agents import sandbox
 
@@ -373,14 +378,14 @@ def _load(file: Path) -> Any:
 
 
 def _run(
-    t,
+    t: Any,  # a file's spec (``_load``): a ``Spec``, a round robin's or a Swiss one's
     db: Path,
-    workers,
-    address,
-    batch_size,
+    workers: int | None,
+    address: str | None,
+    batch_size: int | None,
     quiet: bool,
-    reinstall,
-    resolver,
+    reinstall: Callable[[], None],
+    resolver: Resolver,
     key: bytes | None = None,
 ) -> None:
     from mallows.runner.executor import cluster_address, make_executor
@@ -461,7 +466,7 @@ def _run(
         if not live and not quiet and remaining > 0:  # a log or a pipe: a plain line now and then
             state["plain"] = PlainProgress(t.name, meter, sys.stderr)
 
-    def on_outcome(outcome, spec, rater) -> None:
+    def on_outcome(outcome: Outcome, spec: MatchSpec, rater: LiveRatings) -> None:
         meter = state["meter"]
         meter.add()
         state["rater"] = rater
@@ -517,7 +522,7 @@ def _run(
     )
 
 
-def _leader_text(rater) -> str:
+def _leader_text(rater: LiveRatings) -> str:
     best = rater.leader()
     return f"{escape(best[0])} ({best[1]:.1f})" if best else "-"  # a name, shown as text
 

@@ -166,7 +166,7 @@ class SeededChance:
         self.seed = seed
         self._streams: dict[tuple[str, int], Any] = {}
 
-    def _rng(self, stream: str, round_: int):
+    def _rng(self, stream: str, round_: int) -> Any:
         rng = self._streams.get((stream, round_))
         if rng is None:
             rng = self._streams[(stream, round_)] = seeding.stream_draws(self.seed, stream, round_)

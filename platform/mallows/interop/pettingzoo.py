@@ -219,13 +219,23 @@ class MallowsParallel(ParallelEnv):
                 out[a] = {"observation": vector, "action_mask": mask}
         return out
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, dict], dict[str, dict]]:
         self.match_seed = self._seeds.next(seed)
         self.table.new(self.match_seed)
         self.agents = self.possible_agents[:]
         return self._observations(), {a: {} for a in self.agents}
 
-    def step(self, actions: Mapping[str, Any]):
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
+        dict[str, dict],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict],
+    ]:
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"every agent picks at once: no action for {', '.join(missing)}")

@@ -140,7 +140,7 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
         )
 
 
-def board_seat_effects(store, scope: str, name: str) -> dict:
+def board_seat_effects(store: ResultStore, scope: str, name: str) -> dict:
     """The seat effect (``mallows.results.seats``) of tournament ``name``, or of game ``name``
     over all its tournaments, per number of seats; each stored match's deal from its index."""
     if scope == "tournament":
@@ -148,9 +148,12 @@ def board_seat_effects(store, scope: str, name: str) -> dict:
     else:
         names = [t["name"] for t in store.tournaments() if t["game"] == name]
 
-    def indexed():
+    def indexed() -> Iterator[tuple[tuple[str, int], list[str], list[int]]]:
         for t in names:
-            definition = json.loads(store.tournament(t)["definition"])
+            row = store.tournament(t)
+            if row is None:  # deleted since its name was read: nothing to count
+                continue
+            definition = json.loads(row["definition"])
             for index, players, ranks in store.indexed_results(t):
                 yield (t, deal_of(definition, index)), players, ranks
 

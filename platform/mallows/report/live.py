@@ -24,6 +24,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mallows.results.interface import ResultStore
+from mallows.errors import StorageError
+
 from mallows.report import data
 from mallows.results.stats import PlaceStats
 
@@ -40,12 +43,14 @@ class PartialBoard(data.Board):
     partial = True
 
 
-def partial_board(store: Any, scope: str, name: str, count: int) -> PartialBoard:
+def partial_board(store: ResultStore, scope: str, name: str, count: int) -> PartialBoard:
     """The board of ``name`` from the leaderboard the run stored, without reading a result."""
     if scope == "tournament":
         import json
 
         row = store.tournament(name)
+        if row is None:  # the run registered it before its first match
+            raise StorageError(f"{store.path} has no tournament {name!r}")
         definition, game, total = json.loads(row["definition"]), row["game"], row["total"]
     else:
         definition, game, total = {}, name, None
@@ -78,7 +83,12 @@ class LiveBoards:
         self._thread: threading.Thread | None = None
 
     def get(
-        self, store: Any, scope: str, name: str, count: int, charts: Callable[[data.Board], tuple]
+        self,
+        store: ResultStore,
+        scope: str,
+        name: str,
+        count: int,
+        charts: Callable[[data.Board], tuple],
     ) -> tuple[data.Board, tuple | None]:
         """The board of ``name`` (``count``: its stored matches now) and its charts (None for a
         ``PartialBoard``), computing it here only when it is small."""

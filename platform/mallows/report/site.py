@@ -28,7 +28,7 @@ import json
 import os
 from importlib import resources
 from pathlib import Path, PurePath
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import jinja2
 
@@ -40,6 +40,9 @@ from mallows.report import data, private
 from mallows.report.frames import ReplayMismatch, frames
 from mallows.results.interface import ResultStore
 from mallows.safetext import brief
+
+if TYPE_CHECKING:
+    from mallows.report.live import LiveBoards
 
 STATIC = ("style.css", "sort.js", "replay.js")
 #: ``static/game-<id>.js``: a game's table script (its replay face's ``script``)
@@ -66,7 +69,7 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def _script_json(value) -> str:
+def _script_json(value: object) -> str:
     """JSON safe inside a <script> element."""
     return (
         json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -129,12 +132,12 @@ class Site:
         game: str | None = None,
         live: bool = False,
         refresh: int = 5,
-        boards=None,
+        boards: LiveBoards | None = None,
         replay_data: bool = False,
         ladders: Callable[[ResultStore, str], dict] | None = None,
         comparisons: Callable[[ResultStore, str], tuple[Any, Any]] | None = None,
         private: Callable[[ResultStore, str], bool] | None = None,
-    ):
+    ) -> None:
         self.store, self.live, self.refresh = store, live, refresh
         self.ladder_view = ladders  # (store, name) -> a ladder's view (``l/`` pages)
         # (store, name) -> a comparison and its sequential test over the stored pairs
@@ -248,7 +251,7 @@ class Site:
         return sorted(names)
 
     # -- pages --------------------------------------------------------------------------------
-    def _page(self, template: str, depth: int, **values) -> str:
+    def _page(self, template: str, depth: int, **values: Any) -> str:
         refresh = self.refresh if self.live and values.pop("running", False) else None
         values.pop("running", None)
         return self.env.get_template(template).render(

@@ -14,6 +14,10 @@ library, which handles it as it always did.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trueskill import TrueSkill
 
 INF = float("inf")
 DELTA = 0.0001  # trueskill's min_delta
@@ -23,7 +27,7 @@ ITERATIONS = 10  # trueskill's cap on the team-difference loop
 class Env:
     """The constants of one ``trueskill.TrueSkill`` environment that ``rate`` needs."""
 
-    def __init__(self, env):
+    def __init__(self, env: TrueSkill):
         self.env = env
         self.tau2 = env.tau**2
         self.variance = env.beta**2
@@ -86,7 +90,7 @@ def _mu(pi: float, tau: float) -> float:
     return pi and tau / pi  # Gaussian.mu
 
 
-def _add_inv(pi_inv, coeff2, pi):
+def _add_inv(pi_inv: float, coeff2: float, pi: float) -> float:
     """``pi_inv += coeff ** 2 / float(div.pi)`` as ``SumFactor.update`` does it."""
     if pi_inv == INF:
         return pi_inv

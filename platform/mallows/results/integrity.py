@@ -25,6 +25,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
 
 from mallows.errors import DatabaseError
 from mallows.files import check_name
@@ -223,9 +224,10 @@ def _read_only_disk(path: Path) -> bool:
 
 
 _CAUGHT = (OSError, json.JSONDecodeError, UnicodeError)
+T = TypeVar("T")
 
 
-def _path(obj, args) -> str:
+def _path(obj: object, args: tuple) -> str:
     path = getattr(obj, "path", None)
     if path is None and args:
         path = args[0]
@@ -238,7 +240,7 @@ def _damage_said(exc: BaseException) -> bool:
     return not isinstance(exc, OSError) and ("malformed" in low or "corrupt" in low)
 
 
-def _recheck(obj) -> bool | None:
+def _recheck(obj: object) -> bool | None:
     """On a "damaged" error: the store behind ``obj`` checks the file afresh (a new connection,
     SQLite's quick check) and, when it is intact, opens its connections again. True: the file
     is intact and the call may be retried; False: damaged; None: no store to ask."""
@@ -254,14 +256,14 @@ def _not_damaged(path: str, exc: BaseException) -> DatabaseError:
     )
 
 
-def _wrap(fn, caught: tuple):
+def _wrap(fn: Callable[..., Any], caught: tuple) -> Callable[..., Any]:
     """``fn`` with ``caught`` errors explained. A "damaged" error is believed only when a fresh
     check of the file agrees (what ``mallows db check`` would say): otherwise the store
     reconnects and a call is tried once more; a generator, already under way, says so."""
     if inspect.isgeneratorfunction(fn):
 
         @functools.wraps(fn)
-        def gen(self, *args, **kwargs):
+        def gen(self: object, *args: Any, **kwargs: Any) -> Iterator[Any]:
             try:
                 yield from fn(self, *args, **kwargs)
             except caught as exc:
@@ -272,7 +274,7 @@ def _wrap(fn, caught: tuple):
         return gen
 
     @functools.wraps(fn)
-    def call(self, *args, **kwargs):
+    def call(self: object, *args: Any, **kwargs: Any) -> Any:
         try:
             return fn(self, *args, **kwargs)
         except caught as exc:
@@ -289,13 +291,13 @@ def _wrap(fn, caught: tuple):
     return call
 
 
-def guard(*database_errors: type[BaseException]):
+def guard(*database_errors: type[BaseException]) -> Callable[[type[T]], type[T]]:
     """Class decorator: every public method (and ``__init__``) turns ``database_errors`` (the
     store passes ``sqlite3.Error``), ``OSError`` and undecodable stored values into a
     ``DatabaseError`` naming the file."""
     caught = _CAUGHT + database_errors
 
-    def decorate(cls):
+    def decorate(cls: type[T]) -> type[T]:
         for name, fn in list(vars(cls).items()):
             if inspect.isfunction(fn) and (not name.startswith("_") or name == "__init__"):
                 setattr(cls, name, _wrap(fn, caught))

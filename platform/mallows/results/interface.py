@@ -40,6 +40,26 @@ class MatchRow:
     seconds: float = 0.0
 
 
+class LadderStore(Protocol):
+    """A standing ladder's epochs (each with its tables) and its events (joins, withdrawals,
+    automatic removals), kept beside the matches: what ``ResultStore.ladders`` answers."""
+
+    def epochs(self, ladder: str) -> list[dict]: ...
+    def tables(self, ladder: str, epoch: int | None = None) -> list[dict]: ...
+    def add_epoch(self, ladder: str, epoch: dict, tables: Iterable[dict]) -> None: ...
+    def add_event(self, ladder: str, kind: str, bot: str | None = None, note: str = "") -> int:
+        """The new event's number (events are numbered in order, from 1)."""
+        ...
+
+    def events(self, ladder: str, after: int = 0) -> list[dict]:
+        """The events numbered above ``after``, in order."""
+        ...
+
+    def recent(self, ladder: str, limit: int = 10) -> list[dict]: ...
+    def reasons(self, ladder: str) -> dict[str, int]: ...
+    def forget(self, ladder: str) -> None: ...
+
+
 class ResultStore(Protocol):
     """Where tournaments, their finished matches and their leaderboards are kept.
 
@@ -49,8 +69,11 @@ class ResultStore(Protocol):
 
     path: Path
     readonly: bool
-    #: a standing ladder's epochs, tables and events (``store.ladders.Ladders``'s methods)
-    ladders: Any
+
+    @property
+    def ladders(self) -> LadderStore:
+        """A standing ladder's epochs, tables and events."""
+        ...
 
     def close(self) -> None: ...
     def schema_version(self) -> int: ...

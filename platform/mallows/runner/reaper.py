@@ -34,7 +34,7 @@ WATCH_SECONDS = 0.5  # how often the watcher notes the owner's descendants
 class Reaper:
     """Start the watcher and mark this process's environment (Ray's processes inherit it)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.token = uuid.uuid4().hex
         self._write: int | None = None
         self.proc: subprocess.Popen | None = None

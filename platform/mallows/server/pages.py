@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from mallows.results.interface import ResultStore
+
 
 #: Threads rendering pages, each with its own read-only connection.
 PAGE_THREADS = 4
@@ -34,7 +36,7 @@ def open_store(db: Path) -> Any:
     return Store(db, readonly=True)
 
 
-def ladder_views() -> Callable[[Any, str], dict]:
+def ladder_views() -> Callable[[ResultStore, str], dict]:
     """How the report shows a standing ladder (``tournaments.ladder.status``: the report may
     not read a ladder's state itself). A view is computed again only when the ladder stored a
     match, planned an epoch or recorded an event since (the whole-history fit is the costly
@@ -44,7 +46,7 @@ def ladder_views() -> Callable[[Any, str], dict]:
     cache: dict = {}
     lock = threading.Lock()
 
-    def view(store: Any, name: str) -> dict:
+    def view(store: ResultStore, name: str) -> dict:
         events = store.ladders.events(name)
         key = (
             str(store.path),

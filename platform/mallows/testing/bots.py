@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
+from mallows.results.interface import ResultStore
 from mallows import seeding
 from mallows.botname import BotName
-from mallows.agents.protocol import KINDS, Limits
+from mallows.agents.protocol import KINDS, BotHandle, Limits
 from mallows.agents.registry import BotSpec, Resolver, load_bot, require_sandbox
 from mallows.errors import BotError, MallowsError
 from mallows.games import game_ids, get_game
@@ -45,7 +46,7 @@ NO_ANSWER = object()  # ``Problem.answer`` when the bot gave no valid answer
 class Watch:
     """Wraps a handle: keeps the last observation and answer and the decision times."""
 
-    def __init__(self, inner):
+    def __init__(self, inner: BotHandle) -> None:
         self.inner = inner
         self.name = inner.name
         self.last_obs: dict | None = None
@@ -311,7 +312,7 @@ def run_check(
     return reports, problems
 
 
-def exam_name(spec: BotSpec, store: Any = None, name: str | None = None) -> str:
+def exam_name(spec: BotSpec, store: ResultStore | None = None, name: str | None = None) -> str:
     """The name a checked bot is shown under: a submitted version's own ``NAME@N``; else the
     name it would be submitted as (``name``, default its own) at its next version in
     ``store`` (``@1`` without one): what a tournament or ladder will show it as."""

@@ -321,10 +321,10 @@ def _check_record(where: str, game_id: str, game: Any, options: dict, n: int, se
     from mallows.runner.match import play_match
 
     class _Random:
-        def match_start(self, info):
+        def match_start(self, info: dict) -> None:
             self.rng = random.Random(info["seed"])
 
-        def act(self, observation):
+        def act(self, observation: dict) -> object:
             return random_action(observation, self.rng)
 
     def one() -> tuple[dict, str]:

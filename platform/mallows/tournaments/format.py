@@ -45,15 +45,24 @@ import difflib
 import importlib
 import json
 import re
+import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from mallows.results.interface import ResultStore
 from mallows.botname import BotName
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import BotSpec, Resolver, require_sandbox
 from mallows.errors import MallowsError, TournamentError
+from mallows.files import check_file, read_text
 from mallows.results.ratings import system
 from mallows.seeding import Chance
+from mallows.tournaments.seating import MatchSpec
+
+if TYPE_CHECKING:
+    from mallows.runner.worker import Outcome
+    from mallows.tournaments.plan import Plan
 
 #: kind -> the module that holds the format's ``FORMAT``: a new format is its package and one
 #: line here
@@ -71,7 +80,7 @@ class ScheduleLike(Protocol):
     """A schedule: ``len``, and the match specs (``seating.MatchSpec``) of some indices, lazily."""
 
     def __len__(self) -> int: ...
-    def specs(self, indices: Iterable[int]) -> Iterator[Any]: ...
+    def specs(self, indices: Iterable[int]) -> Iterator[MatchSpec]: ...
 
 
 class StopRule(Protocol):
@@ -80,10 +89,10 @@ class StopRule(Protocol):
     @property
     def decided(self) -> bool: ...
 
-    def replay(self, store: Any, name: str) -> None:
+    def replay(self, store: ResultStore, name: str) -> None:
         """Read what is stored (a resume) before anything is played."""
 
-    def add(self, spec: Any, outcome: Any) -> None:
+    def add(self, spec: MatchSpec, outcome: Outcome) -> None:
         """One match played and stored (arrival order; the rule orders them itself)."""
 
 
@@ -124,17 +133,17 @@ class Format(Protocol):
     kind: str
 
     def check(self, spec: Any, resolver: Resolver | None, sandbox: str | None) -> Any: ...
-    def settle(self, spec: Any, store: Any, key: bytes | None) -> Any: ...
-    def register(self, spec: Any, store: Any) -> bool: ...
-    def schedule(self, spec: Any, shown: Mapping[str, str], store: Any) -> ScheduleLike: ...
-    def stop_rule(self, spec: Any, store: Any) -> StopRule | None: ...
+    def settle(self, spec: Any, store: ResultStore, key: bytes | None) -> Any: ...
+    def register(self, spec: Any, store: ResultStore) -> bool: ...
+    def schedule(self, spec: Any, shown: Mapping[str, str], store: ResultStore) -> ScheduleLike: ...
+    def stop_rule(self, spec: Any, store: ResultStore) -> StopRule | None: ...
 
 
 @runtime_checkable
 class EpochFormat(Format, Protocol):
     """A format whose next tables depend on the results so far (epochs, rounds)."""
 
-    def next_tables(self, plan: Any, store: Any) -> ScheduleLike | None:
+    def next_tables(self, plan: Plan, store: ResultStore) -> ScheduleLike | None:
         """``plan.schedule`` grown by the next epoch, planned from what ``store`` holds (every
         match of ``plan.schedule`` is stored when it is called), or None: the run is over."""
         ...
@@ -173,6 +182,30 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 def where(source: str) -> str:
     """The prefix naming the file a message is about (nothing without one)."""
     return f"{source}: " if source else ""
+
+
+def read_file(path: str | Path, what: str, shipped: str, error: type[MallowsError]) -> dict:
+    """A format's file, parsed: refused with ``error`` naming the fix when nothing is there,
+    it is not a regular file (a folder or a FIFO is never opened), not UTF-8, nested too
+    deeply or not TOML. ``what``: "tournament file"; ``shipped``: where examples are, as a
+    clause ("the shipped ones are in tournaments/")."""
+    fix = f"give the path of a {what} (TOML; {shipped})"
+    if check_file(path, what, fix, error) is None:
+        raise error(f"no {what} {str(path)!r}: check the path ({shipped})")
+    # a byte-order mark (some Windows editors write one) is not TOML but is read past
+    text = read_text(path, what, fix, error)
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise error(
+            f"{path}: nested too deeply for a {what} (arrays or tables inside each other "
+            f"hundreds of levels down): a {what} is a few flat keys and tables"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(
+            f"{path}: not valid TOML: {exc}. Fix the syntax (strings in double quotes, lists "
+            f"in [ ])"
+        ) from None
 
 
 def whole_number(data: dict, key: str, low: int, high: int | None, src: str, hint: str) -> int:

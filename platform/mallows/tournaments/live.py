@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Callable, Iterable
 
-from mallows.results.ratings import Rater
+from mallows.results.ratings import Rater, Row
 
 QUEUE_BATCHES = 4096  # arriving batches waiting to be rated, at most
 RATE_WINDOW = 10.0  # seconds over which ``rate`` is measured
@@ -80,11 +80,11 @@ class LiveRatings:
     def rated(self) -> int:
         return self.rater.rated
 
-    def leader(self):
+    def leader(self) -> tuple[str, float] | None:
         with self.lock:
             return self.rater.leader()
 
-    def rows(self):
+    def rows(self) -> list[Row]:
         with self.lock:
             return self.rater.rows()
 

@@ -70,7 +70,9 @@ def run_lock(
         os.close(fd)
 
 
-def _busy(db, name: str, holder: str, doing: str, kind: str = "tournament") -> TournamentBusy:
+def _busy(
+    db: str | Path, name: str, holder: str, doing: str, kind: str = "tournament"
+) -> TournamentBusy:
     who = f"by another process ({holder})" if holder else "by another process"
     if kind == "ladder" and doing == "run":
         return TournamentBusy(
@@ -96,7 +98,9 @@ def _busy(db, name: str, holder: str, doing: str, kind: str = "tournament") -> T
     )
 
 
-def _acquire(path: Path, db, name: str, doing: str = "run", kind: str = "tournament") -> int:
+def _acquire(
+    path: Path, db: str | Path, name: str, doing: str = "run", kind: str = "tournament"
+) -> int:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:

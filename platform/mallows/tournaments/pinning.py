@@ -18,9 +18,10 @@ those names load the pinned code (the run's resolver holds it; every job carries
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mallows.agents.registry import Resolver
+from mallows.agents.registry import BotSpec, Resolver
 from mallows.agents.roster import Roster, RosterEntry
 from mallows.agents.submissions import code_of, materialise, short_name
 from mallows.botname import BotName
@@ -75,14 +76,14 @@ def _current(resolver: Resolver, name: str, pin: dict | None) -> dict:
     }
 
 
-def _with_params(shown: str, spec) -> str:
+def _with_params(shown: str, spec: BotSpec) -> str:
     return str(BotName.parse(shown).with_params(spec.params).canonical())
 
 
 def pin_bots(
     store: ResultStore,
     name: str,
-    bots,
+    bots: Iterable[str],
     total: int,
     resolver: Resolver | None = None,
     kind: str = "tournament",

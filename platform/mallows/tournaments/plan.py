@@ -25,19 +25,24 @@ does the work. Running a plan is ``run.execute``, the same for every format.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
+from mallows.results.interface import ResultStore
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import Resolver
 from mallows.agents.roster import Roster
 from mallows.tournaments.format import Format, ScheduleLike, Spec, get_format
+from mallows.tournaments.seating import MatchSpec
+
+if TYPE_CHECKING:
+    from mallows.runner.worker import Job
 
 
 @dataclass(frozen=True)
 class Plan:
     """Everything a run needs, decided once."""
 
-    run: Any  # the spec (a ``format.Spec``: its definition is what the store keeps)
+    run: Spec  # the spec: its definition is what the store keeps
     kind: str  # the format's kind: "tournament", "compare", "ladder"
     name: str
     game: str
@@ -56,7 +61,7 @@ class Plan:
     def total(self) -> int:
         return len(self.schedule)
 
-    def job(self, spec: Any) -> Any:
+    def job(self, spec: MatchSpec) -> Job:
         """The executor's job for one match of the schedule."""
         from mallows.runner.executor import Job
 
@@ -71,13 +76,13 @@ class Plan:
             chance=self.run.chance,
         )
 
-    def jobs(self, specs: Iterable[Any]) -> list:
+    def jobs(self, specs: Iterable[MatchSpec]) -> list[Job]:
         return [self.job(s) for s in specs]
 
 
 def prepare(
     spec: Spec,
-    store: Any,
+    store: ResultStore,
     resolver: Resolver | None = None,
     sandbox: str | None = None,
     key: bytes | None = None,

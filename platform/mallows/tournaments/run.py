@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from mallows.errors import MatchFailed
 from mallows.results.leaderboard import leaderboard, played, played_dicts
@@ -31,6 +31,15 @@ from mallows.tournaments.seating import match_id
 from mallows.tournaments.format import EpochFormat, Spec, StopRule, diff_definitions
 from mallows.results.interface import ResultStore
 from mallows.seeding import UNKEYED
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mallows.agents.registry import Resolver
+    from mallows.results.ratings import Row
+    from mallows.runner.executor import Executor
+    from mallows.runner.worker import Job, Outcome
+    from mallows.tournaments.seating import MatchSpec
 
 RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
 
@@ -47,20 +56,26 @@ class RunSummary:
     stopped: bool = False  # the stop rule decided before the schedule was done
 
 
-class Registrable(Protocol):
-    """What ``register`` records of a run: its name, game, where it came from, and its
-    definition with that definition's digest."""
+class Recordable(Protocol):
+    """What ``add_run`` records of any format's run: its name, game, where its bots were found,
+    and its definition with that definition's digest."""
 
     @property
     def name(self) -> str: ...
     @property
     def game(self) -> str: ...
     @property
-    def source(self) -> str: ...
-    @property
     def bot_sources(self) -> dict: ...
     def definition(self) -> dict: ...
     def digest(self) -> str: ...
+
+
+class Registrable(Recordable, Protocol):
+    """What ``register`` records of a round robin's run: also where it came from and its
+    matches."""
+
+    @property
+    def source(self) -> str: ...
     def match_count(self) -> int: ...
 
 
@@ -82,20 +97,29 @@ def register(store: ResultStore, t: Registrable) -> bool:
                 f"restore the old values, or use another --db"
             )
         return False
+    add_run(store, t, t.source, t.match_count())
+    return True
+
+
+def add_run(store: ResultStore, t: Recordable, source: str, total: int) -> None:
+    """Record the new run ``t`` (any format's): its canonical definition and digest, where it
+    came from (``source``), its matches planned so far (``total``), where each bot was found."""
     store.add_tournament(
         t.name,
         t.game,
         json.dumps(t.definition(), sort_keys=True),
         t.digest(),
-        t.source,
-        t.match_count(),
+        source,
+        total,
         dict(t.bot_sources),
     )
-    return True
 
 
-def match_row(tournament: str, game: str, spec, outcome) -> MatchRow:
-    """The store's row for a played match: the schedule's place plus the outcome."""
+def match_row(tournament: str, game: str, spec: MatchSpec, outcome: Outcome) -> MatchRow:
+    """The store's row for a played match: the schedule's place plus the outcome (a failed
+    match has none: its error is reported, nothing stored)."""
+    if outcome.players is None or outcome.ranks is None or outcome.record_json is None:
+        raise ValueError(f"match {spec.index} failed ({outcome.error}): it has no row to store")
     return MatchRow(
         match_id(tournament, spec.index),
         tournament,
@@ -122,7 +146,7 @@ class Estimate:
     db_bytes: int  # what they will add to the database, about
     match_seconds: float | None  # one match, timed in this process (None: could not play it)
 
-    def describe(self, workers: int, db) -> str:
+    def describe(self, workers: int, db: str | Path) -> str:
         from mallows.results.codec import human_bytes
 
         text = (
@@ -148,7 +172,9 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def check_free_space(plan: Plan, store, db, free: int | None = None) -> None:
+def check_free_space(
+    plan: Plan, store: ResultStore, db: str | Path, free: int | None = None
+) -> None:
     """Refuse (``StorageError``, exit 2) a run whose matches left would need more than the free
     space of the disk holding ``db`` (``free``: that figure, measured when not given), before
     it plays one: the figures in the message. What is stored stays."""
@@ -175,7 +201,7 @@ def check_free_space(plan: Plan, store, db, free: int | None = None) -> None:
         )
 
 
-def estimate(plan: Plan, store) -> Estimate:
+def estimate(plan: Plan, store: ResultStore) -> Estimate:
     """The size and, from one match played here, the duration of what is left of ``plan``
     (prepared in ``store``). The timed match is the first missing one and is stored, so the
     run does not play it again."""
@@ -196,7 +222,7 @@ def estimate(plan: Plan, store) -> Estimate:
     return Estimate(remaining, estimated_bytes(plan.game, players, remaining), seconds)
 
 
-def jobs_for(run: Any, specs: Iterable) -> list:
+def jobs_for(run: Plan | Spec, specs: Iterable[MatchSpec]) -> list[Job]:
     """Jobs for ``specs``: a ``Plan``'s (its roster and limits), or, for a run not planned
     (benchmarks, tests), with its limits checked here and names the registry resolves."""
     if isinstance(run, Plan):
@@ -238,11 +264,13 @@ def _tournament_rows(store: ResultStore, name: str) -> tuple[str, list]:
     return row["game"], leaderboard(store.results(tournament=name), params)
 
 
-def _save(store: ResultStore, scope: str, name: str, game: str, rows, stamp: int) -> None:
+def _save(
+    store: ResultStore, scope: str, name: str, game: str, rows: Iterable[Row], stamp: int
+) -> None:
     store.save_ratings(scope, name, game, [RATING_SYSTEM.row_dict(r) for r in rows], stamp)
 
 
-def refresh_ratings(store: ResultStore, name: str, rows=None) -> list:
+def refresh_ratings(store: ResultStore, name: str, rows: Sequence[Row] | None = None) -> list:
     """Store the ratings of tournament ``name`` (``rows`` if already computed over every stored
     match in schedule order, else recomputed from storage) and of its game (over all the
     game's tournaments, with the default parameters). Returns the tournament's rows."""
@@ -314,11 +342,11 @@ def board(store: ResultStore, scope: str, name: str) -> list[dict]:
 
 def run_tournament(
     t: Spec,
-    store,
-    executor,
-    on_start=None,
-    on_outcome=None,
-    resolver=None,
+    store: ResultStore,
+    executor: Executor,
+    on_start: Callable | None = None,
+    on_outcome: Callable | None = None,
+    resolver: Resolver | None = None,
     key: bytes | None = None,
 ) -> RunSummary:
     """``prepare`` (check, register and pin ``t`` once) then ``execute``. ``key``: the secret
@@ -334,8 +362,8 @@ def run_tournament(
 
 def execute(
     plan: Plan,
-    store,
-    executor,
+    store: ResultStore,
+    executor: Executor,
     stop: StopRule | None = None,
     on_start: Callable | None = None,
     on_outcome: Callable | None = None,
@@ -367,7 +395,9 @@ def execute(
         stop.replay(store, plan.name)
     rater = RATING_SYSTEM.rater(plan.ratings, plan.bots, expected=range(summary.total))
 
-    def stored():  # in the rating thread: its own connection, read-only
+    def stored() -> Iterator[
+        tuple[int, list[str], list[int]]
+    ]:  # in the rating thread: its own connection, read-only
         opener: Any = type(store)  # the store's own class, opened again
         reader = opener(store.path, readonly=True)
         try:
@@ -380,7 +410,7 @@ def execute(
         on_start(summary.total, summary.already)
     in_flight: dict = {}  # index -> spec, for jobs handed to the executor
 
-    def jobs():
+    def jobs() -> Iterator[Job]:
         for spec in plan.schedule.specs(store.missing_indices(plan.name, summary.total)):
             if stop is not None and stop.decided:
                 return
@@ -458,7 +488,7 @@ def execute(
 def run_epochs(
     plan: Plan,
     store: ResultStore,
-    executor: Any,
+    executor: Executor,
     on_outcome: Callable | None = None,
     rate: bool = True,
 ) -> RunSummary:

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from mallows import seeding
 from mallows.errors import SecretKeyError
+from mallows.results.interface import ResultStore
 
 
 class Seeded(Protocol):
@@ -72,7 +73,7 @@ def parse_key(text: str) -> bytes:
     return key
 
 
-def settle(store, t: T, key: bytes | None = None) -> T:
+def settle(store: ResultStore, t: T, key: bytes | None = None) -> T:
     """``t`` as it runs in ``store`` (see the module docstring). ``key``: the secret key to use
     (``--key``: replaying a published tournament); refused where ``store`` keeps another."""
     row = store.tournament(t.name)
@@ -111,7 +112,7 @@ def settle(store, t: T, key: bytes | None = None) -> T:
     return dataclasses.replace(t, chance=seeding.Chance(t.derivation, key, t.secret))
 
 
-def commitment(store, name: str) -> str | None:
+def commitment(store: ResultStore, name: str) -> str | None:
     """Tournament ``name``'s key commitment (``seeding.commitment``), None without a key."""
     key = store.chance_key(name)
     return None if key is None else seeding.commitment(key)

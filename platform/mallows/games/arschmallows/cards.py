@@ -7,6 +7,8 @@ when it moves; ``VALUES`` is the deck handed to the chance in a fixed order befo
 
 from __future__ import annotations
 
+from typing import Sequence
+
 SPY = 9
 EXCHANGE = 10
 PLAY_TWICE = 11
@@ -22,6 +24,6 @@ DECK_SIZE = len(VALUES)
 assert DECK_SIZE == 62
 
 
-def is_deck(values) -> bool:
+def is_deck(values: Sequence[int]) -> bool:
     """True when ``values`` holds exactly the 62 cards (any order)."""
     return len(values) == DECK_SIZE and sorted(values) == list(VALUES)

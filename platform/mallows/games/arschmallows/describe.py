@@ -139,6 +139,6 @@ def describe_result(record: Mapping, seat: int) -> list[str]:
     return out
 
 
-def _number(r):
+def _number(r: object) -> object:
     """A record's round index (0-based) as people count rounds (from 1)."""
     return r + 1 if isinstance(r, int) else r

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from mallows.errors import ReplayMismatch
 from mallows.games import arschmallows
@@ -29,6 +30,10 @@ from mallows.games.arschmallows import narration
 from mallows.games.base import ReplayChance, replay_chance
 from mallows.games.describe import seat_label, seen
 from mallows.safetext import brief
+
+if TYPE_CHECKING:
+    from mallows.games.arschmallows.observation import Knowledge
+    from mallows.games.arschmallows.state import ArschmallowsState
 
 
 __all__ = ["frames", "meta", "script", "seat_views", "text_lines", "view_line", "card_text"]
@@ -47,18 +52,18 @@ class _WatchedChance(ReplayChance):
         if self.state is not None:
             self.scored = _snapshot(self.state, scored=True)
 
-    def shuffle(self, stream, round_, cards):  # the game contract's named streams
+    def shuffle(self, stream: str, round_: int, cards: Sequence) -> list:  # named streams
         if stream == "deal":
             self._watch()
         return super().shuffle(stream, round_, cards)
 
 
-def _mask(knowledge, card: int, players: int) -> int:
+def _mask(knowledge: Knowledge, card: int, players: int) -> int:
     views = knowledge.views
     return sum(1 << s for s in range(players) if views[s][card] is not None)
 
 
-def _rows(state, cache: dict) -> list[list]:
+def _rows(state: ArschmallowsState, cache: dict) -> list[list]:
     """The rows as drawn, each rebuilt only when the engine says it changed: ``Knowledge``
     bumps a row's version whenever a card moves in or out, turns face up, or a seat learns one
     of its cards. ``cache``: id(Knowledge) -> (that Knowledge, kept alive; seat -> (version,
@@ -78,7 +83,7 @@ def _rows(state, cache: dict) -> list[list]:
     return out
 
 
-def _snapshot(state, scored: bool = False, cache: dict | None = None) -> dict:
+def _snapshot(state: ArschmallowsState, scored: bool = False, cache: dict | None = None) -> dict:
     n = state.players
     kn = state.knowledge
     if scored:  # as scored: every card turned over
@@ -110,10 +115,10 @@ def _snapshot(state, scored: bool = False, cache: dict | None = None) -> dict:
 class _Words:
     """An action in words, for every viewer: ``None`` (all-seeing) or a seat."""
 
-    def __init__(self, names, knowledge, players):
+    def __init__(self, names: Sequence[str], knowledge: Knowledge, players: int) -> None:
         self.names, self.kn, self.n = names, knowledge, players
 
-    def who(self, seat) -> str:
+    def who(self, seat: int) -> str:
         return (
             f"seat {seat} ({self.names[seat]})" if 0 <= seat < len(self.names) else f"seat {seat}"
         )
@@ -123,7 +128,7 @@ class _Words:
         return f"[[{card_text(self.kn.values[card])}|{_mask(self.kn, card, self.n)}]]"
 
 
-def _describe(w: _Words, before: dict, seat: int, action: dict, after_rows) -> str:
+def _describe(w: _Words, before: dict, seat: int, action: dict, after_rows: list[list]) -> str:
     """The action in the game's words (``narration.action_text``), every card's value marked
     with the seats that saw it."""
     kind = str(action.get("type"))

@@ -19,6 +19,7 @@ once handed out, so a kept observation stays a true snapshot.
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -124,7 +125,7 @@ def build_observation(state: "ArschmallowsState", seat: int, base: dict | None =
 def hidden_variants(
     state: "ArschmallowsState",
     seat: int,
-    rng,
+    rng: random.Random,
     count: int = 2,
     keep: "set[int] | frozenset[int]" = frozenset(),
 ) -> list:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping, Sequence
 
 from mallows.games.describe import seat_label
 from mallows.games.take4.cards import completed_squads, progress, squad_counts
@@ -47,7 +47,14 @@ def summary(record: Mapping) -> tuple[list[str], list[list], list[str]]:
     return headers, rows, notes
 
 
-def win_note(names, winners, forfeits, collections, ranks, rounds) -> str:
+def win_note(
+    names: Sequence[str],
+    winners: Sequence[int],
+    forfeits: Sequence[bool],
+    collections: Sequence[Sequence[str]],
+    ranks: Sequence[int],
+    rounds: int,
+) -> str:
     """Who won, in words. A seat that completed a squad after it forfeited ended the game but
     ranks below every seat that did not forfeit (platform: forfeits rank last), so it is not
     said to win: the note says so and names who placed first instead."""
@@ -74,7 +81,7 @@ def win_note(names, winners, forfeits, collections, ranks, rounds) -> str:
     return " ".join(parts)
 
 
-def _best_label(held) -> str:
+def _best_label(held: Iterable[str]) -> str:
     """``Fantasy 3/4`` for a unique best squad, ``2/4 (3 squads)`` for a tie, ``-`` if empty."""
     counts = squad_counts(held)
     best = max(counts.values())
@@ -131,6 +138,6 @@ def describe_result(record: Mapping, seat: int) -> list[str]:
     return []
 
 
-def _number(r):
+def _number(r: object) -> object:
     """A record's round index (0-based) as people count rounds (from 1)."""
     return r + 1 if isinstance(r, int) else r

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from mallows.errors import ReplayMismatch
 from mallows.games import take4
@@ -24,17 +25,25 @@ from mallows.games.take4 import narration
 from mallows.games.take4.cards import SQUAD_OF, SQUADS, completed_squads
 from mallows.safetext import brief
 
+if TYPE_CHECKING:
+    from mallows.games.take4.state import Take4State
+
 __all__ = ["frames", "meta", "script", "seat_views", "text_lines", "view_line"]
 
 
 _and = narration.and_list
 
 
-def _who(names, seat) -> str:
+def _who(names: Sequence[str], seat: int) -> str:
     return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat}"
 
 
-def _snapshot(state, positions, picks=None, took=None) -> dict:
+def _snapshot(
+    state: Take4State,
+    positions: Sequence[str | None],
+    picks: object = None,
+    took: object = None,
+) -> dict:
     return {
         "round": state.round,
         "positions": list(positions),

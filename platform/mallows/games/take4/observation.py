@@ -18,6 +18,7 @@ that mutates its observation cannot reach the game's state or another seat's obs
 from __future__ import annotations
 
 import marshal
+import random
 from typing import TYPE_CHECKING
 
 from mallows import PROTOCOL_VERSION
@@ -80,7 +81,7 @@ def build(state: "Take4State", seat: int) -> dict:
     return observation
 
 
-def hidden_variants(state: "Take4State", seat: int, rng, count: int = 2) -> list:
+def hidden_variants(state: "Take4State", seat: int, rng: random.Random, count: int = 2) -> list:
     """Copies of ``state`` that differ only in what no seat may know, the order of the deck
     (rules.md 2). ``mallows.testing.games`` checks that each gives ``seat`` the same
     observation."""

@@ -42,7 +42,7 @@ def contenders_by_position(picks: Sequence[int]) -> dict[int, list[int]]:
 
 def resolve(
     positions: Sequence[str | None], picks: Sequence[int], race: Callable[[int, list[int]], int]
-):
+) -> tuple[list[tuple[int, str]], list[dict], list[str]]:
     """T6, T7 and T8 for one round.
 
     ``race(position, contenders)`` draws a contested position's winner; it is called once per

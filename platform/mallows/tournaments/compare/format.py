@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from typing import Mapping
 
 from mallows import seeding
 from mallows.agents.registry import Resolver
@@ -28,6 +28,7 @@ from mallows.tournaments.compare.spec import (
     digest_of,
 )
 from mallows.tournaments.format import diff_definitions
+from mallows.tournaments.run import add_run
 
 
 class Compare:
@@ -38,15 +39,17 @@ class Compare:
     def check(self, spec: Comparison, resolver: Resolver | None, sandbox: str | None) -> Comparison:
         return check_comparison_bots(spec, resolver, sandbox)
 
-    def settle(self, spec: Comparison, store: Any, key: bytes | None) -> Comparison:
+    def settle(self, spec: Comparison, store: ResultStore, key: bytes | None) -> Comparison:
         row = store.tournament(spec.name)
         spec = spec.resumed_as(json.loads(row["definition"]) if row is not None else None)
         return keyed(store, spec, key)
 
-    def register(self, spec: Comparison, store: Any) -> bool:
+    def register(self, spec: Comparison, store: ResultStore) -> bool:
         return register(store, spec)
 
-    def schedule(self, spec: Comparison, shown: Mapping[str, str], store: Any) -> PairSchedule:
+    def schedule(
+        self, spec: Comparison, shown: Mapping[str, str], store: ResultStore
+    ) -> PairSchedule:
         """The pairs over the shown names (the seeds do not depend on the names)."""
         return PairSchedule(
             dataclasses.replace(
@@ -57,7 +60,7 @@ class Compare:
             )
         )
 
-    def stop_rule(self, spec: Comparison, store: Any) -> SprtStop:
+    def stop_rule(self, spec: Comparison, store: ResultStore) -> SprtStop:
         """The sequential test over the pairs, read in schedule order (``run.SprtStop``)."""
         test = SequentialTest(spec.grid, spec.delta, spec.alpha, spec.beta)
         return SprtStop(spec, CompareResult(test, None, 0))
@@ -91,15 +94,7 @@ def register(store: ResultStore, c: Comparison) -> bool:
     definition = c.definition()
     row = store.tournament(c.name)
     if row is None:
-        store.add_tournament(
-            c.name,
-            c.game,
-            json.dumps(definition, sort_keys=True),
-            c.digest(),
-            SOURCE,
-            2 * c.max_pairs,
-            dict(c.bot_sources),
-        )
+        add_run(store, c, SOURCE, 2 * c.max_pairs)
         return True
     old = json.loads(row["definition"])
     if old.get("kind") != KIND:

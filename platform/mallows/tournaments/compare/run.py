@@ -21,7 +21,7 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 
 from mallows.botname import short
@@ -30,6 +30,12 @@ from mallows.tournaments.compare.sprt import SequentialTest
 from mallows.tournaments.plan import Plan, prepare
 from mallows.tournaments.run import MatchFailed, execute
 from mallows.results.interface import ResultStore
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import Resolver
+    from mallows.runner.executor import Executor
+    from mallows.runner.worker import Outcome
+    from mallows.tournaments.seating import MatchSpec
 
 BATCH_MATCHES = 2  # matches per Ray task: one pair
 
@@ -58,7 +64,13 @@ class CompareResult:
         return 2 * self.pairs
 
 
-def _advance(c: Comparison, ranks: dict, test: SequentialTest, p: int, on_pair=None) -> int:
+def _advance(
+    c: Comparison,
+    ranks: dict,
+    test: SequentialTest,
+    p: int,
+    on_pair: Callable[[int], None] | None = None,
+) -> int:
     """Feed ``test`` the complete pairs from pair ``p`` on, in schedule order, up to the first
     incomplete one, the verdict or the cap; return the next pair to read. A pair read is taken
     out of ``ranks``: what stays is only what came ahead of its turn, so memory does not grow
@@ -130,10 +142,17 @@ def verdict_text(c: Comparison, test: SequentialTest) -> str:
     )
 
 
+def comparison_of(plan: Plan) -> Comparison:
+    """The comparison ``plan`` runs (a plan of another format here is a caller's bug)."""
+    if not isinstance(plan.run, Comparison):
+        raise TypeError(f"plan {plan.name!r} runs a {plan.kind}, not a comparison")
+    return plan.run
+
+
 def needs_matches(c: Comparison | Plan, store: ResultStore) -> bool:
     """False when the stored matches already decide ``c`` (or reach its cap): a rerun then
     needs no executor."""
-    c = c.run if isinstance(c, Plan) else c
+    c = comparison_of(c) if isinstance(c, Plan) else c
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
     p, _, _ = _read_stored(c, store, test)
     return test.verdict is None and p < c.max_pairs
@@ -162,22 +181,28 @@ class SprtStop:
         if self.on_pair:
             self.on_pair(self.result)
 
-    def replay(self, store: Any, name: str) -> None:
+    def replay(self, store: ResultStore, name: str) -> None:
         self.result.pairs, self.result.already, self.ranks = _read_stored(
             self.c, store, self.result.test
         )
 
-    def add(self, spec: Any, outcome: Any) -> None:
-        if self.decided:
-            return  # in flight when the test decided: stored, not read
-        if outcome.forfeits:
-            _count_forfeits(self.roles, outcome.record, self.result)
+    def add(self, spec: MatchSpec, outcome: Outcome) -> None:
+        if self.decided or outcome.ranks is None:
+            return  # in flight when the test decided (stored, not read), or failed (not stored)
+        record = outcome.record
+        if outcome.forfeits and record is not None:
+            _count_forfeits(self.roles, record, self.result)
         self.ranks[spec.index] = outcome.ranks
         _advance(self.c, self.ranks, self.result.test, self.result.pairs, self._pair_read)
 
 
 def run_comparison(
-    c: Comparison | Plan, store, executor, on_pair=None, on_start=None, resolver=None
+    c: Comparison | Plan,
+    store: ResultStore,
+    executor: Executor,
+    on_pair: Callable[[CompareResult], None] | None = None,
+    on_start: Callable[[CompareResult], None] | None = None,
+    resolver: Resolver | None = None,
 ) -> CompareResult:
     """Play ``c`` until its test decides or ``max_matches`` is reached. ``c``: a ``Plan``
     (``prepare``d already: the CLI does, to refuse changed bots before starting an executor)
@@ -185,10 +210,18 @@ def run_comparison(
     replayed; ``on_pair(result)`` after each pair the test reads."""
     t0 = time.perf_counter()
     plan = c if isinstance(c, Plan) else prepare(c, store, resolver)
-    return _run(plan, plan.run, store, executor, on_pair, on_start, t0)
+    return _run(plan, comparison_of(plan), store, executor, on_pair, on_start, t0)
 
 
-def _run(plan: Plan, c: Comparison, store, executor, on_pair, on_start, t0: float) -> CompareResult:
+def _run(
+    plan: Plan,
+    c: Comparison,
+    store: ResultStore,
+    executor: Executor,
+    on_pair: Callable[[CompareResult], None] | None,
+    on_start: Callable[[CompareResult], None] | None,
+    t0: float,
+) -> CompareResult:
     test = SequentialTest(c.grid, c.delta, c.alpha, c.beta)
     result = CompareResult(
         test, None, 0, executor=executor.describe(), a=plan.shown[c.a], b=plan.shown[c.b]

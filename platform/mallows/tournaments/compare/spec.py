@@ -36,7 +36,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator
+from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from mallows import seeding
 from mallows.botname import short
@@ -179,7 +179,7 @@ class Comparison:
             MatchSpec(2 * p + 1, 0, second, 1, p, second, seed),
         )
 
-    def observation(self, p: int, ranks_a, ranks_b) -> float:
+    def observation(self, p: int, ranks_a: Sequence[int], ranks_b: Sequence[int]) -> float:
         """The pair's value from the ranks (0-based, by seat) of its two matches: match 2p
         (``ranks_a``) and 2p + 1 (``ranks_b``)."""
         if self.players == 2:
@@ -278,7 +278,7 @@ def legacy_name(c: Comparison) -> str | None:
     return old if old != c.name else None
 
 
-def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
+def _check_bot(name: str, game: str, role: str, resolver: Resolver) -> str:
     from mallows.tournaments.format import available_bots
 
     try:
@@ -294,7 +294,7 @@ def _check_bot(name: str, game: str, role: str, resolver: Any) -> str:
     return spec.source
 
 
-def _infer_game(a: str, b: str, resolver: Any) -> str:
+def _infer_game(a: str, b: str, resolver: Resolver) -> str:
     from mallows.games import GAMES
 
     common = set(GAMES)
@@ -330,7 +330,7 @@ def make_comparison(
     seed: int = DEFAULT_SEED,
     name: str | None = None,
     check_bots: bool = True,
-    resolver: Any = None,
+    resolver: Resolver | None = None,
 ) -> Comparison:
     """Validate everything a user gives ``mallows compare``; ``CompareError`` names the fix.
     ``check_bots``: resolve each bot (``resolver``: default the registry alone) and check its

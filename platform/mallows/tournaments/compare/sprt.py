@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 from statistics import NormalDist
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 REGULARIZE = 1e-3  # pseudo-count added to every cell of the grid
 BISECTIONS = 48  # halvings of lam's interval: far below any LLR difference that matters
@@ -63,7 +65,7 @@ def _profile(grid: np.ndarray, p: np.ndarray, mu: float) -> np.ndarray:
     return (p * np.log1p(lam[..., None] * d)).sum(-1)
 
 
-def llr(grid, counts, mu0: float, mu1: float) -> np.ndarray | float:
+def llr(grid: ArrayLike, counts: ArrayLike, mu0: float, mu1: float) -> np.ndarray | float:
     """The generalised LLR of mean ``mu1`` against ``mu0`` for ``counts`` (last axis: one count
     per grid value; leading axes: independent tests)."""
     grid = np.asarray(grid, dtype=float)
@@ -102,7 +104,7 @@ class SequentialTest:
     verdict: str | None = None
     decided_at: int | None = None  # the observation that crossed a bound
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_parameters(self.grid, self.delta, self.alpha, self.beta)
         self.counts = [0] * len(self.grid)
         self._index = {float(v): i for i, v in enumerate(self.grid)}
@@ -143,7 +145,7 @@ class SequentialTest:
         return self.llr / self.upper if self.llr >= 0 else self.llr / self.lower
 
 
-def check_parameters(grid, delta: float, alpha: float, beta: float) -> None:
+def check_parameters(grid: Sequence[float], delta: float, alpha: float, beta: float) -> None:
     """ValueError unless 0 < alpha, beta < 0.5 and 0 < delta < the grid's largest value."""
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not (isinstance(value, (int, float)) and 0 < value < 0.5):
@@ -156,7 +158,7 @@ def check_parameters(grid, delta: float, alpha: float, beta: float) -> None:
         )
 
 
-def tilted(grid, base, mean: float) -> np.ndarray:
+def tilted(grid: ArrayLike, base: ArrayLike, mean: float) -> np.ndarray:
     """The distribution on ``grid`` closest to ``base`` (exponential tilting) with the given
     mean: synthetic data with a known true effect and a realistic shape."""
     grid = np.asarray(grid, dtype=float)
@@ -174,8 +176,8 @@ def tilted(grid, base, mean: float) -> np.ndarray:
 
 
 def simulate(
-    grid,
-    probs,
+    grid: ArrayLike,
+    probs: ArrayLike,
     delta: float,
     alpha: float,
     beta: float,

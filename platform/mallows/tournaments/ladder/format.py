@@ -14,8 +14,9 @@ schedule; it is a ``Format`` but not an ``EpochFormat``.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Mapping
 
+from mallows.results.interface import ResultStore
 from mallows.agents.registry import Resolver
 from mallows.tournaments.ladder import run
 from mallows.tournaments.ladder.schedule import LadderSchedule
@@ -30,18 +31,20 @@ class LadderFormat:
     def check(self, spec: Ladder, resolver: Resolver | None, sandbox: str | None) -> Ladder:
         return check_ladder_bots(spec, resolver, sandbox)
 
-    def settle(self, spec: Ladder, store: Any, key: bytes | None) -> Ladder:
+    def settle(self, spec: Ladder, store: ResultStore, key: bytes | None) -> Ladder:
         row = store.tournament(spec.name)
         spec = spec.stored_seed(json.loads(row["definition"]) if row is not None else None)
         return run.keyed(store, spec, key)
 
-    def register(self, spec: Ladder, store: Any) -> bool:
+    def register(self, spec: Ladder, store: ResultStore) -> bool:
         return run.register(store, spec)
 
-    def schedule(self, spec: Ladder, shown: Mapping[str, str], store: Any) -> LadderSchedule:
+    def schedule(
+        self, spec: Ladder, shown: Mapping[str, str], store: ResultStore
+    ) -> LadderSchedule:
         return run.ladder_schedule(spec, run.read_state(store, spec))
 
-    def stop_rule(self, spec: Ladder, store: Any) -> run.LadderStop:
+    def stop_rule(self, spec: Ladder, store: ResultStore) -> run.LadderStop:
         return run.stop_rule(store, spec)
 
 

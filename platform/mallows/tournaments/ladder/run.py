@@ -41,8 +41,9 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from mallows.results.interface import ResultStore
 from mallows import seeding
 from mallows.agents.protocol import Limits
 from mallows.agents.registry import Resolver
@@ -54,6 +55,15 @@ from mallows.tournaments.ladder.schedule import LadderSchedule, Table, plan_epoc
 from mallows.tournaments.ladder.spec import KIND, Ladder, check_ladder_bots, from_definition
 from mallows.tournaments.plan import Plan
 from mallows.tournaments.format import diff_definitions, get_format
+from mallows.tournaments.run import add_run
+
+if TYPE_CHECKING:
+    from mallows.results.plackett_luce import HistoryFit
+    from mallows.runner.executor import Executor
+    from mallows.runner.worker import Outcome
+    from mallows.tournaments.ladder.policy import Policy
+    from mallows.tournaments.pinning import Pins
+    from mallows.tournaments.seating import MatchSpec
 
 SOURCE = "mallows ladder"
 #: Keys of the definition a resumed ladder may change: its cap (the stored digest stays that
@@ -121,20 +131,12 @@ class LadderResult:
 # -- registering --------------------------------------------------------------------------------
 
 
-def register(store: Any, ladder: Ladder) -> bool:
+def register(store: ResultStore, ladder: Ladder) -> bool:
     """Record the ladder (True) or check it against the stored one (False: a resume)."""
     row = store.tournament(ladder.name)
     definition = ladder.definition()
     if row is None:
-        store.add_tournament(
-            ladder.name,
-            ladder.game,
-            json.dumps(definition, sort_keys=True),
-            ladder.digest(),
-            ladder.source or SOURCE,
-            0,
-            dict(ladder.bot_sources),
-        )
+        add_run(store, ladder, ladder.source or SOURCE, 0)
         return True
     old = json.loads(row["definition"])
     if old.get("kind") != KIND:
@@ -159,7 +161,7 @@ def register(store: Any, ladder: Ladder) -> bool:
     return False
 
 
-def keyed(store: Any, ladder: Ladder, key: bytes | None = None) -> Ladder:
+def keyed(store: ResultStore, ladder: Ladder, key: bytes | None = None) -> Ladder:
     """The ladder with its secret key (made once, kept in the database): the deals and the
     bots' seeds are keyed, as a comparison's are."""
     kept = store.chance_key(ladder.name) or store.put_chance_key(
@@ -170,7 +172,7 @@ def keyed(store: Any, ladder: Ladder, key: bytes | None = None) -> Ladder:
     )
 
 
-def stored_ladder(store: Any, name: str) -> Ladder:
+def stored_ladder(store: ResultStore, name: str) -> Ladder:
     """The ladder ``name`` as its stored definition says (no file needed)."""
     row = store.tournament(name)
     if row is None:
@@ -193,7 +195,7 @@ def _tables(rows: list[dict]) -> list[Table]:
     return [Table(r["tbl"], r["first"], tuple(r["bots"]), r["reason"], r["count"]) for r in rows]
 
 
-def read_state(store: Any, ladder: Ladder) -> LadderState:
+def read_state(store: ResultStore, ladder: Ladder) -> LadderState:
     """The ladder's state after its stored epochs (the events they applied, nothing newer)."""
     state = LadderState(ladder)
     for name in ladder.entrants:
@@ -253,7 +255,7 @@ def _apply(state: LadderState, event: dict, epoch: int) -> None:
 # -- events the ladder records itself ----------------------------------------------------------
 
 
-def _resolve_join(store: Any, ladder: Ladder, bot: str) -> str:
+def _resolve_join(store: ResultStore, ladder: Ladder, bot: str) -> str:
     """How a joined name is written: a submitted NAME without a version is pinned to its newest
     version now (so a later version is a new entrant, not the same one changed)."""
     try:
@@ -267,7 +269,7 @@ def _resolve_join(store: Any, ladder: Ladder, bot: str) -> str:
     return str(parsed.canonical())
 
 
-def check_entries_open(store: Any, name: str, bot: str) -> None:
+def check_entries_open(store: ResultStore, name: str, bot: str) -> None:
     """A ``LadderError`` once ``mallows ladder finals`` was asked for ladder ``name`` (its
     event recorded, whether or not an epoch has played it yet): entries are frozen."""
     if any(e["kind"] == "finals" for e in store.ladders.events(name)):
@@ -277,7 +279,7 @@ def check_entries_open(store: Any, name: str, bot: str) -> None:
         )
 
 
-def join(store: Any, name: str, bot: str, note: str = "") -> str:
+def join(store: ResultStore, name: str, bot: str, note: str = "") -> str:
     """Record that ``bot`` joins ladder ``name`` (it is checked and pinned when the ladder
     plans its next epoch). Returns the name as recorded; refused once finals are asked for."""
     ladder = stored_ladder(store, name)
@@ -292,7 +294,7 @@ def join(store: Any, name: str, bot: str, note: str = "") -> str:
     return written
 
 
-def withdraw(store: Any, name: str, bot: str, note: str = "") -> str:
+def withdraw(store: ResultStore, name: str, bot: str, note: str = "") -> str:
     """Record that ``bot`` (as written or as shown) stops being scheduled in ladder ``name``;
     its matches stay in the results."""
     ladder = stored_ladder(store, name)
@@ -315,7 +317,7 @@ def withdraw(store: Any, name: str, bot: str, note: str = "") -> str:
     return known[bot]
 
 
-def _auto_events(store: Any, ladder: Ladder, state: LadderState) -> None:
+def _auto_events(store: ResultStore, ladder: Ladder, state: LadderState) -> None:
     """With ``submitted = "newest"`` or ``"every"``: a version submitted to the database and not
     in the ladder yet joins (with "newest", the older versions of its name retire); a withdrawn
     submission is withdrawn from the ladder. Recorded as events, so a resume sees the same."""
@@ -355,7 +357,7 @@ def _auto_events(store: Any, ladder: Ladder, state: LadderState) -> None:
 # -- planning ---------------------------------------------------------------------------------
 
 
-def _fit(store: Any, name: str, bots: list[str]) -> Any:
+def _fit(store: ResultStore, name: str, bots: list[str]) -> HistoryFit:
     from mallows.results.plackett_luce import fit_history
 
     return fit_history(store.results(tournament=name), bots=tuple(bots))
@@ -395,19 +397,19 @@ def questions_for(ladder: Ladder, state: LadderState) -> list:
     return out
 
 
-def policy_of(ladder: Ladder) -> Any:
+def policy_of(ladder: Ladder) -> Policy:
     from mallows.tournaments.ladder.policy import Policy
 
     return Policy(boost=float(ladder.boost))
 
 
-def answers_for(ladder: Ladder, state: LadderState, fit: Any) -> list:
+def answers_for(ladder: Ladder, state: LadderState, fit: HistoryFit) -> list:
     from mallows.tournaments.ladder.questions import answer
 
     return [answer(q, fit) for q in questions_for(ladder, state)]
 
 
-def restrict(fit: Any, bots: list[str]) -> Any:
+def restrict(fit: HistoryFit, bots: list[str]) -> HistoryFit:
     """``fit`` seen over ``bots`` only: the same ratings and covariance (every match, a
     withdrawn bot's included, informs them), each sampled draw's ranks taken among ``bots``.
     The questions are about the field that still plays: a withdrawn bot stays in the
@@ -436,7 +438,7 @@ def restrict(fit: Any, bots: list[str]) -> Any:
     )
 
 
-def fits(store: Any, state: LadderState) -> tuple[Any, Any]:
+def fits(store: ResultStore, state: LadderState) -> tuple[HistoryFit, HistoryFit]:
     """The fit over every stored match (the standings) and that fit over the active field
     (the questions, the newcomers' rates, the extra tables)."""
     field_names = [e.shown or e.written for e in state.active()]  # (unpinned: as written)
@@ -444,7 +446,7 @@ def fits(store: Any, state: LadderState) -> tuple[Any, Any]:
     return whole, restrict(whole, field_names)
 
 
-def _finals_cut(ladder: Ladder, state: LadderState, fit: Any) -> None:
+def _finals_cut(ladder: Ladder, state: LadderState, fit: HistoryFit) -> None:
     """End a finals stage: keep the top ``cutoffs[stage]`` of the field by the fit."""
     assert ladder.finals is not None
     stage = int(state.mode.split(":")[1])
@@ -465,7 +467,7 @@ def _finals_cut(ladder: Ladder, state: LadderState, fit: Any) -> None:
 
 
 def plan_next(
-    store: Any,
+    store: ResultStore,
     state: LadderState,
     resolver: Resolver,
     sandbox: str | None,
@@ -602,7 +604,9 @@ def epoch_passes(ladder: Ladder, planned: int, per_pass: int) -> int:
     return min(MAX_PASSES, max(ladder.passes, -(-want // per_pass_matches)))
 
 
-def _pin(store: Any, state: LadderState, resolver: Resolver, memo: dict | None = None) -> Any:
+def _pin(
+    store: ResultStore, state: LadderState, resolver: Resolver, memo: dict | None = None
+) -> Pins:
     """Pin the active entrants (the new ones now; the others checked as on a rerun: once a
     run, ``memo`` keeping what was checked). One no longer scheduled keeps its pin and its
     shown name but is not checked: a withdrawn file may change without stopping the ladder."""
@@ -636,7 +640,7 @@ class LadderStop:
     """``execute``'s stop rule for one epoch: a ``mallows ladder stop`` recorded after this run
     began (looked for at most every ``STOP_POLL_SECONDS``)."""
 
-    def __init__(self, store: Any, name: str, after: int) -> None:
+    def __init__(self, store: ResultStore, name: str, after: int) -> None:
         self.store, self.name, self.after = store, name, after
         self._decided, self._at = False, 0.0
 
@@ -650,14 +654,14 @@ class LadderStop:
             )
         return self._decided
 
-    def replay(self, store: Any, name: str) -> None:
+    def replay(self, store: ResultStore, name: str) -> None:
         return None
 
-    def add(self, spec: Any, outcome: Any) -> None:
+    def add(self, spec: MatchSpec, outcome: Outcome) -> None:
         return None
 
 
-def stop_rule(store: Any, ladder: Ladder) -> LadderStop:
+def stop_rule(store: ResultStore, ladder: Ladder) -> LadderStop:
     """The stop rule of a run starting now: a ``stop`` recorded after the last event so far."""
     events = store.ladders.events(ladder.name)
     return LadderStop(store, ladder.name, events[-1]["seq"] if events else 0)
@@ -671,7 +675,11 @@ def ladder_schedule(ladder: Ladder, state: LadderState) -> LadderSchedule:
 
 
 def _plan(
-    store: Any, ladder: Ladder, state: LadderState, resolver: Resolver, memo: dict | None = None
+    store: ResultStore,
+    ladder: Ladder,
+    state: LadderState,
+    resolver: Resolver,
+    memo: dict | None = None,
 ) -> Plan:
     pins = _pin(store, state, resolver, memo)
     shown = {e.written: e.shown for e in state.entrants.values() if e.shown}
@@ -696,7 +704,7 @@ def _plan(
 
 def prepare_ladder(
     ladder: Ladder,
-    store: Any,
+    store: ResultStore,
     resolver: Resolver | None = None,
     sandbox: str | None = None,
     key: bytes | None = None,
@@ -714,8 +722,8 @@ def prepare_ladder(
 
 def run_ladder(
     ladder: Ladder,
-    store: Any,
-    make_executor: Callable[[list[str]], Any],
+    store: ResultStore,
+    make_executor: Callable[[list[str]], Executor],
     resolver: Resolver | None = None,
     sandbox: str | None = None,
     on_epoch: Callable[[LadderState, list[Table]], None] | None = None,
@@ -803,6 +811,6 @@ def _executor(plan: Plan, executor: Any, shipped: Any, make_executor: Callable) 
     return executor, shipped
 
 
-def _planned(store: Any, ladder: Ladder) -> int:
+def _planned(store: ResultStore, ladder: Ladder) -> int:
     tables = store.ladders.tables(ladder.name)
     return tables[-1]["first"] + tables[-1]["count"] if tables else 0

@@ -35,14 +35,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from mallows import seeding
 from mallows.agents.registry import Resolver
-from mallows.files import check_file, read_text
 from mallows.errors import LadderError, MallowsError
 from mallows.games import game_ids, get_game
 from mallows.results.ratings import DEFAULT_PARAMS
@@ -54,6 +52,7 @@ from mallows.tournaments.format import (
     check_limits,
     suggest,
     where,
+    read_file,
 )
 from mallows.tournaments.seating import SCHEDULE_VERSION
 
@@ -419,17 +418,7 @@ def parse_ladder(data: dict, source: str = "") -> Ladder:
 
 def load_ladder(path: str | Path) -> Ladder:
     """Read and validate a ladder file (nothing is started)."""
-    path = Path(path)
-    fix = "give the path of a ladder file (TOML; examples are in tournaments/ladders/)"
-    if check_file(path, "ladder file", fix, LadderError) is None:
-        raise LadderError(
-            f"no ladder file {str(path)!r}: check the path (examples are in tournaments/ladders/)"
-        )
-    text = read_text(path, "ladder file", fix, LadderError)
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise LadderError(f"{path}: not valid TOML: {exc}. Fix the syntax") from None
+    data = read_file(path, "ladder file", "examples are in tournaments/ladders/", LadderError)
     return parse_ladder(data, str(path))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mallows.results.interface import ResultStore
 from mallows.safetext import escape
 from mallows.tournaments.ladder import checks
 from mallows.tournaments.ladder.run import answers_for, fits, policy_of, read_state, stored_ladder
@@ -28,7 +29,7 @@ PLACE_NOTE = (
 )
 
 
-def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
+def ladder_view(store: ResultStore, name: str, recent: int = RECENT) -> dict:
     """The view of ladder ``name`` in ``store`` (plain values, JSON-able)."""
     from mallows.tournaments.ladder.policy import entry_rate
     from mallows.tournaments.ladder.questions import label
@@ -117,7 +118,7 @@ def ladder_view(store: Any, name: str, recent: int = RECENT) -> dict:
     }
 
 
-def _standings_fit(store: Any, name: str, fit: Any) -> Any:
+def _standings_fit(store: ResultStore, name: str, fit: Any) -> Any:
     """The fit the standings show: over the bots with a match. A bot without one is the prior
     alone: centring the ratings on it would widen every interval, and its wide prior would
     read as a good chance to be first. It is listed below them, unrated."""

@@ -10,8 +10,9 @@ it has no stop rule: a round robin plays every match.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Mapping
 
+from mallows.results.interface import ResultStore
 from mallows.agents.registry import Resolver
 from mallows.tournaments import run, secrecy
 from mallows.tournaments.roundrobin.schedule import Schedule
@@ -26,7 +27,7 @@ class RoundRobin:
     def check(self, spec: Tournament, resolver: Resolver | None, sandbox: str | None) -> Tournament:
         return check_tournament_bots(spec, resolver, sandbox)
 
-    def settle(self, spec: Tournament, store: Any, key: bytes | None) -> Tournament:
+    def settle(self, spec: Tournament, store: ResultStore, key: bytes | None) -> Tournament:
         """``spec`` as ``store`` has it: a stored tournament keeps the schedule version it was
         started with, then its seed derivation and key (after the version: it compares
         digests)."""
@@ -34,10 +35,10 @@ class RoundRobin:
         spec = spec.resumed_as(json.loads(row["definition"]) if row is not None else None)
         return secrecy.settle(store, spec, key)
 
-    def register(self, spec: Tournament, store: Any) -> bool:
+    def register(self, spec: Tournament, store: ResultStore) -> bool:
         return run.register(store, spec)
 
-    def schedule(self, spec: Tournament, shown: Mapping[str, str], store: Any) -> Schedule:
+    def schedule(self, spec: Tournament, shown: Mapping[str, str], store: ResultStore) -> Schedule:
         """The round robin over the shown names (the seeds do not depend on the names)."""
         if spec.secret and not spec.chance.secret_deals:
             raise RuntimeError(
@@ -53,7 +54,7 @@ class RoundRobin:
             spec.chance,
         )
 
-    def stop_rule(self, spec: Tournament, store: Any) -> None:
+    def stop_rule(self, spec: Tournament, store: ResultStore) -> None:
         return None
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from itertools import combinations, islice
+from typing import TYPE_CHECKING, overload
 
 from mallows import seeding
 from mallows.tournaments.seating import (
@@ -49,6 +50,9 @@ from mallows.tournaments.seating import (
     balanced_orders,
     deal_seed,
 )
+
+if TYPE_CHECKING:
+    from mallows.tournaments.roundrobin.spec import Tournament
 
 
 def unrank_subset(items: tuple, k: int, rank: int) -> tuple:
@@ -125,7 +129,11 @@ class Schedule:
             order,
         )
 
-    def __getitem__(self, key):
+    @overload
+    def __getitem__(self, key: int) -> MatchSpec: ...
+    @overload
+    def __getitem__(self, key: slice) -> list[MatchSpec]: ...
+    def __getitem__(self, key: int | slice) -> MatchSpec | list[MatchSpec]:
         if isinstance(key, slice):
             return list(self.specs(range(len(self))[key]))
         index = int(key)
@@ -159,7 +167,7 @@ class Schedule:
                 at_table = table
             yield self._spec(index, table, subset)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, Schedule):
             return (self.bots, self.players, self.deals, self.seed, self.version) == (
                 other.bots,
@@ -196,12 +204,12 @@ def _from(subsets: Iterator[tuple], bots: tuple, k: int, subset: tuple) -> Itera
 
 
 def make_schedule(
-    bots, players: int, deals: int, seed: int, version: int = SCHEDULE_VERSION
+    bots: Iterable[str], players: int, deals: int, seed: int, version: int = SCHEDULE_VERSION
 ) -> Schedule:
     return Schedule(bots, players, deals, seed, version)
 
 
-def schedule(tournament) -> Schedule:
+def schedule(tournament: Tournament) -> Schedule:
     """The matches of a ``Tournament``, in schedule order, under its schedule version. A
     ``secret = true`` tournament's match seeds are its seed and place keyed with its secret
     (``seeding.Chance.match_seed``), so it must hold its key (``tournaments.secrecy.settle``)."""

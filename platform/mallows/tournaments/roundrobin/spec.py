@@ -42,13 +42,11 @@ import dataclasses
 import hashlib
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 from mallows import seeding
-from mallows.files import check_file, read_text
 from mallows.errors import MallowsError, TournamentError
 from mallows.safetext import control_characters, escape
 from mallows.seeding import MAX_SEED
@@ -63,6 +61,7 @@ from mallows.tournaments.format import (
     suggest,
     where,
     whole_number,
+    read_file,
 )
 from mallows.tournaments.seating import SCHEDULE_VERSION, SCHEDULE_VERSIONS, stored_version
 
@@ -363,26 +362,7 @@ _EXAMPLES = {
 
 def load_tournament(path: str | Path) -> Tournament:
     """Read and validate a tournament file (``parse_tournament``: nothing is started)."""
-    path = Path(path)
-    fix = "give the path of a tournament file (TOML; the shipped ones are in tournaments/)"
-    if check_file(path, "tournament file", fix, TournamentError) is None:
-        raise TournamentError(
-            f"no tournament file {str(path)!r}: check the path (the shipped "
-            f"ones are in tournaments/)"
-        )
-    # a byte-order mark (some Windows editors write one) is not TOML but is read past
-    text = read_text(path, "tournament file", fix, TournamentError)
-    try:
-        data = tomllib.loads(text)
-    except RecursionError:
-        raise TournamentError(
-            f"{path}: nested too deeply for a tournament file (arrays or "
-            f"tables inside each other hundreds of levels down): a "
-            f"tournament file is a few flat keys and tables"
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TournamentError(
-            f"{path}: not valid TOML: {exc}. Fix the syntax (strings in "
-            f"double quotes, lists in [ ])"
-        ) from None
+    data = read_file(
+        path, "tournament file", "the shipped ones are in tournaments/", TournamentError
+    )
     return parse_tournament(data, str(path))

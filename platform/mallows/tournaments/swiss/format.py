@@ -14,14 +14,18 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
+from mallows.results.interface import ResultStore
 from mallows.agents.registry import Resolver
 from mallows.tournaments import run, secrecy
 from mallows.tournaments.format import check_bots
 from mallows.tournaments.seating import MatchSpec, deal_seed
 from mallows.tournaments.swiss.pairing import Table, meetings, pair_round, standing_order
 from mallows.tournaments.swiss.spec import KIND, Swiss, load_swiss
+
+if TYPE_CHECKING:
+    from mallows.tournaments.plan import Plan
 
 Results = Mapping[int, tuple[list[str], list[int]]]
 
@@ -73,7 +77,7 @@ class SwissSchedule:
             yield MatchSpec(i, r * tables + t, subset, rotation, d, seats, seed)
 
 
-def _results(store: Any, name: str) -> dict:
+def _results(store: ResultStore, name: str) -> dict:
     return {i: (players, ranks) for i, players, ranks in store.indexed_results(name)}
 
 
@@ -91,24 +95,26 @@ class SwissFormat:
         )
         return dataclasses.replace(spec, limits=limits, bot_sources=sources)
 
-    def settle(self, spec: Swiss, store: Any, key: bytes | None) -> Swiss:
+    def settle(self, spec: Swiss, store: ResultStore, key: bytes | None) -> Swiss:
         return secrecy.settle(store, spec, key)
 
-    def register(self, spec: Swiss, store: Any) -> bool:
+    def register(self, spec: Swiss, store: ResultStore) -> bool:
         return run.register(store, spec)
 
-    def schedule(self, spec: Swiss, shown: Mapping[str, str], store: Any) -> SwissSchedule:
+    def schedule(self, spec: Swiss, shown: Mapping[str, str], store: ResultStore) -> SwissSchedule:
         """The rounds with a stored match (at least the first)."""
         names = tuple(shown.get(b, b) for b in spec.bots)
         results = _results(store, spec.name)
         count = max(1, -(-(max(results, default=-1) + 1) // spec.round_matches()))
         return SwissSchedule(spec, names, plan_rounds(spec, names, results, count))
 
-    def stop_rule(self, spec: Swiss, store: Any) -> None:
+    def stop_rule(self, spec: Swiss, store: ResultStore) -> None:
         return None
 
-    def next_tables(self, plan: Any, store: Any) -> SwissSchedule | None:
-        schedule: SwissSchedule = plan.schedule
+    def next_tables(self, plan: Plan, store: ResultStore) -> SwissSchedule | None:
+        schedule = plan.schedule
+        if not isinstance(schedule, SwissSchedule):
+            raise TypeError(f"plan {plan.name!r} is not a Swiss system's")
         count = len(schedule.rounds)
         if count >= schedule.spec.rounds:
             return None

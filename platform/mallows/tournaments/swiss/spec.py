@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,6 +26,7 @@ from mallows.tournaments.format import (
     suggest,
     where,
     whole_number,
+    read_file,
 )
 
 KIND = "swiss"
@@ -171,8 +171,5 @@ def parse_swiss(data: dict, source: str = "") -> Swiss:
 
 def load_swiss(path: str | Path) -> Swiss:
     """Read and validate a Swiss file."""
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise TournamentError(f"cannot read the Swiss file {str(path)!r}: {exc}") from None
+    data = read_file(path, "Swiss file", "the format is in tournaments/README.md", TournamentError)
     return parse_swiss(data, str(path))
