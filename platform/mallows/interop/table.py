@@ -61,6 +61,10 @@ class Table:
         self.core: take4_core.CoreTake4 | None = None
         self._picks: list[tuple[int, int]] = []
         self._bits = 0  # on the core: the seats still to pick, one bit each
+        # a game's interop face may offer its match on the compiled core (Take4 does): looked
+        # up once per table, not on every reset
+        fast = getattr(face, "fast_core", None)
+        self._fast = fast if fast is not None and take4_core.available() else None
 
     @property
     def state(self) -> Any:
@@ -78,9 +82,11 @@ class Table:
         self.seed = int(seed)
         self._obs = {}
         self.codec.reset()
-        # a game's interop face may offer its match on the compiled core (Take4 does)
-        fast = getattr(self.face, "fast_core", None)
-        self.core = fast(self.seed, self.players, self.options) if fast is not None else None
+        if self._fast is not None:
+            if self.core is not None:  # the same table's next match: the core's buffers kept
+                self.core.restart(self.seed)
+            else:
+                self.core = self._fast(self.seed, self.players, self.options)
         if self.core is not None:
             self._bits = self.core.to_move_bits()
             self._picks = []
@@ -151,7 +157,8 @@ class Table:
         action = {"type": "pick", "position": number + 1}
         self._picks.append((seat, number + 1))
         self._state = None
-        self._obs = {}
+        if self._obs:  # only a rebuilt state was asked for its observations
+            self._obs = {}
         return action
 
     def rewards(self) -> list[float]:
