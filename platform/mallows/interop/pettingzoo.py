@@ -152,7 +152,9 @@ class MallowsAEC(AECEnv):
         self.agent_selection = self.possible_agents[self._current()]
 
     def observe(self, agent: str) -> dict:
-        vector, mask = self.table.arrays(self._index[agent])
+        core = self.table.core  # Take4 on the compiled core: its vector and mask in one call
+        seat = self._index[agent]
+        vector, mask = core.observe(seat) if core is not None else self.table.arrays(seat)
         return {"observation": vector, "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -176,7 +178,7 @@ class MallowsAEC(AECEnv):
                 self.terminations[a] = True
             self._accumulate_rewards()
         else:  # every reward is 0 until the end: accumulating them would change nothing
-            self.agent_selection = self.possible_agents[self._current()]
+            self.agent_selection = self.possible_agents[self.table.current()]  # type: ignore[index]
         if self.render_mode == "ansi":
             print(self.render())
 

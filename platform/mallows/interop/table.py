@@ -137,27 +137,22 @@ class Table:
     def act(self, seat: int, number: int) -> dict | None:
         """Take action number ``number`` for ``seat``: the protocol action applied, or None
         (a step of a multi-slot decision). An illegal number is a ``ValueError``."""
-        if self.core is not None:
-            return self._pick(seat, int(number))
+        core = self.core
+        if core is not None:  # Take4 on the core: the Python engine's checks and messages
+            number = int(number)
+            if not 0 <= number < take4_encoding.ACTIONS:
+                take4_encoding.action_of(number)  # the ValueError naming the numbers
+            self._bits = core.pick(seat, number + 1)  # ValueError: not to move, or empty
+            self._picks.append((seat, number + 1))
+            self._state = None
+            if self._obs:  # only a rebuilt state was asked for its observations
+                self._obs = {}
+            return {"type": "pick", "position": number + 1}
         if seat not in self.state.to_move():
             raise ValueError(f"seat {seat} is not to move")
         action = self.codec.take(self.observation(seat), seat, int(number))
         if action is not None:
             self.state.apply(seat, action)
-            self._obs = {}
-        return action
-
-    def _pick(self, seat: int, number: int) -> dict:
-        """Take4 on the core: the same checks and messages as the Python engine's path."""
-        core = self.core
-        assert core is not None
-        if not 0 <= number < take4_encoding.ACTIONS:
-            take4_encoding.action_of(number)  # the ValueError naming the numbers
-        self._bits = core.pick(seat, number + 1)  # ValueError: not to move, or empty
-        action = {"type": "pick", "position": number + 1}
-        self._picks.append((seat, number + 1))
-        self._state = None
-        if self._obs:  # only a rebuilt state was asked for its observations
             self._obs = {}
         return action
 
