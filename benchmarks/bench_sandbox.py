@@ -126,6 +126,13 @@ def _one_user_bot(game: str, folder: Path) -> tuple[int, list[str]]:
     return math.comb(1 + len(shipped), seats) * seats * deals, [user, *shipped]
 
 
+def _spread(inproc: list[float], boxed: list[float]) -> str:
+    """The range of the runs' own ratios (each in-process run against the sandboxed run after
+    it), for more than one run."""
+    ratios = sorted(a / b for a, b in zip(inproc, boxed))
+    return f" (runs {ratios[0]:.2f}-{ratios[-1]:.2f})" if len(ratios) > 1 else ""
+
+
 def command(
     folder: Path, game: str, isolate: str, field: list[str] | None = None
 ) -> tuple[int, float]:
@@ -412,8 +419,8 @@ def main() -> None:
             ok = ok and a / b >= TARGET_RATIO
             print(
                 f"   {game}: in-process {a:.2f} s ({played / a:.1f} matches/s), sandboxed "
-                f"{b:.2f} s ({played / b:.1f} matches/s): {a / b:.2f}x (target >= "
-                f"{TARGET_RATIO}x: {'met' if a / b >= TARGET_RATIO else 'NOT met'})",
+                f"{b:.2f} s ({played / b:.1f} matches/s): {a / b:.2f}x{_spread(inproc, boxed)} "
+                f"(target >= {TARGET_RATIO}x: {'met' if a / b >= TARGET_RATIO else 'NOT met'})",
                 flush=True,
             )
         for game in GAMES:  # one user bot among shipped ones: its freezer the only one
@@ -427,7 +434,8 @@ def main() -> None:
             a, b = statistics.median(inproc), statistics.median(boxed)
             print(
                 f"   {game}, one user bot against {', '.join(field[1:])}: in-process "
-                f"{a:.2f} s, sandboxed {b:.2f} s ({matches} matches): {a / b:.2f}x",
+                f"{a:.2f} s, sandboxed {b:.2f} s ({matches} matches): {a / b:.2f}x"
+                f"{_spread(inproc, boxed)}",
                 flush=True,
             )
         print("2. the same tournaments inside one process (run_tournament alone):")
