@@ -212,18 +212,24 @@ def _take4_env_trace(players: int, seed: int) -> list:
     from mallows.interop.pettingzoo import take4_env
 
     env = take4_env(players)
-    env.reset(seed=seed)
     rng = random.Random(seed)
-    trace: list = [env.table.core is not None]
-    for agent in env.agent_iter():
-        obs, reward, done, _, _ = env.last()
-        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
-        if done:
-            env.step(None)
-            continue
-        legal = [k for k, ok in enumerate(obs["action_mask"].tolist()) if ok]
-        env.step(legal[rng.randrange(len(legal))])
-    trace.append(env.table.state.events)
+    trace: list = [None]
+    # three matches on one environment: a seeded reset, one continuing its sequence, and a
+    # seeded one again (on the core the table restarts its match in place)
+    for reset_seed in (seed, None, seed + 1):
+        env.reset(seed=reset_seed)
+        trace.append(env.match_seed)
+        for agent in env.agent_iter():
+            obs, reward, done, _, _ = env.last()
+            vector, mask = obs["observation"].tobytes(), obs["action_mask"].tobytes()
+            trace.append((agent, vector, mask, reward))
+            if done:
+                env.step(None)
+                continue
+            legal = [k for k, ok in enumerate(obs["action_mask"].tolist()) if ok]
+            env.step(legal[rng.randrange(len(legal))])
+        trace.append(env.table.state.events)
+    trace[0] = env.table.core is not None
     return trace
 
 
@@ -231,7 +237,7 @@ def _take4_env_trace(players: int, seed: int) -> list:
 def test_the_take4_environment_is_the_same_on_the_core_and_without_it(monkeypatch):
     """PettingZoo's Take4 steps on the core's vectors and masks; with ``MALLOWS_NO_CORE`` on
     the Python engine's observation dicts: every observation, mask, reward and the record's
-    events agree."""
+    events of successive matches on one environment agree."""
     for players, seed in ((2, 3), (3, 8), (4, 21)):
         fast = _take4_env_trace(players, seed)
         monkeypatch.setenv("MALLOWS_NO_CORE", "1")

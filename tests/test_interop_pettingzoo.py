@@ -92,6 +92,20 @@ def test_reset_with_a_seed_is_the_match_of_that_seed_and_later_resets_continue()
     assert state.events[0] == a.table.state.events[0]
 
 
+def test_match_seeds_are_numpys_integers_of_the_reset_seed():
+    """The match seeds a seeded reset starts are ``default_rng(SeedSequence(seed))``'s
+    ``integers(0, 2**63 - 1)``, one after the other (drawn without numpy's per-call set-up)."""
+    env = mpz.env("take4", 2)
+    for seed in (0, 1, 5, 2**40 + 7, 2**64 - 1):
+        rng = np.random.default_rng(np.random.SeedSequence(seed))
+        env.reset(seed=seed)
+        seeds = [env.match_seed]
+        for _ in range(40):
+            env.reset()
+            seeds.append(env.match_seed)
+        assert seeds == [int(rng.integers(0, 2**63 - 1)) for _ in range(41)]
+
+
 def test_take4_observation_is_the_bot_kits_encoding():
     env = mpz.take4_env(3)
     env.reset(seed=2)

@@ -53,16 +53,30 @@ __all__ = [
 ]
 
 
+_U64 = (1 << 64) - 1
+_SEEDS_BELOW = 2**63 - 1  # a match seed is numpy's ``integers(0, 2**63 - 1)``
+_SEEDS_THRESHOLD = (_U64 - (_SEEDS_BELOW - 1)) % _SEEDS_BELOW
+
+
 class _Seeds:
-    """Match seeds for successive resets: ``reset(seed)`` restarts the sequence."""
+    """Match seeds for successive resets: ``reset(seed)`` restarts the sequence.
+
+    The seeds are ``default_rng(SeedSequence(seed)).integers(0, 2**63 - 1)`` drawn one after
+    the other; drawn here from the generator's raw 64-bit words with numpy's own bounded draw
+    (Lemire's, the one ``integers`` uses for a 64-bit range), which skips the generator's
+    per-call set-up on every reset (``tests/test_interop.py`` holds the two equal)."""
 
     def __init__(self) -> None:
-        self._rng = np.random.default_rng()
+        self._bits = np.random.PCG64()
 
     def next(self, seed: int | None) -> int:
         if seed is not None:
-            self._rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
-        return int(self._rng.integers(0, 2**63 - 1))
+            self._bits = np.random.PCG64(np.random.SeedSequence(int(seed)))
+        raw = self._bits.random_raw
+        while True:
+            m = int(raw()) * _SEEDS_BELOW
+            if m & _U64 >= _SEEDS_THRESHOLD:
+                return m >> 64
 
 
 def _spaces(table: Table) -> tuple[spaces.Dict, spaces.Discrete]:
@@ -138,7 +152,9 @@ class MallowsAEC(AECEnv):
         self.agent_selection = self.possible_agents[self._current()]
 
     def observe(self, agent: str) -> dict:
-        vector, mask = self.table.arrays(self._index[agent])
+        core = self.table.core  # Take4 on the compiled core: its vector and mask in one call
+        seat = self._index[agent]
+        vector, mask = core.observe(seat) if core is not None else self.table.arrays(seat)
         return {"observation": vector, "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -153,15 +169,16 @@ class MallowsAEC(AECEnv):
                 f"{agent} must act: give one of the numbers its action_mask marks, not None"
             )
         self.table.act(seat, int(action))
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        # every reward is 0 until the end (reset set them so): only the last step sets them
         if self.table.terminal():
+            self.rewards = dict.fromkeys(self.agents, 0.0)
             for a, reward in zip(self.possible_agents, self.table.rewards()):
                 if a in self.rewards:
                     self.rewards[a] = reward
                 self.terminations[a] = True
             self._accumulate_rewards()
         else:  # every reward is 0 until the end: accumulating them would change nothing
-            self.agent_selection = self.possible_agents[self._current()]
+            self.agent_selection = self.possible_agents[self.table.current()]  # type: ignore[index]
         if self.render_mode == "ansi":
             print(self.render())
 

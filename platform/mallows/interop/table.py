@@ -61,6 +61,10 @@ class Table:
         self.core: take4_core.CoreTake4 | None = None
         self._picks: list[tuple[int, int]] = []
         self._bits = 0  # on the core: the seats still to pick, one bit each
+        # a game's interop face may offer its match on the compiled core (Take4 does): looked
+        # up once per table, not on every reset
+        fast = getattr(face, "fast_core", None)
+        self._fast = fast if fast is not None and take4_core.available() else None
 
     @property
     def state(self) -> Any:
@@ -78,9 +82,11 @@ class Table:
         self.seed = int(seed)
         self._obs = {}
         self.codec.reset()
-        # a game's interop face may offer its match on the compiled core (Take4 does)
-        fast = getattr(self.face, "fast_core", None)
-        self.core = fast(self.seed, self.players, self.options) if fast is not None else None
+        if self._fast is not None:
+            if self.core is not None:  # the same table's next match: the core's buffers kept
+                self.core.restart(self.seed)
+            else:
+                self.core = self._fast(self.seed, self.players, self.options)
         if self.core is not None:
             self._bits = self.core.to_move_bits()
             self._picks = []
@@ -131,27 +137,23 @@ class Table:
     def act(self, seat: int, number: int) -> dict | None:
         """Take action number ``number`` for ``seat``: the protocol action applied, or None
         (a step of a multi-slot decision). An illegal number is a ``ValueError``."""
-        if self.core is not None:
-            return self._pick(seat, int(number))
+        core = self.core
+        if core is not None:  # Take4 on the core: the Python engine's checks and messages
+            number = int(number)
+            if not 0 <= number < take4_encoding.ACTIONS:
+                take4_encoding.action_of(number)  # the ValueError naming the numbers
+            self._bits = core.pick(seat, number + 1)  # ValueError: not to move, or empty
+            self._picks.append((seat, number + 1))
+            self._state = None
+            if self._obs:  # only a rebuilt state was asked for its observations
+                self._obs = {}
+            return {"type": "pick", "position": number + 1}
         if seat not in self.state.to_move():
             raise ValueError(f"seat {seat} is not to move")
         action = self.codec.take(self.observation(seat), seat, int(number))
         if action is not None:
             self.state.apply(seat, action)
             self._obs = {}
-        return action
-
-    def _pick(self, seat: int, number: int) -> dict:
-        """Take4 on the core: the same checks and messages as the Python engine's path."""
-        core = self.core
-        assert core is not None
-        if not 0 <= number < take4_encoding.ACTIONS:
-            take4_encoding.action_of(number)  # the ValueError naming the numbers
-        self._bits = core.pick(seat, number + 1)  # ValueError: not to move, or empty
-        action = {"type": "pick", "position": number + 1}
-        self._picks.append((seat, number + 1))
-        self._state = None
-        self._obs = {}
         return action
 
     def rewards(self) -> list[float]:

@@ -11,8 +11,9 @@ two bots of one author running at once could signal each other through it. So:
 - ``EMPTY``: entries that list other processes' objects (file locks, keys): shown empty;
 - everything else, found when the copy is made and not named anywhere (so a counter a new
   kernel adds is frozen too): ``/proc/sys`` whole, and every other file or folder at the top
-  of ``/proc``, shown as a copy taken once per platform process (``frozen``). A copy holds
-  only what every user may read (``S_IROTH``): never more than the bot could read live.
+  of ``/proc``, shown as a copy taken once (``frozen``: per boot and user, or per process). A
+  copy holds only what every user may read (``S_IROTH``): never more than the bot could read
+  live.
 
 ``/dev`` is made here too (``dev_argv``): the harmless devices (``null``, ``zero``, ``full``,
 ``random``, ``urandom``, ``tty``) and the ``fd`` links, no ``/dev/ptmx`` or ``/dev/pts``:
@@ -109,43 +110,110 @@ def _copy_tree(src: str, dst: str) -> None:
 SCRATCH_ENV = "MALLOWS_SCRATCH"
 
 
+def _snapshot(folder: str) -> list[tuple[str, str]]:
+    """Fill ``folder`` with the copies (see ``frozen``); ``(copy, /proc/name)`` of each."""
+    out = []
+    for entry in sorted(os.scandir("/proc"), key=lambda e: e.name):
+        name = entry.name
+        if name.isdigit() or name in LIVE:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        copy = os.path.join(folder, name)
+        if name in EMPTY:
+            if stat.S_ISREG(st.st_mode):
+                with open(copy, "wb"):
+                    pass
+                os.chmod(copy, 0o444)
+                out.append((copy, f"/proc/{name}"))
+            continue
+        if not _readable(st.st_mode):
+            continue  # the bot's host user cannot read it live either
+        if stat.S_ISDIR(st.st_mode):
+            _copy_tree(entry.path, copy)
+        elif not (stat.S_ISREG(st.st_mode) and _copy_file(entry.path, copy)):
+            continue
+        out.append((copy, f"/proc/{name}"))
+    return out
+
+
+#: the list of a shared snapshot's entries, written last: a folder without it is incomplete
+INDEX = ".entries"
+
+
+def _ours(path: str) -> bool:
+    """Whether ``path`` is a real folder (no link) of this user that no other user may write."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
+def _shared(memory: str) -> list[tuple[str, str]] | None:
+    """The snapshot this user's platform processes share until the machine restarts, in
+    ``memory`` (a tmpfs, emptied at boot), named by the user and the boot: made once, by the
+    first process that needs it (complete before it gets its name), then only read. None
+    where it cannot be made or trusted (the caller then takes a copy of its own)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip().replace("-", "")[:16]
+    except OSError:
+        return None
+    if not boot.isalnum():
+        return None
+    final = os.path.join(memory, f"mallows-proc-shared-{os.geteuid()}-{boot}")
+    if not _ours(final):
+        try:
+            folder = tempfile.mkdtemp(prefix="mallows-proc-", dir=memory)
+        except OSError:
+            return None
+        try:
+            names = [name for _, name in _snapshot(folder)]
+            with open(os.path.join(folder, INDEX), "w") as f:
+                f.write("\n".join(names))
+            os.chmod(os.path.join(folder, INDEX), 0o444)
+            os.chmod(folder, 0o755)
+            os.rename(folder, final)  # refused when another process named its copy first
+        except OSError:
+            shutil.rmtree(folder, ignore_errors=True)
+        if not _ours(final):
+            return None
+    try:
+        with open(os.path.join(final, INDEX)) as f:
+            names = f.read().split()
+    except OSError:
+        return None
+    return [(os.path.join(final, name[len("/proc/") :]), name) for name in names]
+
+
 def frozen() -> list[tuple[str, str]]:
     """``(copy, /proc/name)`` for every entry at the top of ``/proc`` that is neither in
-    ``LIVE`` nor a PID folder: a frozen copy, or an empty file for ``EMPTY``. Taken once per
-    process, in a folder every user can read, removed when the process exits."""
+    ``LIVE`` nor a PID folder: a frozen copy, or an empty file for ``EMPTY``, in a folder
+    every user can read and only this user can write.
+
+    Taken once per boot and user where there is a ``/dev/shm`` (``_shared``: a snapshot costs
+    about 1,100 files and a second or more, which a command paid on every start and again to
+    remove it at exit), else once per process (removed when the process exits); under a
+    run's scratch folder (``SCRATCH_ENV``) once per process too, removed with the run. A
+    snapshot shows every bot the same fixed values whenever it was taken: what another
+    process does later never reaches it."""
     if not _FROZEN:
         memory = "/dev/shm"  # a tmpfs where there is one: a thousand small files, written fast
         here = memory if os.path.isdir(memory) and os.access(memory, os.W_OK) else None
         # a Ray worker never runs atexit: under a run's scratch folder (made and removed by
         # the process that owns the run, ``runner.cluster``) the copies go with the run
         scratch = os.environ.get(SCRATCH_ENV)
+        shared = _shared(here) if here is not None and not scratch else None
+        if shared is not None:
+            _FROZEN.append(shared)
+            return shared
         here = scratch if scratch and os.path.isdir(scratch) else here
         folder = tempfile.mkdtemp(prefix="mallows-proc-", dir=here)
         atexit.register(shutil.rmtree, folder, True)
-        out = []
-        for entry in sorted(os.scandir("/proc"), key=lambda e: e.name):
-            name = entry.name
-            if name.isdigit() or name in LIVE:
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            copy = os.path.join(folder, name)
-            if name in EMPTY:
-                if stat.S_ISREG(st.st_mode):
-                    with open(copy, "wb"):
-                        pass
-                    os.chmod(copy, 0o444)
-                    out.append((copy, f"/proc/{name}"))
-                continue
-            if not _readable(st.st_mode):
-                continue  # the bot's host user cannot read it live either
-            if stat.S_ISDIR(st.st_mode):
-                _copy_tree(entry.path, copy)
-            elif not (stat.S_ISREG(st.st_mode) and _copy_file(entry.path, copy)):
-                continue
-            out.append((copy, f"/proc/{name}"))
+        out = _snapshot(folder)
         os.chmod(folder, 0o755)
         _FROZEN.append(out)
     return _FROZEN[0]

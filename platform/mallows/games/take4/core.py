@@ -76,10 +76,22 @@ def events_of(log: list[int], players: int) -> list[dict]:
     return out
 
 
+def winners_of(log: list[int], players: int) -> list[int]:
+    """The ``game_end`` event's winners in the core's flat log, found without building the
+    other events (``events_of`` reads the same layout)."""
+    i, width = 0, {_DEAL: 65, _PICKS: 2 + players}
+    while i < len(log):
+        tag = log[i]
+        if tag == _END:
+            return log[i + 3 : i + 3 + log[i + 2]]
+        i += width[tag] if tag in width else 4 + log[i + 2]  # a race: its contenders
+    raise ValueError("the core's Take4 log has no game_end: the match is not over")
+
+
 class CoreTake4:
     """One Take4 match on the core: ``seed`` deals what ``SeededChance(seed)`` deals."""
 
-    __slots__ = ("_lib", "_h", "players", "_vec", "_mask", "_vec_at", "_mask_at")
+    __slots__ = ("_lib", "_h", "players", "_rounds", "_vec", "_mask", "_vec_at", "_mask_at")
 
     def __init__(self, seed: int, players: int, options: Mapping[str, Any]):
         lib = core.lib()
@@ -87,7 +99,8 @@ class CoreTake4:
             raise RuntimeError("no compiled core (see mallows.core): use Take4State")
         self._lib = lib
         self.players = players
-        self._h = lib.t4_new(int(seed), players, int(options["max_rounds"]))
+        self._rounds = int(options["max_rounds"])
+        self._h = lib.t4_new(int(seed), players, self._rounds)
         # the core writes into these two (their addresses taken once); callers get copies
         self._vec = np.zeros(SIZE, dtype=np.float32)
         self._mask = np.zeros(ACTIONS, dtype=np.int8)
@@ -98,6 +111,14 @@ class CoreTake4:
         handle, self._h = getattr(self, "_h", None), None
         if handle:
             self._lib.t4_free(handle)
+
+    def restart(self, seed: int) -> None:
+        """A new match on ``seed`` with the same seats and options (what a new
+        ``CoreTake4(seed, ...)`` would be, its buffers kept)."""
+        handle, self._h = self._h, None
+        if handle:
+            self._lib.t4_free(handle)
+        self._h = self._lib.t4_new(int(seed), self.players, self._rounds)
 
     def pick(self, seat: int, position: int) -> int:
         """``seat`` picks ``position`` (1..4); ``ValueError`` saying why when it may not.
@@ -161,7 +182,7 @@ class CoreTake4:
         return events_of(core.read_ints(self._lib.t4_log, self._h), self.players)
 
     def ranks(self, forfeits: list[str | None], by_progress: bool) -> list[int]:
-        winners = next(e["winners"] for e in reversed(self.events()) if e["type"] == "game_end")
+        winners = winners_of(core.read_ints(self._lib.t4_log, self._h), self.players)
         return rules.ranks(winners, self.table()["collections"], forfeits, by_progress)
 
 
