@@ -23,41 +23,75 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from mallows.results.stats import Z95
 
 
+def _terms(total: float, n: int) -> tuple:
+    """One deal's share of ``ClusteredMean.closed`` (an integral sum as an integer)."""
+    t: float = int(total) if float(total).is_integer() else total
+    return (1, n, t, t * t, t * n, n * n)
+
+
 @dataclass
 class ClusteredMean:
-    """A mean place over matches grouped by deal, with the deal as the sampling unit."""
+    """A mean place over matches grouped by deal, with the deal as the sampling unit.
+
+    ``sums`` and ``counts`` hold the open deals; ``close`` folds them into running totals
+    (deals, matches, and the sums of S_d, S_d^2, S_d n_d and n_d^2), so a reader whose deals
+    arrive one after another (``seat_effects(..., grouped=True)``) holds one deal at a time
+    however many there are. Integral places are summed as integers and the interval computed
+    exactly, so closing early changes no figure."""
 
     sums: dict = field(default_factory=lambda: defaultdict(float))
     counts: dict = field(default_factory=lambda: defaultdict(int))
+    #: closed deals: [deals, matches, sum S_d, sum S_d^2, sum S_d n_d, sum n_d^2]
+    closed: list = field(default_factory=lambda: [0, 0, 0, 0, 0, 0])
 
     def add(self, deal: Hashable, place: float) -> None:
         self.sums[deal] += place
         self.counts[deal] += 1
 
+    def close(self) -> None:
+        """Fold the open deals into the running totals."""
+        for deal, n in self.counts.items():
+            for i, v in enumerate(_terms(self.sums[deal], n)):
+                self.closed[i] += v
+        self.sums.clear()
+        self.counts.clear()
+
+    def _totals(self) -> list:
+        out = list(self.closed)
+        for deal, n in self.counts.items():
+            for i, v in enumerate(_terms(self.sums[deal], n)):
+                out[i] += v
+        return out
+
     @property
     def matches(self) -> int:
-        return sum(self.counts.values())
+        return self.closed[1] + sum(self.counts.values())
 
     @property
     def deals(self) -> int:
-        return len(self.counts)
+        return self.closed[0] + len(self.counts)
 
     @property
     def mean(self) -> float | None:
-        n = self.matches
-        return sum(self.sums.values()) / n if n else None
+        _, n, total, *_ = self._totals()
+        return total / n if n else None
 
     @property
     def half_width(self) -> float | None:
         """Half the 95% interval of the mean (None below two deals)."""
-        d, n, mean = self.deals, self.matches, self.mean
-        if d < 2 or mean is None:
+        d, n, total, ss, sn, nn = self._totals()
+        if d < 2 or not n:
             return None
-        spread = sum((self.sums[k] - mean * self.counts[k]) ** 2 for k in self.counts)
+        if all(isinstance(v, int) for v in (total, ss, sn)):  # exact: sum (S_d - mean n_d)^2
+            spread = float(Fraction(ss * n * n - 2 * total * sn * n + total * total * nn, n * n))
+        else:
+            mean = total / n
+            spread = max(0.0, ss - 2 * mean * sn + mean * mean * nn)
         return Z95 * math.sqrt(d / (d - 1) * spread) / n
 
     def text(self, digits: int = 2) -> str:
@@ -99,11 +133,20 @@ class SeatEffect:
 
 
 def seat_effects(
-    results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]],
+    results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]], grouped: bool = False
 ) -> dict[int, SeatEffect]:
-    """Number of seats -> the seat effect over the matches with that many seats."""
+    """Number of seats -> the seat effect over the matches with that many seats. ``grouped``:
+    every deal's matches come one after another (a stored tournament read by index, its deal
+    from ``deal_of``), so each deal is folded into running totals when the next one starts
+    and memory does not grow with the deals."""
     by_k: dict[int, list[ClusteredMean]] = {}
+    current: Hashable = object()
     for deal, players, ranks in results:
+        if grouped and deal != current:
+            for means in by_k.values():
+                for m in means:
+                    m.close()
+            current = deal
         k = len(players)
         seats = by_k.setdefault(k, [ClusteredMean() for _ in range(k)])
         for seat, rank in enumerate(ranks):
