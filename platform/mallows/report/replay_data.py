@@ -20,7 +20,8 @@ and from any web server. The page decodes the base64, gunzips it with the browse
 ``CHUNK_MATCHES`` matches and ``CHUNK_BYTES`` of uncompressed lines, so a page never loads
 much more than one match needs; ``index`` (embedded in the replay page) lists each chunk's
 first and last match index. Output is deterministic (no time in the gzip header): the same
-database writes the same bytes.
+database writes the same bytes, which is what lets a later report take a data file of the last
+one as it is (``replay_cache``: ``d/<slug>/cache.json`` lists what each file holds).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ Paths (all links relative, so the written folder opens from the file system):
 submitted versions, each linked to its own page);
 ``t/<tournament slug>/<n>.html`` (page n >= 1 of its match list, ``MATCHES_PER_PAGE`` a page);
 ``m/<tournament slug>.html#<index>`` (the tournament's one replay page: it draws the match
-named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``; what
-``report`` writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
+named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``, and
+``d/<tournament slug>/cache.json`` says what each holds, ``replay_cache``; what ``report``
+writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
 ``serve``, where ``m/<tournament slug>.html#<index>`` leads to it, and ``report
 --replay-pages``); ``404.html`` (report: sends an older report's
 per-match address to the tournament's replay page); ``l/<ladder slug>.html`` (a standing
