@@ -474,7 +474,7 @@ def test_a_rerun_replays_only_new_and_changed_matches_and_equals_a_report_from_s
     assert _tree(out) == _tree(scratch)
 
 
-@pytest.mark.parametrize("spoil", ["code", "garbage", "missing file"])
+@pytest.mark.parametrize("spoil", ["code", "garbage", "empty file", "missing file"])
 def test_nothing_unsure_is_used_again(site, tmp_path, replays, monkeypatch, spoil):
     """Another code (an upgrade, a changed replay face), a cache list that does not read, a
     data file gone from the old site: those files are made again, and the site is the same."""
@@ -489,11 +489,14 @@ def test_nothing_unsure_is_used_again(site, tmp_path, replays, monkeypatch, spoi
         monkeypatch.setattr(replay_cache, "code_fingerprint", lambda: "another code")
     elif spoil == "garbage":
         listing.write_text('{"format": 1, "code": 5, "files": [[0, "x"]]')
+    elif spoil == "empty file":  # this code's list, a file of no match at the front
+        listed = json.loads(listing.read_text())
+        listing.write_text(json.dumps(dict(listed, files=[[0, 0, 0, "k", None]])))
     else:
         (out / replay_data.chunk_path(slug(TAKE4), 1)).unlink()
     del replays[:]
     _replays(db, out, over=out)
-    assert len(replays) == {"code": 12, "garbage": 12, "missing file": 9}[spoil]
+    assert len(replays) == {"code": 12, "garbage": 12, "empty file": 12, "missing file": 9}[spoil]
     if spoil == "code":  # the new code's list names it
         assert json.loads(listing.read_text())["code"] == "another code"
     else:

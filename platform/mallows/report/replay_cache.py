@@ -124,15 +124,19 @@ def previous(folder: Path | None, slug: str) -> list[Entry]:
         found = json.loads((Path(folder) / cache_path(slug)).read_text())
         if found.get("format") != FORMAT or found.get("code") != code_fingerprint():
             return []
-        return [Entry(*map(_checked, e)) for e in found["files"]]  # type: ignore[arg-type]
+        return [_entry(e) for e in found["files"]]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return []
 
 
-def _checked(value: object) -> object:
-    if value is not None and not isinstance(value, (int, str)):
-        raise TypeError(value)
-    return value
+def _entry(listed: list) -> Entry:
+    """One listed data file, its types checked (anything else: the list is not used)."""
+    first, last, count, key, after = listed
+    numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last, count))
+    texts = all(v is None or isinstance(v, str) for v in (key, after))
+    if not (numbers and texts and count >= 1 and first <= last):
+        raise ValueError(listed)
+    return Entry(first, last, count, key, after)
 
 
 class Lookahead:
