@@ -1,7 +1,7 @@
 """Benchmark: the peak memory of every command that reads many stored records.
 
     python benchmarks/bench_read_memory.py hunt [--keys 20] [--deals 10]
-    python benchmarks/bench_read_memory.py paths [--matches 10000 100000]
+    python benchmarks/bench_read_memory.py paths [--matches 10000 100000] [--only report]
 
 ``hunt`` builds, under ``--keys`` fresh secret keys (one new database each: other bot seeds,
 other matches), the 52 small tournaments of the field that once drove ``mallows export`` to
@@ -259,7 +259,8 @@ def serve_peak(db: Path, pages: int = 40, timeout: float = 600.0) -> tuple[float
         proc.wait(timeout=30)
 
 
-def paths(sizes: list[int], cap_mb: int) -> None:
+def paths(sizes: list[int], cap_mb: int, only: list[str] | None = None) -> None:
+    """``only``: just these read paths (by label; ``serve`` for the server)."""
     import bigdb
 
     results: dict[str, list[float]] = {}
@@ -269,13 +270,16 @@ def paths(sizes: list[int], cap_mb: int) -> None:
         bigdb.build(db, matches)
         bigdb.build_compare(cmp, matches)
         for label, template in PATHS + COMPARE_PATHS:
+            if only and label not in only:
+                continue
             args = [a.format(db=db, out=folder, cmp=cmp, matches=matches) for a in template]
             mb, code, _ = peak(args, cap_mb)
             # compare's own exit status says its verdict (0 H1, 1 H0, 3 none): 2 and 70 fail
             ok = code == 0 or (label.startswith("compare") and code in (1, 3))
             results.setdefault(label, []).append(mb if ok else -mb)
-        mb, fetched = serve_peak(db)
-        results.setdefault(f"serve ({fetched} pages)", []).append(mb)
+        if not only or "serve" in only:
+            mb, fetched = serve_peak(db)
+            results.setdefault(f"serve ({fetched} pages)", []).append(mb)
         shutil.rmtree(folder)
     head = "".join(f"{f'{m:,} matches':>16}" for m in sizes)
     print(f"{'read path':<28}{head}   (peak resident MB; negative: the command failed)")
@@ -295,6 +299,9 @@ def main() -> None:
     h.add_argument("--keep", type=Path, default=None, help="copy suspicious databases here")
     p = sub.add_parser("paths")
     p.add_argument("--matches", type=int, nargs="+", default=[10_000, 100_000])
+    p.add_argument(
+        "--only", nargs="+", default=None, help="just these read paths (e.g. report serve)"
+    )
     for s in (h, p):
         s.add_argument("--cap-mb", type=int, default=4096)
     a = ap.parse_args()
@@ -305,7 +312,7 @@ def main() -> None:
     elif a.what == "hunt":
         hunt(a.keys, a.deals, a.cap_mb, a.keep)
     else:
-        paths(a.matches, a.cap_mb)
+        paths(a.matches, a.cap_mb, a.only)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ it would have played; a file may name a version, and a bad one is refused."""
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import sqlite3
 
@@ -270,28 +269,45 @@ def test_tournament_show_and_the_report_give_the_seat_effect(in_repo, tmp_path):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.integers(1, 6), min_size=1, max_size=6), min_size=0, max_size=30))
-def test_property_the_running_sums_give_the_per_deal_formula(deals):
-    """The clustered mean keeps one deal open at a time (memory flat in the deals): over
-    matches grouped by deal, as stored, it gives the formula of the module docstring computed
-    with every deal's sums at hand."""
-    from mallows.results.seats import ClusteredMean
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 4), st.integers(2, 4), st.randoms(use_true_random=False)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_a_grouped_seat_effect_holds_one_deal_and_gives_the_same_figures(deals):
+    """Read by index (every deal's matches together), the seat effect folds each finished deal
+    into running totals: the same means and intervals as over every deal held at once, with
+    at most one deal open per seat (memory flat in the deals)."""
+    from mallows.results.seats import seat_effects
     from mallows.results.stats import Z95
 
-    c = ClusteredMean()
-    for d, places in enumerate(deals):
-        for place in places:
-            c.add(d, place)
-    n = sum(len(p) for p in deals)
-    assert c.matches == n and c.deals == len(deals)
-    if not n:
-        assert c.mean is None and c.half_width is None
-        return
-    mean = sum(map(sum, deals)) / n
-    assert c.mean == pytest.approx(mean)
-    if len(deals) < 2:
-        assert c.half_width is None
-        return
-    spread = sum((sum(p) - mean * len(p)) ** 2 for p in deals)
-    want = Z95 * math.sqrt(len(deals) / (len(deals) - 1) * spread) / n
-    assert c.half_width == pytest.approx(want, abs=1e-9)
+    results = []
+    for d, (rotations, seats, rng) in enumerate(deals):
+        for _ in range(rotations):
+            ranks = list(range(seats))
+            rng.shuffle(ranks)
+            results.append((d, tuple("abcd"[:seats]), ranks))
+    held, grouped = seat_effects(results), seat_effects(results, grouped=True)
+    assert held.keys() == grouped.keys()
+    for k in held:
+        for a, b in zip(held[k].seats, grouped[k].seats):
+            assert (a.matches, a.deals, a.mean) == (b.matches, b.deals, b.mean)
+            assert (a.half_width is None) == (b.half_width is None)
+            assert a.half_width == pytest.approx(b.half_width or 0, rel=1e-12, abs=1e-12) or (
+                a.half_width is None
+            )
+            assert a.text() == b.text() and len(b.counts) <= 1
+    for k, effect in held.items():  # the interval as defined: sum_d (S_d - mean n_d)^2
+        sums: dict[int, list[int]] = {}
+        for d, players, ranks in results:
+            if len(players) == k:
+                sums.setdefault(d, [0, 0])
+                sums[d][0] += ranks[0] + 1
+                sums[d][1] += 1
+        n, mean = sum(c for _, c in sums.values()), effect.seats[0].mean
+        spread = sum((s - mean * c) ** 2 for s, c in sums.values())
+        want = None if len(sums) < 2 else Z95 * (len(sums) / (len(sums) - 1) * spread) ** 0.5 / n
+        got = effect.seats[0].half_width
+        assert got == want if want is None else got == pytest.approx(want, rel=1e-9, abs=1e-12)

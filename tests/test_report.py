@@ -359,3 +359,160 @@ def test_replay_data_chunks_cut_by_count_and_by_size(monkeypatch):
     monkeypatch.setattr(replay_data, "CHUNK_BYTES", 100)
     big = [(0, {"t": "x" * 30}), (1, {"t": "x" * 30}), (2, {"t": "x" * 300}), (3, {"t": "y"})]
     assert cut(big)[0] == [[0, 1], [2, 2], [3, 3]]
+
+
+# -- an incremental report (issue 35, item 4) ---------------------------------------------------
+TAKE4 = "take4-small"  # 12 matches
+
+
+@pytest.fixture
+def replays(monkeypatch) -> list[str]:
+    """Data files of 3 matches; the matches replayed through the engine, as they are."""
+    from mallows.report import replay_data
+    from mallows.report import site as site_module
+
+    monkeypatch.setattr(replay_data, "CHUNK_MATCHES", 3)
+    seen: list[str] = []
+    real = site_module.frames
+
+    def counted(record: dict) -> list[dict]:
+        seen.append(f"{record['seed']}")
+        return real(record)
+
+    monkeypatch.setattr(site_module, "frames", counted)
+    return seen
+
+
+def _tree(folder):
+    import hashlib
+
+    return {
+        str(p.relative_to(folder)): hashlib.blake2b(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _replays(db, out, over=None) -> None:
+    """The Take4 tournament's replay files as ``report`` writes them, into a new ``out``;
+    ``over``: the report already there (its data files used again where they can be)."""
+    import shutil
+
+    from mallows.report.site import Site
+    from mallows.results.store import Store
+
+    with Store(db, readonly=True) as store:
+        site = Site(store, tournament=TAKE4, replay_data=True)
+        site.previous = over
+        files = dict(site.replay_files(TAKE4))
+    shutil.rmtree(out, ignore_errors=True)
+    for path, content in files.items():
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_bytes(content)
+
+
+def _stored(db, folder, name: str, keep: int | None = None, changed: int | None = None):
+    """A copy of ``db``: with only the first ``keep`` Take4 matches (as it was before the
+    others were stored), or with match ``changed`` stored again as another record (its own
+    digest)."""
+    import shutil
+    import sqlite3
+
+    from mallows.results.integrity import record_digest
+
+    copy = folder / name
+    shutil.copy(db, copy)
+    con = sqlite3.connect(copy)
+    with con:
+        if keep is not None:
+            con.execute("DELETE FROM matches WHERE tournament = ? AND idx >= ?", [TAKE4, keep])
+        if changed is not None:
+            record = stored_record(db, f"{TAKE4}/{changed}")
+            record["notes"] = ["stored again"]
+            text = json.dumps(record)
+            players, ranks = con.execute(
+                "SELECT players, ranks FROM matches WHERE id = ?", [f"{TAKE4}/{changed}"]
+            ).fetchone()
+            con.execute(
+                "UPDATE matches SET record = ?, record_z = NULL, codec = NULL, digest = ? "
+                "WHERE id = ?",
+                [text, record_digest(text, players, ranks), f"{TAKE4}/{changed}"],
+            )
+    con.close()
+    return copy
+
+
+def test_a_rerun_replays_only_new_and_changed_matches_and_equals_a_report_from_scratch(
+    site, tmp_path, replays
+):
+    """Over the report of an earlier database, only the data files from the first new or
+    changed match on are made again; the rest are the old files as they are, and everything,
+    cache.json included, is byte for byte what a report from scratch writes."""
+    from mallows.report.replay_cache import cache_path
+
+    db, _ = site
+    out, scratch = tmp_path / "site", tmp_path / "scratch"
+    _replays(_stored(db, tmp_path, "first-7.db", keep=7), out)  # [0-2] [3-5] [6]
+    assert len(replays) == 7
+    del replays[:]
+    _replays(db, out, over=out)  # 5 new: [0-2] [3-5] kept, [6-8] [9-11] made
+    assert len(replays) == 6  # match 6 again (its file was cut by the end) and 7-11
+    del replays[:]
+    _replays(db, scratch)
+    assert len(replays) == 12 and _tree(out) == _tree(scratch)
+    assert sorted(data_matches(out, TAKE4)) == list(range(12))
+    listed = json.loads((out / cache_path(slug(TAKE4))).read_text())
+    assert [f[:3] for f in listed["files"]] == [[0, 2, 3], [3, 5, 3], [6, 8, 3], [9, 11, 3]]
+    assert listed["files"][-1][4] is None and all(f[3] for f in listed["files"])
+    del replays[:]
+    _replays(db, out, over=out)  # nothing new: nothing replayed
+    assert replays == [] and _tree(out) == _tree(scratch)
+    changed = _stored(db, tmp_path, "changed.db", changed=4)
+    _replays(changed, out, over=out)
+    assert len(replays) == 9  # [0-2] kept; 3-11 again (a file after a changed one may cut anew)
+    _replays(changed, scratch)
+    assert _tree(out) == _tree(scratch)
+
+
+@pytest.mark.parametrize("spoil", ["code", "garbage", "empty file", "missing file"])
+def test_nothing_unsure_is_used_again(site, tmp_path, replays, monkeypatch, spoil):
+    """Another code (an upgrade, a changed replay face), a cache list that does not read, a
+    data file gone from the old site: those files are made again, and the site is the same."""
+    from mallows.report import replay_cache, replay_data
+
+    db, _ = site
+    out, scratch = tmp_path / "site", tmp_path / "scratch"
+    _replays(db, out)
+    _replays(db, scratch)
+    listing = out / replay_cache.cache_path(slug(TAKE4))
+    if spoil == "code":
+        monkeypatch.setattr(replay_cache, "code_fingerprint", lambda: "another code")
+    elif spoil == "garbage":
+        listing.write_text('{"format": 1, "code": 5, "files": [[0, "x"]]')
+    elif spoil == "empty file":  # this code's list, a file of no match at the front
+        listed = json.loads(listing.read_text())
+        listing.write_text(json.dumps(dict(listed, files=[[0, 0, 0, "k", None]])))
+    else:
+        (out / replay_data.chunk_path(slug(TAKE4), 1)).unlink()
+    del replays[:]
+    _replays(db, out, over=out)
+    assert len(replays) == {"code": 12, "garbage": 12, "empty file": 12, "missing file": 9}[spoil]
+    if spoil == "code":  # the new code's list names it
+        assert json.loads(listing.read_text())["code"] == "another code"
+    else:
+        assert _tree(out) == _tree(scratch)
+
+
+def test_a_report_over_the_last_one_writes_the_same_site(site, tmp_path):
+    """Through the command: a report written over the first (its data files used again) is
+    the first, file for file."""
+    import shutil
+
+    from mallows.report.replay_cache import cache_path
+
+    _, first = site
+    again = tmp_path / "again"
+    shutil.copytree(first, again)
+    result = CliRunner().invoke(app, ["report", "--db", str(site[0]), "-o", str(again)])
+    assert result.exit_code == 0, result.output
+    assert _tree(again) == _tree(first) and (first / cache_path(slug(TAKE4))).is_file()

@@ -708,7 +708,9 @@ def _print_seats(store: Store, name: str, definition: dict, bots: list[str]) -> 
 
     with store.snapshot():  # two streamed passes over one state of the file
         indexed = store.indexed_results(name)
-        effects = seat_effects((deal_of(definition, i), p, r) for i, p, r in indexed)
+        effects = seat_effects(
+            ((deal_of(definition, i), p, r) for i, p, r in indexed), grouped=True
+        )  # by index: a deal's matches come together, held one deal at a time
         by_bot = seat_stats((p, r) for _, p, r in store.indexed_results(name))
     if not effects:
         return

@@ -6,7 +6,8 @@ head-to-head, rating progression, bots and forfeits, read from a store, never wr
 replay frames (``frames``: a record replayed by its game's replay face, one frame per event,
 with each card's value and who saw it; the frames and the script drawing them live with each
 game, ``mallows.games.faces``), a tournament's replays as compressed data files
-(``replay_data``), the charts (``plots``, matplotlib to SVG), the pages
+(``replay_data``; those of the report already at ``-o`` used again where their matches are
+unchanged, ``replay_cache``), the charts (``plots``, matplotlib to SVG), the pages
 (``site``: Jinja2 templates in ``templates/``, CSS and the small vanilla JS in ``static/``,
 shipped as package data).
 

@@ -157,7 +157,7 @@ def board_seat_effects(store: ResultStore, scope: str, name: str) -> dict:
             for index, players, ranks in store.indexed_results(t):
                 yield (t, deal_of(definition, index)), players, ranks
 
-    return seat_effects(indexed())
+    return seat_effects(indexed(), grouped=True)  # by index: a deal's matches together
 
 
 def forfeits(store: ResultStore, tournament: str, whole: bool = False) -> list[dict]:

@@ -20,7 +20,8 @@ and from any web server. The page decodes the base64, gunzips it with the browse
 ``CHUNK_MATCHES`` matches and ``CHUNK_BYTES`` of uncompressed lines, so a page never loads
 much more than one match needs; ``index`` (embedded in the replay page) lists each chunk's
 first and last match index. Output is deterministic (no time in the gzip header): the same
-database writes the same bytes.
+database writes the same bytes, which is what lets a later report take a data file of the last
+one as it is (``replay_cache``: ``d/<slug>/cache.json`` lists what each file holds).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from mallows.report.replay_cache import Entry, KeyHash
 
 #: Most matches in one data file (one file is decoded whole to show any of its matches).
 CHUNK_MATCHES = 500
@@ -60,39 +63,54 @@ def drawn(deltas: list[dict]) -> list[dict]:
 
 @dataclass
 class Chunks:
-    """Matches' lines gathered into data files: ``add`` each match in index order, then
-    ``close``; ``files`` is what was cut, as (path, content), ``index`` each file's
-    [first, last] match index."""
+    """Matches' lines gathered into data files: ``add`` each match in index order (with its
+    ``replay_cache.match_key``), then ``close``; ``index`` is each file's [first, last] match
+    index, ``entries`` what ``cache.json`` lists of each. ``reuse`` puts in an old report's
+    data file as it is, before any match is added."""
 
     slug: str
-    files: list[tuple[str, bytes]] = field(default_factory=list)
+    tournament: str = ""
     index: list[list[int]] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
     _lines: list[str] = field(default_factory=list)
     _bytes: int = 0
     _first: int | None = None
     _last: int | None = None
+    _keys: KeyHash | None = None
 
-    def add(self, idx: int, view: dict) -> Iterator[tuple[str, bytes]]:
+    def add(self, idx: int, view: dict, key: str | None = None) -> Iterator[tuple[str, bytes]]:
         """Add match ``idx``; yields the data file it closed, if any."""
         line = json.dumps(dict(view, idx=idx), separators=(",", ":"), ensure_ascii=False)
         if self._lines and (
             len(self._lines) >= CHUNK_MATCHES or self._bytes + len(line) > CHUNK_BYTES
         ):
-            yield self._cut()
+            yield self._cut(key, True)
         if self._first is None:
-            self._first = idx
+            self._first, self._keys = idx, KeyHash(self.tournament)
+        assert self._keys is not None
+        self._keys.add(key)
         self._last = idx
         self._lines.append(line)
         self._bytes += len(line)
 
     def close(self) -> Iterator[tuple[str, bytes]]:
         if self._lines:
-            yield self._cut()
+            yield self._cut(None, False)
 
-    def _cut(self) -> tuple[str, bytes]:
+    def reuse(self, entry: Entry, content: bytes) -> tuple[str, bytes]:
+        assert not self._lines, "old data files come before any new match"
+        self.index.append([entry.first, entry.last])
+        self.entries.append(entry)
+        return chunk_path(self.slug, len(self.index) - 1), content
+
+    def _cut(self, after: str | None, more: bool) -> tuple[str, bytes]:
+        """The data file of the lines so far; ``after``: the key of the match that cut it
+        (``more``: there is one)."""
         k = len(self.index)
-        assert self._first is not None and self._last is not None
+        assert self._first is not None and self._last is not None and self._keys is not None
+        key = self._keys.value() if after is not None or not more else None
         self.index.append([self._first, self._last])
+        self.entries.append(Entry(self._first, self._last, len(self._lines), key, after))
         out = (chunk_path(self.slug, k), script(self.slug, k, self._lines))
         self._lines, self._bytes, self._first, self._last = [], 0, None, None
         return out

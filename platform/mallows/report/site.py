@@ -6,8 +6,9 @@ Paths (all links relative, so the written folder opens from the file system):
 submitted versions, each linked to its own page);
 ``t/<tournament slug>/<n>.html`` (page n >= 1 of its match list, ``MATCHES_PER_PAGE`` a page);
 ``m/<tournament slug>.html#<index>`` (the tournament's one replay page: it draws the match
-named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``; what
-``report`` writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
+named after ``#`` from the data files ``d/<tournament slug>/<k>.js``, ``replay_data``, and
+``d/<tournament slug>/cache.json`` says what each holds, ``replay_cache``; what ``report``
+writes) or ``m/<tournament slug>/<index>.html`` (a match's own replay page:
 ``serve``, where ``m/<tournament slug>.html#<index>`` leads to it, and ``report
 --replay-pages``); ``404.html`` (report: sends an older report's
 per-match address to the tournament's replay page); ``l/<ladder slug>.html`` (a standing
@@ -149,6 +150,9 @@ class Site:
         self.live_boards = boards  # a report.live.LiveBoards: shared by serve's page threads
         # replays: a tournament's data files and one page (report), or a page per match
         self.replay_data = replay_data
+        # the report already at -o (``write``): its replay data files are used again where
+        # their matches are unchanged (``replay_cache``)
+        self.previous: Path | None = None
         self.env = _env()
         self.env.globals["replay_href"] = self.replay_href
         self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
@@ -419,7 +423,8 @@ class Site:
         ``id``, ``game``, ``rules``, ``seed``, ``players`` (base names), ``rounds``, the result
         table (``headers``, ``rows``), ``notes``, and either ``frames`` (``compact`` deltas, one
         frame per event) or, for a record the engine does not replay, ``error`` and ``lines``
-        (the events in words). ``record``: the record as shown."""
+        (the events in words). ``record``: the record as shown; ``damaged``: it does not match
+        its digest."""
         match_id = f"{tournament}/{idx}"
         from mallows.errors import DamagedRecord
 
@@ -465,6 +470,7 @@ class Site:
             "lines": lines,
             "frames": deltas,
             "record": record,
+            "damaged": damage is not None,
         }
 
     @staticmethod
@@ -509,21 +515,33 @@ class Site:
 
     def replay_files(self, tournament: str) -> Iterator[tuple[str, bytes]]:
         """A tournament's replays as the report writes them by default: its data files
-        (``replay_data``), then the one replay page that draws any of its matches
-        (``m/<slug>.html#<index>``)."""
-        from mallows.report.replay_data import Chunks, drawn
+        (``replay_data``; those of the report at ``self.previous`` whose matches are unchanged
+        are used again as they are, ``replay_cache``), their ``cache.json``, then the one
+        replay page that draws any of its matches (``m/<slug>.html#<index>``)."""
+        from mallows.report import replay_cache
+        from mallows.report.replay_data import Chunks, chunk_path, drawn
 
         slug = data.slug(tournament)
-        chunks = Chunks(slug)
+        chunks = Chunks(slug, tournament)
         game = next((t["game"] for t in self.store.tournaments() if t["name"] == tournament), None)
-        for idx in self.store.match_indexes(tournament):
+        stream = replay_cache.Lookahead(self.store.match_digests(tournament))
+        if self.previous is not None:
+            old = replay_cache.previous(self.previous, slug)
+            for entry, content in replay_cache.reusable(
+                old, self.previous, tournament, stream, lambda k: chunk_path(slug, k)
+            ):
+                yield chunks.reuse(entry, content)
+        for idx, digest in stream:
             view = self.match_view(tournament, idx)
             if view is None:
                 continue
             view.pop("record")
+            damaged = view.pop("damaged")
             view["frames"] = drawn(view["frames"])
-            yield from chunks.add(idx, view)
+            key = None if damaged else replay_cache.match_key(idx, digest)
+            yield from chunks.add(idx, view, key)
         yield from chunks.close()
+        yield replay_cache.cache_path(slug), replay_cache.manifest(chunks.entries)
         index = {
             "slug": slug,
             "tournament": tournament,
@@ -648,6 +666,7 @@ class Site:
         are gone). Returns the number of files written."""
         from mallows.report.publish import publish
 
+        self.previous = Path(out) if Path(out).is_dir() else None
         return publish(Path(out), lambda folder: self._write_pages(folder, on_page))
 
     def _write_pages(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:

@@ -173,6 +173,10 @@ class ResultStore(Protocol):
     def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
         """Every stored match's index, in order, read in chunks (memory does not grow)."""
 
+    def match_digests(self, tournament: str, chunk: int = 5000) -> Iterator[tuple[int, str | None]]:
+        """(index, stored digest) of every stored match, in order, without reading a record
+        (None: stored before digests): what a report's replay cache compares."""
+
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         """(match id, record JSON text) by index (``only_forfeits``: matches with a forfeit)."""
 

@@ -20,72 +20,79 @@ seat once per deal at most, so there its matches are independent.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 from mallows.results.stats import Z95
+
+
+def _terms(total: float, n: int) -> tuple:
+    """One deal's share of ``ClusteredMean.closed`` (an integral sum as an integer)."""
+    t: float = int(total) if float(total).is_integer() else total
+    return (1, n, t, t * t, t * n, n * n)
 
 
 @dataclass
 class ClusteredMean:
     """A mean place over matches grouped by deal, with the deal as the sampling unit.
 
-    Kept as running sums (matches, deals, and per deal its place sum ``S`` and count ``n``
-    folded into the sums of ``S``, ``n``, ``S^2``, ``S n`` and ``n^2``), so it holds one deal
-    at a time, not every deal: the matches of one deal must come together, as they are stored
-    (by index: a deal's rotations are consecutive). A deal that comes back after another is
-    counted as a deal of its own."""
+    ``sums`` and ``counts`` hold the open deals; ``close`` folds them into running totals
+    (deals, matches, and the sums of S_d, S_d^2, S_d n_d and n_d^2), so a reader whose deals
+    arrive one after another (``seat_effects(..., grouped=True)``) holds one deal at a time
+    however many there are. Integral places are summed as integers and the interval computed
+    exactly, so closing early changes no figure."""
 
-    n: int = 0  # matches of the deals closed
-    deals_closed: int = 0
-    total: float = 0.0  # sum over closed deals of S
-    s2: float = 0.0  # of S^2
-    sn: float = 0.0  # of S n
-    n2: float = 0.0  # of n^2
-    _deal: Hashable = None
-    _s: float = 0.0  # the open deal's place sum and count
-    _c: int = 0
+    sums: dict = field(default_factory=lambda: defaultdict(float))
+    counts: dict = field(default_factory=lambda: defaultdict(int))
+    #: closed deals: [deals, matches, sum S_d, sum S_d^2, sum S_d n_d, sum n_d^2]
+    closed: list = field(default_factory=lambda: [0, 0, 0, 0, 0, 0])
 
     def add(self, deal: Hashable, place: float) -> None:
-        if self._c and deal != self._deal:
-            self._close()
-        self._deal = deal
-        self._s += place
-        self._c += 1
+        self.sums[deal] += place
+        self.counts[deal] += 1
 
-    def _close(self) -> None:
-        s, c = self._s, self._c
-        self.deals_closed += 1
-        self.n += c
-        self.total += s
-        self.s2 += s * s
-        self.sn += s * c
-        self.n2 += c * c
-        self._s, self._c = 0.0, 0
+    def close(self) -> None:
+        """Fold the open deals into the running totals."""
+        for deal, n in self.counts.items():
+            for i, v in enumerate(_terms(self.sums[deal], n)):
+                self.closed[i] += v
+        self.sums.clear()
+        self.counts.clear()
+
+    def _totals(self) -> list:
+        out = list(self.closed)
+        for deal, n in self.counts.items():
+            for i, v in enumerate(_terms(self.sums[deal], n)):
+                out[i] += v
+        return out
 
     @property
     def matches(self) -> int:
-        return self.n + self._c
+        return self.closed[1] + sum(self.counts.values())
 
     @property
     def deals(self) -> int:
-        return self.deals_closed + (1 if self._c else 0)
+        return self.closed[0] + len(self.counts)
 
     @property
     def mean(self) -> float | None:
-        n = self.matches
-        return (self.total + self._s) / n if n else None
+        _, n, total, *_ = self._totals()
+        return total / n if n else None
 
     @property
     def half_width(self) -> float | None:
         """Half the 95% interval of the mean (None below two deals)."""
-        d, n, mean = self.deals, self.matches, self.mean
-        if d < 2 or mean is None:
+        d, n, total, ss, sn, nn = self._totals()
+        if d < 2 or not n:
             return None
-        s, c = self._s, self._c
-        # sum over deals of (S - mean n)^2, expanded over the running sums
-        spread = (self.s2 + s * s) - 2 * mean * (self.sn + s * c) + mean * mean * (self.n2 + c * c)
-        return Z95 * math.sqrt(d / (d - 1) * max(0.0, spread)) / n
+        if all(isinstance(v, int) for v in (total, ss, sn)):  # exact: sum (S_d - mean n_d)^2
+            spread = float(Fraction(ss * n * n - 2 * total * sn * n + total * total * nn, n * n))
+        else:
+            mean = total / n
+            spread = max(0.0, ss - 2 * mean * sn + mean * mean * nn)
+        return Z95 * math.sqrt(d / (d - 1) * spread) / n
 
     def text(self, digits: int = 2) -> str:
         if not self.matches:
@@ -126,11 +133,20 @@ class SeatEffect:
 
 
 def seat_effects(
-    results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]],
+    results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]], grouped: bool = False
 ) -> dict[int, SeatEffect]:
-    """Number of seats -> the seat effect over the matches with that many seats."""
+    """Number of seats -> the seat effect over the matches with that many seats. ``grouped``:
+    every deal's matches come one after another (a stored tournament read by index, its deal
+    from ``deal_of``), so each deal is folded into running totals when the next one starts
+    and memory does not grow with the deals."""
     by_k: dict[int, list[ClusteredMean]] = {}
+    current: Hashable = object()
     for deal, players, ranks in results:
+        if grouped and deal != current:
+            for means in by_k.values():
+                for m in means:
+                    m.close()
+            current = deal
         k = len(players)
         seats = by_k.setdefault(k, [ClusteredMean() for _ in range(k)])
         for seat, rank in enumerate(ranks):

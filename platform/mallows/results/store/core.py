@@ -625,6 +625,9 @@ class Store:
     def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
         return self.reading.match_indexes(tournament, chunk)
 
+    def match_digests(self, tournament: str, chunk: int = 5000) -> Iterator[tuple[int, str | None]]:
+        return self.reading.match_digests(tournament, chunk)
+
     def records(self, tournament: str, only_forfeits: bool = False) -> Iterator[tuple[str, str]]:
         return self.reading.records(tournament, only_forfeits)
 

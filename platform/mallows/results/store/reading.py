@@ -284,6 +284,12 @@ class Reading:
             )
         return out
 
+    def match_digests(self, tournament: str, chunk: int = 5000) -> Iterator[tuple[int, str | None]]:
+        """(index, stored digest) of every stored match of ``tournament``, by index, without
+        reading a record (None: a match stored before digests); read in chunks."""
+        column = "digest" if "digest" in self.db["matches"].columns_dict else "NULL"
+        yield from self.by_index(column, "tournament = ?", [tournament], chunk)
+
     def match_indexes(self, tournament: str, chunk: int = 5000) -> Iterator[int]:
         """The index of every stored match of ``tournament``, in order; read in chunks (by
         index, not by offset), so neither memory nor a read transaction grows with it."""
