@@ -2,9 +2,10 @@
 
 Owns ``Pages``: the live ``report.site.Site`` rendered by ``PAGE_THREADS`` threads, each page
 on a read-only connection of its own, so a slow page holds up no other and no page blocks the
-event loop; big leaderboards are computed in
-the background and shared (``report.live``), and so are the views of standing ladders
-(``ladder_views``).
+event loop; each rendered page kept until the database changes (``server.cache``: one
+rendering per page at a time, everyone else served the last copy), the main pages rendered
+before the first request (``warm``); big leaderboards are computed in the background and
+shared (``report.live``), and so are the views of standing ladders (``ladder_views``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any
 
 #: Threads rendering pages, each with its own read-only connection.
 PAGE_THREADS = 4
+#: Pages rendered before the first request, at most, and the seconds that may take.
+WARM_PAGES = 64
+WARM_SECONDS = 60.0
 
 
 def open_store(db: Path) -> Any:
@@ -72,8 +76,11 @@ class Pages:
 
     def __init__(self, db: Path, refresh: int, threads: int = PAGE_THREADS):
         from mallows.report.live import LiveBoards
+        from mallows.server.cache import PageCache
+        from mallows.server.events import stamp
 
         self.db = Path(db)
+        self.cache = PageCache(lambda: stamp(self.db), max_age=float(max(1, refresh)))
         self.refresh = max(1, refresh)
         self._boards = LiveBoards(lambda: open_store(self.db))
         self._ladders = ladder_views()  # one cache of ladder views, shared by the threads
@@ -104,19 +111,59 @@ class Pages:
         finally:
             site.store.close()
 
-    def warm(self) -> None:
-        """Start every page thread with its connection, and import what the pages draw with,
-        before the first request (a cold first page costs seconds on a loaded machine)."""
+    def warm(self, pages: int = WARM_PAGES, seconds: float = WARM_SECONDS) -> int:
+        """Start every page thread with its connection, import what the pages draw with, and
+        render the index and the pages it links to (tournaments, games, ladders, bots: at most
+        ``pages`` of them, for at most ``seconds``) into the cache, before the first request:
+        a cold page costs seconds on a big database or a loaded machine. Returns the pages
+        rendered."""
+        import time
+
         import mallows.report.plots  # noqa: F401 (matplotlib: the costliest import)
+        from mallows.server.events import stamp
 
         barrier = threading.Barrier(self.threads)
         list(self._pool.map(lambda _: barrier.wait(timeout=60), range(self.threads)))
-        self._site().store.close()  # the templates compiled
+        site = self._site()  # the templates compiled
+        try:
+            paths = ["/" + p for p in _linked(site.paths(), pages)]
+        finally:
+            site.store.close()
+        version, made, deadline = stamp(self.db), time.monotonic(), time.monotonic() + seconds
+        futures = {path: self._pool.submit(self._render, path) for path in paths}
+        done = 0
+        for path, future in futures.items():
+            try:
+                value = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except Exception:  # noqa: BLE001 - too slow or failed: rendered at its first request
+                future.cancel()
+                continue
+            self.cache.put(path, value, version, made)
+            done += 1
+        return done
 
     async def render(self, path: str) -> str | bytes | None:
-        """The page at ``path`` (None: no such page), rendered in a page thread."""
+        """The page at ``path`` (None: no such page): its kept copy, or rendered in a page
+        thread (``server.cache``)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, self._render, path)
+        return await self.cache.get(
+            path, lambda: loop.run_in_executor(self._pool, self._render, path)
+        )
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _linked(paths: Any, most: int) -> list[str]:
+    """The first ``most`` of the site's ``paths`` that the index links to: the index, then its
+    tournaments, games, ladders and bots, which ``Site.paths`` yields first (read no further:
+    match lists and replays follow, a path per stored match)."""
+    out: list[str] = []
+    for path in paths:
+        linked = path == "index.html" or (
+            path.count("/") == 1 and path[:2] in ("t/", "g/", "l/", "b/")
+        )
+        if not linked or len(out) >= most:
+            break
+        out.append(path)
+    return out
