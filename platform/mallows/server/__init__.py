@@ -32,10 +32,14 @@ def run(
     ladder: str | None = None,
     check_workers: int = 1,
     check_games: int = 5,
+    workers: int | None = None,
+    address: str | None = None,
 ) -> None:
     """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
     address, and the warning when the pages reach beyond this machine); ``public_name``: the
-    host name it is reached by from elsewhere (any other ``Host`` is refused)."""
+    host name it is reached by from elsewhere (any other ``Host`` is refused); ``ladder``: the
+    ladder it hosts and plays, with ``workers`` and ``address`` as ``mallows ladder run`` takes
+    them (``server.hosted``)."""
     import uvicorn
 
     from mallows.server.app import Config, make_app
@@ -62,7 +66,15 @@ def run(
         store.close()
     sock = listen(host, port)
     config = Config(
-        Path(db), host, max(1, refresh), public_name, ladder, check_workers, check_games
+        Path(db),
+        host,
+        max(1, refresh),
+        public_name,
+        ladder,
+        check_workers,
+        check_games,
+        workers,
+        address,
     )
     app = make_app(config)
     server = uvicorn.Server(

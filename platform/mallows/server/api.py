@@ -14,8 +14,6 @@ and admins see a submission.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
@@ -80,11 +78,11 @@ def api_routes(db: Path, queue: Queue) -> list[Route]:
         except MallowsError as exc:
             status = 403 if "belongs to account" in str(exc) else 400
             return _error(status, str(exc))
-        folder = Path(tempfile.mkdtemp(prefix="mallows-upload-"))
+        folder = queue.new_folder()  # beside the database: a restart finds it
         try:
             bot = await run_in_threadpool(unpack, data, folder)
         except MallowsError as exc:
-            shutil.rmtree(folder, ignore_errors=True)
+            queue.discard(folder)
             return _error(400, str(exc))
         sub = queue.add(owner["name"], name, folder, bot)
         return JSONResponse(
