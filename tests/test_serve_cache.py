@@ -16,11 +16,12 @@ from test_serve_scale import played
 
 class Renders:
     """What a page would show at each database version, rendered with a delay that can be
-    held open (``gate``) to see what others get meanwhile."""
+    held open (``gate``) to see what others get meanwhile; ``now``: the cache's clock."""
 
     def __init__(self) -> None:
         self.version = 1
         self.calls = 0
+        self.now = 0.0
         self.gate: asyncio.Event | None = None
 
     async def __call__(self) -> str:
@@ -30,6 +31,9 @@ class Renders:
             await self.gate.wait()
         return f"page at {seen}"
 
+    def cache(self, **bounds: int) -> PageCache:
+        return PageCache(lambda: self.version, max_age=5, clock=lambda: self.now, **bounds)
+
 
 def run(coro) -> object:
     return asyncio.run(coro)
@@ -38,17 +42,25 @@ def run(coro) -> object:
 def test_one_rendering_per_change_however_many_ask() -> None:
     async def go() -> None:
         r = Renders()
-        cache = PageCache(lambda: r.version, max_age=60)
-        r.gate = asyncio.Event()
+        cache = r.cache()
+        r.now, r.gate = 100.0, asyncio.Event()
         waiting = [asyncio.ensure_future(cache.get("/index.html", r)) for _ in range(20)]
         await asyncio.sleep(0.01)
         r.gate.set()
         assert await asyncio.gather(*waiting) == ["page at 1"] * 20
         assert r.calls == 1  # the cold page: rendered once for all twenty
-        assert await cache.get("/index.html", r) == "page at 1" and r.calls == 1
-        # the database changes while the copy is young: the last copy at once, one rendering
-        r.version, r.gate = 2, asyncio.Event()
+        assert await cache.get("/index.html", r) == "page at 1" and r.calls == 1  # unchanged
+        # asked steadily, the database changes: within max_age the copy is served as it is
+        r.version = 2
+        for _ in range(4):
+            r.now += 1
+            assert await cache.get("/index.html", r) == "page at 1"
+        await asyncio.sleep(0.01)
+        assert r.calls == 1
+        # max_age old: everyone gets the last copy at once while one rendering runs
+        r.now, r.gate = r.now + 1, asyncio.Event()  # 5 s old, asked a second ago
         got = await asyncio.gather(*(cache.get("/index.html", r) for _ in range(20)))
+        await asyncio.sleep(0.01)
         assert got == ["page at 1"] * 20 and r.calls == 2
         r.gate.set()
         await asyncio.sleep(0.01)
@@ -57,27 +69,30 @@ def test_one_rendering_per_change_however_many_ask() -> None:
     run(go())
 
 
-def test_a_copy_older_than_max_age_is_waited_for() -> None:
+def test_a_page_asked_after_a_quiet_spell_is_rendered_again_and_waited_for() -> None:
     async def go() -> None:
         r = Renders()
-        cache = PageCache(lambda: r.version, max_age=0.05)
+        cache = r.cache()
         assert await cache.get("/t/x.html", r) == "page at 1"
-        await asyncio.sleep(0.1)
+        r.now = 60.0
         assert await cache.get("/t/x.html", r) == "page at 1"  # unchanged: kept however old
-        r.version = 2
-        assert await cache.get("/t/x.html", r) == "page at 2"  # changed, old: the fresh one
+        r.now, r.version = 120.0, 2
+        assert await cache.get("/t/x.html", r) == "page at 2"  # changed, quiet: the fresh one
         assert r.calls == 2
 
     run(go())
 
 
-def test_young_recomputations_are_bounded_and_errors_are_not_kept() -> None:
+def test_background_renderings_are_bounded_and_errors_are_not_kept() -> None:
     async def go() -> None:
         r = Renders()
-        cache = PageCache(lambda: r.version, max_age=60, max_refreshes=2)
+        cache = r.cache(max_refreshes=2)
         for k in range(5):
             await cache.get(f"/b/{k}.html", r)
-        r.version, r.gate = 2, asyncio.Event()
+        r.now, r.version, r.gate = 4.0, 2, asyncio.Event()
+        for k in range(5):
+            await cache.get(f"/b/{k}.html", r)
+        r.now = 8.0
         for k in range(5):
             assert await cache.get(f"/b/{k}.html", r) == "page at 1"
         await asyncio.sleep(0.01)

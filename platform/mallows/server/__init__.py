@@ -1,9 +1,11 @@
 """Server: ``mallows serve``, the report's pages and the play page on a real web stack.
 
 Owns the web application (``app``: Starlette routes), the pages rendered off the event loop
-(``pages``), the streams that update pages without reloading them (``events``: server-sent
-events), the play page's requests (``play``), where it listens (``listen``) and ``run``, which
-serves it all with uvicorn.
+(``pages``) and kept until the database changes (``cache``), the streams that update pages
+without reloading them (``events``: server-sent events), the play page's requests (``play``),
+bots submitted over HTTP (``api``, ``archive``, ``submissions``: the check queue), the ladder
+it hosts and plays (``hosted``), the processes it runs that end with it (``children``), where
+it listens (``listen``) and ``run``, which serves it all with uvicorn.
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
 ``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored

@@ -3,15 +3,19 @@ revalidate), so a page costs its SQLite work once per change, not once per reque
 
 Owns ``PageCache``: a page rendered once is kept with the version of the database it was
 rendered from (``events.stamp``: the sizes and times of the database's files, no SQL). A request
-for a page whose database has not changed gets the kept copy. Once the database changed, the
-first request starts the page's one recomputation; meanwhile every other request gets the last
-copy at once. The request that starts it gets the last copy too while that copy is younger
-than ``max_age`` seconds (the server's ``--refresh``: a page under a steady writer is at most
-that stale, plus one rendering); a copy older than that is waited for, so a page asked for
-after a quiet spell shows what was stored since. Bounded: at most ``MAX_PAGES`` copies and
-``MAX_BYTES`` bytes (the least recently asked for go first), and at most ``MAX_REFRESHES``
-recomputations of young copies at once (more are left for a later request). A page that
-failed is not kept: its error reaches the requests that waited for it.
+for a page whose database has not changed gets the kept copy. Once the database changed:
+
+- a page asked for steadily (again within ``max_age`` seconds, the server's ``--refresh``) gets
+  the last copy at once, and the first request after the copy is ``max_age`` old starts the
+  page's one recomputation in the background; every request meanwhile gets the last copy. So
+  under a steady writer a page costs one rendering per ``max_age`` however many ask, and is at
+  most ``max_age`` plus one rendering stale;
+- a page asked for after a quiet spell (no request for ``max_age``) is rendered again and
+  waited for: it shows what was stored since.
+
+Bounded: at most ``MAX_PAGES`` copies and ``MAX_BYTES`` bytes (the least recently asked for go
+first), and at most ``MAX_REFRESHES`` background recomputations at once (more wait for a later
+request). A page that failed is not kept: its error reaches the requests that waited for it.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ MAX_REFRESHES = 2
 class Copy:
     value: Any
     version: Hashable
-    made: float  # time.monotonic() when its rendering started
+    made: float  # the clock when its rendering started
     size: int
+    asked: float = 0.0  # the clock at its last request
 
 
 def _size(value: Any) -> int:
@@ -52,8 +57,9 @@ class PageCache:
         max_pages: int = MAX_PAGES,
         max_bytes: int = MAX_BYTES,
         max_refreshes: int = MAX_REFRESHES,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.version = version
+        self.version, self.clock = version, clock
         self.max_age = max_age
         self.max_pages, self.max_bytes, self.max_refreshes = max_pages, max_bytes, max_refreshes
         self.copies: OrderedDict[str, Copy] = OrderedDict()
@@ -66,7 +72,7 @@ class PageCache:
         old = self.copies.pop(key, None)
         if old is not None:
             self.bytes -= old.size
-        copy = Copy(value, version, made, _size(value))
+        copy = Copy(value, version, made, _size(value), asked=made)
         if copy.size > self.max_bytes:
             return
         self.copies[key] = copy
@@ -82,17 +88,18 @@ class PageCache:
         if copy is None:
             return await asyncio.shield(running or self._start(key, render))
         self.copies.move_to_end(key)
+        now = self.clock()
+        steady, copy.asked = now - copy.asked < self.max_age, now
         if copy.version == self.version() or running is not None:
             return copy.value
-        young = time.monotonic() - copy.made < self.max_age
-        if young:
-            if len(self._running) < self.max_refreshes:
-                self._start(key, render)
-            return copy.value
-        return await asyncio.shield(self._start(key, render))
+        if not steady:  # after a quiet spell: what was stored since
+            return await asyncio.shield(self._start(key, render))
+        if now - copy.made >= self.max_age and len(self._running) < self.max_refreshes:
+            self._start(key, render)
+        return copy.value
 
     def _start(self, key: str, render: Callable[[], Awaitable[Any]]) -> asyncio.Task:
-        version, made = self.version(), time.monotonic()  # before: a later write renders again
+        version, made = self.version(), self.clock()  # before: a later write renders again
         self.renders += 1
 
         async def run() -> Any:

@@ -20,6 +20,9 @@ from typing import Any
 
 #: Threads rendering pages, each with its own read-only connection.
 PAGE_THREADS = 4
+#: The store's questions each page asks (some several times), answered once per version of the
+#: database: the tournaments with their counts, a tournament's or a game's matches counted.
+COUNTED = ("tournaments", "count_matches", "count_game_matches")
 #: Pages rendered before the first request, at most, and the seconds that may take.
 WARM_PAGES = 64
 WARM_SECONDS = 60.0
@@ -86,19 +89,53 @@ class Pages:
         self._ladders = ladder_views()  # one cache of ladder views, shared by the threads
         self.threads = threads
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mallows-pages")
+        self._local = threading.local()  # a page thread's Site: its templates compiled once
+        self._lock = threading.Lock()
+        self._version: Any = None
+        self._counts: dict[tuple, Any] = {}  # COUNTED answers at ``_version``
 
     def _site(self) -> Any:
+        """The page thread's site, reading a connection of its own for this page."""
         from mallows.report.site import Site
         from mallows.tournaments.compare.run import stored_test
 
-        return Site(
-            open_store(self.db),
-            live=True,
-            refresh=self.refresh,
-            boards=self._boards,
-            ladders=self._ladders,
-            comparisons=stored_test,
-        )
+        store = open_store(self.db)
+        for method in COUNTED:  # what every page asks for, some several times
+            setattr(store, method, self._counted(store, method))
+        site = getattr(self._local, "site", None)
+        if site is None:
+            site = self._local.site = Site(
+                store,
+                live=True,
+                refresh=self.refresh,
+                boards=self._boards,
+                ladders=self._ladders,
+                comparisons=stored_test,
+            )
+        site.store = store
+        return site
+
+    def _counted(self, store: Any, method: str) -> Callable[..., Any]:
+        """``store.method`` asked once per version of the database and arguments, by every
+        page thread together (a count over a million matches costs a good part of a second)."""
+        from mallows.server.events import stamp
+
+        real = getattr(type(store), method)
+
+        def call(*args: Any) -> Any:
+            version, key = stamp(self.db), (method, args)
+            with self._lock:
+                if self._version != version:
+                    self._version, self._counts = version, {}
+                if key in self._counts:
+                    return _copied(self._counts[key])
+            value = real(store, *args)
+            with self._lock:
+                if self._version == version:
+                    self._counts[key] = value
+            return _copied(value)
+
+        return call
 
     def _render(self, path: str) -> str | bytes | None:
         # a read connection per page, closed after it: an idle connection kept open can read a
@@ -140,6 +177,9 @@ class Pages:
                 continue
             self.cache.put(path, value, version, made)
             done += 1
+        served = time.monotonic()  # asked for now: the first requests get them at once
+        for copy in self.cache.copies.values():
+            copy.asked = served
         return done
 
     async def render(self, path: str) -> str | bytes | None:
@@ -167,3 +207,8 @@ def _linked(paths: Any, most: int) -> list[str]:
             break
         out.append(path)
     return out
+
+
+def _copied(value: Any) -> Any:
+    """A kept answer as its own copy (a page may change the list it got)."""
+    return [dict(row) for row in value] if isinstance(value, list) else value
