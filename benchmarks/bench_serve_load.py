@@ -1,23 +1,27 @@
-"""``mallows serve`` under load: 100 clients for 30 s on loopback while a tournament writes,
+"""``mallows serve`` under load: 100 clients for 30 s on loopback while a ladder plays,
 p50/p99 per page, the first event of a stream, errors and the server's peak memory; beside a
 baseline server on the same database when one is given.
 
 Builds a database of ``--matches`` synthetic matches (``bigdb.py``) unless ``--db`` names one,
-starts ``mallows serve`` on it (and a ``mallows tournament run`` writing into it, unless
+starts ``mallows serve`` on it (and a ``mallows ladder run`` playing into it, unless
 ``--no-writer``), then ``--clients`` asyncio clients each ask in turn for the index, the
 tournament page, a bot's page and a replay, for ``--seconds`` seconds or ``--max-requests``
 requests in all, whichever ends first (bounded in count and time; loopback only). Another
 client opens ``/events`` again and again and times its first event. ``--baseline CMD`` (a
 command that runs another mallows, e.g. an older checkout's: ``"python -m ..."``) is measured
-the same way, one after the other, and each figure is printed with their ratio.
+the same way, one after the other, and each figure is printed with their ratio. To compare
+with an older ``serve`` on the same database, unpack that version's ``platform`` folder
+(``git archive REV platform | tar -x -C OLD``, plus the built ``_engine_core`` module) and give
+``--baseline "env PYTHONPATH=OLD/platform python -c 'from mallows.cli import main; main()'"``.
 
-    python benchmarks/bench_serve_load.py --db /tmp/big.db [--clients 100] [--seconds 30]
+    python benchmarks/bench_serve_load.py --db big.db [--clients 100] [--seconds 30]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import shlex
@@ -33,12 +37,17 @@ from bigdb import build  # noqa: E402
 from mallows.report.data import slug  # noqa: E402
 
 MALLOWS = [str(Path(sys.executable).with_name("mallows"))]
-RUN = """name = "writer"
+LADDER = """name = "load-ladder"
 game = "take4"
 players = 2
-deals = 200000
 seed = 5
-bots = ["random", "greedy", "denial"]
+max_matches = 200000
+bots = ["random:call=0.1", "random:call=0.2", "random:call=0.3"]  # alike: never answered
+[limits]
+sandbox = "off"
+[[questions]]
+type = "order"
+certainty = 0.9999
 """
 
 
@@ -127,6 +136,17 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def written(db: Path) -> int:
+    """Matches the writer's ladder has stored so far."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+        row = con.execute(
+            "SELECT count(*) FROM matches WHERE tournament = 'load-ladder'"
+        ).fetchone()
+    return int(row[0])
+
+
 def measure(command: list[str], db: Path, args: argparse.Namespace, folder: Path) -> dict:
     serve = subprocess.Popen(
         [*command, "serve", "--db", str(db), "--port", "0"],
@@ -139,9 +159,9 @@ def measure(command: list[str], db: Path, args: argparse.Namespace, folder: Path
     try:
         port = int(re.search(r":(\d+)/index\.html", serve.stdout.readline()).group(1))
         if not args.no_writer:
-            (folder / "writer.toml").write_text(RUN)
+            (folder / "writer.toml").write_text(LADDER)
             writer = subprocess.Popen(
-                [*MALLOWS, "tournament", "run", str(folder / "writer.toml"), "--db", str(db)]
+                [*MALLOWS, "ladder", "run", str(folder / "writer.toml"), "--db", str(db)]
                 + ["--workers", "1", "--quiet"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -149,8 +169,10 @@ def measure(command: list[str], db: Path, args: argparse.Namespace, folder: Path
             )
         t = slug("big")
         paths = ["/index.html", f"/t/{t}.html", f"/b/{slug('greedy')}.html", f"/m/{t}/7.html"]
+        before = written(db)
         out = asyncio.run(load(port, paths, args.clients, args.seconds, args.max_requests))
         out["rss"] = peak_rss_mb(serve.pid)
+        out["written"] = written(db) - before
         return out
     finally:
         if writer is not None:  # killed as a crash would (what it stored stays)
@@ -205,7 +227,7 @@ def report(runs: dict, args: argparse.Namespace) -> None:
         errors = sum(run["errors"].values())
         print(
             f"{who}: {errors} errors {run['errors'] or ''}; wall {run['wall']:.1f} s; "
-            f"peak RSS {run['rss']:.0f} MB"
+            f"peak RSS {run['rss']:.0f} MB; the ladder stored {run['written']} matches meanwhile"
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import typer
 
@@ -49,6 +49,20 @@ def _open(db: Path, readonly: bool = False) -> Store:
     return Store(db, readonly=readonly)
 
 
+def _follow_option() -> Any:
+    return typer.Option(
+        False,
+        "--follow",
+        help="Once every question is answered, "
+        "wait for new entrants (a join reopens the ladder) until "
+        "mallows ladder stop.",
+    )
+
+
+def _quiet_option() -> Any:
+    return typer.Option(False, "--quiet", "-q", help="Print only the final standings.")
+
+
 @ladder_app.command("run")
 @user_errors
 def run(
@@ -57,24 +71,15 @@ def run(
     workers: Optional[int] = workers_option(),
     address: Optional[str] = address_option(),
     sandbox: Optional[str] = sandbox_option(),
-    follow: bool = typer.Option(
-        False,
-        "--follow",
-        help="Once every question is answered, "
-        "wait for new entrants (a join reopens the ladder) until "
-        "mallows ladder stop.",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final standings."),
+    follow: bool = _follow_option(),
+    quiet: bool = _quiet_option(),
 ) -> None:
     """Run (or resume) a ladder until its questions are answered, its finals end, it reaches
     max_matches, or mallows ladder stop."""
     from mallows.cli.common import resolver_for
-    from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
-    from mallows.runner.executor import check_executor_options, make_executor
+    from mallows.runner.executor import check_executor_options
     from mallows.tournaments.format import idle_parameters
-    from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
     from mallows.tournaments.ladder.spec import check_ladder_bots, load_ladder
-    from mallows.tournaments.ladder.status import ladder_view, view_text
 
     ladder = load_ladder(file)
     mode = sandbox_mode(sandbox) if sandbox is not None else None
@@ -83,7 +88,55 @@ def run(
         ladder = check_ladder_bots(ladder, resolver, mode)  # before a new database is created
         for warning in idle_parameters(ladder.entrants, ladder.game, resolver):
             typer.echo(f"warning: {warning}", err=True)
-    store = Store(db)
+    _play(ladder, Store(db), resolver, db, workers, address, mode, follow, quiet)
+
+
+@ladder_app.command("resume")
+@user_errors
+def resume(
+    name: str = typer.Argument(..., help="The ladder's name, as stored in --db."),
+    db: Path = db_option(),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
+    sandbox: Optional[str] = sandbox_option(),
+    follow: bool = _follow_option(),
+    quiet: bool = _quiet_option(),
+) -> None:
+    """Run (or resume) a ladder stored in --db by its name, from its stored definition (no file
+    needed): what mallows serve --ladder NAME runs. Otherwise as mallows ladder run."""
+    from mallows.agents.registry import Resolver
+    from mallows.runner.executor import check_executor_options
+    from mallows.tournaments.ladder.run import stored_ladder
+
+    mode = sandbox_mode(sandbox) if sandbox is not None else None
+    check_executor_options(workers, address)
+    store = _open(db)
+    try:
+        ladder = stored_ladder(store, name)
+    except MallowsError:
+        store.close()
+        raise
+    _play(ladder, store, Resolver(store), db, workers, address, mode, follow, quiet)
+
+
+def _play(
+    ladder: Any,
+    store: Store,
+    resolver: Any,
+    db: Path,
+    workers: Optional[int],
+    address: Optional[str],
+    mode: Optional[str],
+    follow: bool,
+    quiet: bool,
+) -> None:
+    """Run ``ladder`` in ``store`` to its end (or an interrupt: exit 128 + N, resumable),
+    printing its epochs (unless ``quiet``) and its final standings."""
+    from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
+    from mallows.runner.executor import make_executor
+    from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
+    from mallows.tournaments.ladder.status import ladder_view, view_text
+
     resolver = resolver.using(store)
     ladder = prepare_ladder(ladder, store, resolver, mode)
 

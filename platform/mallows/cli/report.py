@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from mallows.cli.common import db_option, user_errors
+from mallows.cli.common import address_option, db_option, user_errors, workers_option
 from mallows.errors import MallowsError
 
 
@@ -132,11 +132,18 @@ def serve(
     ladder: Optional[str] = typer.Option(
         None,
         "--ladder",
-        help="The ladder of --db this server hosts: a bot submitted over HTTP (POST /api/bots) "
-        "enters it once it passed its check (mallows ladder run plays it).",
+        help="The ladder of --db this server hosts and plays while it runs (as mallows ladder "
+        "resume NAME --follow would, resuming after a restart): a bot submitted over HTTP "
+        "(POST /api/bots) enters it once it passed its check.",
     ),
+    workers: Optional[int] = workers_option(),
+    address: Optional[str] = address_option(),
     check_workers: int = typer.Option(
-        1, "--check-workers", help="Checks of submitted bots run at once."
+        1,
+        "--check-workers",
+        help="Checks of submitted bots run at once. They share --workers with the hosted "
+        "ladder: the checks get these, the ladder's matches the rest (at least 1); with "
+        "--address the ladder plays on the cluster.",
     ),
     check_games: int = typer.Option(
         5, "--check-games", help="Check matches per game of a bot submitted over HTTP."
@@ -174,6 +181,14 @@ def serve(
     from mallows.server import run
 
     from mallows.cli.bots import MAX_CHECK_GAMES
+    from mallows.runner.executor import check_executor_options
+
+    check_executor_options(workers, address)
+    if ladder is None and (workers is not None or address is not None):
+        raise MallowsError(
+            "--workers and --address are the hosted ladder's: give --ladder NAME too (the "
+            "ladder of --db this server plays)"
+        )
 
     if not 1 <= check_workers <= MAX_CHECK_WORKERS:
         raise MallowsError(f"--check-workers {check_workers}: give 1 to {MAX_CHECK_WORKERS}")
@@ -202,4 +217,6 @@ def serve(
         check_games=check_games,
         limits=limits,
         access_log=access_log,
+        workers=workers,
+        address=address,
     )

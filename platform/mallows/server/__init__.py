@@ -1,11 +1,13 @@
 """Server: ``mallows serve``, the report's pages and the play page on a real web stack.
 
 Owns the web application (``app``: Starlette routes), the pages rendered off the event loop
-(``pages``), the streams that update pages without reloading them (``events``: server-sent
-events), the play page's requests (``play``), where it listens (``listen``), the API
-(``api``, ``submissions``, ``archive``), what an author sees and nobody else (``authors``), the
-rate limits and quotas (``throttle``) and ``run``, which serves it all with uvicorn (its
-request log, ``--access-log``, without queries: ``NoQuery``).
+(``pages``) and kept until the database changes (``cache``), the streams that update pages
+without reloading them (``events``: server-sent events), the play page's requests (``play``),
+bots submitted over HTTP (``api``, ``archive``, ``submissions``: the check queue), what an
+author sees and nobody else (``authors``), the rate limits and quotas (``throttle``), the ladder
+it hosts and plays (``hosted``), the processes it runs that end with it (``children``), where
+it listens (``listen``) and ``run``, which serves it all with uvicorn (its request log,
+``--access-log``, without queries: ``NoQuery``).
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
 ``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored
@@ -65,12 +67,16 @@ def run(
     check_games: int = 5,
     limits: Limits | None = None,
     access_log: bool = False,
+    workers: int | None = None,
+    address: str | None = None,
 ) -> None:
     """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
     address, and the warning when the pages reach beyond this machine); ``public_name``: the
     host name it is reached by from elsewhere (any other ``Host`` is refused); ``limits``: the
     rate limits and quotas (``server.throttle``); ``access_log``: a line per request on stderr
-    (its address and path: tokens travel in headers only, so none is printed)."""
+    (its address and path: tokens travel in headers only, so none is printed); ``ladder``: the
+    ladder it hosts and plays, with ``workers`` and ``address`` as ``mallows ladder run`` takes
+    them (``server.hosted``)."""
     import uvicorn
 
     from mallows.server.app import Config, make_app
@@ -98,10 +104,18 @@ def run(
         store.close()
     sock = listen(host, port)
     config = Config(
-        Path(db), host, max(1, refresh), public_name, ladder, check_workers, check_games
+        Path(db),
+        host,
+        max(1, refresh),
+        public_name=public_name,
+        ladder=ladder,
+        check_workers=check_workers,
+        check_games=check_games,
+        public=public,
+        limits=limits or Limits(),
+        workers=workers,
+        address=address,
     )
-    config.public = public
-    config.limits = limits or Limits()
     app = make_app(config)
     server = uvicorn.Server(
         uvicorn.Config(

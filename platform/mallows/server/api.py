@@ -18,8 +18,6 @@ account and per address, and the versions and bytes an account keeps: 429 with
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
@@ -150,15 +148,15 @@ def api_routes(db: Path, queue: Queue, sign_in: SignIn) -> list[Route]:
         except MallowsError as exc:
             status = 403 if "belongs to account" in str(exc) else 400
             return _error(status, str(exc))
-        folder = Path(tempfile.mkdtemp(prefix="mallows-upload-"))
+        folder = queue.new_folder()  # beside the database: a restart finds it
         try:
             bot = await run_in_threadpool(unpack, data, folder)
             await run_in_threadpool(quota, owner, folder)
         except MallowsError as exc:
-            shutil.rmtree(folder, ignore_errors=True)
+            queue.discard(folder)
             return _error(400, str(exc))
         except Throttled as exc:
-            shutil.rmtree(folder, ignore_errors=True)
+            queue.discard(folder)
             return refused(exc)
         sub = queue.add(owner["name"], name, folder, bot)
         return JSONResponse(

@@ -37,6 +37,7 @@ from mallows.server.api import PlayGate, SignIn, api_routes
 from mallows.server.body import BodyError, read_body
 from mallows.server.submissions import Queue
 from mallows.server.events import DatabaseWatch, event, event_stream
+from mallows.server.hosted import HostedLadder, ladder_workers
 from mallows.server.pages import Pages
 from mallows.server.play import PlayRoutes
 from mallows.server.throttle import Limits, Throttle
@@ -67,6 +68,9 @@ class Config:
     public: bool = False
     #: Rate limits and quotas (``server.throttle``).
     limits: Limits = field(default_factory=Limits)
+    #: The hosted ladder's executor, as ``mallows ladder run`` takes it (``server.hosted``).
+    workers: int | None = None
+    address: str | None = None
 
 
 def answer(status: int, kind: str, data: bytes | str) -> Response:
@@ -86,6 +90,10 @@ def make_app(config: Config) -> Starlette:
     queue = Queue(config.db, config.ladder, config.check_workers, config.check_games)
     sign_in = SignIn(config.db, Throttle(config.limits))
     play_gate = PlayGate(sign_in, config.public)
+    hosted = None
+    if config.ladder is not None:
+        shares = ladder_workers(config.workers, config.address, config.check_workers)
+        hosted = HostedLadder(config.db, config.ladder, shares, config.address)
 
     def client(request: Request) -> str:
         return request.client.host if request.client else ""
@@ -177,12 +185,17 @@ def make_app(config: Config) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        queue.start()  # the uploads a previous run left queued are checked
+        if hosted is not None:
+            hosted.start()
         try:
             yield
         finally:
             play.close()
             pages.close()
             queue.close()
+            if hosted is not None:
+                await hosted.stop()
 
     routes = [
         *api_routes(config.db, queue, sign_in),
@@ -204,4 +217,5 @@ def make_app(config: Config) -> Starlette:
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.play = play
     app.state.pages = pages
+    app.state.hosted = hosted
     return app

@@ -1,8 +1,9 @@
 """Server-sent events for ``mallows serve``: pages update themselves when the database changes,
 instead of reloading on a timer.
 
-Owns ``DatabaseWatch`` (one task per server notices a change of the database's files, the
-database and its write-ahead log, by their size and time: no SQL, nothing read) and
+Owns ``stamp`` (the database's version, from its files), ``DatabaseWatch`` (one task per
+server notices a change of the database's files, the database and its write-ahead log, by
+their size and time: no SQL, nothing read) and
 ``event_stream``: a ``text/event-stream`` answer that says ``hello`` at once, ``change`` after
 every change, and a comment every ``HEARTBEAT_SECONDS`` so a closed page is noticed. The page's
 script (``report/static/live.js``) fetches its own address again on ``change`` and swaps the
@@ -45,6 +46,19 @@ def event_stream(events: AsyncIterator[str], on_close: Callable[[], None] | None
     return StreamingResponse(body(), media_type="text/event-stream", headers=HEADERS)
 
 
+def stamp(db: Path) -> tuple:
+    """The database's version as its files show it: the size and time of the database and of
+    its write-ahead log (two ``stat`` calls, no SQL: a store's write changes one of them)."""
+    out: list[tuple[int, int] | None] = []
+    for path in (db, db.with_name(db.name + "-wal")):
+        try:
+            st = os.stat(path)
+            out.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
 class DatabaseWatch:
     """Notices changes of database ``db`` every ``interval`` seconds while a stream listens."""
 
@@ -58,21 +72,14 @@ class DatabaseWatch:
         self.listeners = 0
 
     def _stamp(self) -> tuple:
-        out: list[tuple[int, int] | None] = []
-        for path in (self.db, self.db.with_name(self.db.name + "-wal")):
-            try:
-                st = os.stat(path)
-                out.append((st.st_size, st.st_mtime_ns))
-            except OSError:
-                out.append(None)
-        return tuple(out)
+        return stamp(self.db)
 
     async def _run(self) -> None:
         while self.listeners:
             await asyncio.sleep(self.interval)
-            stamp = self._stamp()
-            if stamp != self._seen:
-                self._seen = stamp
+            now = self._stamp()
+            if now != self._seen:
+                self._seen = now
                 self.version += 1
                 self._changed.set()
                 self._changed = asyncio.Event()

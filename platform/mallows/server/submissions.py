@@ -7,23 +7,42 @@ bot checked through the sandbox in every game it declares, then stored as ``NAME
 entered in the hosted ladder with ``--ladder``), never inside a request. A submission's state
 is ``queued`` (with its place in the queue), ``checking``, then ``passed`` (the check's table
 and ``NAME@N``) or ``failed`` (the table and the reason, e.g. the forfeit that failed it).
-The queue lives in memory: a restart forgets the uploads still waiting.
+
+The queue survives a restart: each upload is unpacked into a folder of its own beside the
+database (``DB-uploads/ID/files``) with its state in ``DB-uploads/ID/submission.json``
+(written whole, then renamed into place). A restarted server checks again, in their order,
+the uploads still queued and the one whose check it was killed in (the check is what
+``bots submit`` does, so a bot it had already stored is found unchanged, not stored twice); the
+finished ones keep their table and reason (the newest ``KEEP_FINISHED``), their files removed.
+A check runs as a process of the server's own (``server.children``): it ends with the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import secrets
 import shutil
-import sys
+import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from mallows.server.children import cli_command
 
 #: A check's output kept (its table and reason), at most.
 OUTPUT_CHARS = 20000
 #: Seconds a check may take before it is stopped and failed.
 CHECK_SECONDS = 600.0
+#: Finished submissions whose state a restarted server still shows.
+KEEP_FINISHED = 1000
+RECORD = "submission.json"
+
+
+def spool(db: Path) -> Path:
+    """The folder of database ``db``'s uploads."""
+    return db.with_name(db.name + "-uploads")
 
 
 @dataclass
@@ -51,6 +70,20 @@ class Submission:
             out["reason"] = "\n".join(lines[-6:])
         return out
 
+    def save(self) -> None:
+        """Write its state beside its files (whole or not at all)."""
+        record = {**asdict(self), "folder": None, "bot": str(self.bot.relative_to(self.folder))}
+        path = self.folder.parent / RECORD
+        part = path.with_name(RECORD + ".part")
+        part.write_text(json.dumps(record))
+        os.replace(part, path)
+
+    @classmethod
+    def load(cls, record: Path) -> Submission:
+        data = json.loads(record.read_text())
+        folder = record.parent / "files"
+        return cls(**{**data, "folder": folder, "bot": folder / data["bot"]})
+
 
 class Queue:
     """Checks of submissions to database ``db``; ``ladder``: the hosted ladder a passing bot
@@ -63,15 +96,52 @@ class Queue:
         self._waiting: list[str] = []
         self._wake: asyncio.Event | None = None
         self._tasks: list[asyncio.Task] = []
+        self._load()
+
+    def _load(self) -> None:
+        """What a previous run of the server left: see the module's docstring."""
+        found = []
+        for record in spool(self.db).glob(f"*/{RECORD}"):
+            try:
+                found.append(Submission.load(record))
+            except (OSError, ValueError, TypeError, KeyError):
+                continue  # a record cut short: its upload never reached the queue
+        found.sort(key=lambda s: s.created)
+        finished = [s for s in found if s.state in ("passed", "failed")]
+        for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            shutil.rmtree(old.folder.parent, ignore_errors=True)
+            found.remove(old)
+        for sub in found:
+            self.items[sub.id] = sub
+            if sub.state in ("queued", "checking"):
+                sub.state = "queued"  # killed during its check: checked again
+                self._waiting.append(sub.id)
+
+    def new_folder(self) -> Path:
+        """An empty folder for an upload's files (its submission's own)."""
+        folder = spool(self.db) / secrets.token_hex(8) / "files"
+        folder.mkdir(parents=True)
+        return folder
 
     def add(self, account: str, name: str, folder: Path, bot: Path) -> Submission:
-        sub = Submission(secrets.token_hex(8), account, name, folder, bot)
+        """Queue the upload unpacked in ``folder`` (a ``new_folder``)."""
+        sub = Submission(folder.parent.name, account, name, folder, bot)
+        sub.save()
         self.items[sub.id] = sub
         self._waiting.append(sub.id)
+        self.start()
+        return sub
+
+    def discard(self, folder: Path) -> None:
+        """An upload refused before it was queued: its folder goes."""
+        shutil.rmtree(folder.parent, ignore_errors=True)
+
+    def start(self) -> None:
+        """Start checking (in the server's event loop), what waits included."""
         self._start()
         assert self._wake is not None
-        self._wake.set()
-        return sub
+        if self._waiting:
+            self._wake.set()
 
     def position(self, sub: Submission) -> int | None:
         """1 for the next to be checked; None once it is no longer waiting."""
@@ -90,18 +160,19 @@ class Queue:
             while not self._waiting:
                 self._wake.clear()
                 await self._wake.wait()
-            sub = self.items[self._waiting.pop(0)]
+            sub = self.items[self._waiting[0]]
             sub.state = "checking"
+            self._waiting.pop(0)
+            sub.save()
             try:
                 await self._check(sub)
-            finally:
-                shutil.rmtree(sub.folder, ignore_errors=True)
+            except OSError as exc:  # the check could not start
+                sub.state, sub.output = "failed", f"the check could not run: {exc}"
+            sub.save()  # then its files go: a restart shows its state, checks nothing again
+            shutil.rmtree(sub.folder, ignore_errors=True)
 
     def command(self, sub: Submission) -> list[str]:
         args = [
-            sys.executable,
-            "-c",
-            "import sys; from mallows.cli import main; sys.argv[0] = 'mallows'; main()",
             "bots",
             "submit",
             str(sub.bot),
@@ -112,7 +183,10 @@ class Queue:
             "--games",
             str(self.games),
         ]
-        return args + (["--ladder", self.ladder] if self.ladder else [])
+        # killed with the server: its restart checks the bot again (one check at a time)
+        return cli_command(
+            args + (["--ladder", self.ladder] if self.ladder else []), signal.SIGKILL
+        )
 
     async def _check(self, sub: Submission) -> None:
         proc = await asyncio.create_subprocess_exec(
