@@ -63,7 +63,7 @@ from mallows.agents.failures import SHOWN, _shown
 from mallows.agents.isolation import RunAs
 from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.spawn import BotProcess, _wait_exit
-from mallows.agents.wire import dumps  # the shared codec
+from mallows.agents.wire import dumps, loads  # the shared codec
 
 __all__ = ["MAX_LINE_BYTES", "PipeChannel", "SubprocessBot"]
 
@@ -233,6 +233,12 @@ class PipeChannel:
             self._spin(ask.what)
         line = self._readline(ask.deadline, ask.what, ask.limit_name)
         self.process.freeze()
+        try:  # the usual case first, without a call more; anything else: decode says why
+            reply = loads(line)
+        except ValueError:
+            reply = None
+        if type(reply) is dict:
+            return reply, line
         return decode(line, ask.what, self._stop), line
 
     def _write(self, data: bytes, deadline: float, what: str, limit_name: str) -> None:
