@@ -55,22 +55,30 @@ MODES = {
 
 
 class Meter:
-    """Counts what one handle sends and receives for decisions."""
+    """Counts what one handle sends and receives for decisions (the bytes its pipe channel
+    writes and the reply lines it reads)."""
 
     def __init__(self, handle):
         self.handle = handle
         self.sent = self.received = self.decisions = 0
-        exchange = handle._exchange
+        channel = handle.channel
+        write, readline = channel._write, channel._readline
+        deciding = [False]
 
-        def counting(data, *args, **kwargs):
-            line = exchange(data, *args, **kwargs)
-            if data.startswith(b'{"type":"act"'):
+        def counting_write(data, *args):
+            deciding[0] = data.startswith(b'{"type":"act"')
+            if deciding[0]:
                 self.sent += len(data)
-                self.received += len(line) + 1
                 self.decisions += 1
+            return write(data, *args)
+
+        def counting_readline(*args):
+            line = readline(*args)
+            if deciding[0]:
+                self.received += len(line) + 1
             return line
 
-        handle._exchange = counting
+        channel._write, channel._readline = counting_write, counting_readline
 
 
 class Preparing:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Iterator
+from typing import Iterable, Iterator
 
 _SUPPORTED = hasattr(os, "sched_setaffinity")
 
@@ -44,7 +44,7 @@ def _this_cpu() -> int | None:
         return None
 
 
-def _set(cpus) -> bool:
+def _set(cpus: Iterable[int]) -> bool:
     try:
         os.sched_setaffinity(0, cpus)
         return True

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mallows.agents.protocol import Limits
 from mallows.botname import BotName
 from mallows.errors import BotError
 from mallows.safetext import control_characters, escape
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import BotSpec
 
 MAX_NAME = 1000  # characters in a bot name, parameters included
 MAX_COMPONENT = 255  # characters in one part of a path (the file system's limit)
@@ -92,7 +96,9 @@ def canonical_name(name: str) -> str:
     )
 
 
-def ready(spec, game: str | None = None, sandbox: str = "on", timeout: float = 10.0) -> None:
+def ready(
+    spec: BotSpec, game: str | None = None, sandbox: str = "on", timeout: float = 10.0
+) -> None:
     """Build ``spec``'s bot once with its parameters (in-process) or ask for its hello
     (isolated, in its sandbox unless ``sandbox`` is ``"off"``), then check that it plays
     ``game``: a ``BotError`` if not."""

@@ -1,5 +1,5 @@
-"""Why a bot process failed, in words its author can act on: the reasons
-``SubprocessBot`` (``mallows.agents.process``) gives when it stops a bot.
+"""Why a bot process failed, in words its author can act on: the reasons the pipe channel
+(``mallows.agents.process.PipeChannel``) gives when it stops a bot.
 
 Each reason is a pure function of what happened (the request, the limit, the process's exit
 status, the tail of its stderr, what its sandbox's cgroup recorded) returning the
@@ -9,8 +9,8 @@ bot died while a process it started held its stdout), killed by a signal or exit
 of memory), more than one line in reply to one request (``garbage``), its stdout closed
 (``protocol``). A reason quotes the tail of the bot's stderr
 (``mallows.agents.spawn.STDERR_TAIL_CHARS``) and says which limit of the sandbox it met
-(processes, its /tmp, read-only files, memory). The protocol client gathers the facts, stops
-the bot and raises the failure.
+(processes, its /tmp, read-only files, memory). The channel gathers the facts, stops the bot
+and raises the failure.
 """
 
 from __future__ import annotations

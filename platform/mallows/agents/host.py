@@ -58,7 +58,7 @@ class traceback:  # noqa: N801  (the two functions of the module this file uses,
         tb.print_exc()
 
     @staticmethod
-    def clear_frames(tb_) -> None:
+    def clear_frames(tb_: Any) -> None:
         import traceback as tb
 
         tb.clear_frames(tb_)
@@ -83,7 +83,7 @@ def _free(exc: BaseException) -> None:
         traceback.clear_frames(exc.__traceback__)
 
 
-def load_target(target: str):
+def load_target(target: str) -> type:
     """The bot class named by ``target`` (file, package folder, or ``module[:attr]``)."""
     if target.endswith(".py") or os.sep in target or os.path.exists(target):
         base = os.path.basename(target.rstrip(os.sep))

@@ -31,7 +31,7 @@ import stat
 import sys
 import sysconfig
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.wire import dumps
@@ -89,7 +89,7 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _libc_handle = None
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     global _libc_handle
     if _libc_handle is None:
         _libc_handle = ctypes.CDLL(None, use_errno=True)
@@ -144,7 +144,7 @@ def can_drop_capabilities() -> bool:
     return _can_drop
 
 
-def _drop_capabilities_fn():
+def _drop_capabilities_fn() -> Callable[[], None]:
     """A function for the child (after fork, before exec) that leaves it no capability, now or
     after exec; everything it needs is prepared here, so the child imports and looks up
     nothing."""
@@ -200,7 +200,7 @@ def _limit_settings(limits: Limits, nproc: int | None = None, memory_mb: int | N
     return settings
 
 
-def _child_setup(limits: Limits, drop_caps: bool):
+def _child_setup(limits: Limits, drop_caps: bool) -> Callable[[], None]:
     """The ``preexec_fn`` of a bot without its sandbox: resource limits, then (root fallback)
     no capabilities, then no new privileges. Runs in the child between fork and exec, after the
     switch of user."""

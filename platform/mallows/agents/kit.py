@@ -9,10 +9,14 @@ Game-specific kits live beside their game (``mallows.games.arschmallows.botkit``
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 __all__ = ["number_param"]
 
 
-def number_param(bot: str, key: str, value, low: float, high: float, kind=float):
+def number_param(
+    bot: str, key: str, value: Any, low: float, high: float, kind: Callable[[Any], float] = float
+) -> float:
     """A bot parameter from ``name:key=value`` (a string) as a number in [low, high]; a bad one
     is a ``ValueError`` naming the bot, the parameter and an example."""
     try:

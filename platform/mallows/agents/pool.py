@@ -22,9 +22,13 @@ import os
 import queue
 import threading
 import time
-from typing import Any, Hashable
+from typing import TYPE_CHECKING, Any, Hashable
 
 from mallows.agents import affinity
+from mallows.agents.protocol import BotHandle, Limits
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import BotSpec
 
 MAX_IDLE = 8  # idle processes kept per bot; the oldest beyond that are closed
 
@@ -38,14 +42,14 @@ class _SpawnThread:
     into deques, the thread is woken through a ``queue.SimpleQueue`` (one C call each), and a
     started process is announced by a flag on the bot."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._now: collections.deque = collections.deque()  # seats about to play
         self._later: collections.deque = collections.deque()  # spares
         self._wake: queue.SimpleQueue = queue.SimpleQueue()  # one token per job, or a stop
         self._thread = threading.Thread(target=self._work, name="mallows-spawner", daemon=True)
         self._thread.start()
 
-    def start(self, bot, cpus: frozenset, spare: bool = False) -> None:
+    def start(self, bot: Any, cpus: frozenset, spare: bool = False) -> None:
         """Start ``bot``'s process on ``cpus`` (before every spare still waiting, unless it is
         a spare itself)."""
         bot.spawned = False
@@ -70,7 +74,7 @@ class _SpawnThread:
         self._thread.join()
 
 
-def _settle(bot) -> bool:
+def _settle(bot: Any) -> bool:
     """Wait until a process started in the background exists; True if it was one."""
     if getattr(bot, "spawned", None) is None:
         return False
@@ -81,7 +85,9 @@ def _settle(bot) -> bool:
 
 
 class _Lease:
-    """One seat's use of a pooled process, for one match; ``close`` gives it back."""
+    """One seat's use of a pooled process, for one match; ``close`` gives it back. A pooled
+    bot (``bot`` here and below) is a ``SubprocessBot`` carrying the pool's own marks:
+    ``deals`` (the deals it has seen) and ``spawned`` (its background start)."""
 
     def __init__(self, pool: "BotPool", key: Hashable, bot: Any, deal: Hashable):
         self._pool, self._key, self.bot, self._deal = pool, key, bot, deal
@@ -110,7 +116,7 @@ class _Lease:
             else:
                 bot.close()
 
-    def __getattr__(self, name: str):  # times, used, hello, proc... of the process
+    def __getattr__(self, name: str) -> Any:  # times, used, hello, proc... of the process
         bot = self.__dict__.get("bot")
         if bot is None:
             raise AttributeError(name)
@@ -128,7 +134,7 @@ class BotPool:
         self.started = 0  # processes started through this pool
         self.reused = 0  # matches played by a process that had played before
 
-    def handle(self, spec, limits, deal: Hashable, spares: int = 0):
+    def handle(self, spec: BotSpec, limits: Limits, deal: Hashable, spares: int = 0) -> BotHandle:
         """A handle for one seat of one match of ``deal`` (e.g. the game and the match seed:
         the same for every rotation of a duplicate deal). ``spares``: when a new process must
         be started, start this many more now (the next rotations of the deal will need them),
@@ -159,7 +165,7 @@ class BotPool:
         return _Lease(self, key, bot, deal)
 
     @staticmethod
-    def _place(bot, here: frozenset) -> None:
+    def _place(bot: Any, here: frozenset) -> None:
         """Run ``bot``'s process on the match's CPUs; when that is one CPU (a pinned worker,
         ``affinity.pinned``), the platform sleeps while the bot thinks rather than spin."""
         proc = getattr(bot, "proc", None)
@@ -171,13 +177,13 @@ class BotPool:
         bot.cpus = here
         bot.spin = len(here) != 1
 
-    def _new(self, spec, limits):
-        bot = spec.handle(limits)
+    def _new(self, spec: BotSpec, limits: Limits) -> Any:
+        bot: Any = spec.handle(limits)
         bot.deals = set()
         self.started += 1
         return bot
 
-    def _give_back(self, key: Hashable, bot) -> None:
+    def _give_back(self, key: Hashable, bot: Any) -> None:
         if not getattr(bot, "reusable", False):
             bot.close()
             return
@@ -215,5 +221,5 @@ class BotPool:
     def __enter__(self) -> "BotPool":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -1,8 +1,11 @@
 """A bot in its own OS process, spoken to in the protocol v1 wire format (JSON lines).
 
-``SubprocessBot`` is the ``BotHandle`` for every bot that does not run in the platform's own
-process: a subprocess bot of any language (a folder with a ``bot.toml`` manifest) and an
-untrusted Python bot hosted by ``python -m mallows.agents.host``. The bot sees nothing but the
+Owns: ``PipeChannel``, the ``Channel`` (``mallows.agents.channel``) to a bot's process over its
+stdin and stdout, and ``SubprocessBot``, the ``BotHandle`` of that process: the one protocol
+client (``mallows.agents.client.BotClient``) over a pipe channel. It is the handle for every
+bot that does not run in the platform's own process: a subprocess bot of any language (a
+folder with a ``bot.toml`` manifest) and an untrusted Python bot hosted by
+``python -m mallows.agents.host``. The bot sees nothing but the
 messages below, so it cannot reach the engine's memory.
 
 Wire format (one JSON object per line, UTF-8, ``\\n``-terminated; platform -> bot on the bot's
@@ -37,7 +40,7 @@ when one runs out); a reply line is capped at ``MAX_LINE_BYTES``; stderr goes to
 temporary file capped by the child's ``RLIMIT_FSIZE`` (``STDERR_LIMIT_BYTES``), and its tail is
 quoted in crash reasons. ``close`` always reaps the process: nothing outlives the match.
 The process itself (starting it in its sandbox or not, its pipes, killing its group, its
-stderr) is a ``mallows.agents.spawn.BotProcess`` the client owns (``self.process``); the
+stderr) is a ``mallows.agents.spawn.BotProcess`` the channel owns (``self.process``); the
 reason given when a bot fails is a pure function of ``mallows.agents.failures``.
 
 How it stays out of the platform's memory: see ``mallows.agents.isolation`` (the platform made
@@ -53,13 +56,16 @@ import subprocess
 import time
 from typing import Any, NoReturn, Sequence
 
-from mallows import PROTOCOL_VERSION
 from mallows.agents import failures
+from mallows.agents.channel import Ask, decode
+from mallows.agents.client import BotClient
 from mallows.agents.failures import SHOWN, _shown
 from mallows.agents.isolation import RunAs
 from mallows.agents.protocol import BotFailure, Limits
 from mallows.agents.spawn import BotProcess, _wait_exit
-from mallows.agents.wire import dumps, loads, shape_problem, undecodable  # the shared codec
+from mallows.agents.wire import dumps, loads  # the shared codec
+
+__all__ = ["MAX_LINE_BYTES", "PipeChannel", "SubprocessBot"]
 
 MAX_LINE_BYTES = 256 * 1024  # one reply line, newline excluded
 QUIT_GRACE_SECONDS = 0.2  # after "quit", how long a bot may take to exit by itself
@@ -73,65 +79,38 @@ SPIN_MISSES = 3  # answers in a row after the spin, before spinning stops
 SPIN_RETRY = 32  # then one decision in this many spins again
 READ_CHUNK = 65536
 _POLL_OUT = select.POLLOUT
+_NO_ASK = Ask("a request", "start_seconds", 0.0)
 
 
-class SubprocessBot:
-    """A ``BotHandle`` for a bot process speaking the wire format.
-
-    ``command``: argv of the bot (already resolved); ``cwd``: its working directory;
-    ``params``: the bot parameters (sent in ``hello`` and in the start message's ``params``).
-    The process (``self.process``, a ``BotProcess``) is started by ``start`` (within
-    ``limits.start_seconds``, handshake and start hook included) and reaped by ``close``.
-    ``times`` holds the wall time of every decision.
-    """
+class PipeChannel:
+    """The ``Channel`` to a bot's process: its process (``self.process``, a ``BotProcess``,
+    started by ``open``), one request line on its stdin and one reply line read from its
+    stdout, before the request's deadline. Every limit is a ``poll`` timeout; whatever goes
+    wrong stops (kills) the bot and raises the reason ``mallows.agents.failures`` gives.
+    ``cpus``: the CPUs the pool placed the process on (None: not placed)."""
 
     def __init__(
         self,
         name: str,
         command: Sequence[str],
-        cwd: str | None = None,
-        params: dict | None = None,
-        limits: Limits = Limits(),
-        env: dict | None = None,
-        bot_paths: Sequence[str] | None = None,
-        python: bool = False,
-        reuse: bool = False,
-        protocols: Sequence[int] = (1,),
-        declared: tuple[tuple[int, ...], str] | None = None,
-    ):
-        self.name = name
-        #: the protocols the bot's manifest says it speaks, and the manifest's path: a hello
-        #: answering another is refused (None: the hello chooses)
-        self.declared = declared
-        #: the protocol versions offered in hello (the registry's handles offer 1 and 2); the
-        #: bot's hello picks one: ``protocol``, and for 2 its ``history`` mode
-        self.protocols = tuple(protocols)
-        self.protocol = 1
-        self.history: str | None = None
-        #: protocol 2's observation mode: "full" (the default) or "step" (None: protocol 1)
-        self.observation_mode: str | None = None
-        self.command = list(command)
-        if bot_paths is None:  # its folder and the files its command names
-            bot_paths = [cwd] if cwd else []
-            bot_paths += [a for a in self.command[1:] if os.path.isabs(a) and os.path.exists(a)]
-        self._process_args = (name, self.command, cwd, env, limits, python, bot_paths)
-        self.process = BotProcess(*self._process_args)
-        self.reuse = reuse  # the manifest opted in to many matches per process
-        self.matches = 0  # matches started in this process
-        self.cwd = cwd
-        self.params = dict(params or {})
+        cwd: str | None,
+        env: dict | None,
+        limits: Limits,
+        python: bool,
+        bot_paths: Sequence[str],
+    ) -> None:
         self.limits = limits
-        self.hello: dict | None = None
-        self.times: list[float] = []
-        self.used = 0.0
+        self._process_args = (name, list(command), cwd, env, limits, python, list(bot_paths))
+        self.process = BotProcess(*self._process_args)
+        self.cpus: frozenset[int] | None = None
         self._buf = bytearray()
-        self.spin = SPIN_SECONDS > 0  # watch for answers before sleeping (``_spin``)
+        self._ask = _NO_ASK  # the request being answered (its timeout's reason)
         self._spins = self._misses = 0  # decisions waited for; answers in a row after a spin
         self.caught = 0  # answers that arrived while the platform watched
         self._quit_sent = 0.0  # when "quit" was sent (time.monotonic()), once it was
-        self.isolation = "sandbox" if self.sandboxed else "process"
+        self._closed = False  # its process was closed: the next ``open`` starts a fresh one
 
-    # -- the process (``self.process``) as the protocol sees it -----------------------------
+    # -- the process as the protocol sees it -----------------------------------------------
 
     @property
     def proc(self) -> subprocess.Popen | None:
@@ -143,22 +122,27 @@ class SubprocessBot:
         return self.process.wrapped
 
     @property
-    def run_as(self) -> RunAs | None:
-        """Whom the bot runs as, once started."""
-        return self.process.run_as
-
-    @property
     def sandboxed(self) -> bool:
         return self.process.sandboxed
 
     @property
-    def _stopped(self) -> str | None:
+    def stopped(self) -> str | None:
         """Why the bot was stopped, once it was (kept by its process)."""
         return self.process._stopped
 
-    @_stopped.setter
-    def _stopped(self, why: str | None) -> None:
-        self.process._stopped = why
+    @property
+    def ready(self) -> bool:
+        return self.process.proc is not None and not self._closed
+
+    @property
+    def alive(self) -> bool:
+        proc = self.process.proc
+        return (
+            proc is not None
+            and proc.returncode is None
+            and proc.poll() is None
+            and not self.process._stopped
+        )
 
     @property
     def _wfd(self) -> int:
@@ -172,147 +156,41 @@ class SubprocessBot:
     def _rpoll(self) -> Any:
         return self.process._rpoll
 
-    def spawn(self) -> None:
-        """Start the process (no messages yet): ``BotProcess.spawn``."""
+    def open(self) -> None:
+        """Start the process (no messages yet): ``BotProcess.spawn``; after ``close``, a
+        fresh one (a handle played again after its match closed it)."""
+        if self._closed:
+            self._fresh()
         self.process.spawn()
 
-    @property
-    def reusable(self) -> bool:
-        """Whether this process may play another match: it opted in (its hello said
-        ``"reuse": true``, or its manifest ``reuse = true``) and is alive and well."""
-        return (
-            self.proc is not None
-            and self.proc.returncode is None
-            and self.proc.poll() is None
-            and not self._stopped
-            and self.hello is not None
-            and (self.reuse or self.hello.get("reuse") is True)
-        )
-
-    # -- life cycle ------------------------------------------------------------------------
-
-    def start(self, info: dict) -> None:
-        deadline = time.monotonic() + self.limits.start_seconds
-        self.used = 0.0
-        self.times = []
-        self.matches += 1
-        if self.proc is not None and self.hello is not None:  # a reused process: next match
-            try:
-                reply = self._request(
-                    {"type": "start", "info": self._start_info(info)},
-                    deadline,
-                    "the match-start message",
-                    "start_seconds",
-                )
-                self._expect_ok(reply, "the match-start message")
-                return
-            except BotFailure:
-                # A process that said "reuse" but cannot start another match (it exited after
-                # `end`, say) is replaced by a fresh one, as if it had not been reused: whether
-                # the next match found it still alive is timing, and the table must not depend
-                # on it (the same forfeits on every executor and worker count).
-                self._discard_process()
-                deadline = time.monotonic() + self.limits.start_seconds
-        self.handshake(deadline)
-        reply = self._request(
-            {"type": "start", "info": self._start_info(info)},
-            deadline,
-            "the match-start message",
-            "start_seconds",
-        )
-        self._expect_ok(reply, "the match-start message")
-
-    def _start_info(self, info: dict) -> dict:
-        if self.protocol == 2:
-            from mallows.agents.history import start_info
-
-            info = start_info(info, self.history or "delta", self.observation_mode or "full")
-        return dict(info, params=self.params)
-
-    def handshake(self, deadline: float) -> dict:
-        """Start the process if it is not running, send ``hello`` (with ``self.params``) and
-        check the reply, all before ``deadline`` (``time.monotonic()``; running over it counts
-        against ``start_seconds``). Returns the bot's hello, also kept as ``self.hello``;
-        ``BotFailure`` (the bot stopped) when the bot fails it."""
-        self.spawn()
-        message: dict = {"type": "hello", "protocol": PROTOCOL_VERSION, "params": self.params}
-        if len(self.protocols) > 1:  # protocol 1's hello as it was, and the versions offered
-            message["protocols"] = list(self.protocols)
-        hello = self._request(message, deadline, "the handshake (hello)", "start_seconds")
-        self._check_hello(hello)
-        return hello
-
-    def act(self, observation: dict, events: list | None = None) -> Any:
-        if self._stopped or self.proc is None:
-            raise BotFailure(
-                f"the bot was already stopped: {self._stopped}"
-                if self._stopped
-                else "the bot was asked to decide before it was started",
-                kind="crash",
-            )
-        limit = self.limits.decision_seconds
-        left = self.limits.match_seconds - self.used
-        budget = left < limit
-        t0 = time.monotonic()
-        if self.protocol == 2:
-            data = (
-                b'{"type":"act","events":'
-                + dumps(events or [])
-                + b',"observation":'
-                + dumps(observation)
-                + b"}\n"
-            )
-        else:
-            data = b'{"type":"act","observation":' + dumps(observation) + b"}\n"
-        try:
-            line = self._exchange(
-                data,
-                t0 + (left if budget else limit),
-                "a decision",
-                "match_seconds" if budget else "decision_seconds",
-                spin=self.spin,
-            )
-        finally:
-            spent = time.monotonic() - t0
-            self.used += spent
-            self.times.append(spent)
-        reply = self._parse(line, "a decision")
-        if reply.get("type") == "action" and "action" in reply:
-            return reply["action"]
-        self._stop("it answered a decision with a message that is not an action")
-        raise BotFailure(
-            f"answered {_shown(line)}, but the answer to a decision must be "
-            f'{{"type":"action","action":{{...}}}}: {shape_problem(reply, "action")}',
-            kind="garbage",
-        )
-
-    def end(self, info: dict) -> None:
-        if self._stopped or self.proc is None:
-            return
-        deadline = time.monotonic() + self.limits.start_seconds
-        message: dict = {"type": "end", "info": info}
-        if self.protocol == 2:  # the remaining events and the reveal beside the info
-            info = dict(info)
-            message = {
-                "type": "end",
-                "info": info,
-                "events": info.pop("events", []),
-                "reveal": info.pop("reveal", {}),
-            }
-        reply = self._request(message, deadline, "the match-end message", "start_seconds")
-        self._expect_ok(reply, "the match-end message")
+    def reported(self, message: str) -> BotFailure:
+        return failures.reported_error(message, self.limits, self.sandboxed, self._hit())
 
     def stop(self, why: str) -> None:
-        """Stop the bot now, from any thread: its process group is killed, a decision it is
-        making fails (kind ``crash``) and every later one says ``why``."""
+        """Stop the bot now, from any thread: its process group is killed, a request it is
+        answering fails (kind ``crash``) and every later one says ``why``."""
         self._stop(why)
+
+    def renew(self) -> bool:
+        """Close the process (reaped, its sandbox released) and put a fresh one in its place,
+        started by the next ``open``; the pool places it on the match's CPUs again."""
+        self.close()
+        self._fresh()
+        return True
+
+    def _fresh(self) -> None:
+        self.process = BotProcess(*self._process_args)
+        self._closed = False
+        self._quit_sent = 0.0
+        self._buf.clear()
+        self.cpus = None
 
     def quit(self) -> None:
         """Send ``quit`` and close the bot's stdin without waiting (``close`` waits, then
         kills). The pool asks every process of a batch first, so that they exit side by side
         rather than one grace period after another. Safe to call more than once."""
         proc = self.proc
-        if proc is None or self._quit_sent or self._stopped or proc.returncode is not None:
+        if proc is None or self._quit_sent or self.stopped or proc.returncode is not None:
             return
         self._quit_sent = time.monotonic()
         self.process.thaw()
@@ -330,157 +208,38 @@ class SubprocessBot:
         """Ask the bot to quit, give it ``QUIT_GRACE_SECONDS`` (from when ``quit`` was sent),
         then kill its process group. Always reaps the process; safe to call more than once."""
         proc = self.proc
-        if proc is not None and proc.returncode is None and not self._stopped:
+        if proc is not None and proc.returncode is None and not self.stopped:
             self.quit()
             _wait_exit(proc, self._quit_sent + QUIT_GRACE_SECONDS)
         self.process.close()
-
-    def _discard_process(self) -> None:
-        """Close the process (reaped, its sandbox released) and forget it, so that the next
-        ``start`` begins a new one."""
-        self.close()
-        self.process = BotProcess(*self._process_args)
-        self.hello, self._quit_sent = None, 0.0
-        self._buf.clear()
-        if getattr(self, "cpus", None) is not None:
-            self.cpus = None  # the pool places the new process on the match's CPUs
-
-    # -- messages --------------------------------------------------------------------------
-
-    def _request(self, message: dict, deadline: float, what: str, limit_name: str) -> dict:
-        if self._stopped:
-            raise BotFailure(f"the bot was already stopped: {self._stopped}", kind="crash")
-        # A bot that says hello before it is asked is tolerated: the check for unrequested
-        # output starts after the handshake.
-        line = self._exchange(
-            dumps(message) + b"\n", deadline, what, limit_name, check=message["type"] != "hello"
-        )
-        return self._parse(line, what)
-
-    def _check_hello(self, hello: dict) -> None:
-        if hello.get("type") != "hello":
-            self._stop("its handshake was wrong")
-            raise BotFailure(
-                f"answered the handshake with {_shown(dumps(hello))}, but the answer to "
-                f'hello must be {{"type":"hello","protocol":{PROTOCOL_VERSION},"name":...,'
-                f'"version":...}}',
-                kind="garbage",
-            )
-        proto = hello.get("protocol")
-        offered = self.protocols
-        said_versions = " or ".join(map(str, offered))
-        if "protocol" not in hello:
-            self._stop("its handshake named no protocol")
-            raise BotFailure(
-                f"answered the handshake with {_shown(dumps(hello))}, which has no "
-                f'"protocol": its hello reply must say "protocol": {said_versions} (an '
-                f"integer)",
-                kind="protocol",
-            )
-        if type(proto) is not int or proto not in offered:  # true == 1 in Python: not here
-            self._stop("it speaks another protocol version")
-            said = dumps(proto).decode(errors="replace")[:40]
-            speaks = (
-                f"protocol {PROTOCOL_VERSION}"
-                if len(offered) == 1
-                else f"protocols {', '.join(map(str, offered))}"
-            )
-            raise BotFailure(
-                (
-                    f"the bot speaks protocol {proto}"
-                    if type(proto) is int
-                    else f'the bot\'s hello says "protocol": {said}, which is not a protocol version'
-                )
-                + f", but this platform speaks {speaks}: its hello reply must "
-                f'say "protocol": {said_versions} (the integer)',
-                kind="protocol",
-            )
-        if self.declared is not None and proto not in self.declared[0]:
-            self._stop("its hello contradicts its manifest")
-            versions, where = self.declared
-            shown = str(versions[0]) if len(versions) == 1 else f"[{', '.join(map(str, versions))}]"
-            raise BotFailure(
-                f"the bot's hello answers protocol {proto}, but {where} says protocol = "
-                f"{shown}: make them agree (set protocol = {proto} in it, or leave the key "
-                f"out and let the hello choose)",
-                kind="protocol",
-            )
-        history = hello.get("history", "delta") if proto == 2 else None
-        if proto == 2 and history not in ("delta", "full"):
-            self._stop("its handshake chose no history mode")
-            raise BotFailure(
-                f'answered the handshake with {_shown(dumps(hello))}, whose "history" is '
-                f'neither "delta" (the events since the last message, the default) nor '
-                f'"full" (every event of the match in each message)',
-                kind="protocol",
-            )
-        view = hello.get("observation", "full") if proto == 2 else None
-        if proto == 2 and view not in ("full", "step"):  # history.OBSERVATION_MODES
-            from mallows.agents.history import observation_problem
-
-            self._stop("its handshake chose no observation mode")
-            raise BotFailure(
-                f"answered the handshake with {_shown(dumps(hello))}, whose "
-                f"{observation_problem(view)}",
-                kind="protocol",
-            )
-        self.protocol, self.history, self.observation_mode = proto, history, view
-        self.hello = hello
-
-    def _expect_ok(self, reply: dict, what: str) -> None:
-        if reply.get("type") != "ok":
-            self._stop(f"it answered {what} wrongly")
-            raise BotFailure(
-                f"answered {what} with {_shown(dumps(reply))}, but the answer "
-                f'must be {{"type":"ok"}}: {shape_problem(reply, "ok")}',
-                kind="garbage",
-            )
-
-    def _parse(self, line: bytes, what: str) -> dict:
-        try:
-            reply = loads(line)
-        except ValueError as exc:
-            self._stop("it wrote something that is not JSON")
-            raise BotFailure(
-                f"answered {what} with {undecodable(line, exc)}: {_shown(line)}; "
-                f"write exactly one JSON object per line on stdout, and logs on "
-                f"stderr",
-                kind="garbage",
-            ) from None
-        if not isinstance(reply, dict):
-            self._stop("it wrote JSON that is not an object")
-            raise BotFailure(
-                f"answered {what} with {_shown(line)}, which is not a JSON object", kind="garbage"
-            )
-        if reply.get("type") == "error":
-            self._stop("it reported an error")
-            raise failures.reported_error(
-                str(reply.get("message")), self.limits, self.sandboxed, self._hit()
-            )
-        return reply
+        self._closed = proc is not None
 
     # -- bytes -----------------------------------------------------------------------------
 
-    def _exchange(
-        self,
-        data: bytes,
-        deadline: float,
-        what: str,
-        limit_name: str,
-        check: bool = True,
-        spin: bool = False,
-    ) -> bytes:
-        """Send one request, return the one reply line; every failure stops the bot.
-        ``spin``: a decision, whose answer is watched for before sleeping (``_spin``)."""
-        if check and (self._buf or self._rpoll.poll(0)):
+    def send(self, message: dict, ask: Ask) -> None:
+        """Write one request line; output nobody asked for, waiting before it, is a
+        protocol error (``ask.check``). Every failure stops the bot."""
+        what, deadline, limit_name = ask.what, ask.deadline, ask.limit_name
+        self._ask = ask
+        if ask.check and (self._buf or self._rpoll.poll(0)):
             self._unrequested(what, deadline, limit_name)
         self.process.thaw()  # a sandboxed bot runs only while it answers (spawn.BotProcess)
-        self._write(data, deadline, what, limit_name)
-        if spin:
-            self._spin(what)
-        line = self._readline(deadline, what, limit_name)
+        self._write(dumps(message) + b"\n", deadline, what, limit_name)
+
+    def receive(self, ask: Ask) -> tuple[dict, bytes]:
+        """The one reply line to the request ``send`` wrote, and its message. ``ask.spin``: a
+        decision, whose answer is watched for before sleeping (``_spin``)."""
+        if ask.spin:
+            self._spin(ask.what)
+        line = self._readline(ask.deadline, ask.what, ask.limit_name)
         self.process.freeze()
-        return line
+        try:  # the usual case first, without a call more; anything else: decode says why
+            reply = loads(line)
+        except ValueError:
+            reply = None
+        if type(reply) is dict:
+            return reply, line
+        return decode(line, ask.what, self._stop), line
 
     def _write(self, data: bytes, deadline: float, what: str, limit_name: str) -> None:
         view = memoryview(data)
@@ -609,7 +368,7 @@ class SubprocessBot:
     # -- failures: each gathers what happened, stops the bot and raises ---------------------
 
     def _stop(self, why: str) -> None:
-        self._stopped = why
+        self.process._stopped = why
         self.process.kill()
 
     def _hit(self) -> list[str]:
@@ -630,16 +389,13 @@ class SubprocessBot:
             raise failures.closed_stdout(what, self.process.stderr_tail())
         used, ready = self.process.cpu_since_thaw()
         self._stop(f"it ran over {limit_name}")
-        wall = (
-            max(0.0, self.limits.match_seconds - self.used)
-            if limit_name == "match_seconds"
-            else getattr(self.limits, limit_name)
-        )
+        ask = self._ask
+        wall = getattr(self.limits, limit_name) if ask.wall is None else ask.wall
         raise failures.timed_out(
             what,
             limit_name,
             self.limits,
-            len(self.times),
+            ask.decisions,
             self.process.stderr_tail(),
             failures.cpu_note(used, wall, ready),
         )
@@ -663,3 +419,163 @@ class SubprocessBot:
         raise failures.died(
             what, rc, tail, self.limits, self.sandboxed, self.wrapped is not None, self._hit()
         )
+
+
+class SubprocessBot:
+    """A ``BotHandle`` for a bot process speaking the wire format: the protocol client
+    (``self.client``) over the pipe to the process (``self.channel``).
+
+    ``command``: argv of the bot (already resolved); ``cwd``: its working directory;
+    ``params``: the bot parameters (sent in ``hello`` and in the start message's ``params``).
+    The process (``self.process``, a ``BotProcess``) is started by ``start`` (within
+    ``limits.start_seconds``, handshake and start hook included) and reaped by ``close``.
+    ``times`` holds the wall time of every decision.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        cwd: str | None = None,
+        params: dict | None = None,
+        limits: Limits = Limits(),
+        env: dict | None = None,
+        bot_paths: Sequence[str] | None = None,
+        python: bool = False,
+        reuse: bool = False,
+        protocols: Sequence[int] = (1,),
+        declared: tuple[tuple[int, ...], str] | None = None,
+    ) -> None:
+        self.name = name
+        self.command = list(command)
+        if bot_paths is None:  # its folder and the files its command names
+            bot_paths = [cwd] if cwd else []
+            bot_paths += [a for a in self.command[1:] if os.path.isabs(a) and os.path.exists(a)]
+        self.channel = PipeChannel(name, self.command, cwd, env, limits, python, bot_paths)
+        self.client = BotClient(name, self.channel, limits, params, protocols, declared, reuse)
+        self.client.spin = SPIN_SECONDS > 0  # watch for answers before sleeping (``_spin``)
+        self.cwd = cwd
+        self.limits = limits
+        self.isolation = "sandbox" if self.channel.sandboxed else "process"
+
+    # -- the protocol (``self.client``) ------------------------------------------------------
+
+    def start(self, info: dict) -> None:
+        self.client.start(info)
+
+    def act(self, observation: dict, events: list | None = None) -> Any:
+        return self.client.act(observation, events)
+
+    def end(self, info: dict) -> None:
+        self.client.end(info)
+
+    def handshake(self, deadline: float) -> dict:
+        """Start the process if it is not running, send ``hello`` and check the reply, all
+        before ``deadline``: ``BotClient.handshake``."""
+        return self.client.handshake(deadline)
+
+    def stop(self, why: str) -> None:
+        """Stop the bot now, from any thread: its process group is killed, a decision it is
+        making fails (kind ``crash``) and every later one says ``why``."""
+        self.channel.stop(why)
+
+    def quit(self) -> None:
+        """Send ``quit`` without waiting: ``PipeChannel.quit``."""
+        self.channel.quit()
+
+    def close(self) -> None:
+        """Quit, wait a grace period, kill the process group; always reaps the process."""
+        self.channel.close()
+
+    def spawn(self) -> None:
+        """Start the process (no messages yet): ``BotProcess.spawn``."""
+        self.channel.open()
+
+    @property
+    def reusable(self) -> bool:
+        """Whether this process may play another match (``BotClient.reusable``)."""
+        return self.client.reusable
+
+    @property
+    def protocol(self) -> int:
+        return self.client.protocol
+
+    @property
+    def history(self) -> str | None:
+        return self.client.history
+
+    @property
+    def observation_mode(self) -> str | None:
+        return self.client.observation_mode
+
+    @property
+    def hello(self) -> dict | None:
+        return self.client.hello
+
+    @property
+    def params(self) -> dict:
+        return self.client.params
+
+    @property
+    def times(self) -> list[float]:
+        return self.client.times
+
+    @property
+    def used(self) -> float:
+        return self.client.used
+
+    @property
+    def matches(self) -> int:
+        return self.client.matches
+
+    @property
+    def spin(self) -> bool:
+        return self.client.spin
+
+    @spin.setter
+    def spin(self, on: bool) -> None:
+        self.client.spin = on
+
+    # -- the process (``self.channel.process``) ------------------------------------------------
+
+    @property
+    def process(self) -> BotProcess:
+        return self.channel.process
+
+    @property
+    def proc(self) -> subprocess.Popen | None:
+        return self.channel.proc
+
+    @property
+    def wrapped(self) -> Any:
+        """The bubblewrap sandbox (``mallows.agents.sandbox.Wrapped``), if any."""
+        return self.channel.wrapped
+
+    @property
+    def run_as(self) -> RunAs | None:
+        """Whom the bot runs as, once started."""
+        return self.channel.process.run_as
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.channel.sandboxed
+
+    @property
+    def cpus(self) -> frozenset[int] | None:
+        return self.channel.cpus
+
+    @cpus.setter
+    def cpus(self, cpus: frozenset[int] | None) -> None:
+        self.channel.cpus = cpus
+
+    @property
+    def caught(self) -> int:
+        return self.channel.caught
+
+    @property
+    def _spins(self) -> int:
+        return self.channel._spins
+
+    @property
+    def _misses(self) -> int:
+        return self.channel._misses

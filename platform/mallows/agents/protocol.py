@@ -5,7 +5,7 @@ Ray worker) the runner drives it through a ``BotHandle``:
 
 - ``start(info)``: the match-start hook. ``info`` = ``{"protocol", "game", "options", "seat",
   "players", "seed", "names"}``.
-- ``act(observation) -> action``: one decision.
+- ``act(observation, events=None) -> action``: one decision (``events``: protocol 2 only).
 - ``end(info)``: the match-end hook, ``info`` = ``{"seat", "result"}``. A failure here is
   reported but is not a forfeit.
 
@@ -16,6 +16,10 @@ info; ``history`` and ``observation_mode`` are its modes. A handle without the a
 speaks protocol 1.
 - ``close()``: release everything (a subprocess is always reaped).
 
+The handles of bots that are not people are one protocol client over a channel
+(``mallows.agents.client``, ``mallows.agents.channel``); ``mallows.agents.runtimes`` says which
+handle a resolved bot gets.
+
 A handle raises ``BotFailure(reason)`` when the bot raises, crashes, exits, hangs, answers
 garbage or runs over its limits; the runner turns that into a forfeit.
 """
@@ -23,13 +27,15 @@ garbage or runs over its limits; the runner turns that into a forfeit.
 from __future__ import annotations
 
 import math
-import time
 import traceback
 from dataclasses import dataclass, fields
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mallows.errors import KINDS, BotFailure, MallowsError
 from mallows import PROTOCOL_VERSION
+
+if TYPE_CHECKING:  # loaded when first asked for (``__getattr__``, at the end)
+    from mallows.agents.inprocess import InProcessBot
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -133,12 +139,44 @@ class Limits:
 
 
 class BotHandle(Protocol):
+    """What the runner drives (the module's docstring says how): ``InProcessBot``,
+    ``mallows.agents.process.SubprocessBot``, a pooled process's lease, a person's seat.
+    ``protocol``, ``history`` and ``observation_mode`` are what the bot chose, once ``start``
+    returned (1, None, None until then). A handle may also say where it runs, as the record
+    says it: ``isolation``, ``"in-process"`` (when it does not), ``"sandbox"`` or
+    ``"process"``."""
+
     name: str
 
+    @property
+    def protocol(self) -> int: ...
+    @property
+    def history(self) -> str | None: ...
+    @property
+    def observation_mode(self) -> str | None: ...
+
     def start(self, info: dict) -> None: ...
-    def act(self, observation: dict) -> Any: ...
+    def act(self, observation: dict, events: list | None = None) -> Any: ...
     def end(self, info: dict) -> None: ...
     def close(self) -> None: ...
+
+
+class ProcessHandle(BotHandle, Protocol):
+    """A ``BotHandle`` whose bot runs in its own process (``SubprocessBot``), as the registry
+    and the pool use it besides: ``spawn()`` starts the process without a word to it;
+    ``handshake(deadline)`` starts it if needed and returns its checked hello (also
+    ``hello``); ``reusable``: it may play another match; ``quit()`` tells it to end without
+    waiting; ``stop(why)`` stops it now, from any thread."""
+
+    @property
+    def hello(self) -> dict | None: ...
+    @property
+    def reusable(self) -> bool: ...
+
+    def spawn(self) -> None: ...
+    def handshake(self, deadline: float) -> dict: ...
+    def quit(self) -> None: ...
+    def stop(self, why: str) -> None: ...
 
 
 def describe_exception(exc: BaseException, skip: str | None = None) -> str:
@@ -153,85 +191,12 @@ def describe_exception(exc: BaseException, skip: str | None = None) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-class InProcessBot:
-    """A trusted Python bot object called directly. It cannot be pre-empted, so its time is
-    measured after each call and a decision over the limit is a forfeit all the same.
+def __getattr__(name: str) -> Any:
+    """``InProcessBot`` (the handle of a bot object in this process, one a bot may use to run
+    another: bots/README.md) lives beside its channel in ``mallows.agents.inprocess``, loaded
+    when first asked for: a bot that imports this module loads no more than it did."""
+    if name == "InProcessBot":
+        from mallows.agents.inprocess import InProcessBot
 
-    A bot with the class attribute ``protocol = 2`` speaks protocol 2 (bots/README.md): its
-    ``history`` attribute (``"delta"``, the default, or ``"full"``) says which events it gets,
-    its ``observation`` attribute (``"full"``, the default, or ``"step"``) which observation,
-    ``act(observation, events)`` is called with the protocol-2 observation and its events, and
-    ``match_end(info)`` gets ``events`` and ``reveal`` in ``info``; the start info is the
-    protocol-2 one. The events it gets are its own copies, as they would be over a pipe."""
-
-    def __init__(self, bot: Any, name: str, limits: Limits = Limits()):
-        self.bot = bot
-        self.name = name
-        self.limits = limits
-        self.used = 0.0
-        self.protocol = 1
-        self.history: str | None = None
-        self.observation_mode: str | None = None  # protocol 2: "full" or "step"
-
-    def _call(self, hook: str, args: tuple, limit: float, what: str) -> Any:
-        fn = getattr(self.bot, hook, None)
-        if fn is None:
-            return None, 0.0
-        t0 = time.perf_counter()
-        try:
-            answer = fn(*args)
-        except Exception as exc:  # the bot's own bug: reported, never propagated
-            raise BotFailure(f"{what} raised {describe_exception(exc)}") from None
-        spent = time.perf_counter() - t0
-        if spent > limit:
-            raise BotFailure(
-                f"{what} took {spent:.3f} s, over the limit of {limit:g} s", kind="timeout"
-            )
-        return answer, spent
-
-    def start(self, info: dict) -> None:
-        from mallows.agents.history import check_choice, start_info
-
-        protocol = getattr(self.bot, "protocol", 1)
-        history = getattr(self.bot, "history", "delta") if protocol == 2 else None
-        view = getattr(self.bot, "observation", "full") if protocol == 2 else None
-        problem = check_choice(protocol, history, observation=view)
-        if problem:
-            raise BotFailure(
-                f"the bot's {problem}: a Python bot says protocol = 1 or 2 (and, "
-                f'for 2, history = "delta" or "full", observation = "full" '
-                f'or "step") as class attributes',
-                kind="protocol",
-            )
-        self.protocol, self.history, self.observation_mode = protocol, history, view
-        if protocol == 2:
-            info = start_info(info, str(history), str(view))
-        self._call("match_start", (info,), self.limits.start_seconds, "the match-start hook")
-
-    def act(self, observation: dict, events: list | None = None) -> Any:
-        if self.protocol == 2:
-            import marshal  # the bot's own copies: a trusted bot may still change what it got
-
-            args: tuple = (observation, marshal.loads(marshal.dumps(events or [])))
-        else:
-            args = (observation,)
-        answer, spent = self._call("act", args, self.limits.decision_seconds, "act()")
-        self.used += spent
-        if self.used > self.limits.match_seconds:
-            raise BotFailure(
-                f"used {self.used:.3f} s in this match, over the match budget of "
-                f"{self.limits.match_seconds:g} s",
-                kind="timeout",
-            )
-        return answer
-
-    def end(self, info: dict) -> None:
-        self._call("match_end", (info,), self.limits.start_seconds, "the match-end hook")
-
-    def close(self) -> None:
-        close = getattr(self.bot, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                pass
+        return InProcessBot
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,6 +34,7 @@ naming the bot, where it looked and what failed.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -44,11 +45,18 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from types import ModuleType
+from typing import Any, Callable, Iterable, Iterator, cast
 
 from mallows import PROTOCOL_VERSION
 from mallows.agents.history import VERSIONS
-from mallows.agents.protocol import BotFailure, InProcessBot, Limits, describe_exception
+from mallows.agents.protocol import (
+    BotFailure,
+    BotHandle,
+    Limits,
+    ProcessHandle,
+    describe_exception,
+)
 from mallows.agents.roster import Roster
 from mallows.botname import BotName, is_path
 from mallows.errors import BotError
@@ -207,47 +215,40 @@ class BotSpec:
             *(f"{k}={v}" for k, v in self.params.items()),
         ]
 
-    def handle(self, limits: Limits = Limits()):
-        """A fresh ``BotHandle`` for one match."""
-        if self.kind == "human":  # a person at this terminal: its own limit, or none
-            from mallows.agents.human import HumanSeat
+    @property
+    def runtime(self) -> str:
+        """The runtime it runs in (``mallows.agents.runtimes``): ``"in-process"``,
+        ``"process"`` or ``"human"``."""
+        from mallows.agents.runtimes import runtime_of
 
-            return HumanSeat(self.name, **self.params)
-        if not self.isolated:
-            try:
-                bot = self.cls(**self.params)
-            except Exception as exc:
-                raise BotError(
-                    f"bot {self.name!r} ({self.source}) could not be constructed: "
-                    f"{self.cls.__name__}(**{self.params!r}) raised "
-                    f"{describe_exception(exc)}"
-                ) from None
-            return InProcessBot(bot, self.name, limits)
-        from mallows.agents.process import SubprocessBot
+        return runtime_of(self)
 
-        return SubprocessBot(
-            self.name,
-            self.bot_command(),
-            cwd=self.cwd,
-            params=self.params,
-            limits=limits,
-            bot_paths=self.bot_paths,
-            python=self.kind == "python",
-            reuse=self.reuse,
-            protocols=VERSIONS,
-            declared=(
-                (self.protocols, f"{self.cwd}/{MANIFEST}" if self.cwd else MANIFEST)
-                if self.protocols is not None
-                else None
-            ),
-        )
+    @property
+    def declared(self) -> tuple[tuple[int, ...], str] | None:
+        """The protocols its manifest says it speaks, and the manifest's path (None: the
+        bot's hello chooses)."""
+        if self.protocols is None:
+            return None
+        return self.protocols, f"{self.cwd}/{MANIFEST}" if self.cwd else MANIFEST
+
+    def handle(self, limits: Limits = Limits()) -> BotHandle:
+        """A fresh ``BotHandle`` for one match, made by its runtime
+        (``mallows.agents.runtimes.RUNTIMES``); a bot that cannot be constructed is a
+        ``BotError``."""
+        from mallows.agents.runtimes import RUNTIMES
+
+        return RUNTIMES[self.runtime](self, limits)
+
+    def _process_handle(self, limits: Limits) -> ProcessHandle:
+        """The handle of an isolated bot: one with its own process."""
+        return cast(ProcessHandle, self.handle(limits))
 
     def prepare(self, timeout: float = 10.0, sandbox: str = "on") -> None:
         """Start the process the next ``describe`` (same ``timeout`` and ``sandbox``) will
         shake hands with, without waiting for it: several bots' processes then start side by
         side. ``unprepare`` stops it if no ``describe`` came."""
         if self.isolated and self.__dict__.get("_prepared") is None:
-            handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
+            handle = self._process_handle(Limits(start_seconds=timeout, sandbox=sandbox))
             try:
                 handle.spawn()
             except Exception:
@@ -276,7 +277,7 @@ class BotSpec:
         else:
             if prepared is not None:
                 prepared[1].close()
-            handle = self.handle(Limits(start_seconds=timeout, sandbox=sandbox))
+            handle = self._process_handle(Limits(start_seconds=timeout, sandbox=sandbox))
         try:
             hello = handle.handshake(time.monotonic() + timeout)
         except BotFailure as exc:
@@ -303,7 +304,7 @@ _MODULES: dict[tuple[str, int], Any] = {}
 BOT_PATH_FIX = "give a bot's .py file, its folder, or a name from mallows bots list"
 
 
-def _import_path(path: Path, modname: str):
+def _import_path(path: Path, modname: str) -> ModuleType:
     """Import a trusted bot file or package folder by path (``bots/`` stays off sys.path, so
     ``bots/random.py`` does not shadow the standard library), cached by path and mtime."""
     init = path / "__init__.py" if path.is_dir() else path
@@ -432,7 +433,7 @@ def _manifest(name: str, base: str, params: dict, folder: Path, origin: str) -> 
     except tomllib.TOMLDecodeError as exc:
         raise BotError(f"bot {name!r}: its manifest {path} cannot be read: {exc}") from None
 
-    def need(key: str, kind: type, example: str):
+    def need(key: str, kind: type, example: str) -> Any:
         value = data.get(key)
         if not isinstance(value, kind) or not value:
             raise BotError(f"bot {name!r}: its manifest {path} needs {key} = {example}")
@@ -562,7 +563,9 @@ def _entry_points() -> list:
     return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
 
 
-def _from_entry_point(name: str, base: str, params: dict, ep, isolate: bool | None) -> BotSpec:
+def _from_entry_point(
+    name: str, base: str, params: dict, ep: importlib.metadata.EntryPoint, isolate: bool | None
+) -> BotSpec:
     dist = getattr(ep, "dist", None)
     dist_text = f" of {dist.name} {dist.version}" if dist is not None else ""
     spec = BotSpec(
@@ -788,7 +791,7 @@ def human_spec(name: str, params: dict) -> BotSpec:
     )
 
 
-def require_sandbox(specs, limits: Limits) -> None:
+def require_sandbox(specs: Iterable[BotSpec], limits: Limits) -> None:
     """Refuse, before the first match, to run bots that are not shipped when their sandbox
     cannot be made here (``mallows.agents.sandbox.SandboxUnavailable`` says why and what to
     do), unless ``limits.sandbox`` is ``"off"``. Nothing is ever downgraded silently."""
@@ -819,7 +822,7 @@ def list_bots() -> list[Listing]:
     seen: set[str] = set()
     out: list[Listing] = []
 
-    def add(base: str, where: str, load) -> None:
+    def add(base: str, where: str, load: Callable[[], BotSpec]) -> None:
         if base in seen:
             return
         seen.add(base)
@@ -836,7 +839,7 @@ def list_bots() -> list[Listing]:
                 add(
                     entry.stem,
                     str(entry),
-                    lambda e=entry: _from_path(e.stem, e.stem, {}, e, "bots", None),
+                    functools.partial(_from_path, entry.stem, entry.stem, {}, entry, "bots", None),
                 )
             elif entry.is_dir() and (
                 (entry / MANIFEST).is_file() or (entry / "__init__.py").is_file()
@@ -844,12 +847,12 @@ def list_bots() -> list[Listing]:
                 add(
                     entry.name,
                     str(entry),
-                    lambda e=entry: _from_path(e.name, e.name, {}, e, "bots", None),
+                    functools.partial(_from_path, entry.name, entry.name, {}, entry, "bots", None),
                 )
     for ep in _entry_points():
         add(
             ep.name,
             f"entry point {ep.value}",
-            lambda ep=ep: _from_entry_point(ep.name, ep.name, {}, ep, None),
+            functools.partial(_from_entry_point, ep.name, ep.name, {}, ep, None),
         )
     return out

@@ -34,10 +34,14 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
 from mallows import botname
 from mallows.botname import BotName
 from mallows.errors import BadNameError, BotError
+
+if TYPE_CHECKING:
+    from mallows.agents.registry import BotSpec
 
 MAX_BYTES = 5 * 1024 * 1024  # a snapshot's files together, at most
 MAX_FILES = 500
@@ -148,7 +152,7 @@ def read_files(path: Path, what: str, strict: bool = False) -> Snapshot:
     return Snapshot(files, path.name, digest_files(files))
 
 
-def entry_point_digest(ep) -> str:
+def entry_point_digest(ep: importlib.metadata.EntryPoint) -> str:
     """An entry-point bot's code identity: its distribution's files (name, version and the
     bytes of every file it installed), else the entry point's text."""
     dist = getattr(ep, "dist", None)
@@ -164,7 +168,7 @@ def entry_point_digest(ep) -> str:
     return h.hexdigest()
 
 
-def code_of(spec) -> tuple[str, Snapshot | None]:
+def code_of(spec: BotSpec) -> tuple[str, Snapshot | None]:
     """``(digest, snapshot)`` of the code a resolved ``BotSpec`` runs: a snapshot for a bot
     loaded from files (``bots/``, a path, a snapshot); for an entry point, the distribution's
     digest and no snapshot."""
@@ -180,12 +184,14 @@ def code_of(spec) -> tuple[str, Snapshot | None]:
         return (entry_point_digest(ep) if ep is not None else ""), None
     if spec.kind == "human":  # a person (mallows.agents.human): no code to fix
         return "human", None
-    root = Path(spec.cwd) if spec.kind == "subprocess" else Path(spec.target)
+    folder = spec.cwd if spec.kind == "subprocess" else spec.target
+    assert folder is not None  # a bot resolved from files has them
+    root = Path(folder)
     snap = read_files(root, f"bot {spec.name!r}")
     return snap.digest, snap
 
 
-def short_name(spec, version: int | None = None, name: str | None = None) -> str:
+def short_name(spec: BotSpec, version: int | None = None, name: str | None = None) -> str:
     """``name`` (default: the bot's own ``name``, else its file or folder name), ``@version``
     for a submission, and its parameters sorted."""
     base = name or spec.bot_name or spec.base
@@ -242,7 +248,9 @@ def name_owner(name: str, submitted: Path | None = None) -> str | None:
     return None
 
 
-def check_submission_name(name: str, shipped=(), submitted: Path | None = None) -> str:
+def check_submission_name(
+    name: str, shipped: Iterable[str] = (), submitted: Path | None = None
+) -> str:
     """A submission's name: a plain identifier (letters, digits, ``.``, ``_``, ``-``; no
     ``/``, ``@``, ``:``, control character or file suffix) that no other bot already has
     (``name_owner``; ``submitted``: the bot's own file or folder). ``BadNameError`` says

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 import numpy as np
 import typer
@@ -242,7 +242,7 @@ def _sandbox_binds(spec: BotSpec, limits: Limits) -> list[str]:
     if limits.sandbox == "off" or not spec.isolated:
         return []
     handle = spec.handle(limits)  # not started: only its command and files are read
-    process = getattr(handle, "process", handle)  # its process handle (spawn.BotProcess)
+    process: Any = getattr(handle, "process", handle)  # its process handle (spawn.BotProcess)
     binds = sandbox.binds_for(process.command, python=process.python, bot_paths=process.bot_paths)
     system = [d for d in sandbox.SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
     return [

@@ -317,7 +317,7 @@ def _check_hidden(here: str, game: Any, state: Any, seat: int, rng: random.Rando
 
 def _check_record(where: str, game_id: str, game: Any, options: dict, n: int, seed: int) -> None:
     from mallows.agents.policy import random_action
-    from mallows.agents.protocol import InProcessBot
+    from mallows.agents.inprocess import InProcessBot
     from mallows.runner.match import play_match
 
     class _Random:

@@ -38,6 +38,7 @@ import os
 import select
 import time
 from pathlib import Path
+from typing import Iterable
 
 MAX_PROCESSES = 64  # processes and threads of one bot process, itself included
 REMOVE_WAIT = 0.5  # seconds a removal waits for the end of a bot's processes
@@ -191,7 +192,7 @@ def _drop_keeper(pid: int) -> None:
         _KEEPER.pop(pid, None)
 
 
-def cpus_text(cpus) -> str:
+def cpus_text(cpus: Iterable[int]) -> str:
     return ",".join(str(c) for c in sorted(cpus))
 
 
@@ -259,7 +260,7 @@ class BotCgroup:
             raise
 
     @staticmethod
-    def _cpuset_init(path: str, kind: str, cpus) -> None:
+    def _cpuset_init(path: str, kind: str, cpus: Iterable[int]) -> None:
         parent = os.path.dirname(path)
         if kind == "v1":  # a v1 cpuset takes no task before it has memory nodes and CPUs
             mems = _read(os.path.join(parent, "cpuset.mems")).strip()
@@ -310,7 +311,7 @@ class BotCgroup:
 
     # -- placing, stopping, accounting -----------------------------------------------------
 
-    def set_cpus(self, cpus) -> bool:
+    def set_cpus(self, cpus: Iterable[int]) -> bool:
         """Hold every process of the bot to ``cpus`` (its match's); False without a cpuset."""
         if "cpuset" not in self.dirs or not cpus:
             return False

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,7 +158,7 @@ def _python_runtime() -> tuple[list[str], str]:
     return list(found[0]), found[1]
 
 
-def _minimal(paths) -> list[str]:
+def _minimal(paths: Iterable[str]) -> list[str]:
     """Existing absolute paths, without those inside another one of the list."""
     norm = sorted({os.path.abspath(p) for p in paths if p and os.path.exists(p)})
     out: list[str] = []
@@ -176,7 +176,7 @@ def _private_top(path: str) -> str | None:
     return None
 
 
-def _inside(path: str, folders) -> bool:
+def _inside(path: str, folders: Iterable[str]) -> bool:
     return any(path == d or path.startswith(d.rstrip("/") + "/") for d in folders)
 
 

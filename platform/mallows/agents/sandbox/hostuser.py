@@ -36,6 +36,7 @@ import functools
 import os
 import pwd
 from dataclasses import dataclass
+from typing import Callable
 
 USER_ENV = "MALLOWS_SANDBOX_USER"
 POOL_ENV = "MALLOWS_SANDBOX_UIDS"
@@ -230,7 +231,7 @@ def stage_dir() -> str | None:
 
 
 @functools.cache
-def _libc():
+def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mount.argtypes = [
         ctypes.c_char_p,
@@ -248,7 +249,7 @@ def child_setup(
     joins: list[str],
     staged: list[tuple[str, str, bool]],
     rlimits: list | None = None,
-):
+) -> Callable[[], None]:
     """The ``preexec_fn`` of bwrap when the platform is root: join the cgroups (``joins``),
     set ``rlimits`` (``(resource, (soft, hard))``: set here, since a root without
     ``CAP_SYS_RESOURCE`` cannot ``prlimit`` another user's process), stage ``staged``
