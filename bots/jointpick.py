@@ -31,8 +31,11 @@ machine under any load.
 Strength (``mallows compare jointpick B --game take4 --players 3 --seed 36``, bots/README.md,
 "Strength"): above ``denial`` against ``denial`` and ``greedy`` opponents (H1, +0.093 +- 0.073
 places a match over 648 matches); ahead of it with the default opponents without a verdict yet
-(+0.053 +- 0.055 over 826); not better than ``rules4`` by 0.1 (H0, -0.051 +- 0.109 over 234). Speed: about ``iterations`` x candidates rollouts a decision (bots/README.md,
-"Strength", gives the measured time a decision).
+(+0.053 +- 0.055 over 826; at 400 worlds H0, -0.006 +- 0.082 over 348, seed 4343); over
+``rules4`` H0 on seed 36 (-0.051 +- 0.109 over 234) and H1 on seed 4242 (+0.104 +- 0.082 over
+346): about +0.04, half the test's delta, where its verdicts split. Speed: about
+``iterations`` x candidates rollouts a decision (bots/README.md, "Strength", gives the measured
+time a decision).
 
 Parameters (``jointpick:iterations=200``): ``iterations`` worlds a decision (1..100000,
 default 200); ``z`` (0..10, default 0) the prior's margin; ``noise`` (0..1, default 0.1) how often a
