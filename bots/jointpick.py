@@ -31,8 +31,11 @@ machine under any load.
 Strength (``mallows compare jointpick B --game take4 --players 3 --seed 36``, bots/README.md,
 "Strength"): above ``denial`` against ``denial`` and ``greedy`` opponents (H1, +0.093 +- 0.073
 places a match over 648 matches); ahead of it with the default opponents without a verdict yet
-(+0.053 +- 0.055 over 826); not better than ``rules4`` by 0.1 (H0, -0.051 +- 0.109 over 234). Speed: about ``iterations`` x candidates rollouts a decision (bots/README.md,
-"Strength", gives the measured time a decision).
+(+0.053 +- 0.055 over 826; at 400 worlds H0, -0.006 +- 0.082 over 348, seed 4343); over
+``rules4`` H0 on seed 36 (-0.051 +- 0.109 over 234) and H1 on seed 4242 (+0.104 +- 0.082 over
+346): about +0.04, half the test's delta, where its verdicts split. Speed: about
+``iterations`` x candidates rollouts a decision (bots/README.md, "Strength", gives the measured
+time a decision).
 
 Parameters (``jointpick:iterations=200``): ``iterations`` worlds a decision (1..100000,
 default 200); ``z`` (0..10, default 0) the prior's margin; ``noise`` (0..1, default 0.1) how often a
@@ -258,10 +261,13 @@ def playout(
     rng: random.Random,
 ) -> float:
     """Resolve this round's ``picks``, then play the match out with every seat's kind; the
-    place ``me`` ends with, negated (0: it won or nobody did)."""
+    place ``me`` ends with, negated (0: it won or nobody did). The kinds' rules are inlined
+    here (the same choices as ``_choices`` with ``POLICIES``, drawing the same random
+    numbers): the rollouts are where the search spends its time."""
     masks, deck, picks = list(masks), list(deck), list(picks)
     head = 0
     table = positions
+    seats = range(len(masks))
     for _ in range(HORIZON):
         winners = _resolve(table, picks, masks, deck, rng)
         if winners:
@@ -270,13 +276,53 @@ def playout(
             return 0.0
         table = deck[head : head + 4]
         head += len(table)
-        for s, kind in enumerate(kinds):
+        needs = [_needs(m) for m in masks]
+        for s in seats:
+            kind = kinds[s]
             if kind == "random":
                 picks[s] = rng.randrange(len(table)) + 1
-            else:
-                best = _choices(POLICIES[kind], s, table, masks)  # type: ignore[arg-type]
-                picks[s] = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+                continue
+            deny = 0
+            if kind == "rules":
+                for o in seats:
+                    if o != s:
+                        deny |= needs[o]
+            best = _best(table, masks[s], needs[s] if kind == "rules" else 0, deny)
+            picks[s] = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
     return 0.0
+
+
+def _needs(mask: int) -> int:
+    """The characters that would complete a squad of ``mask`` (as a mask): the fourth of every
+    squad it holds three of."""
+    bits = 0
+    for q in (0, 4, 8, 12):
+        held = mask >> q & 15
+        if POP4[held] == 3:
+            bits |= (~held & 15) << q
+    return bits
+
+
+def _best(table: list[int], mask: int, win: int, deny: int) -> list[int]:
+    """The positions (1-based) whose card scores best for a seat holding ``mask``: 100 for a
+    card in ``win`` (completes its squad), 50 for one in ``deny`` (completes another's), else
+    its squad's count of different characters with it, 0 for a copy (``_rules_scores``, or
+    ``_greedy_scores`` with ``win`` and ``deny`` empty)."""
+    top, best = -1.0, [0]
+    for k, c in enumerate(table, 1):
+        if mask >> c & 1:
+            v = 0.0
+        elif win >> c & 1:
+            v = 100.0
+        elif deny >> c & 1:
+            v = 50.0
+        else:
+            v = POP4[mask >> (c & ~3) & 15] + 1.0
+        if v > top:
+            top, best = v, [k]
+        elif v == top:
+            best.append(k)
+    return best
 
 
 def _resolve(
@@ -292,11 +338,14 @@ def _resolve(
     for k, c in enumerate(table, 1):
         if c is None:
             continue
-        seats = [s for s, p in enumerate(picks) if p == k]
-        if not seats:
-            deck.append(c)
-            continue
-        s = seats[rng.randrange(len(seats))] if len(seats) > 1 else seats[0]
+        if picks.count(k) == 1:
+            s = picks.index(k)
+        else:
+            seats = [s for s, p in enumerate(picks) if p == k]
+            if not seats:
+                deck.append(c)
+                continue
+            s = seats[rng.randrange(len(seats))]
         masks[s] |= 1 << c
         if POP4[masks[s] >> (c & ~3) & 15] == 4:
             winners.append(s)

@@ -153,3 +153,27 @@ def test_jointpick_search_can_overrule_its_prior():
 def test_the_take4_bots_pass_the_bot_check_isolated(name):
     check = check_bot(name, game="take4", matches=3, seed=36, limits=Limits(decision_seconds=30))
     assert check.passed, check.problems[0].reason if check.problems else ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    masks=st.lists(st.integers(0, 2**16 - 1), min_size=2, max_size=4),
+    table=st.lists(st.integers(0, 15), min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_the_rollouts_inlined_rules_choose_as_the_kinds_do(masks, table, data):
+    """``playout`` inlines the kinds' scoring for speed: for every seat and kind its choices
+    are the ones ``_choices`` gives with the kind's scoring rule."""
+    from importlib import import_module
+
+    jp = import_module(load_bot("jointpick").cls.__module__)
+    seat = data.draw(st.integers(0, len(masks) - 1))
+    needs = [jp._needs(m) for m in masks]
+    deny = 0
+    for other, need in enumerate(needs):
+        if other != seat:
+            deny |= need
+    greedy = jp._best(table, masks[seat], 0, 0)
+    rules = jp._best(table, masks[seat], needs[seat], deny)
+    assert greedy == jp._choices(jp.POLICIES["greedy"], seat, table, masks)
+    assert rules == jp._choices(jp.POLICIES["rules"], seat, table, masks)
