@@ -306,7 +306,10 @@ def main() -> None:
         s.add_argument("--cap-mb", type=int, default=4096)
     a = ap.parse_args()
     if a.smoke:
-        paths([300], 4096)
+        # every builder and measuring function once, over one small database each
+        paths(
+            [300], 4096, only=["export", "ratings (whole-history fit)", "compare (resume)", "serve"]
+        )
     elif a.what is None:
         ap.error("say what to measure: hunt or paths")
     elif a.what == "hunt":
