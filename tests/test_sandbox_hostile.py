@@ -178,8 +178,9 @@ def _interpreter_for(uid: int) -> str | None:
 
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     for candidate in (sys.executable, f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
-        if os.path.exists(candidate) and reachable(os.path.realpath(candidate), uid, uid, False):
-            return candidate
+        real = os.path.realpath(candidate)  # a venv's python may lie where uid cannot go
+        if os.path.exists(candidate) and reachable(real, uid, uid, False):
+            return real
     return None
 
 
