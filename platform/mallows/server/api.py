@@ -124,12 +124,17 @@ def api_routes(db: Path, queue: Queue, sign_in: SignIn) -> list[Route]:
         with Store(db) as store:
             store.accounts.claim(name, owner)
 
-    async def submit(request: Request) -> Response:
+    async def writer(request: Request) -> dict | Response:
+        """The account behind a state-changing request: the server's own Origin first, then
+        its token (``who``); or the answer refusing it."""
         try:
             check_origin(request)
         except WriteRefused as exc:
             return _error(403, str(exc))
-        owner = await who(request)
+        return await who(request)
+
+    async def submit(request: Request) -> Response:
+        owner = await writer(request)
         if isinstance(owner, Response):
             return owner
         name = request.query_params.get("name", "")
@@ -212,11 +217,7 @@ def api_routes(db: Path, queue: Queue, sign_in: SignIn) -> list[Route]:
         return f"{name}@{version}"
 
     async def withdrawn(request: Request) -> Response:
-        try:
-            check_origin(request)
-        except WriteRefused as exc:
-            return _error(403, str(exc))
-        owner = await who(request)
+        owner = await writer(request)
         if isinstance(owner, Response):
             return owner
         try:
