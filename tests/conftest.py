@@ -4,12 +4,16 @@ killing its process group; never ``ray stop``, which would stop every Ray on the
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -222,6 +226,34 @@ def processes_with(marker: str) -> list[int]:
         except OSError:
             pass
     return out
+
+
+@contextlib.contextmanager
+def serving(args: list, stderr: Any = subprocess.DEVNULL) -> Iterator[str]:
+    """``mallows serve --port 0 ARGS`` as the real console script, in a session of its own: its
+    base address (``http://127.0.0.1:PORT``) while the block runs; its whole process group
+    ended after (``port_of`` gives the port)."""
+    proc = subprocess.Popen(
+        [MALLOWS, "serve", "--port", "0", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        start_new_session=True,
+        cwd=REPO,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert m, f"serve said {line!r}"
+        yield m.group(0)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+
+
+def port_of(base: str) -> int:
+    return int(base.rsplit(":", 1)[1])
 
 
 def free_port() -> int:

@@ -5,15 +5,11 @@ see it and cannot withdraw it. Fails on any JavaScript error (a CSP violation in
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
 
 import pytest
 
 import chromium
-from conftest import MALLOWS, REPO, invoke
+from conftest import invoke, serving
 from test_server_submissions import bot_files, tar_gz
 
 chromium.require()
@@ -27,21 +23,8 @@ def served(tmp_path_factory):
         name: invoke("users", "add", name, "--db", db).output.strip().splitlines()[-1]
         for name in ("ann", "ben")
     }
-    proc = subprocess.Popen(
-        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--check-games", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-        cwd=REPO,
-    )
-    try:
-        m = re.search(r"http://127\.0\.0\.1:\d+", proc.stdout.readline())
-        assert m
-        yield m.group(0), tokens, folder
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=15)
+    with serving(["--db", db, "--check-games", "1"]) as base:
+        yield base, tokens, folder
 
 
 def sign_in(pg, base: str, token: str) -> None:

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
-import signal
 import socket
 import subprocess
 import time
 
 import pytest
 
-from conftest import MALLOWS, REPO
+from conftest import MALLOWS, REPO, port_of, serving
 from mallows.report.data import slug
 
 TOML = (
@@ -38,22 +36,9 @@ def server(tmp_path_factory):
         capture_output=True,
         cwd=REPO,
     )
-    err = open(folder / "stderr.txt", "w+")
-    proc = subprocess.Popen(
-        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--public-name", "mallows.example"],
-        stdout=subprocess.PIPE,
-        stderr=err,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/index\.html", proc.stdout.readline())
-        assert m
-        yield int(m.group(1)), folder / "stderr.txt"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=15)
-        err.close()
+    with open(folder / "stderr.txt", "w+") as err:
+        with serving(["--db", db, "--public-name", "mallows.example"], err) as base:
+            yield port_of(base), folder / "stderr.txt"
 
 
 def request(

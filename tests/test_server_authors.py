@@ -15,13 +15,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
 import urllib.parse
 
 import pytest
 
-from conftest import MALLOWS, REPO, invoke
+from conftest import REPO, invoke, port_of, serving
 from mallows.agents.submissions import read_files
 from mallows.report.private import HIDDEN, redact_ladder, redact_record
 from mallows.errors import Throttled
@@ -87,21 +85,11 @@ def server(tmp_path_factory):
     assert ran.exit_code == 0, ran.output
     store_bot(db, folder / "two", "crashy", crasher(SECRET + "-2"), "alice")  # crashy@2
     log = folder / "server.log"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            [MALLOWS, "serve", "--db", str(db), "--port", "0", "--public", "--access-log"] + LIMITS,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
-            start_new_session=True,
-        )
-    try:
-        m = re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline())
-        assert m
-        yield int(m.group(1)), db, tokens, log
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=15)
+    with (
+        log.open("w") as err,
+        serving(["--db", db, "--public", "--access-log", *LIMITS], err) as base,
+    ):
+        yield port_of(base), db, tokens, log
 
 
 def get(port: int, path: str, token: str | None = None) -> tuple[int, str, bytes]:

@@ -9,9 +9,6 @@ from __future__ import annotations
 import http.client
 import io
 import json
-import os
-import re
-import signal
 import stat
 import subprocess
 import tarfile
@@ -20,7 +17,7 @@ import zipfile
 
 import pytest
 
-from conftest import MALLOWS, REPO, invoke
+from conftest import MALLOWS, REPO, invoke, port_of, serving
 from mallows.results.store import Store
 from mallows.server.archive import MAX_ARCHIVE
 
@@ -80,22 +77,10 @@ def server(tmp_path_factory):
     for name in ("alice", "bob", "gone"):
         tokens[name] = invoke("users", "add", name, "--db", db).output.strip().splitlines()[-1]
     invoke("users", "revoke", "gone", "--db", db)
-    proc = subprocess.Popen(
-        [MALLOWS, "serve", "--db", str(db), "--port", "0", "--check-games", "1"]
-        + ["--rate-limit", "submit:account=100/hour"],  # alice sends a dozen archives here
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-        cwd=REPO,
-    )
-    try:
-        m = re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline())
-        assert m
-        yield int(m.group(1)), db, tokens
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=15)
+    args = ["--db", db, "--check-games", "1"]
+    args += ["--rate-limit", "submit:account=100/hour"]  # alice sends a dozen archives here
+    with serving(args) as base:
+        yield port_of(base), db, tokens
 
 
 def call_raw(
