@@ -256,11 +256,7 @@ def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
             f"{sys.version_info[0]}.{sys.version_info[1]} that uid can run"
         )
     paths = [str(REPO / "platform")] + [p for p in sys.path if p.endswith("-packages")]
-    # the project's folders the child reads, each on its own: the clone itself may be the
-    # mode-700 folder (cloned straight into ``mktemp -d``), which a bind would keep closed
-    staged, slots, where = stage_user_paths(
-        [str(REPO / "platform"), str(REPO / "tests"), *paths[1:]]
-    )
+    staged, slots, where = stage_user_paths([str(REPO), *paths[1:]])
     paths = [where(p) for p in paths]
     folder.chmod(0o1777)
     for p in folder.rglob("*"):
