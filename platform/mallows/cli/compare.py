@@ -135,7 +135,12 @@ def compare(
     )
     from mallows.tournaments.lock import run_lock
     from mallows.tournaments.plan import prepare
-    from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
+    from mallows.cli.signals import (
+        exit_status,
+        interrupted,
+        raise_swallowed,
+        termination_as_interrupt,
+    )
 
     limits: dict[str, object] = (
         {} if decision_seconds is None else {"decision_seconds": decision_seconds}
@@ -235,6 +240,7 @@ def compare(
                     say(f"{result.already} matches already stored: " + status_line(result, c))
 
             def on_pair(result: CompareResult) -> None:
+                raise_swallowed()  # a signal a finaliser swallowed stops the run here
                 now = time.perf_counter()
                 if not quiet and now - last["t"] >= PROGRESS_SECONDS:
                     last["t"] = now

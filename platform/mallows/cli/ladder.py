@@ -132,7 +132,12 @@ def _play(
 ) -> None:
     """Run ``ladder`` in ``store`` to its end (or an interrupt: exit 128 + N, resumable),
     printing its epochs (unless ``quiet``) and its final standings."""
-    from mallows.cli.signals import exit_status, interrupted, termination_as_interrupt
+    from mallows.cli.signals import (
+        exit_status,
+        interrupted,
+        raise_swallowed,
+        termination_as_interrupt,
+    )
     from mallows.runner.executor import make_executor
     from mallows.tournaments.ladder.run import prepare_ladder, run_ladder
     from mallows.tournaments.ladder.status import ladder_view, view_text
@@ -145,6 +150,7 @@ def _play(
             typer.echo(text, err=True)
 
     def on_epoch(state: LadderState, tables: Sequence[Table]) -> None:
+        raise_swallowed()  # a signal a finaliser swallowed stops the ladder here
         reasons: dict[str, int] = {}
         for t in tables:
             key = t.reason.split(":", 1)[0]

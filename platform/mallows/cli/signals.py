@@ -8,15 +8,22 @@ played stay stored, the ratings are brought up to date, Ray is shut down, and th
 as a shell reports a process killed by it: ``exit_status`` gives 128 + the signal's number
 (SIGTERM 143, SIGHUP 129; Ctrl-C 130). Ray installs its own SIGTERM handler when it starts, so
 the context yields a function that puts ours back; call it once the executor is up.
+
+A signal can land while the main thread runs a finaliser (a ``__del__``, a weakref callback,
+say the compiled core's generator being freed): Python then prints "Exception ignored in ..."
+with a traceback and carries on, so the run would go on as if nothing had come. Inside the
+context such a swallowed ``Terminated`` is kept, in silence, and ``raise_swallowed()`` raises
+it again; the commands' run loops call it after every stored match (or pair, or epoch).
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from types import FrameType
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from mallows.errors import Terminated
 
@@ -52,9 +59,32 @@ def interrupted(exc: BaseException) -> str:
     return f"interrupted by {cause.name}" if cause is not None else "interrupted"
 
 
+#: A ``Terminated`` a finaliser swallowed (its signal's number), to be raised again.
+_SWALLOWED: list[int] = []
+
+
 def _raise(signum: int, frame: FrameType | None) -> None:
     _RECEIVED.append(signum)
     raise Terminated(signum)
+
+
+def raise_swallowed() -> None:
+    """Raise again the ``Terminated`` a finaliser swallowed since the last call, if any: call it
+    where the command's loop may stop (after a stored match)."""
+    if _SWALLOWED:
+        signum = _SWALLOWED.pop()
+        _SWALLOWED.clear()
+        raise Terminated(signum)
+
+
+def _unraisable(previous: Callable[[Any], object]) -> Callable[[Any], None]:
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            _SWALLOWED.append(unraisable.exc_value.signum)  # raised again by the loop, quietly
+            return
+        previous(unraisable)
+
+    return hook
 
 
 @contextlib.contextmanager
@@ -63,14 +93,18 @@ def termination_as_interrupt() -> Iterator[Callable[[], None]]:
         yield lambda: None  # signal handlers can only be set from the main thread
         return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
+    hook = sys.unraisablehook
 
     def install() -> None:
         for s in SIGNALS:
             signal.signal(s, _raise)
 
     install()
+    sys.unraisablehook = _unraisable(hook)
     try:
         yield install
     finally:
+        sys.unraisablehook = hook
+        _SWALLOWED.clear()
         for s, handler in previous.items():
             signal.signal(s, handler if handler is not None else signal.SIG_DFL)

@@ -388,6 +388,7 @@ def _run(
     resolver: Resolver,
     key: bytes | None = None,
 ) -> None:
+    from mallows.cli.signals import raise_swallowed
     from mallows.runner.executor import cluster_address, make_executor
     from mallows.tournaments.plan import prepare
     from mallows.tournaments.format import EpochFormat
@@ -467,6 +468,7 @@ def _run(
             state["plain"] = PlainProgress(t.name, meter, sys.stderr)
 
     def on_outcome(outcome: Outcome, spec: MatchSpec, rater: LiveRatings) -> None:
+        raise_swallowed()  # a signal a finaliser swallowed stops the run here
         meter = state["meter"]
         meter.add()
         state["rater"] = rater
