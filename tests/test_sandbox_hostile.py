@@ -256,7 +256,7 @@ def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
             f"{sys.version_info[0]}.{sys.version_info[1]} that uid can run"
         )
     paths = [str(REPO / "platform")] + [p for p in sys.path if p.endswith("-packages")]
-    staged, slots, where = stage_user_paths([str(REPO), *paths[1:]])
+    _, binds, where = stage_user_paths([str(REPO), *paths[1:]])
     paths = [where(p) for p in paths]
     folder.chmod(0o1777)
     for p in folder.rglob("*"):
@@ -275,7 +275,7 @@ def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
         timeout=timeout,
         env=env,
         cwd=folder,
-        preexec_fn=hostuser.child_setup(user, [], [(s, slots[s], True) for s in staged]),
+        preexec_fn=hostuser.child_setup(user, [], binds),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stdout.strip().splitlines()[-1]
@@ -283,14 +283,30 @@ def run_as_user(folder: Path, argv: list[str], timeout: float = 240) -> str:
 
 def stage_user_paths(paths: list[str]):
     """Which of ``paths`` (folders) uid ``USER_UID`` cannot reach, the staging slot of each,
-    and the path translation (a path under a staged folder, to the same path under its slot)."""
+    the binds that fill the slots (``(source, target, is_dir)``, for ``hostuser.child_setup``)
+    and the path translation (a path under a staged folder, to the same path under its slot).
+
+    A slot is a fresh folder open to that uid with each entry of its folder bound inside it,
+    not a bind of the folder itself: a bind keeps the folder's own mode, and a clone made
+    straight into ``mktemp -d`` is itself the mode-700 folder. A path under a folder already
+    staged is reached through that folder's slot."""
     from mallows.agents.sandbox import hostuser
 
-    staged = [p for p in paths if not hostuser.reachable(p, USER_UID, USER_UID, True)]
+    staged: list[str] = []
+    for p in paths:
+        inside = any(p == s or p.startswith(s + "/") for s in staged)
+        if not inside and not hostuser.reachable(p, USER_UID, USER_UID, True):
+            staged.append(p)
     top = hostuser.stage_dir()
     if staged and top is None:
         pytest.skip(f"uid {USER_UID} cannot read {staged}, and there is no staging folder")
     slots = {p: f"{top}/u{n}" for n, p in enumerate(staged)}
+    binds = [
+        (entry.path, f"{slots[p]}/{entry.name}", entry.is_dir())
+        for p in staged
+        for entry in sorted(os.scandir(p), key=lambda e: e.name)
+        if not entry.is_symlink()
+    ]
 
     def where(path: str) -> str:
         for src, slot in slots.items():
@@ -298,7 +314,7 @@ def stage_user_paths(paths: list[str]):
                 return slot + path[len(src) :]
         return path
 
-    return staged, slots, where
+    return staged, binds, where
 
 
 def _as_user(tmp_path: Path) -> None:

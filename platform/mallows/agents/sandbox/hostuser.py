@@ -253,7 +253,8 @@ def child_setup(
     """The ``preexec_fn`` of bwrap when the platform is root: join the cgroups (``joins``),
     set ``rlimits`` (``(resource, (soft, hard))``: set here, since a root without
     ``CAP_SYS_RESOURCE`` cannot ``prlimit`` another user's process), stage ``staged``
-    (``(source, slot, is_dir)``) in a private mount namespace, then drop to ``user`` for good.
+    (``(source, slot, is_dir)``; a slot's missing folders are made, open) in a private mount
+    namespace, then drop to ``user`` for good.
     Everything is prepared here; the child calls only system calls."""
     import resource
 
@@ -285,6 +286,9 @@ def child_setup(
             ):
                 raise OSError(get_errno(), "mount tmpfs on the staging folder")
             for src, slot, is_dir in pairs:
+                parent = os.path.dirname(slot)
+                if not os.path.isdir(parent):  # a slot inside a slot: its folder, open
+                    os.makedirs(parent, 0o755)
                 if is_dir:
                     os.mkdir(slot, 0o755)
                 else:
