@@ -305,7 +305,7 @@ def stage_user_paths(paths: list[str]):
         (entry.path, f"{slots[p]}/{entry.name}", entry.is_dir())
         for p in staged
         for entry in sorted(os.scandir(p), key=lambda e: e.name)
-        if not entry.is_symlink()
+        if os.path.exists(entry.path)  # a symlink is bound as what it points to
     ]
 
     def where(path: str) -> str:
