@@ -350,7 +350,7 @@ def start_ray_head(log: Path, num_cpus: int = 2, env: dict | None = None):
 
 def stop_ray_head(proc) -> None:
     """End the head and everything it started: its process group, by id."""
-    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):  # a blocked head takes 20 s
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
