@@ -25,6 +25,11 @@ settings.load_profile("mallows")
 
 # Every process that starts or joins Ray from the tests stays on loopback.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+# A pytest-xdist worker sets COLUMNS=80 and LINES=24 for itself; the tests run the commands in
+# the environment the README's command gives them (no terminal, no COLUMNS), as one worker does.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
 
 REPO = Path(__file__).resolve().parents[1]
 # The misbehaving subprocess bots share tests/misbehaving_bots/wire.py, outside their folders:
