@@ -318,3 +318,30 @@ def test_the_fold_holds_the_distinct_matches_not_every_match():
     assert folded.matches == 30_000
     a, b = fit_history(res, draws=200), fit_history(folded, draws=200)
     assert np.array_equal(a.theta, b.theta) and np.array_equal(a.played, b.played)
+
+
+@given(st.lists(st.integers(min_value=0, max_value=60), max_size=200))
+def test_the_raters_index_runs_are_the_set_of_indexes_added(indexes):
+    """``HistoryRater.seen`` holds runs of indexes, not one entry per match: it answers as a
+    set would, and its runs stay sorted, disjoint and apart (two touching runs are one)."""
+    from mallows.results.history_rating import Indexes
+
+    runs, plain = Indexes(), set()
+    for i in indexes:
+        assert runs.add(i) == (i not in plain)
+        plain.add(i)
+    assert len(runs) == len(plain)
+    assert all((i in runs) == (i in plain) for i in range(-1, 62))
+    assert all(s < e for s, e in zip(runs.starts, runs.ends))
+    assert all(e < s for e, s in zip(runs.ends, runs.starts[1:]))
+
+
+def test_a_whole_run_in_near_order_is_a_few_index_runs_and_each_result_counts_once():
+    from mallows.results.history_rating import PLACKETT_LUCE
+
+    rater = PLACKETT_LUCE.rater({}, ["a", "b"])
+    order = [i + (1 if i % 2 == 0 else -1) for i in range(100_000)]  # pairs swapped
+    for i in order + order[:500]:  # and the first 500 again: a stored feed overlapping
+        rater.add(i, ["a", "b"] if i % 3 else ["b", "a"], [0, 1])
+    assert rater.rated == 100_000
+    assert len(rater.seen.starts) == 1 and len(rater.seen) == 100_000

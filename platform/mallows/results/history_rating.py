@@ -10,6 +10,7 @@ arrival order). Its rows: ``rating`` (the log-strength against the field's mean)
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -49,6 +50,46 @@ class HistoryRow:
         return f"{self.rank_low}-{self.rank_high}"
 
 
+class Indexes:
+    """A set of match indexes held as sorted, disjoint runs ``[start, end)``: its memory grows
+    with the gaps between the indexes added, not with their number (a run's results arrive
+    nearly in index order, so a whole run is a few runs of indexes, where a ``set`` held an
+    entry for every match)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, index: int) -> bool:
+        """Add ``index``; False when it was there already."""
+        starts, ends = self.starts, self.ends
+        k = bisect.bisect_right(starts, index)  # the runs that start at or before it
+        if k and index < ends[k - 1]:
+            return False
+        left = k > 0 and ends[k - 1] == index
+        right = k < len(starts) and starts[k] == index + 1
+        if left and right:  # it closes the gap between two runs
+            ends[k - 1] = ends[k]
+            del starts[k], ends[k]
+        elif left:
+            ends[k - 1] = index + 1
+        elif right:
+            starts[k] = index
+        else:
+            starts.insert(k, index)
+            ends.insert(k, index + 1)
+        return True
+
+    def __contains__(self, index: object) -> bool:
+        if not isinstance(index, int):
+            return False
+        k = bisect.bisect_right(self.starts, index)
+        return k > 0 and index < self.ends[k - 1]
+
+    def __len__(self) -> int:
+        return sum(e - s for s, e in zip(self.starts, self.ends))
+
+
 class HistoryRater:
     """Results gathered (by index: an index added twice counts once) and fitted whole when the
     rows are asked for: ``add``, ``skip``, ``rows``, ``leader``, ``rated``, ``complete``."""
@@ -58,14 +99,12 @@ class HistoryRater:
         self.bots = list(bots)
         self.folded = Folded()  # the results, folded: memory does not grow with the matches
         self.wins: dict[str, int] = defaultdict(int)
-        self.seen: set[int] = set()
+        self.seen = Indexes()  # runs of indexes: no entry per match
         self.rated = 0
 
     def add(self, index: int | None, players: Sequence[str], ranks: Sequence[int]) -> None:
-        if index is not None:
-            if index in self.seen:
-                return
-            self.seen.add(index)
+        if index is not None and not self.seen.add(index):
+            return
         self.folded.add(list(players), list(ranks))
         for name, rank in zip(players, ranks):
             self.wins[name] += rank == 0
