@@ -1,14 +1,17 @@
 """Benchmark: matches per second for tournaments, in-process and on a local Ray with 2 workers,
-in one run; and the share of wall time spent on storage and ratings.
+in one run; the CPU per match of each; and the share of wall time spent on storage and ratings.
 
     python benchmarks/bench_tournament.py [FILE ...] [--workers 2] [--batch-size N] [--json]
 
 FILEs default to tournaments/arschmallows-reference.toml (the shipped bots) and
-benchmarks/random-field.toml (random bots only). Each executor plays each whole tournament into its own
-fresh database, with one secret key drawn for the whole benchmark (as ``--key`` replays), so
-both play the very same matches. Ray is started once; its start-up and its workers' first imports (a warm-up
-batch) are timed apart, so the rate is the steady-state throughput. Target: Ray on 2 workers at
-least 1.8x in-process for random bots. Both executors must give the same table.
+benchmarks/random-field.toml (random bots only). Each executor plays each whole tournament into
+its own fresh database, with one secret key drawn for the whole benchmark (as ``--key``
+replays), so both play the very same matches. Both are warmed alike first: the same few
+matches, in-process and on Ray one match a task so that every Ray worker has started and
+imported. Ray's start-up and the warm-ups are timed apart, so the rates are steady-state
+throughput. CPU per match: this process's CPU and, on Ray, its workers' (``ray::`` processes,
+from ``/proc``). Target (issue 35): Ray on 2 workers at least 1.8x in-process for both files,
+on a quiet machine. Both executors must give the same table.
 """
 
 from __future__ import annotations
@@ -39,9 +42,28 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = fresh_key()
 
 
+def ray_workers_cpu() -> float:
+    """CPU seconds used so far by this machine's Ray worker processes (titled ``ray::...``),
+    from ``/proc``; they outlive a run, so a run's share is the difference."""
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if not Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"ray::"):
+                continue
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def measure(t, executor, db: Path) -> dict:
     store = Store(db)
+    cpu0, workers0 = time.process_time(), ray_workers_cpu()
     s = run_tournament(t, store, executor, key=KEY)
+    driver, workers = time.process_time() - cpu0, ray_workers_cpu() - workers0
+    cpu = driver + workers  # this process's and its Ray workers'
     table = [
         (r["bot"], round(r["mu"], 9), round(r["sigma"], 9))
         for r in store.ratings("tournament", t.name)
@@ -55,6 +77,9 @@ def measure(t, executor, db: Path) -> dict:
         "storage": s.storage_seconds,
         "ratings": s.ratings_seconds,
         "share": (s.storage_seconds + s.ratings_seconds) / s.wall,
+        "cpu_per_match": cpu / max(1, s.played),
+        "cpu_driver": driver,
+        "cpu_workers": workers,
         "table": table,
     }
 
@@ -82,6 +107,11 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mallows-bench-"))
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start", flush=True)
 
+    # both executors warmed alike: the same warm-up matches first (imports, the bots' loading)
+    first = tournaments[0]
+    warm = dataclasses.replace(first, secret=False, name=f"{first.name}-warmup")  # shipped bots
+    warm_jobs = schedule(warm)[: 2 * args.workers]
+    list(InProcessExecutor().run(jobs_for(warm, warm_jobs)))
     inproc = {}
     for t in tournaments:
         inproc[t.name] = measure(t, InProcessExecutor(), tmp / f"{t.name}-inproc.db")
@@ -90,10 +120,13 @@ def main() -> int:
     t0 = time.perf_counter()
     ray_exec = RayExecutor(args.workers, batch_size=args.batch_size)
     start = time.perf_counter() - t0
-    t = tournaments[0]
     t0 = time.perf_counter()
-    warm = dataclasses.replace(t, secret=False, name=f"{t.name}-warmup")  # shipped bots only
-    list(ray_exec.run(jobs_for(warm, schedule(warm)[: 2 * args.workers])))  # start every worker
+    # start every worker: one match a task, two tasks a worker (at the default first batch of
+    # 4 matches, the 2 * workers matches went as one task, and the second worker's process
+    # start and imports, about 0.8 s, were timed as play)
+    ray_exec.batch_size = 1
+    list(ray_exec.run(jobs_for(warm, warm_jobs)))
+    ray_exec.batch_size = args.batch_size
     warmup = time.perf_counter() - t0
     on_ray = {}
     try:
@@ -111,7 +144,7 @@ def main() -> int:
     )
     header = (
         f"{'tournament':<24}{'matches':>8}{'in-process/s':>14}{'ray x' + str(args.workers) + '/s':>11}"
-        f"{'speed-up':>10}{'store+rate share':>18}{'same table':>12}"
+        f"{'speed-up':>10}{'CPU ms/match':>14}{'store+rate share':>18}{'same table':>12}"
     )
     print(header)
     ok = True
@@ -123,7 +156,9 @@ def main() -> int:
         ok &= same
         print(
             f"{t.name:<24}{a['matches']:>8}{a['rate']:>14.1f}{b['rate']:>11.1f}"
-            f"{speedup:>9.2f}x{100 * a['share']:>8.1f}% /{100 * b['share']:>5.1f}%"
+            f"{speedup:>9.2f}x"
+            f"{1e3 * a['cpu_per_match']:>7.2f} /{1e3 * b['cpu_per_match']:>5.2f}"
+            f"{100 * a['share']:>8.1f}% /{100 * b['share']:>5.1f}%"
             f"{str(same):>12}"
         )
         figures.append(
@@ -137,9 +172,10 @@ def main() -> int:
         )
     print(
         "store+rate share: time spent on storage and ratings, in-process / on Ray, as a share"
-        " of each run's wall time (on Ray it overlaps with play)"
+        " of each run's wall time (on Ray it overlaps with play); CPU ms/match: this process's"
+        " CPU and, on Ray, its workers' (from /proc), per match, in-process / on Ray"
     )
-    print("target: Ray on 2 workers >= 1.8x in-process for random bots (random-field)")
+    print("target: Ray on 2 workers >= 1.8x in-process for each file, on a quiet machine")
     if args.json:
         print(json.dumps({"ray_start": start, "warmup": warmup, "runs": figures}, default=str))
     return 0 if ok or args.smoke else 1
