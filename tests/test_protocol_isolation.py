@@ -464,6 +464,27 @@ def system_python() -> str | None:
     return None
 
 
+def interpreter_for(run_as: dict) -> str | None:
+    """A Python that runs as ``run_as`` with the peeker, tried by running it: the control below
+    needs only the interpreter and the peeker's readable copy, not the platform's packages
+    (which a clone under a mode-700 folder keeps from ``nobody``, so ``system_python`` finds
+    none there, and the platform rightly runs its own bots as root without capabilities)."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
+        if not os.path.exists(candidate):
+            continue
+        probe = subprocess.run(
+            [candidate, "-I", "-c", "import sys, ctypes, json, secrets; open(sys.argv[1]).close()"]
+            + [str(PEEKER)],
+            capture_output=True,
+            timeout=60,
+            cwd="/",
+            **run_as,
+        )
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
 def peek(command: list[str], cwd: str) -> dict:
     handle = SubprocessBot("peeker", command, cwd=cwd, limits=PLAIN)
     try:
@@ -517,10 +538,10 @@ def test_the_peeker_does_read_a_dumpable_parent_of_its_own_user(mode):
     privilege, finds the parent's secret in its memory, reads its environ and attaches to it;
     the same parent made non-dumpable (what the platform does) refuses all of it."""
     if ROOT:
-        python = system_python()
+        run_as = dict(user="nobody", group=isolation.pwd.getpwnam("nobody").pw_gid, extra_groups=[])
+        python = interpreter_for(run_as)
         if python is None:
             pytest.skip("no Python that nobody can run, for a parent without privileges")
-        run_as = dict(user="nobody", group=isolation.pwd.getpwnam("nobody").pw_gid, extra_groups=[])
     else:
         python, run_as = sys.executable, {}
     out = subprocess.run(
