@@ -13,6 +13,10 @@ the same way, one after the other, and each figure is printed with their ratio. 
 with an older ``serve`` on the same database, unpack that version's ``platform`` folder
 (``git archive REV platform | tar -x -C OLD``, plus the built ``_engine_core`` module) and give
 ``--baseline "env PYTHONPATH=OLD/platform python -c 'from mallows.cli import main; main()'"``.
+The writer's ladder runs on the same mallows as the server it is measured beside (a newer one
+would migrate an older server's database under it). An older mallows refuses a database of a
+newer schema: give it ``--baseline-db``, the same matches built by its own ``bigdb.py``
+(``PYTHONPATH=OLD/platform python OLD/benchmarks/bigdb.py`` builds through that version's store).
 
     python benchmarks/bench_serve_load.py --db big.db [--clients 100] [--seconds 30]
 """
@@ -161,7 +165,7 @@ def measure(command: list[str], db: Path, args: argparse.Namespace, folder: Path
         if not args.no_writer:
             (folder / "writer.toml").write_text(LADDER)
             writer = subprocess.Popen(
-                [*MALLOWS, "ladder", "run", str(folder / "writer.toml"), "--db", str(db)]
+                [*command, "ladder", "run", str(folder / "writer.toml"), "--db", str(db)]
                 + ["--workers", "1", "--quiet"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -195,6 +199,12 @@ def main() -> None:
     ap.add_argument("--max-requests", type=int, default=50_000)
     ap.add_argument("--baseline", default=None, help="a command running another mallows")
     ap.add_argument("--no-writer", action="store_true")
+    ap.add_argument(
+        "--baseline-db",
+        type=Path,
+        default=None,
+        help="the baseline's copy of the database (an older mallows refuses a newer schema)",
+    )
     from smoke import add_smoke
 
     add_smoke(ap)  # --smoke: a small database, a few clients for a second, no writer
@@ -209,7 +219,7 @@ def main() -> None:
     runs = {"serve": measure(MALLOWS, db, args, folder)}
     report({"serve": runs["serve"]}, args)  # printed at once: the baseline may take long
     if args.baseline:
-        runs["baseline"] = measure(shlex.split(args.baseline), db, args, folder)
+        runs["baseline"] = measure(shlex.split(args.baseline), args.baseline_db or db, args, folder)
         report(runs, args)
 
 
