@@ -10,6 +10,8 @@ never a tournament, a game or a bot.
 
 from __future__ import annotations
 
+import builtins
+
 from contextlib import AbstractContextManager
 
 from dataclasses import dataclass
@@ -60,6 +62,27 @@ class LadderStore(Protocol):
     def forget(self, ladder: str) -> None: ...
 
 
+class AccountStore(Protocol):
+    """The competition server's accounts (a token's salted hash, never the token) and who owns
+    each bot name: what ``ResultStore.accounts`` answers."""
+
+    def add(self, name: str, admin: bool = False) -> str:
+        """The new account's token, the only time it exists outside its holder's hands."""
+        ...
+
+    def list(self) -> list[dict]: ...
+    def revoke(self, name: str) -> None: ...
+    def verify(self, token: str) -> dict:
+        """The account (id, name, admin) whose token this is, or an ``AccountError``."""
+        ...
+
+    def owner(self, bot: str) -> str | None: ...
+    def claim(self, bot: str, account: dict) -> None: ...
+    def bots(self, account: str) -> builtins.list[str]: ...
+    def owners(self) -> dict[str, str]: ...
+    def versions(self, account: str) -> builtins.list[dict]: ...
+
+
 class ResultStore(Protocol):
     """Where tournaments, their finished matches and their leaderboards are kept.
 
@@ -73,6 +96,11 @@ class ResultStore(Protocol):
     @property
     def ladders(self) -> LadderStore:
         """A standing ladder's epochs, tables and events."""
+        ...
+
+    @property
+    def accounts(self) -> AccountStore:
+        """The server's accounts and bot owners."""
         ...
 
     def close(self) -> None: ...

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mallows.botname import BotName
+from mallows.results.interface import ResultStore
 
 
 def base_name(bot: str) -> str:
@@ -23,12 +24,12 @@ def base_name(bot: str) -> str:
     return BotName.parse(bot, strict=False).base
 
 
-def private_bot(store: Any, bot: str) -> bool:
+def private_bot(store: ResultStore, bot: str) -> bool:
     """Whether what ``bot`` sent is its owner's alone: an account owns its name."""
     return store.accounts.owner(base_name(bot)) is not None
 
 
-def _versions(store: Any, name: str) -> list[dict]:
+def _versions(store: ResultStore, name: str) -> list[dict]:
     return [
         {
             "version": f"{name}@{r['version']}",
@@ -41,7 +42,7 @@ def _versions(store: Any, name: str) -> list[dict]:
     ]
 
 
-def _forfeits(store: Any, names: set[str]) -> dict[str, list[dict]]:
+def _forfeits(store: ResultStore, names: set[str]) -> dict[str, list[dict]]:
     from mallows.report import data
 
     out: dict[str, list[dict]] = {name: [] for name in names}
@@ -56,7 +57,7 @@ def _forfeits(store: Any, names: set[str]) -> dict[str, list[dict]]:
 
 
 def _ladders(
-    store: Any, names: set[str], views: Callable[[Any, str], dict]
+    store: ResultStore, names: set[str], views: Callable[[Any, str], dict]
 ) -> dict[str, list[dict]]:
     from mallows.report.data import slug
 
@@ -85,7 +86,7 @@ def _ladders(
     return out
 
 
-def author_bots(store: Any, owner: dict, views: Callable[[Any, str], dict]) -> list[dict]:
+def author_bots(store: ResultStore, owner: dict, views: Callable[[Any, str], dict]) -> list[dict]:
     """The bots of account ``owner`` (``Accounts.verify``'s; an admin: every account's), each
     with its ``owner``, ``versions``, ``forfeits`` (reasons whole, each with its match page)
     and ``ladders``."""

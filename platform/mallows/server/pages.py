@@ -119,7 +119,7 @@ class Pages:
         site.store = store
         return site
 
-    def _counted(self, store: Any, method: str) -> Callable[..., Any]:
+    def _counted(self, store: ResultStore, method: str) -> Callable[..., Any]:
         """``store.method`` asked once per version of the database and arguments, by every
         page thread together (a count over a million matches costs a good part of a second)."""
         from mallows.server.events import stamp

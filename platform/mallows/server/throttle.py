@@ -24,13 +24,13 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from mallows.errors import MallowsError, Throttled
+from mallows.results.interface import ResultStore
 
 #: What is limited, and by whom: the default rates (``limits`` notation; "off": no limit).
 #: ``sign-in`` counts refused tokens only (a right token is never slowed): it stops guessing and
@@ -150,7 +150,9 @@ def _period(item: RateLimitItem) -> str:
     return unit if item.multiples == 1 else f"{item.multiples} {unit}s"
 
 
-def check_quota(store: Any, account: str, limits: Limits, queued: int = 0, adding: int = 0) -> None:
+def check_quota(
+    store: ResultStore, account: str, limits: Limits, queued: int = 0, adding: int = 0
+) -> None:
     """Refuse (``Throttled``) a new version of ``account``'s: its bots stored
     ``limits.versions_per_day`` versions in the last 24 hours (with ``queued`` still waiting
     for their check), or its versions not withdrawn plus ``adding`` bytes would pass

@@ -26,9 +26,16 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
+from mallows.results.interface import ResultStore
+from mallows.runner.executor import Executor
 from mallows.tournaments.ladder.schedule import LadderSchedule, Table
+from mallows.tournaments.ladder.spec import Ladder
+from mallows.tournaments.plan import Plan
+
+if TYPE_CHECKING:  # run imports this module
+    from mallows.tournaments.ladder.run import LadderState
 
 #: The share of epochs followed by a check table (a keyed draw an epoch).
 RATE = 0.25
@@ -82,7 +89,7 @@ def recorded(events: Iterable[dict]) -> list[dict]:
     return out
 
 
-def check_table(ladder: Any, epoch: int, field_names: list[str], counts: dict) -> Table | None:
+def check_table(ladder: Ladder, epoch: int, field_names: list[str], counts: dict) -> Table | None:
     """The check table after ``epoch`` (None: not this epoch, or too few entrants): the
     checked bot the least checked of ``field_names`` (``counts``: checks so far by bot), ties
     drawn; the others drawn from the rest."""
@@ -97,7 +104,7 @@ def check_table(ladder: Any, epoch: int, field_names: list[str], counts: dict) -
     return Table(CHECK_TABLES + epoch, 0, tuple(bots), EVENT, ladder.deals * k)
 
 
-def play_check(table: Table, epoch: int, ladder: Any, plan: Any, executor: Any) -> Check:
+def play_check(table: Table, epoch: int, ladder: Ladder, plan: Plan, executor: Executor) -> Check:
     """Play ``table`` as the ladder plays its tables (``plan``'s jobs, ``executor``) and judge
     each bot at it: any forfeit fails it."""
     schedule = LadderSchedule(
@@ -116,7 +123,7 @@ def play_check(table: Table, epoch: int, ladder: Any, plan: Any, executor: Any) 
     return check
 
 
-def pending(store: Any, ladder: Any, state: Any) -> Table | None:
+def pending(store: ResultStore, ladder: Ladder, state: LadderState) -> Table | None:
     """The check table due after the last stored epoch of ``state``, every match of it stored,
     and not played yet (a kill may have cut it short: a resumed ladder plays it first)."""
     if not state.epochs or store.count_matches(ladder.name) < state.planned:
@@ -135,7 +142,9 @@ def pending(store: Any, ladder: Any, state: Any) -> Table | None:
     return check_table(ladder, epoch, active, counts)
 
 
-def after_epoch(store: Any, ladder: Any, state: Any, plan: Any, executor: Any) -> Check | None:
+def after_epoch(
+    store: ResultStore, ladder: Ladder, state: LadderState, plan: Plan, executor: Executor
+) -> Check | None:
     """Check after the last stored epoch of ``state`` (``pending``): play the table, record
     the check, suspend who failed. Returns the check, or None."""
     table = pending(store, ladder, state)
