@@ -538,3 +538,16 @@ def test_bot_names_are_parsed_only_by_botname():
             ):
                 bad.append(f"{rel}:{node.lineno}")
     assert not bad, f"a bot name split by hand at {bad}: use mallows.botname.BotName.parse"
+
+
+def test_a_store_passed_at_a_seam_is_typed_as_one():
+    """Issue 30, item 7: a parameter named ``store`` is annotated with the results layer's
+    protocol (``ResultStore``), never ``Any``: what a store can do is read off its type."""
+    loose = []
+    for path in modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.arg) and node.arg == "store":
+                if node.annotation is None or ast.unparse(node.annotation) in ("Any", "object"):
+                    loose.append(f"{rel}:{node.lineno}")
+    assert not loose, f"a store parameter without its type at {loose}: annotate it ResultStore"
