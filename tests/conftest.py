@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from pathlib import Path
 
@@ -234,10 +234,13 @@ def processes_with(marker: str) -> list[int]:
 
 
 @contextlib.contextmanager
-def serving(args: list, stderr: Any = subprocess.DEVNULL) -> Iterator[str]:
+def serving(
+    args: list, stderr: Any = subprocess.DEVNULL, preexec_fn: Callable[[], None] | None = None
+) -> Iterator[str]:
     """``mallows serve --port 0 ARGS`` as the real console script, in a session of its own: its
     base address (``http://127.0.0.1:PORT``) while the block runs; its whole process group
-    ended after (``port_of`` gives the port)."""
+    ended after (``port_of`` gives the port). ``preexec_fn`` runs in the child before serve
+    (e.g. to lower its limits)."""
     proc = subprocess.Popen(
         [MALLOWS, "serve", "--port", "0", *map(str, args)],
         stdout=subprocess.PIPE,
@@ -245,6 +248,7 @@ def serving(args: list, stderr: Any = subprocess.DEVNULL) -> Iterator[str]:
         text=True,
         start_new_session=True,
         cwd=REPO,
+        preexec_fn=preexec_fn,
     )
     try:
         assert proc.stdout is not None

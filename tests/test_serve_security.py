@@ -212,3 +212,73 @@ def test_serve_refuses_what_it_could_not_serve_by_before_it_listens(tmp_path, ar
     result = invoke("serve", "--db", db, "--port", "0", *args)
     assert result.exit_code == 2, result.output
     assert words in result.output and "Traceback" not in result.output
+
+
+def _few_descriptors() -> None:
+    """In serve's child: at most 256 open files, soft and hard (so serve cannot raise it)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+
+def _trickle(socks: list[socket.socket]) -> int:
+    """One more header byte on each connection; how many the server still took."""
+    alive = 0
+    for s in socks:
+        try:
+            s.sendall(b"X")
+            alive += 1
+        except OSError:
+            pass
+    return alive
+
+
+@pytest.mark.slow
+def test_connections_that_trickle_their_headers_are_cut_off_and_hold_nothing(server, tmp_path):
+    """Slowloris: 300 connections that each send a header byte every second, against a serve of
+    256 file descriptors. uvicorn alone has no deadline for a request's headers (its idle timer
+    starts again at each byte), so they held every descriptor for as long as they trickled and
+    a normal request was reset; now each is closed ``HEADER_SECONDS`` after it opened, and the
+    server answers again."""
+    from mallows.server.connections import HEADER_SECONDS
+
+    db = tmp_path / "r.db"
+    db.write_bytes((server[1].parent / "r.db").read_bytes())
+    with serving(["--db", db], preexec_fn=_few_descriptors) as base:
+        port = port_of(base)
+        socks = []
+        try:
+            for _ in range(300):
+                s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                s.sendall(b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                socks.append(s)
+            deadline = time.monotonic() + HEADER_SECONDS + 5
+            alive = len(socks)
+            while alive and time.monotonic() < deadline:
+                time.sleep(1)
+                alive = _trickle(socks)
+            assert alive == 0 or _trickle(socks) == 0, f"{alive} connections still trickling"
+            assert request(port, "GET", "/index.html")[0] == 200
+        finally:
+            for s in socks:
+                s.close()
+
+
+def test_a_request_in_time_is_answered_and_its_connection_kept_alive(server):
+    """The deadline is for headers only: a kept-alive connection answers request after request,
+    each sent in time, past ``HEADER_SECONDS`` in all."""
+    from mallows.server import connections
+
+    port, _ = server
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        t0 = time.monotonic()
+        for _ in range(4):  # gaps under uvicorn's 5 s keep-alive, more than the deadline in all
+            conn.request("GET", "/index.html")
+            r = conn.getresponse()
+            assert r.status == 200
+            r.read()
+            time.sleep(connections.HEADER_SECONDS / 3)
+        assert time.monotonic() - t0 > connections.HEADER_SECONDS
+    finally:
+        conn.close()

@@ -174,6 +174,13 @@ def serve(
         "--access-log",
         help="Print a line per request on stderr (address, path, status; never a token).",
     ),
+    per_address: int = typer.Option(
+        64,
+        "--connections-per-address",
+        help="Connections one address other than loopback may keep open at once (a browser "
+        "opens about 6); raise it behind a reverse proxy on another host, whose address every "
+        "client then has.",
+    ),
 ) -> None:
     """Serve the report's pages live from the database: a running tournament's or ladder's
     pages update themselves as matches are stored. The pages only read the database; the play
@@ -199,7 +206,13 @@ def serve(
             f"--refresh {refresh}: give the seconds between checks for new results of a "
             f"running tournament's pages, 1 to {MAX_REFRESH} (default 5)"
         )
+    from mallows.server.connections import MAX_PER_ADDRESS
     from mallows.server.throttle import Limits, parse_rate_limits, parse_size
+
+    if not 1 <= per_address <= MAX_PER_ADDRESS:
+        raise MallowsError(
+            f"--connections-per-address {per_address}: give 1 to {MAX_PER_ADDRESS} (default 64)"
+        )
 
     if not 1 <= quota_versions <= MAX_QUOTA_VERSIONS:
         raise MallowsError(f"--quota-versions {quota_versions}: give 1 to {MAX_QUOTA_VERSIONS}")
@@ -219,4 +232,5 @@ def serve(
         access_log=access_log,
         workers=workers,
         address=address,
+        per_address=per_address,
     )

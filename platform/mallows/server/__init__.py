@@ -6,7 +6,8 @@ without reloading them (``events``: server-sent events), the play page's request
 bots submitted over HTTP (``api``, ``archive``, ``submissions``: the check queue), what an
 author sees and nobody else (``authors``), the rate limits and quotas (``throttle``), the ladder
 it hosts and plays (``hosted``), the processes it runs that end with it (``children``), where
-it listens (``listen``) and ``run``, which serves it all with uvicorn (its request log,
+it listens (``listen``), what a connection may hold before it is a request (``connections``:
+a deadline for its headers, a cap per address) and ``run``, which serves it all with uvicorn (its request log,
 ``--access-log``, without queries: ``NoQuery``).
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
@@ -69,6 +70,7 @@ def run(
     access_log: bool = False,
     workers: int | None = None,
     address: str | None = None,
+    per_address: int | None = None,
 ) -> None:
     """Serve database ``db`` on ``host``:``port`` until interrupted (``echo`` prints the
     address, and the warning when the pages reach beyond this machine); ``public_name``: the
@@ -76,10 +78,12 @@ def run(
     rate limits and quotas (``server.throttle``); ``access_log``: a line per request on stderr
     (its address and path: tokens travel in headers only, so none is printed); ``ladder``: the
     ladder it hosts and plays, with ``workers`` and ``address`` as ``mallows ladder run`` takes
-    them (``server.hosted``)."""
+    them (``server.hosted``); ``per_address``: connections one address other than loopback
+    may keep open at once (``server.connections``)."""
     import uvicorn
 
     from mallows.server.app import Config, make_app
+    from mallows.server.connections import PER_ADDRESS, guarded_protocol, raise_descriptor_limit
     from mallows.server.listen import (
         check_host,
         check_port,
@@ -102,6 +106,7 @@ def run(
             stored_ladder(store, ladder)
     finally:
         store.close()
+    raise_descriptor_limit()
     sock = listen(host, port)
     config = Config(
         Path(db),
@@ -120,6 +125,8 @@ def run(
     server = uvicorn.Server(
         uvicorn.Config(
             app,
+            # a deadline for each request's headers, and connections capped per address
+            http=guarded_protocol(per_address or PER_ADDRESS),
             log_level="info" if access_log else "warning",
             access_log=access_log,
             log_config=log_config(),
