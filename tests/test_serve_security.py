@@ -3,7 +3,8 @@ would try it (and each succeeded on the hand-written ``http.server`` serve befor
 rebinding ``Host`` is refused; a post from another origin, or without one, is refused; a post
 without the session's CSRF token is refused; every answer carries a CSP without inline script
 and forbids framing; too large or too slow request bodies hold nothing; a client that goes away
-leaves no traceback."""
+leaves no traceback; connections that trickle their headers (slowloris) are cut off and hold no
+descriptor for long."""
 
 from __future__ import annotations
 
