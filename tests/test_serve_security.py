@@ -283,3 +283,32 @@ def test_a_request_in_time_is_answered_and_its_connection_kept_alive(server):
         assert time.monotonic() - t0 > connections.HEADER_SECONDS
     finally:
         conn.close()
+
+
+def test_endless_request_headers_are_refused_after_a_bound_not_kept(server):
+    """One connection that sends header lines without end: the parser kept them all (uvicorn
+    sets no bound with httptools; 8 s of it grew a serve to 2.5 GB). Now the answer is 431
+    once they pass ``HEADER_BYTES`` and the connection is closed; headers of a normal size,
+    if large (a 40 KB one), are served."""
+    from mallows.server.connections import HEADER_BYTES
+
+    port, _ = server
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    line = b"X-Big: " + b"a" * 8000 + b"\r\n"
+    sent, answer = 0, b""
+    try:
+        while sent < 64 * 2**20:
+            s.sendall(line * 16)
+            sent += len(line) * 16
+    except OSError:
+        pass
+    try:
+        answer = s.recv(100)
+    except OSError:
+        pass
+    s.close()
+    assert sent < 16 * 2**20, f"the server read {sent} bytes of headers"
+    assert answer == b"" or answer.startswith(b"HTTP/1.1 431"), answer
+    status, _, _ = request(port, "GET", "/index.html", {"X-Pad": "p" * (HEADER_BYTES // 2)})
+    assert status == 200

@@ -8,11 +8,15 @@ hundred such connections use up the process's file descriptors, and then no one 
 ASGI middleware cannot help, since it runs only once a request's headers are in.
 
 Owns ``GuardedProtocol`` (``guarded_protocol(per_address)`` makes one with its own cap),
-uvicorn's httptools protocol with two limits:
+uvicorn's httptools protocol with three limits:
 
 - ``HEADER_SECONDS``: a request's line and headers must have arrived this long after the
   connection opened, or after the end of its previous response, or the connection is closed
   (the body then has ``body.py``'s own limit; a response, an event stream included, has none);
+- ``HEADER_BYTES``: a request's line and headers may take about this many bytes (at most one
+  read more), or the answer is 431 and the connection is closed. The parser keeps what it has
+  read of them, and uvicorn sets no bound with httptools: one connection sending header
+  lines for 8 s grew a serve to 2.5 GB;
 - ``PER_ADDRESS`` (``serve --connections-per-address``): at most this many connections open
   at once from one address other than loopback's (a browser opens about 6 to a host, and one
   more for a page's event stream), so one address cannot hold the server's descriptors; a
@@ -35,6 +39,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 #: Seconds a request's line and headers may take to arrive.
 HEADER_SECONDS = 10.0
+#: Bytes a request's line and headers may take (nginx allows 32 KiB by default).
+HEADER_BYTES = 65536
 #: Connections open at once from one address other than loopback (the default).
 PER_ADDRESS = 64
 #: The most ``--connections-per-address`` may give.
@@ -66,6 +72,7 @@ class GuardedProtocol(HttpToolsProtocol):
     per_address: ClassVar[int] = PER_ADDRESS
     _deadline: asyncio.TimerHandle | None = None
     _counted: str | None = None
+    _head_bytes = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -90,6 +97,28 @@ class GuardedProtocol(HttpToolsProtocol):
             self._counted = None
         super().connection_lost(exc)
 
+    def data_received(self, data: bytes) -> None:
+        if self._deadline is None:  # headers in: a body, or a pipelined request's own reading
+            super().data_received(data)
+            return
+        if self._head_bytes > HEADER_BYTES:
+            self._refuse_431()
+            return
+        super().data_received(data)
+        if self._deadline is not None:  # still no end of headers: all of it was headers
+            self._head_bytes += len(data)
+
+    def _refuse_431(self) -> None:
+        message = b"request headers too large"
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.write(
+                b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                b"content-type: text/plain; charset=utf-8\r\n"
+                b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(message), message)
+            )
+            self.transport.close()
+
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
@@ -102,6 +131,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._head_bytes = 0
         self._deadline = self.loop.call_later(HEADER_SECONDS, self._too_slow)
 
     def _disarm(self) -> None:
