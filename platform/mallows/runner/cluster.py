@@ -40,6 +40,7 @@ import signal
 import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -200,12 +201,7 @@ class RayExecutor(Executor):
                 }
                 with _captured_stderr() as captured:
                     try:
-                        ray.init(
-                            address=address,
-                            runtime_env=runtime_env,
-                            logging_level="ERROR",
-                            log_to_driver=False,
-                        )
+                        join(ray, address, runtime_env, tries=CLIENT_ATTEMPTS if self.client else 1)
                     finally:
                         join_log = captured()
             else:
@@ -456,6 +452,38 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return (lines[0] if lines else text)[:400]
+
+
+#: Tries at joining through Ray Client: the head's proxy starts a server process for each client
+#: session, and that start now and then fails on its own ("Initialization failure from server",
+#: the proxy's log saying "SpecificServer startup failed": gRPC state its fork inherited, seen
+#: once in a CI run), where a second try a moment later gets a fresh one.
+CLIENT_ATTEMPTS = 2
+
+
+def _client_start_failed(text: str) -> bool:
+    """Whether an error's ``text`` is Ray Client's failure to start this client's session."""
+    return "Initialization failure from server" in text
+
+
+def join(ray: Any, address: str, runtime_env: dict, tries: int = 1, pause: float = 1.0) -> None:
+    """``ray.init`` joining the cluster at ``address``, tried again (up to ``tries`` in all,
+    ``pause`` seconds apart) when the head failed to start this client's session
+    (``CLIENT_ATTEMPTS``); any other failure is raised at once."""
+    for attempt in range(tries):
+        try:
+            ray.init(
+                address=address,
+                runtime_env=runtime_env,
+                logging_level="ERROR",
+                log_to_driver=False,
+            )
+            return
+        except Exception as exc:
+            if attempt + 1 >= tries or not _client_start_failed(_chain_text(exc)):
+                raise
+            ray.shutdown()
+            time.sleep(pause)
 
 
 def is_client_address(address: str | None) -> bool:
