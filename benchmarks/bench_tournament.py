@@ -11,7 +11,9 @@ matches, in-process and on Ray one match a task so that every Ray worker has sta
 imported. Ray's start-up and the warm-ups are timed apart, so the rates are steady-state
 throughput. CPU per match: this process's CPU and, on Ray, its workers' (``ray::`` processes,
 from ``/proc``). Target (issue 35): Ray on 2 workers at least 1.8x in-process for both files,
-on a quiet machine. Both executors must give the same table.
+on a quiet machine, printed beside the machine's own capacity measured in the same run (two
+CPU-bound processes against one: the ceiling of any speed-up). Both executors must give the
+same table.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from mallows.tournaments.roundrobin.schedule import schedule  # noqa: E402
 from mallows.results.store import Store  # noqa: E402
 from mallows.tournaments.run import jobs_for, run_tournament  # noqa: E402
 from mallows.tournaments.roundrobin.spec import load_tournament  # noqa: E402
-from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
+from capacity import capacity  # noqa: E402  (benchmarks/, beside this file)
+from smoke import add_smoke  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: one secret key for every run: each fresh database would draw its own
@@ -106,6 +109,8 @@ def main() -> int:
     tournaments = [load_tournament(f) for f in args.files]
     tmp = Path(tempfile.mkdtemp(prefix="mallows-bench-"))
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start", flush=True)
+    machine = capacity()  # the ceiling of any speed-up on this machine now, in the same run
+    print(machine, flush=True)
 
     # both executors warmed alike: the same warm-up matches first (imports, the bots' loading)
     first = tournaments[0]
@@ -175,6 +180,7 @@ def main() -> int:
         " of each run's wall time (on Ray it overlaps with play); CPU ms/match: this process's"
         " CPU and, on Ray, its workers' (from /proc), per match, in-process / on Ray"
     )
+    print(machine)
     print("target: Ray on 2 workers >= 1.8x in-process for each file, on a quiet machine")
     if args.json:
         print(json.dumps({"ray_start": start, "warmup": warmup, "runs": figures}, default=str))
