@@ -453,9 +453,13 @@ print(json.dumps({"secret": secret[15:].decode(), "report": report}))
 """
 
 
+#: The Pythons tried for a run as ``nobody``, the system's first.
+PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable)
+
+
 def system_python() -> str | None:
     """A Python that ``nobody`` can run (when we are root), for the peeker as ``nobody``."""
-    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
+    for candidate in PYTHONS:
         if (
             os.path.exists(candidate)
             and isolation.plan_run_as([candidate, str(PEEKER)], str(PEEKER.parent)).user is not None
@@ -469,7 +473,7 @@ def interpreter_for(run_as: dict) -> str | None:
     needs only the interpreter and the peeker's readable copy, not the platform's packages
     (which a clone under a mode-700 folder keeps from ``nobody``, so ``system_python`` finds
     none there, and the platform rightly runs its own bots as root without capabilities)."""
-    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3", sys.executable):
+    for candidate in PYTHONS:
         if not os.path.exists(candidate):
             continue
         probe = subprocess.run(

@@ -7,8 +7,8 @@ bots submitted over HTTP (``api``, ``archive``, ``submissions``: the check queue
 author sees and nobody else (``authors``), the rate limits and quotas (``throttle``), the ladder
 it hosts and plays (``hosted``), the processes it runs that end with it (``children``), where
 it listens (``listen``), what a connection may hold before it is a request (``connections``:
-a deadline for its headers, a cap per address) and ``run``, which serves it all with uvicorn (its request log,
-``--access-log``, without queries: ``NoQuery``).
+a deadline and a bound for its headers, a cap per address) and ``run``, which serves it all
+with uvicorn (its request log, ``--access-log``, without queries: ``NoQuery``).
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
 ``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored
