@@ -10,7 +10,10 @@ for each the wall and CPU seconds (the child's own, from ``wait4``), its peak re
 and the machine's load average beside it; ``--check`` also writes a report of the whole
 database from scratch and checks that the rerun wrote the same files, byte for byte.
 
-    python benchmarks/bench_report_rerun.py [--matches 100000] [--new 1000] [--check]
+    python benchmarks/bench_report_rerun.py [--matches 100000] [--new 1000] [--repeat 3] [--check]
+
+Each of ``--repeat`` runs writes the three reports into a folder of its own; the table gives
+each report's median wall time with the range of the runs.
 
 Targets: from scratch <= 60 s, rerun after 1,000 new matches <= 5 s (10^5 matches).
 (``bigdb``'s matches repeat one record, so their data files compress better than real ones;
@@ -30,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 import bigdb
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
@@ -100,33 +104,49 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=100_000, help="matches before the new ones")
     ap.add_argument("--new", type=int, default=1_000, help="matches stored after the first report")
     ap.add_argument("--check", action="store_true", help="compare with a report from scratch")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of the three reports (medians)")
     add_smoke(ap)
     args = ap.parse_args()
     if args.smoke:
-        args.matches, args.new = 40, 20  # in this process; the tests check the bytes
+        args.matches, args.new, args.repeat = 40, 20, 1  # in this process; tests check bytes
     work = Path(tempfile.mkdtemp(prefix="mallows-bench-rerun-"))
     try:
         db = work / "all.db"
         built = bigdb.build(db, args.matches + args.new)
         print(f"built {args.matches + args.new:,} matches in {built:.1f} s", flush=True)
-        old, site = before(db, args.matches), work / "site"
+        old = before(db, args.matches)
         run = report_here if args.smoke else report
-        rows = [
-            (f"from scratch ({args.matches:,} matches)", run(old, site)),
-            ("rerun, no change", run(old, site)),
-            (f"rerun after {args.new:,} new matches", run(db, site)),
+        labels = [
+            f"from scratch ({args.matches:,} matches)",
+            "rerun, no change",
+            f"rerun after {args.new:,} new matches",
         ]
-        print(f"{'mallows report':<36}{'wall s':>9}{'CPU s':>9}{'peak MB':>9}{'load':>7}")
-        for label, r in rows:
-            print(f"{label:<36}{r['wall']:>9.1f}{r['cpu']:>9.1f}{r['mb']:>9.1f}{r['load']:>7.1f}")
+        runs: list[list[dict]] = [[], [], []]
+        for n in range(args.repeat):  # each: a new folder, the three reports in turn
+            site = work / f"site-{n}"
+            for i, r in enumerate((run(old, site), run(old, site), run(db, site))):
+                runs[i].append(r)
         print(
-            f"rerun after new / from scratch: {rows[2][1]['cpu'] / rows[0][1]['cpu']:.3f} of "
-            f"the CPU time ({os.cpu_count()} CPUs; the report runs in one process)"
+            f"{'mallows report':<36}{'wall s':>9}{'(range)':>14}{'CPU s':>9}{'peak MB':>9}"
+            f"{'load':>7}   medians of {args.repeat}"
+        )
+        for label, rs in zip(labels, runs):
+            walls = sorted(r["wall"] for r in rs)
+            span = f"{walls[0]:.1f}-{walls[-1]:.1f}"
+            print(
+                f"{label:<36}{median(walls):>9.1f}{span:>14}"
+                f"{median(r['cpu'] for r in rs):>9.1f}{median(r['mb'] for r in rs):>9.1f}"
+                f"{median(r['load'] for r in rs):>7.1f}"
+            )
+        ratio = median(r["cpu"] for r in runs[2]) / median(r["cpu"] for r in runs[0])
+        print(
+            f"rerun after new / from scratch: {ratio:.3f} of the CPU time ({os.cpu_count()} "
+            f"CPUs; the report runs in one process)"
         )
         if args.check:
             fresh = work / "fresh"
             run(db, fresh)
-            same = tree(site) == tree(fresh)
+            same = all(tree(work / f"site-{n}") == tree(fresh) for n in range(args.repeat))
             print(f"the rerun's site is byte for byte a report from scratch: {same}")
             if not same:
                 raise SystemExit(1)

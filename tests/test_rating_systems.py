@@ -117,10 +117,11 @@ def test_ratings_shows_either_system(db):
 def test_the_report_draws_the_columns_its_system_names(db):
     from mallows.report import data
     from mallows.report.site import _env
+    from mallows.results.stats import PlaceStats
 
     macros = _env().get_template("macros.html").module
     rows = [
-        dict(PLACKETT_LUCE.row_dict(r), matches=r.matches, place=data.PlaceStats())
+        dict(PLACKETT_LUCE.row_dict(r), matches=r.matches, place=PlaceStats())
         for r in PLACKETT_LUCE.leaderboard(results())
     ]
     board = data.Board(

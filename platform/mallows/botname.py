@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Mapping
 
@@ -116,6 +117,7 @@ class BotName:
         return text
 
 
+@lru_cache(maxsize=8192)  # a page shows the same few names over and over
 def short(text: str) -> str:
     """How the name ``text`` is shown: a path by its base name, plus its parameters."""
     return str(BotName.parse(text, strict=False).short())

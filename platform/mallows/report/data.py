@@ -6,8 +6,9 @@ leaderboards (``mallows.tournaments.run.refresh_ratings``), keeping the rows of 
 leaderboard (``mallows.results.leaderboard.played``: a row per bot that played, ranked over
 those rows), so a page agrees with
 ``mallows ratings`` to the last digit, and it never writes (a report can read a database a
-tournament is still writing). The progression of each bot's rating (TrueSkill's mu and sigma) comes from the same
-pass over the results.
+tournament is still writing). The progression of each bot's rating (TrueSkill's mu and sigma)
+comes from the same pass over the results (``fold``); a written report keeps that pass's state
+and its next run goes on from it (``board_cache``).
 """
 
 from __future__ import annotations
@@ -16,20 +17,17 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable
 
 from mallows import botname
 from mallows.errors import StorageError
-from mallows.results.leaderboard import played
-from mallows.results.interface import Column, RatingSystem
-from mallows.results.ratings import system
-from mallows.results.ratings import head_to_head
-from mallows.results.seats import deal_of, seat_effects
-from mallows.results.stats import PlaceStats, place_stats, seat_stats
-from mallows.results.interface import Result, ResultStore
+from mallows.report.fold import RATING_SYSTEM, BoardFold
+from mallows.results.interface import Column, RatingSystem, ResultStore
 from mallows.safetext import brief
 
-RATING_SYSTEM = system()  # the default (TrueSkill): the tables the platform rates and stores
+if TYPE_CHECKING:
+    from mallows.report.board_cache import BoardCache
 
 
 def rating_columns(rating: RatingSystem) -> tuple[Column, ...]:
@@ -37,10 +35,7 @@ def rating_columns(rating: RatingSystem) -> tuple[Column, ...]:
     return tuple(c for c in rating.columns if c.key in rating.stored)
 
 
-#: the points per bot a progression plot draws (``plots``): ``board`` keeps no more than that
-MAX_POINTS = 300
-
-
+@lru_cache(maxsize=8192)
 def slug(name: str) -> str:
     """A file-name-safe, unique, readable slug: ``random:call=0.2`` -> ``random-call-0.2-1a2b3c4d``
     (a bot given by path: from its base name, so no folder shows in a URL)."""
@@ -63,7 +58,7 @@ class Board:
     h2h: dict  # head_to_head(...) result
     #: bot -> (match number, estimate, spread): the online rater's ``estimate`` after its
     #: matches, named by the system's ``estimate`` words (TrueSkill: mu, sigma), thinned to
-    #: what a plot draws: every ``matches // MAX_POINTS``-th of its matches and its last
+    #: what a plot draws (``fold``: every ``step(matches)``-th of its matches and its last)
     progression: dict[str, list[tuple[int, float, float]]]
     matches: int
     total: int | None = None  # a tournament's scheduled matches
@@ -81,13 +76,14 @@ class Board:
         return self.total is None or self.matches >= self.total
 
 
-def board(store: ResultStore, scope: str, name: str) -> Board:
+def board(store: ResultStore, scope: str, name: str, kept: BoardCache | None = None) -> Board:
     """The leaderboard of tournament ``name`` or game ``name`` from the stored results.
 
-    The results are streamed from the store, never held: one pass counts places (and each
-    bot's matches), one rates them and keeps each bot's progression already thinned to the
-    points its plot draws (``plots.MAX_POINTS``), and the head-to-head and seat tables each
-    read them once more; so memory does not grow with the number of matches."""
+    The results are streamed from the store, never held, through one ``fold.BoardFold``
+    (places, ratings, progression thinned to what a plot draws, head-to-head, seats): memory
+    does not grow with the number of matches. ``kept`` (a written report's ``BoardCache``):
+    go on from the previous report's fold where its matches are unchanged, and keep this
+    one's for the next."""
     if scope == "tournament":
         row = store.tournament(name)
         if row is None:
@@ -95,69 +91,43 @@ def board(store: ResultStore, scope: str, name: str) -> Board:
         definition = json.loads(row["definition"])
         params = definition.get("ratings") or RATING_SYSTEM.defaults()
         game, total = row["game"], row["total"]
-
-        def results() -> Iterator[Result]:
-            return store.results(tournament=name)
+        definitions = {name: definition}
     else:
         definition, params, game, total = {}, RATING_SYSTEM.defaults(), name, None
+        definitions = {}
+        for t in store.tournaments():
+            found = store.tournament(t["name"]) if t["game"] == name else None
+            if found is not None:  # (deleted since its name was read: nothing to count)
+                definitions[t["name"]] = json.loads(found["definition"])
+    humans = scope == "tournament"  # a game's board is of bots (``ResultStore.results``)
 
-        def results() -> Iterator[Result]:
-            return store.results(game=name)
+    def rows() -> Iterable[tuple[str, int, str, str]]:
+        if scope == "tournament":
+            return store.rated_rows(tournament=name)
+        return store.rated_rows(game=name)
 
-    with store.snapshot():  # every pass reads the same matches while a run writes
-        places = place_stats(results())
-        # the names that played (the pins' shown names), never the file's list: no row, and
-        # no bot page, without a match
-        rater = RATING_SYSTEM.rater(params)
-        progression: dict[str, list] = {}
-        steps = {bot: max(1, p.matches // MAX_POINTS) for bot, p in places.items()}
-        seen: dict[str, int] = {}
-        number = 0
-        for number, (players, ranks) in enumerate(results(), 1):
-            rater.add(None, players, ranks)
-            for bot in players:
-                k = seen[bot] = seen.get(bot, -1) + 1
-                if k % steps[bot] == 0 or k == places[bot].matches - 1:
-                    progression.setdefault(bot, []).append((number, *rater.estimate(bot)))
-        rows = []
-        for r in played(rater.rows()):  # the one leaderboard's rows, ranked over those shown
-            d = RATING_SYSTEM.row_dict(r)
-            d["matches"] = d["games"]
-            d["place"] = places.get(r.bot, PlaceStats())
-            rows.append(d)
-        return Board(
-            scope,
-            name,
-            game,
-            rows,
-            head_to_head(results()),
-            progression,
-            number,
-            total,
-            seat_stats(results()),
-            definition,
-            board_seat_effects(store, scope, name),
-        )
-
-
-def board_seat_effects(store: ResultStore, scope: str, name: str) -> dict:
-    """The seat effect (``mallows.results.seats``) of tournament ``name``, or of game ``name``
-    over all its tournaments, per number of seats; each stored match's deal from its index."""
-    if scope == "tournament":
-        names = [name]
-    else:
-        names = [t["name"] for t in store.tournaments() if t["game"] == name]
-
-    def indexed() -> Iterator[tuple[tuple[str, int], list[str], list[int]]]:
-        for t in names:
-            row = store.tournament(t)
-            if row is None:  # deleted since its name was read: nothing to count
-                continue
-            definition = json.loads(row["definition"])
-            for index, players, ranks in store.indexed_results(t):
-                yield (t, deal_of(definition, index)), players, ranks
-
-    return seat_effects(indexed(), grouped=True)  # by index: a deal's matches together
+    with store.snapshot():  # every row read from the same matches while a run writes
+        if kept is not None:
+            fold = kept.fold(scope, name, rows, params, definitions, humans)
+        else:
+            fold = BoardFold(params, definitions, humans)
+            for tour, index, players, ranks in rows():
+                fold.add(tour, index, json.loads(players), json.loads(ranks))
+    # the names that played (the pins' shown names), never the file's list: no row, and no
+    # bot page, without a match
+    return Board(
+        scope,
+        name,
+        game,
+        fold.rows(),
+        fold.h2h.table(),
+        fold.progression(),
+        fold.number,
+        total,
+        fold.seats,
+        definition,
+        fold.effects.effects(),
+    )
 
 
 def forfeits(store: ResultStore, tournament: str, whole: bool = False) -> list[dict]:

@@ -15,7 +15,8 @@ per-match address to the tournament's replay page); ``l/<ladder slug>.html`` (a 
 ladder: standings with intervals, questions, newcomers, recent matches; its view is computed by
 the ``ladders`` function the command line hands in, since a ladder's state is the
 tournaments' business) and ``l/<ladder slug>.json`` (the same view as JSON);
-``static/<file>`` (CSS, JS).
+``static/<file>`` (CSS, JS); ``cache/<t|g>-<slug>.json`` (report: each board's tables as its
+next run goes on from them, ``board_cache``).
 
 Pages come from the Jinja2 templates beside this module; charts from ``plots``; replays from
 ``frames`` (the engine's replay of the record, embedded as JSON for ``static/replay.js`` to
@@ -32,12 +33,15 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import jinja2
+from markupsafe import Markup
 
 from mallows.botname import BotName
 from mallows.errors import MallowsError
 from mallows.games import game_ids, get_game
 from mallows.games.faces import ReplayView, replay_view
 from mallows.report import data, private
+from mallows.report.board_cache import BoardCache
+from mallows.report.match_rows import rows_html
 from mallows.report.frames import ReplayMismatch, frames
 from mallows.results.interface import ResultStore
 from mallows.safetext import brief
@@ -153,6 +157,10 @@ class Site:
         # the report already at -o (``write``): its replay data files are used again where
         # their matches are unchanged (``replay_cache``)
         self.previous: Path | None = None
+        # the boards' fold states (``board_cache``): read from ``previous``, written beside
+        # this report's pages (``write`` only)
+        self.board_cache: BoardCache | None = None
+        self._memo: dict | None = None  # what ``write`` reads once (``_tournaments``)
         self.env = _env()
         self.env.globals["replay_href"] = self.replay_href
         self._boards: dict[tuple[str, str], tuple[int, data.Board]] = {}
@@ -177,12 +185,34 @@ class Site:
             return f"{root}m/{data.slug(tournament)}.html#{idx}"
         return f"{root}m/{data.slug(tournament)}/{idx}.html"
 
+    def _tournaments(self) -> list[dict]:
+        """The store's tournaments: read once per ``write`` (every page of a written report
+        counts the same matches), every time otherwise (a live page shows new ones)."""
+        if self._memo is None:
+            return self.store.tournaments()
+        if "tournaments" not in self._memo:
+            self._memo["tournaments"] = self.store.tournaments()
+        return self._memo["tournaments"]
+
+    def _count(self, scope: str, name: str) -> int:
+        """The stored matches of tournament or game ``name`` (read once per ``write``)."""
+        if self._memo is not None and (scope, name) in self._memo:
+            return self._memo[scope, name]
+        count = (
+            self.store.count_matches(name)
+            if scope == "tournament"
+            else self.store.count_game_matches(name)
+        )
+        if self._memo is not None:
+            self._memo[scope, name] = count
+        return count
+
     @property
     def names(self) -> list[str]:
         """The tournaments shown (read each time: a live site shows new ones)."""
         return [
             t["name"]
-            for t in self.store.tournaments()
+            for t in self._tournaments()
             if (self.only is None or t["name"] == self.only)
             and (self.game is None or t["game"] == self.game)
         ]
@@ -190,7 +220,7 @@ class Site:
     # -- model --------------------------------------------------------------------------------
     def tournaments(self) -> list[dict]:
         names = set(self.names)
-        return [t for t in self.store.tournaments() if t["name"] in names]
+        return [t for t in self._tournaments() if t["name"] in names]
 
     def games(self) -> list[str]:
         return [] if self.only else sorted({t["game"] for t in self.tournaments()})
@@ -232,11 +262,7 @@ class Site:
         return heatmap_svg(b, data.slug(b.name)), progression_svg(b, data.slug(b.name))
 
     def _board_and_charts(self, scope: str, name: str) -> tuple[data.Board, tuple | None]:
-        count = (
-            self.store.count_matches(name)
-            if scope == "tournament"
-            else self.store.count_game_matches(name)
-        )
+        count = self._count(scope, name)
         if self.live_boards is not None:  # serve: big boards in the background
             return self.live_boards.get(self.store, scope, name, count, self._charts)
         return self._board(scope, name, count), None
@@ -244,7 +270,7 @@ class Site:
     def _board(self, scope: str, name: str, count: int) -> data.Board:
         cached = self._boards.get((scope, name))
         if cached is None or cached[0] != count:
-            cached = (count, data.board(self.store, scope, name))
+            cached = (count, data.board(self.store, scope, name, self.board_cache))
             self._boards[scope, name] = cached
         return cached[1]
 
@@ -300,6 +326,7 @@ class Site:
             title=name,
             board=b,
             matches=matches,
+            rows=None if matches is None else self._rows(name, matches, "../"),
             pages=pages,
             comparison=comparison,
             heatmap=charts[0],
@@ -309,7 +336,7 @@ class Site:
         )
 
     def _match_list(self, name: str, page: int) -> tuple[list[dict], dict]:
-        total = self.store.count_matches(name)
+        total = self._count("tournament", name)
         count = max(1, -(-total // MATCHES_PER_PAGE))
         matches = self.store.match_summaries(name, page * MATCHES_PER_PAGE, MATCHES_PER_PAGE)
         first = page * MATCHES_PER_PAGE
@@ -329,8 +356,18 @@ class Site:
         if page < 1 or page >= pages["count"]:
             return None
         return self._page(
-            "matches.html", 2, title=f"{name}: matches", name=name, matches=matches, pages=pages
+            "matches.html",
+            2,
+            title=f"{name}: matches",
+            name=name,
+            matches=matches,
+            rows=self._rows(name, matches, "../../"),
+            pages=pages,
         )
+
+    def _rows(self, name: str, matches: list[dict], root: str) -> Markup:
+        """A match list's rows (``match_rows``), each linked to its replay."""
+        return rows_html(matches, lambda idx: self.replay_href(root, name, idx))
 
     def comparison(self, name: str) -> dict | None:
         """What ``mallows compare`` decided for the comparison ``name``, from its stored pairs
@@ -523,7 +560,7 @@ class Site:
 
         slug = data.slug(tournament)
         chunks = Chunks(slug, tournament)
-        game = next((t["game"] for t in self.store.tournaments() if t["name"] == tournament), None)
+        game = next((t["game"] for t in self._tournaments() if t["name"] == tournament), None)
         stream = replay_cache.Lookahead(self.store.match_digests(tournament))
         if self.previous is not None:
             old = replay_cache.previous(self.previous, slug)
@@ -572,7 +609,7 @@ class Site:
         for bot in self.bots():
             yield f"b/{data.slug(bot)}.html"
         for name in self.names:
-            for page in range(1, -(-self.store.count_matches(name) // MATCHES_PER_PAGE)):
+            for page in range(1, -(-self._count("tournament", name) // MATCHES_PER_PAGE)):
                 yield f"t/{data.slug(name)}/{page}.html"
         if not self.replay_data:  # else: written by replay_files
             for name in self.names:
@@ -659,6 +696,8 @@ class Site:
             for name in self.names:
                 yield from self.replay_files(name)
             yield "404.html", self._page("missing.html", 0, title="no such page")
+        if self.board_cache is not None:
+            yield from self.board_cache.files()
 
     def write(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
         """Write every page into a new folder beside ``out`` and move it into place whole
@@ -667,7 +706,11 @@ class Site:
         from mallows.report.publish import publish
 
         self.previous = Path(out) if Path(out).is_dir() else None
-        return publish(Path(out), lambda folder: self._write_pages(folder, on_page))
+        self.board_cache, self._memo = BoardCache(self.previous), {}
+        try:
+            return publish(Path(out), lambda folder: self._write_pages(folder, on_page))
+        finally:
+            self._memo = None
 
     def _write_pages(self, out: Path, on_page: Callable[[str], None] | None = None) -> int:
         count = 0

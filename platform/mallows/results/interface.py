@@ -170,6 +170,12 @@ class ResultStore(Protocol):
         game's (no ``tournament``) without the matches people played unless ``humans``."""
 
     def indexed_results(self, tournament: str) -> Iterator[tuple[int, list[str], list[int]]]: ...
+    def rated_rows(
+        self, tournament: str | None = None, game: str | None = None
+    ) -> Iterator[tuple[str, int, str, str]]:
+        """(tournament, index, players JSON, ranks JSON) in ``results``'s order, people's
+        matches included, undecoded (what a report's board cache hashes)."""
+
     def match(self, match_id: str) -> dict | None:
         """The stored row: id, tournament, idx, game, players, ranks, forfeits, record (JSON
         text), seed, ...; a damaged record (its digest does not match) is a MallowsError."""

@@ -215,6 +215,29 @@ class Rater:
     def complete(self) -> bool:
         return self.order is None or self.pos == len(self.order)
 
+    def state(self) -> dict:
+        """What this rater has rated, as JSON-able values (``restore`` goes on from it): each
+        bot's (mu, sigma), matches, wins and summed places, and the count rated. A rater fed a
+        plain sequence only (no ``expected`` order): nothing waits."""
+        if self.order is not None:
+            raise ValueError("only a rater of a plain sequence keeps its state")
+        return {
+            "bots": [
+                [name, r.mu, r.sigma, self.matches[name], self.wins[name], self.places[name]]
+                for name, r in self.current.items()
+            ],
+            "rated": self.rated,
+        }
+
+    def restore(self, state: dict) -> None:
+        """Go on from ``state`` (``state()`` of a rater with these parameters): the ratings
+        after it are bit for bit those of rating everything again (a rating is its mu and
+        sigma, which JSON keeps exactly)."""
+        for name, mu, sigma, matches, wins, places in state["bots"]:
+            self.current[str(name)] = self.env.create_rating(float(mu), float(sigma))
+            self.matches[name], self.wins[name], self.places[name] = matches, wins, places
+        self.rated = int(state["rated"])
+
     def estimate(self, bot: str) -> tuple[float, float]:
         """``bot``'s rating now and its spread (mu, sigma): what a progression chart draws."""
         r = self.current[bot]
@@ -264,25 +287,56 @@ class HeadToHead:
     ahead: float  # share of those matches in which bot finished strictly ahead of other
 
 
-def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
-    """``table[a][b]``: how ``a`` did in the matches it shared with ``b``."""
-    count: dict = defaultdict(int)
-    place: dict = defaultdict(int)
-    ahead: dict = defaultdict(int)
-    bots: set[str] = set()
-    for players, ranks in results:
-        bots.update(players)
+class HeadToHeadCounts:
+    """The counts behind ``head_to_head``, fed one result at a time; ``state`` and
+    ``from_state`` keep them as JSON-able values (a report goes on from them)."""
+
+    def __init__(self) -> None:
+        # (a, b) -> [matches both played, a's summed places, matches a finished ahead of b]
+        self.pairs: dict[tuple[str, str], list[int]] = {}
+        self.bots: set[str] = set()
+
+    def add(self, players: Sequence[str], ranks: Sequence[int]) -> None:
+        self.bots.update(players)
+        pairs = self.pairs
         for a, ra in zip(players, ranks):
             for b, rb in zip(players, ranks):
                 if a == b:
                     continue
-                count[a, b] += 1
-                place[a, b] += ra + 1
-                ahead[a, b] += ra < rb
-    table: dict[str, dict[str, HeadToHead]] = {a: {} for a in sorted(bots)}
-    for (a, b), n in count.items():
-        table[a][b] = HeadToHead(a, b, n, place[a, b] / n, ahead[a, b] / n)
-    return table
+                cell = pairs.get((a, b))
+                if cell is None:
+                    cell = pairs[a, b] = [0, 0, 0]
+                cell[0] += 1
+                cell[1] += ra + 1
+                cell[2] += ra < rb
+
+    def table(self) -> dict[str, dict[str, HeadToHead]]:
+        """``table[a][b]``: how ``a`` did in the matches it shared with ``b``."""
+        table: dict[str, dict[str, HeadToHead]] = {a: {} for a in sorted(self.bots)}
+        for (a, b), (n, place, ahead) in self.pairs.items():
+            table[a][b] = HeadToHead(a, b, n, place / n, ahead / n)
+        return table
+
+    def state(self) -> dict:
+        return {
+            "bots": sorted(self.bots),
+            "pairs": [[a, b, *cell] for (a, b), cell in self.pairs.items()],
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> HeadToHeadCounts:
+        counts = cls()
+        counts.bots = {str(b) for b in state["bots"]}
+        counts.pairs = {(str(a), str(b)): [n, p, w] for a, b, n, p, w in state["pairs"]}
+        return counts
+
+
+def head_to_head(results: Iterable[Result]) -> dict[str, dict[str, HeadToHead]]:
+    """``table[a][b]``: how ``a`` did in the matches it shared with ``b``."""
+    counts = HeadToHeadCounts()
+    for players, ranks in results:
+        counts.add(players, ranks)
+    return counts.table()
 
 
 class TrueSkillSystem:

@@ -132,6 +132,62 @@ class SeatEffect:
         )
 
 
+class SeatEffects:
+    """The seat effects of results fed one at a time (``add``), as ``seat_effects`` computes
+    them; ``state`` and ``from_state`` keep the running totals as JSON-able values (a deal is
+    then a list: a tuple deal comes back as one)."""
+
+    def __init__(self, grouped: bool = False) -> None:
+        self.grouped = grouped
+        self.by_k: dict[int, list[ClusteredMean]] = {}
+        self.current: Hashable = None
+        self.started = False  # a deal seen yet (None may be a deal)
+
+    def add(self, deal: Hashable, players: Sequence[str], ranks: Sequence[int]) -> None:
+        if self.grouped and (not self.started or deal != self.current):
+            for means in self.by_k.values():
+                for m in means:
+                    m.close()
+            self.current, self.started = deal, True
+        k = len(players)
+        seats = self.by_k.get(k)
+        if seats is None:
+            seats = self.by_k[k] = [ClusteredMean() for _ in range(k)]
+        for seat, rank in enumerate(ranks):
+            seats[seat].add(deal, rank + 1)
+
+    def effects(self) -> dict[int, SeatEffect]:
+        return {k: SeatEffect(k, seats) for k, seats in sorted(self.by_k.items())}
+
+    def state(self) -> dict:
+        return {
+            "grouped": self.grouped,
+            "current": self.current,
+            "started": self.started,
+            "seats": [
+                [k, [[m.closed, [[d, m.sums[d], n] for d, n in m.counts.items()]] for m in means]]
+                for k, means in self.by_k.items()
+            ],
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> SeatEffects:
+        def deal(d: object) -> Hashable:
+            return tuple(deal(x) for x in d) if isinstance(d, list) else d
+
+        out = cls(bool(state["grouped"]))
+        out.current, out.started = deal(state["current"]), bool(state["started"])
+        for k, means in state["seats"]:
+            seats = out.by_k[int(k)] = []
+            for closed, open_deals in means:
+                m = ClusteredMean()
+                m.closed = list(closed)
+                for d, total, n in open_deals:
+                    m.sums[deal(d)], m.counts[deal(d)] = float(total), int(n)
+                seats.append(m)
+        return out
+
+
 def seat_effects(
     results: Iterable[tuple[Hashable, Sequence[str], Sequence[int]]], grouped: bool = False
 ) -> dict[int, SeatEffect]:
@@ -139,19 +195,10 @@ def seat_effects(
     every deal's matches come one after another (a stored tournament read by index, its deal
     from ``deal_of``), so each deal is folded into running totals when the next one starts
     and memory does not grow with the deals."""
-    by_k: dict[int, list[ClusteredMean]] = {}
-    current: Hashable = object()
+    fold = SeatEffects(grouped)
     for deal, players, ranks in results:
-        if grouped and deal != current:
-            for means in by_k.values():
-                for m in means:
-                    m.close()
-            current = deal
-        k = len(players)
-        seats = by_k.setdefault(k, [ClusteredMean() for _ in range(k)])
-        for seat, rank in enumerate(ranks):
-            seats[seat].add(deal, rank + 1)
-    return {k: SeatEffect(k, seats) for k, seats in sorted(by_k.items())}
+        fold.add(deal, players, ranks)
+    return fold.effects()
 
 
 def deal_of(definition: dict, index: int) -> int:

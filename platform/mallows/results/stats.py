@@ -13,7 +13,6 @@ needs to know.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -32,6 +31,15 @@ class PlaceStats:
         self.total += place
         self.squares += place * place
         self.wins += place == 1
+
+    def state(self) -> list:
+        """The four sums as JSON-able values (``from_state`` makes them again exactly)."""
+        return [self.matches, self.total, self.squares, self.wins]
+
+    @classmethod
+    def from_state(cls, state: list) -> PlaceStats:
+        matches, total, squares, wins = state
+        return cls(int(matches), float(total), float(squares), int(wins))
 
     @property
     def mean(self) -> float | None:
@@ -59,21 +67,40 @@ class PlaceStats:
         return f"{self.mean:.{digits}f}" + ("" if h is None else f" ± {h:.{digits}f}")
 
 
+def add_places(
+    out: dict[str, PlaceStats],
+    seats: dict[str, dict[int, PlaceStats]] | None,
+    players: Sequence[str],
+    ranks: Sequence[int],
+) -> None:
+    """Count one result into ``out`` (bot -> its places) and, unless None, into ``seats``
+    (bot -> seat -> its places from that seat)."""
+    for seat, (name, rank) in enumerate(zip(players, ranks)):
+        stats = out.get(name)
+        if stats is None:
+            stats = out[name] = PlaceStats()
+        stats.add(rank + 1)
+        if seats is not None:
+            by_seat = seats.setdefault(name, {})
+            at = by_seat.get(seat)
+            if at is None:
+                at = by_seat[seat] = PlaceStats()
+            at.add(rank + 1)
+
+
 def place_stats(results: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[str, PlaceStats]:
     """Bot -> its places over ``results``."""
-    out: dict[str, PlaceStats] = defaultdict(PlaceStats)
+    out: dict[str, PlaceStats] = {}
     for players, ranks in results:
-        for name, rank in zip(players, ranks):
-            out[name].add(rank + 1)
-    return dict(out)
+        add_places(out, None, players, ranks)
+    return out
 
 
 def seat_stats(
     results: Iterable[tuple[Sequence[str], Sequence[int]]],
 ) -> dict[str, dict[int, PlaceStats]]:
     """Bot -> seat -> its places from that seat."""
-    out: dict[str, dict[int, PlaceStats]] = defaultdict(lambda: defaultdict(PlaceStats))
+    out: dict[str, dict[int, PlaceStats]] = {}
     for players, ranks in results:
-        for seat, (name, rank) in enumerate(zip(players, ranks)):
-            out[name][seat].add(rank + 1)
-    return {bot: dict(seats) for bot, seats in out.items()}
+        add_places({}, out, players, ranks)
+    return out

@@ -585,6 +585,11 @@ class Store:
     ) -> Iterator[tuple[int, list[str], list[int]]]:
         return self.reading.indexed_results(tournament, chunk)
 
+    def rated_rows(
+        self, tournament: str | None = None, game: str | None = None
+    ) -> Iterator[tuple[str, int, str, str]]:
+        return self.reading.rated_rows(tournament, game)
+
     def match(self, match_id: str) -> dict | None:
         return self.reading.match(match_id)
 

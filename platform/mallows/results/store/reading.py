@@ -61,6 +61,19 @@ class Reading:
         game's results (no ``tournament``) leave out matches with a person at a seat (a
         player ``human``: the play page, a human league) unless ``humans``: the bots' game
         leaderboards are of bots."""
+        bots_only = tournament is None and not humans
+        for _, _, players, ranks in self.rated_rows(tournament, game):
+            seats = json.loads(players)
+            if bots_only and any(n == "human" or n.startswith("human:") for n in seats):
+                continue
+            yield seats, json.loads(ranks)
+
+    def rated_rows(
+        self, tournament: str | None = None, game: str | None = None
+    ) -> Iterator[tuple[str, int, str, str]]:
+        """(tournament, index, players JSON, ranks JSON) of every stored match in rating
+        order (``results``'s, people's matches included), undecoded: what a report's board
+        cache hashes to know its tables still hold, decoding only what it rates."""
         names = [
             r[0]
             for r in self.db.execute(
@@ -70,16 +83,12 @@ class Reading:
                 [tournament] if tournament is not None else [],
             ).fetchall()
         ]
-        bots_only = tournament is None and not humans
         for name in names:
             where, args = "tournament = ?", [name]
             if game is not None:
                 where, args = where + " AND game = ?", [name, game]
-            for _, players, ranks in self.by_index("players, ranks", where, args):
-                seats = json.loads(players)
-                if bots_only and any(n == "human" or n.startswith("human:") for n in seats):
-                    continue
-                yield seats, json.loads(ranks)
+            for idx, players, ranks in self.by_index("players, ranks", where, args):
+                yield name, idx, players, ranks
 
     def by_index(self, columns: str, where: str, args: list, chunk: int = 5000) -> Iterator[tuple]:
         """``(idx, *columns)`` of the matches ``where`` holds for, by index, read in chunks:
@@ -267,10 +276,13 @@ class Reading:
         the ``offset``-th), without its record: id, idx, players and ranks (lists), forfeits
         (a count), seconds."""
         out = []
+        # the first index by an offset over the (tournament, idx) index alone: the rows
+        # skipped are never read (a tournament's last list page costs what its first does)
         for mid, idx, players, ranks, forfeits, seconds in self.db.execute(
             "SELECT id, idx, players, ranks, forfeits, seconds FROM matches "
-            "WHERE tournament = ? ORDER BY idx LIMIT ? OFFSET ?",
-            [tournament, -1 if limit is None else limit, offset],
+            "WHERE tournament = ? AND idx >= (SELECT idx FROM matches WHERE tournament = ? "
+            "ORDER BY idx LIMIT 1 OFFSET ?) ORDER BY idx LIMIT ?",
+            [tournament, tournament, offset, -1 if limit is None else limit],
         ):
             out.append(
                 {
