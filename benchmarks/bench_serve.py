@@ -106,10 +106,12 @@ def main() -> None:
         toml = folder / "writer.toml"
         writer_name = f"writer-{os.getpid()}"
         toml.write_text(RUN.format(name=writer_name))
+        # its stderr to a file: a pipe nobody reads until the end could fill and block it
+        writer_log = (folder / "writer.log").open("w+b")
         writer = subprocess.Popen(
             [MALLOWS, "tournament", "run", str(toml), "--db", str(db), "--workers", "1", "--quiet"],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=writer_log,
             start_new_session=True,
         )
         time.sleep(2)
@@ -119,9 +121,19 @@ def main() -> None:
         still_writing = writer.poll() is None
         if still_writing:
             os.killpg(writer.pid, signal.SIGINT)
-        writer.wait(60)
+        try:
+            writer.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(writer.pid, signal.SIGKILL)
+            writer.wait()
+            writer_log.seek(0)
+            raise SystemExit(
+                "the writer (mallows tournament run) did not stop within 60 s of its SIGINT; "
+                f"the end of its stderr: {writer_log.read().decode(errors='replace')[-2000:]}"
+            ) from None
         if not still_writing:
-            print("the writer ended early:", writer.stderr.read().decode()[-500:])
+            writer_log.seek(0)
+            print("the writer ended early:", writer_log.read().decode(errors="replace")[-500:])
         failed = sum(1 for s, _, _ in results if s != 200)
         slowest = max(w for _, _, w in results)
         print(

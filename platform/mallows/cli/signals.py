@@ -11,9 +11,10 @@ the context yields a function that puts ours back; call it once the executor is 
 
 A signal can land while the main thread runs a finaliser (a ``__del__``, a weakref callback,
 say the compiled core's generator being freed): Python then prints "Exception ignored in ..."
-with a traceback and carries on, so the run would go on as if nothing had come. Inside the
-context such a swallowed ``Terminated`` is kept, in silence, and ``raise_swallowed()`` raises
-it again; the commands' run loops call it after every stored match (or pair, or epoch).
+with a traceback and carries on, so the run would go on as if nothing had come. Ctrl-C's
+``KeyboardInterrupt`` is swallowed the same way. Inside the context either is kept, in silence,
+and ``raise_swallowed()`` raises it again; the commands' run loops call it after every stored
+match (or pair, or epoch).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def interrupted(exc: BaseException) -> str:
     return f"interrupted by {cause.name}" if cause is not None else "interrupted"
 
 
-#: A ``Terminated`` a finaliser swallowed (its signal's number), to be raised again.
+#: A ``Terminated`` or a Ctrl-C a finaliser swallowed (its signal's number), to be raised again.
 _SWALLOWED: list[int] = []
 
 
@@ -69,18 +70,25 @@ def _raise(signum: int, frame: FrameType | None) -> None:
 
 
 def raise_swallowed() -> None:
-    """Raise again the ``Terminated`` a finaliser swallowed since the last call, if any: call it
-    where the command's loop may stop (after a stored match)."""
+    """Raise again the ``Terminated`` (or Ctrl-C's ``KeyboardInterrupt``) a finaliser swallowed
+    since the last call, if any: call it where the command's loop may stop (after a stored
+    match)."""
     if _SWALLOWED:
         signum = _SWALLOWED.pop()
         _SWALLOWED.clear()
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(signum)
 
 
 def _unraisable(previous: Callable[[Any], object]) -> Callable[[Any], None]:
     def hook(unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, Terminated):
-            _SWALLOWED.append(unraisable.exc_value.signum)  # raised again by the loop, quietly
+        exc = unraisable.exc_value
+        if isinstance(exc, Terminated):
+            _SWALLOWED.append(exc.signum)  # raised again by the loop, quietly
+            return
+        if isinstance(exc, KeyboardInterrupt):  # Ctrl-C (SIGINT's default handler)
+            _SWALLOWED.append(signal.SIGINT)
             return
         previous(unraisable)
 
