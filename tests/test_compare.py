@@ -181,18 +181,25 @@ def test_greedy_beats_random_in_a_few_hundred_matches_and_resumes(in_repo, tmp_p
 
 
 def test_a_capped_comparison_continues_with_a_larger_cap(in_repo, tmp_path):
+    """Resumed past its cap, a comparison plays what one run under the larger cap plays: the
+    reference run is the same comparison (its secret key) in a new database."""
     db, clean = tmp_path / "c.db", tmp_path / "clean.db"
+    # a generous decision limit: on a loaded CI machine a decision stalled past the default
+    # second would be a forfeit in one run and not in the other
     args = [
         *compare_args("heuristic", "greedy", "arschmallows", players=4),
+        *("--decision-seconds", "60"),
     ]
     capped = invoke(*args, "--max-matches", "21", "--db", db)
     assert capped.exit_code == 3, capped.output
     assert "no verdict within 20 matches" in capped.output and stored(db) == 20
+    share_key(db, clean)  # the same secret key (each new database draws its own): its deals
     resumed = invoke(*args, "--max-matches", "2000", "--db", db)
     fresh = invoke(*args, "--max-matches", "2000", "--db", clean)
     assert resumed.exit_code == fresh.exit_code == 0, resumed.output + fresh.output
-    assert "20 already stored" in resumed.output
+    assert "20 already stored" in resumed.output and "0 already stored" in fresh.output
     assert pairs_of(resumed.output) == pairs_of(fresh.output)
+    assert stored(db) == stored(clean)
 
 
 def test_equal_bots_never_accept_h1(in_repo, tmp_path):
