@@ -113,6 +113,9 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
             stderr=writer_log,
             start_new_session=True,
+            # Ctrl-C's default, as in a terminal: a shell's background job (``cmd &``, a CI
+            # script's) inherits SIGINT ignored, and the SIGINT below would be lost
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         time.sleep(2)
         urls = [root + p for p in (list(pages.values()) + [f"/t/{slug(writer_name)}.html"])]

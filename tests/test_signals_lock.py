@@ -347,6 +347,8 @@ def test_a_signal_a_finaliser_swallowed_is_raised_again_in_silence(capfd, sig):
     from mallows.errors import Terminated
 
     before = sys.unraisablehook
+    # Ctrl-C's handler, as in a terminal (a background job's suite has SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     with termination_as_interrupt():
         _SignalInFinaliser(sig)  # freed at once: the signal lands in its __del__
         with pytest.raises(KeyboardInterrupt) as raised:
@@ -356,6 +358,7 @@ def test_a_signal_a_finaliser_swallowed_is_raised_again_in_silence(capfd, sig):
         else:
             assert isinstance(raised.value, Terminated) and raised.value.signum == sig
         raise_swallowed()  # raised once: nothing more is pending
+    signal.signal(signal.SIGINT, previous)
     assert sys.unraisablehook is before
     err = capfd.readouterr().err
     assert "Exception ignored" not in err and "Traceback" not in err, err
@@ -402,6 +405,7 @@ def test_a_signal_landing_in_a_finaliser_still_stops_the_run(tmp_path, long_file
         text=True,
         timeout=120,
         env=dict(ray_env(), BOMB_SIGNAL=sig),
+        preexec_fn=interruptible,
     )
     stored = count(db)
     said = "interrupted by SIGTERM" if sig == "SIGTERM" else "interrupted"
