@@ -522,6 +522,35 @@ def test_closing_a_frozen_bot_never_waits_on_it_whatever_its_freezer_noted():
     assert not alive, "close() waited on a frozen bot"
 
 
+def test_a_killed_bot_is_never_frozen_again():
+    """A page closed while its match ends: the server's thread kills the bots (thawing them,
+    so the SIGKILL can land) while the match's thread is about to freeze one that has just
+    answered. That late freeze left the dying processes frozen for ever, its SIGKILL pending
+    (seen as bwrap and the bot in state D on a loaded machine). Once killed, a bot's freeze does
+    nothing, and its processes are gone at once."""
+    import time
+
+    handle = load_bot(str(REPO / "bots" / "random.py")).handle(ON)
+    handle.handshake(time.monotonic() + 20)  # started, answered, frozen again
+    freezer = handle.wrapped.freezer
+    if freezer is None:
+        handle.close()
+        root_only("this sandbox has no freezer")
+    inner = tree(handle.process.init_pid)
+    handle.process.kill()  # the server's thread: thaw, SIGKILL
+    handle.process.freeze()  # the match's thread, a moment late
+    frozen = freezer.frozen
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in inner):
+        time.sleep(0.05)
+    left = [p for p in inner if Path(f"/proc/{p}").exists()]
+    if left:  # unstick them for the rest of the suite, then fail
+        freezer.frozen = True
+        freezer.thaw()
+    handle.close()
+    assert not frozen and not left, f"frozen after its kill: {frozen}; still there: {left}"
+
+
 def test_a_timeout_reason_says_how_much_cpu_the_bot_used():
     limits = Limits(decision_seconds=0.5, match_seconds=60.0, start_seconds=20.0)
     record, _ = play([str(REPO / "tests" / "misbehaving_bots" / "hanger.py"), "random"], limits)

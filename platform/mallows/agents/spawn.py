@@ -25,6 +25,7 @@ import select
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import weakref
 from typing import IO, Any, Sequence
@@ -135,6 +136,11 @@ class BotProcess:
         self._wfd = self._rfd = -1
         self._rpoll: Any = None
         self._stopped: str | None = None
+        # ``kill`` and ``freeze`` may run on two threads (a page closed while its match ends):
+        # once killed, a bot is never frozen again, or its SIGKILL would wait for ever on a
+        # frozen process (and the platform with it, reaping it)
+        self._killed = False
+        self._freeze_lock = threading.Lock()
         self.init_pid: int | None = None  # bwrap's first child (the sandbox's init), if any
 
     @property
@@ -143,13 +149,21 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the process group now (the bot and anything it started); reaps the bot."""
+        self._no_more_freezing()
         if self.proc is not None:
             _kill_group(self.proc)
+
+    def _no_more_freezing(self) -> None:
+        """From now on ``freeze`` does nothing; a freeze under way has finished (the thaw
+        that comes with the kill then undoes it)."""
+        with self._freeze_lock:
+            self._killed = True
 
     def close(self) -> None:
         """Kill what is left of the process group, close the pipes and stderr, release the
         sandbox. Always reaps the process; safe to call more than once."""
         proc = self.proc
+        self._no_more_freezing()
         if proc is not None:
             _kill_group(proc)  # the bot if it is still there, and anything it left behind
             for stream in (proc.stdin, proc.stdout):
@@ -196,10 +210,13 @@ class BotProcess:
         take the CPU of the next seat, until its next request."""
         w = self.wrapped
         if w is not None and w.freezer is not None:
-            try:
-                w.freezer.freeze()
-            except OSError as exc:
-                log.warning("could not freeze bot %s: %s", self.name, exc)
+            with self._freeze_lock:
+                if self._killed:
+                    return
+                try:
+                    w.freezer.freeze()
+                except OSError as exc:
+                    log.warning("could not freeze bot %s: %s", self.name, exc)
 
     def holds_stdout(self) -> bool:
         """Whether a process of the sandboxed bot still has its stdout pipe open (bwrap's own
