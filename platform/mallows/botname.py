@@ -117,6 +117,12 @@ class BotName:
         return text
 
 
+def is_person(name: str) -> bool:
+    """Whether the seat named ``name`` was a person's (``human``, ``human:seconds=N``: the play
+    page, a human league, ``mallows play``), not a bot's: a game's bot boards leave them out."""
+    return name == "human" or name.startswith("human:")
+
+
 @lru_cache(maxsize=8192)  # a page shows the same few names over and over
 def short(text: str) -> str:
     """How the name ``text`` is shown: a path by its base name, plus its parameters."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mallows.botname import is_person
 from mallows.results.leaderboard import played
 from mallows.results.ratings import HeadToHeadCounts, system
 from mallows.results.seats import SeatEffects, deal_of
@@ -41,11 +42,6 @@ def step(matches: int) -> int:
     while -(-matches // s) > MAX_POINTS:
         s *= 2
     return s
-
-
-def is_person(player: str) -> bool:
-    """A seat a person played (the play page, a human league), not a bot."""
-    return player == "human" or player.startswith("human:")
 
 
 class BoardFold:

@@ -68,18 +68,19 @@ class PlaceStats:
 
 
 def add_places(
-    out: dict[str, PlaceStats],
+    out: dict[str, PlaceStats] | None,
     seats: dict[str, dict[int, PlaceStats]] | None,
     players: Sequence[str],
     ranks: Sequence[int],
 ) -> None:
-    """Count one result into ``out`` (bot -> its places) and, unless None, into ``seats``
-    (bot -> seat -> its places from that seat)."""
+    """Count one result into ``out`` (bot -> its places) and into ``seats`` (bot -> seat ->
+    its places from that seat), each unless None."""
     for seat, (name, rank) in enumerate(zip(players, ranks)):
-        stats = out.get(name)
-        if stats is None:
-            stats = out[name] = PlaceStats()
-        stats.add(rank + 1)
+        if out is not None:
+            stats = out.get(name)
+            if stats is None:
+                stats = out[name] = PlaceStats()
+            stats.add(rank + 1)
         if seats is not None:
             by_seat = seats.setdefault(name, {})
             at = by_seat.get(seat)
@@ -102,5 +103,5 @@ def seat_stats(
     """Bot -> seat -> its places from that seat."""
     out: dict[str, dict[int, PlaceStats]] = {}
     for players, ranks in results:
-        add_places({}, out, players, ranks)
+        add_places(None, out, players, ranks)
     return out

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
+from mallows.botname import is_person
 from mallows.errors import MatchFailed
 from mallows.results.leaderboard import leaderboard, played, played_dicts
 from mallows.results.ratings import system
@@ -284,7 +285,7 @@ def refresh_ratings(store: ResultStore, name: str, rows: Sequence[Row] | None = 
     if (
         game_count == count
         and params == RATING_SYSTEM.defaults()
-        and not any(r.bot == "human" or r.bot.startswith("human:") for r in rows)
+        and not any(is_person(r.bot) for r in rows)
     ):
         # (a person's matches stay off the game's board: store.results(game=...) leaves them)
         game_rows = rows  # the game's only results, rated the same way: the same table

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import sqlite_utils
 
+from mallows.botname import is_person
 from mallows.errors import DamagedRecord
 from mallows.results.integrity import guard, record_digest
 from mallows.results.store.schema import StorageError, _now
@@ -64,7 +65,7 @@ class Reading:
         bots_only = tournament is None and not humans
         for _, _, players, ranks in self.rated_rows(tournament, game):
             seats = json.loads(players)
-            if bots_only and any(n == "human" or n.startswith("human:") for n in seats):
+            if bots_only and any(is_person(n) for n in seats):
                 continue
             yield seats, json.loads(ranks)
 
