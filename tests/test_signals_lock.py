@@ -349,16 +349,18 @@ def test_a_signal_a_finaliser_swallowed_is_raised_again_in_silence(capfd, sig):
     before = sys.unraisablehook
     # Ctrl-C's handler, as in a terminal (a background job's suite has SIGINT ignored)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    with termination_as_interrupt():
-        _SignalInFinaliser(sig)  # freed at once: the signal lands in its __del__
-        with pytest.raises(KeyboardInterrupt) as raised:
-            raise_swallowed()
-        if sig == signal.SIGINT:  # Ctrl-C: a plain KeyboardInterrupt, as its handler raises
-            assert type(raised.value) is KeyboardInterrupt
-        else:
-            assert isinstance(raised.value, Terminated) and raised.value.signum == sig
-        raise_swallowed()  # raised once: nothing more is pending
-    signal.signal(signal.SIGINT, previous)
+    try:
+        with termination_as_interrupt():
+            _SignalInFinaliser(sig)  # freed at once: the signal lands in its __del__
+            with pytest.raises(KeyboardInterrupt) as raised:
+                raise_swallowed()
+            if sig == signal.SIGINT:  # Ctrl-C: a plain KeyboardInterrupt, as its handler raises
+                assert type(raised.value) is KeyboardInterrupt
+            else:
+                assert isinstance(raised.value, Terminated) and raised.value.signum == sig
+            raise_swallowed()  # raised once: nothing more is pending
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert sys.unraisablehook is before
     err = capfd.readouterr().err
     assert "Exception ignored" not in err and "Traceback" not in err, err
@@ -394,7 +396,7 @@ main()
 def test_a_signal_landing_in_a_finaliser_still_stops_the_run(tmp_path, long_file, sig):
     """CI saw it once: SIGTERM arrived while the main thread freed the compiled core's
     generator, Python printed the Terminated as "Exception ignored" and the run played on. A
-    Ctrl-C there was lost the same way (a benchmark's writer played on past its SIGINT)."""
+    Ctrl-C landing there was dropped the same way."""
     toml, db = long_file(deals=60), tmp_path / "m.db"
     script = tmp_path / "wrapped.py"
     script.write_text(WRAPPED)

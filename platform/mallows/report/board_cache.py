@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from mallows.report.data import slug
 from mallows.report.fold import MAX_POINTS, BoardFold
 
 #: a state written by another version of the fold is not used (folded from the first row)
@@ -33,14 +34,9 @@ Row = tuple[str, int, str, str]  # ResultStore.rated_rows: tournament, index, pl
 
 
 def path(scope: str, name: str) -> str:
-    """Where a board's state is kept in a report (a tournament by its slug, a game by id)."""
-    from mallows.report.data import slug
-
-    return (
-        f"{FOLDER}/t-{slug(name)}.json"
-        if scope == "tournament"
-        else f"{FOLDER}/g-{slug(name)}.json"
-    )
+    """Where a board's state is kept in a report: ``t-`` a tournament's, ``g-`` a game's, by
+    the name's slug."""
+    return f"{FOLDER}/{'t' if scope == 'tournament' else 'g'}-{slug(name)}.json"
 
 
 def _hash(value: object) -> str:
