@@ -26,13 +26,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from mallows import core
-
 if TYPE_CHECKING:
     import numpy as np
 
-# numpy is imported when a stream or seed is first derived, not with this module: the games'
-# packages (and so a bot process that imports only a game's random policy) stay free of it.
+# numpy and the compiled core (``mallows.core``: ctypes, pathlib) are imported when a stream or
+# seed is first derived, not with this module: the games' packages (and so a bot process that
+# imports only a game's random policy) stay free of them, about 6 ms of every bot's start.
 _numpy = None
 
 
@@ -84,6 +83,8 @@ def stream_draws(seed: int, name: str, round_: int) -> Any:
     """``stream_rng``'s draws ``permutation(n)`` and ``integers(n)``, the same numbers: from
     the compiled core where there is one (``mallows.core.CoreRng``, without numpy's set-up
     cost of a new stream, about 30 us), else from numpy's generator itself."""
+    from mallows import core
+
     key = stream_key(name, round_)
     lib = core.lib()
     if lib is not None and 0 <= seed < 2**64:

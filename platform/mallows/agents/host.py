@@ -36,7 +36,7 @@ from typing import Any  # (already loaded by the wire codec: no start-up cost)
 
 from mallows import PROTOCOL_VERSION  # noqa: E402
 
-from mallows.agents.wire import dumps, loads  # noqa: E402  (the shared codec)
+from mallows.agents.wire import HostCodec  # noqa: E402  (the shared codec, the bot's end)
 
 # Imported when needed (an error), not at start-up: a bot process starts for every few
 # matches, and ``traceback``, ``pathlib`` and ``mallows.agents.protocol`` (dataclasses, typing)
@@ -121,6 +121,7 @@ class _Channel:
     def __init__(self, rfd: int, wfd: int):
         self.rfd, self.wfd = rfd, wfd
         self.buf = bytearray()
+        self.codec = HostCodec()
 
     def read(self) -> dict | None:
         buf = self.buf
@@ -130,7 +131,7 @@ class _Channel:
                 line = bytes(buf[:i])
                 del buf[: i + 1]
                 if line.strip():
-                    return loads(line)
+                    return self.codec.loads(line)
                 continue
             chunk = os.read(self.rfd, 65536)
             if not chunk:
@@ -138,7 +139,7 @@ class _Channel:
             buf += chunk
 
     def write(self, message: dict) -> None:
-        data = dumps(message) + b"\n"
+        data = self.codec.dumps(message) + b"\n"
         while data:
             data = data[os.write(self.wfd, data) :]
 
@@ -156,7 +157,7 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
         _free(exc)
         traceback.print_exc()
         load_error = f"could not load the bot from {target}: {describe_exception(exc)}"
-    read, write, wfd = channel.read, channel.write, channel.wfd
+    read, write, wfd, codec = channel.read, channel.write, channel.wfd, channel.codec
     while True:
         message = read()
         if message is None:
@@ -171,7 +172,7 @@ def serve(target: str, params: dict, channel: _Channel) -> int:
                     else act(message["observation"])
                 )
                 try:
-                    data = dumps({"type": "action", "action": action}) + b"\n"
+                    data = codec.dumps({"type": "action", "action": action}) + b"\n"
                 except (TypeError, ValueError) as exc:
                     write(
                         {
