@@ -233,3 +233,41 @@ def test_the_time_bank_keeps_the_match_within_the_budget_and_spends_it_where_und
 def test_without_a_bank_no_decision_passes_its_share(monkeypatch):
     spent, share, _module = _clocked_decisions("belief:budget=0.05,bank=1", monkeypatch)
     assert len(spent) > 10 and max(spent) <= share + 0.02
+
+
+def _counted_decisions(name: str) -> list[int]:
+    """Play three rounds with ``name`` in seat 0 (iterations alone, no clock): the worlds each
+    searched decision used."""
+    names = [name, "heuristic", "greedy"]
+    handles = [load_bot(n).handle(LIMITS) for n in names]
+    bot = handles[0].bot
+    used: list[int] = []
+    search = bot.search
+
+    def counted(*args, **kwargs):
+        out = search(*args, **kwargs)
+        used.append(bot.last_iterations)
+        return out
+
+    bot.search = counted
+    opts = get_game("arschmallows").make_options(None, {"rounds": 3})
+    record = play_match("arschmallows", opts, 8, handles, names)
+    assert record["result"]["forfeits"] == [None] * 3
+    return used
+
+
+@pytest.mark.parametrize("bank, cap", [(None, 4), (2, 2), (1, 1)])
+def test_by_iterations_the_bank_holds_worlds(bank, cap):
+    """By ``iterations`` alone a decision settled early banks its unused worlds and an undecided
+    one draws on them, up to ``bank`` counts in all: the searched decisions average at most
+    ``iterations`` worlds, and without a bank (``bank=1``) none passes its count."""
+    name = "belief:iterations=8" + (f",bank={bank}" if bank else "")
+    used = _counted_decisions(name)
+    assert len(used) > 10
+    assert sum(used) <= 8 * len(used)  # never more than the count on average, at any point
+    for k in range(1, len(used) + 1):
+        assert sum(used[:k]) <= 8 * k
+    assert max(used) <= 8 * cap
+    assert min(used) < 8  # some decisions were settled early
+    if cap > 1:
+        assert max(used) > 8  # and others drew on what they banked
