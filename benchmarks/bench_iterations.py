@@ -10,8 +10,8 @@ count N, ``--matches`` matches through the real runner, in-process:
   mean CPU milliseconds (``time.process_time``, what the load does not inflate) and wall
   milliseconds, the largest wall time, the mean worlds drawn (``belief`` races its candidates
   and may settle before N);
-- Take4, 3 seats: ``jointpick:iterations=M`` (M = 10 N, its worlds are cheaper), ``denial``,
-  ``greedy``; its decisions with more than one legal pick.
+- Take4, 3 seats: ``jointpick:iterations=M`` (M = 50 N, its worlds are cheaper: its default,
+  1000, at N = 20), ``denial``, ``greedy``; its decisions with more than one legal pick.
 
 Then the count at which ``belief`` spends the time ``ismcts`` spends at each count
 (interpolated in CPU time between the measured counts). The load average is printed: wall
@@ -36,6 +36,7 @@ from mallows.runner.match import play_match
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 LIMITS = Limits(decision_seconds=60.0, match_seconds=3600.0)
+JOINT_WORLDS = 50  # jointpick's worlds per count N: 1000, its default, at N = 20
 
 
 def _timed(bot, log: list, searched) -> None:
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 cpu[name.split(":")[0]].append(
                     statistics.fmean(r[0] for r in rows) if rows else 0.0
                 )
-        names = [f"jointpick:iterations={10 * n}", "denial", "greedy"]
+        names = [f"jointpick:iterations={JOINT_WORLDS * n}", "denial", "greedy"]
         logs = measure("take4", names, args.matches, args.seed, _take4_searched)
         print(_line(names[0], logs[0]), flush=True)
     print("belief's count at ismcts's CPU time a searched decision:")

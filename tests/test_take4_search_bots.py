@@ -127,7 +127,7 @@ def test_jointpick_plays_the_same_match_for_the_same_seed_and_count():
 
 
 def test_jointpick_parameters_are_checked():
-    for bad in ("iterations=0", "z=-1", "noise=2", "iterations=x"):
+    for bad in ("iterations=0", "z=-1", "noise=2", "iterations=x", "race=-1", "race=11"):
         with pytest.raises(Exception, match="jointpick"):
             load_bot(f"jointpick:{bad}").handle()
 
@@ -147,6 +147,65 @@ def test_jointpick_search_can_overrule_its_prior():
         0,
     ]
     assert table.decide([1, 2, 3, 4], random.Random(3), 50, 0.0) == 2
+
+
+def _lola_table(jp):
+    """Three Classics held, the fourth (Lola) on the table, an opponent one card from its own
+    squad."""
+    table = jp.Table(SQUADS, 3, 0, 0.1)
+    table.feed({"type": "round", "positions": ["Sheldon", "Lola", "Carl", "Patty"], "deck": 60})
+    names = table.index
+    table.masks = [
+        sum(1 << names[c] for c in ("Cam", "Winston", "Malcolm")),
+        sum(1 << names[c] for c in ("Maui", "Chanel", "Floyd")),
+        0,
+    ]
+    return table
+
+
+@pytest.mark.parametrize("race", [0.0, 2.0])
+def test_jointpick_racing_spends_at_most_the_rollouts_of_every_candidate_on_every_world(
+    race, monkeypatch
+):
+    """Without racing every candidate is rolled out on each of ``iterations`` worlds; with it
+    the rivals that cannot win are dropped, a clear decision settles early, and no decision
+    rolls out more than the same count would without racing."""
+    from importlib import import_module
+
+    jp = import_module(load_bot("jointpick").cls.__module__)
+    calls = []
+    real = jp.playout
+    monkeypatch.setattr(jp, "playout", lambda *a: calls.append(a[3][0]) or real(*a))
+    choice = _lola_table(jp).decide([1, 2, 3, 4], random.Random(3), 400, 0.0, race)
+    assert choice == 2
+    if race:
+        assert len(calls) < 400 * 4 / 2  # settled long before the budget
+        assert calls.count(2) >= jp.RACE_AFTER
+    else:
+        assert len(calls) == 400 * 4 and all(calls.count(k) == 400 for k in (1, 2, 3, 4))
+
+
+def test_racing_keeps_the_close_rivals_and_drops_the_hopeless():
+    """``_race`` on made-up paired sums: a rival far below the prior goes, one surely above
+    every other settles the decision, close ones stay."""
+    from importlib import import_module
+
+    jp = import_module(load_bot("jointpick").cls.__module__)
+    n = 200
+    # rival 1: mean -0.2 (sd ~0.4): hopeless; rivals 2 and 3: means +0.02 and +0.03, close
+    sums = [0.0, -0.2 * n, 0.02 * n, 0.03 * n]
+    sq = [0.0, 0.2 * n, 0.1 * n, 0.1 * n]
+    assert jp._race([0, 1, 2, 3], sums, sq, [n] * 4, 2.0) == [0, 2, 3]
+    # rival 3 alone and surely above the prior: settled, the prior alone left in the loop
+    sums2 = [0.0, -0.2 * n, -0.2 * n, 0.3 * n]
+    sq2 = [0.0, 0.2 * n, 0.2 * n, 0.2 * n]
+    assert jp._race([0, 1, 2, 3], sums2, sq2, [n] * 4, 2.0) == [0]
+
+
+def test_jointpick_with_racing_plays_the_same_match_for_the_same_seed():
+    a = _record("jointpick:iterations=60,race=2", 9)
+    b = _record("jointpick:iterations=60,race=2", 9)
+    assert a["events"] == b["events"] and a["result"] == b["result"]
 
 
 @pytest.mark.parametrize("name", ["rules4", "jointpick:iterations=20"])
