@@ -24,8 +24,9 @@ deals: the mean difference in place (and score) with its 95% CI, and whether it 
 
 The search bots search by *iterations*, never by the clock (``--iterations``, default 20
 worlds a decision for ``ismcts`` and ``belief``, the count at which ``mallows compare``
-certifies them in bots/README.md, "Strength"; ``jointpick`` at its default, 200): the same
-seed gives the same table on any machine under any load. ``--budget SECONDS`` gives the two
+certifies them in bots/README.md, "Strength"; ``jointpick`` at its default, 3000 with
+racing, 100 in ``--smoke``): the same seed gives the same table on any machine under any
+load. ``--budget SECONDS`` gives the two
 Arschmallows searchers a time budget instead (the ladder of earlier versions; its table then
 depends on the machine). A full run is 150 Arschmallows deals = 750 matches (each with two
 searching seats: about 25 minutes on one idle core) and 2000 Take4 deals = 8000 matches;
@@ -220,8 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(report(res, "mean total (lower better)", True)), flush=True)
         print()
     if args.game in ("take4", "both"):
+        joint = "jointpick:iterations=100" if args.smoke else "jointpick"
         res = run_game(
-            "take4", ["random", "greedy", "denial", "jointpick"], deals_t, args.seed, args.workers
+            "take4", ["random", "greedy", "denial", joint], deals_t, args.seed, args.workers
         )
         print("\n".join(report(res, "win rate", False)), flush=True)
     return 0
