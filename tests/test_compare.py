@@ -280,6 +280,69 @@ def test_a_bot_given_by_path_is_named_by_its_base_name(in_repo, tmp_path):
     assert "H1 accepted" not in said or "H1 accepted: mybelief is better" in said
 
 
+def _cut_slug(name: str) -> str:
+    """A bot's part of a default name as earlier versions made it: cut at 24 characters."""
+    return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:24] or "bot"
+
+
+@pytest.mark.parametrize(
+    "bot, slug",
+    [
+        ("belief:iterations=20", "belief_iterations_20"),  # short enough: whole
+        ("jointpick:iterations=3000,race=2", "jointpick_iterations.."),  # never "_300"
+        ("x_" + "1" * 40, "x.."),  # no late word boundary: never inside the number
+        ("a" * 30, "a" * 22 + ".."),
+    ],
+)
+def test_a_long_bot_name_is_cut_at_a_word_and_says_so(bot, slug):
+    from mallows.tournaments.compare.spec import SLUG_CHARS, _slug
+
+    assert _slug(bot) == slug and len(slug) <= SLUG_CHARS
+
+
+def test_a_comparison_stored_under_the_old_cut_name_is_resumed_by_the_same_command(
+    in_repo, tmp_path
+):
+    """Names were cut at 24 characters wherever that fell; the same command finds a
+    comparison stored so and goes on with it (no second comparison, no match played twice)."""
+    a = "greedy:margin=6.0000000000001"  # long enough to be cut
+    args = [*compare_args(a, "random", "arschmallows", players=3)]
+    probe = invoke(*args, "--max-matches", "2", "--db", tmp_path / "probe.db")
+    assert probe.exit_code in (0, 1, 3), probe.output
+    [new_name] = [t["name"] for t in Store(tmp_path / "probe.db").tournaments()]
+    assert new_name.startswith("compare-greedy_margin..-vs-random-"), new_name
+    old_name = new_name.replace("greedy_margin..", _cut_slug(a))
+    db = tmp_path / "old.db"
+    first = invoke(*args, "--max-matches", "12", "--db", db, "--name", old_name)  # as stored
+    assert first.exit_code in (0, 1, 3), first.output
+    again = invoke(*args, "--max-matches", "20", "--db", db)
+    assert again.exit_code in (0, 1, 3), again.output
+    assert [t["name"] for t in Store(db).tournaments()] == [old_name]
+    assert "(12 already stored)" in again.output, again.output
+
+
+def test_a_comparison_stored_under_the_old_path_name_is_resumed_by_the_same_command(
+    in_repo, tmp_path
+):
+    """Before issue 34 a bot given by path named its comparison by the whole path; the same
+    command finds a comparison stored so and goes on with it."""
+    bot = tmp_path / "deep" / "mybelief"
+    shutil.copytree(REPO / "bots" / "example_python", bot)
+    args = [*compare_args(str(bot), "random", "take4")]
+    probe = invoke(*args, "--max-matches", "2", "--db", tmp_path / "probe.db")
+    assert probe.exit_code in (0, 1, 3), probe.output
+    [new_name] = [t["name"] for t in Store(tmp_path / "probe.db").tournaments()]
+    old_name = new_name.replace("compare-mybelief-", f"compare-{_cut_slug(str(bot))}-")
+    assert old_name != new_name
+    db = tmp_path / "old.db"
+    first = invoke(*args, "--max-matches", "6", "--db", db, "--name", old_name)
+    assert first.exit_code in (0, 1, 3), first.output
+    again = invoke(*args, "--max-matches", "10", "--db", db)
+    assert again.exit_code in (0, 1, 3), again.output
+    assert [t["name"] for t in Store(db).tournaments()] == [old_name]
+    assert "(6 already stored)" in again.output, again.output
+
+
 def test_kill_9_then_rerun_gives_the_uninterrupted_verdict(in_repo, tmp_path):
     killed, clean = tmp_path / "killed.db", tmp_path / "clean.db"
     args = [

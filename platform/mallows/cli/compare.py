@@ -32,7 +32,7 @@ from mallows.tournaments.compare.spec import (
     DEFAULT_MAX_MATCHES,
     DEFAULT_SEED,
     check_comparison_bots,
-    legacy_name,
+    legacy_names,
     make_comparison,
 )
 from mallows.results.store import DEFAULT_DB, Store
@@ -168,14 +168,17 @@ def compare(
             name=name,
             resolver=resolver,
         )
+        olds = legacy_names(c) if name is None else []  # of the settings as given
         c = check_comparison_bots(c, resolver)  # hellos; the sandbox decided once
     # one run of a comparison at a time: a second would play the same pairs beside it and
     # stop on a count of its own (a wrong verdict): it is refused, naming the holder
-    old = legacy_name(c) if name is None else None
-    if old is not None:
-        with Store(db) as probe:  # stored before paths were named by base name
-            if probe.tournament(c.name) is None and probe.tournament(old):
-                c = dataclasses.replace(c, name=old)
+    if olds:
+        with Store(db) as probe:  # stored under a name the same command made before
+            if probe.tournament(c.name) is None:
+                for old in olds:
+                    if probe.tournament(old):
+                        c = dataclasses.replace(c, name=old)
+                        break
     with run_lock(db, c.name, kind="comparison"):
         store = Store(db)
         # registered and pinned like a tournament: changed settings or changed bot code are

@@ -265,17 +265,46 @@ def digest_of(definition: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+SLUG_CHARS = 24  # a bot's part of a comparison's default name, at most
+
+
+def _cut_slug(name: str) -> str:
+    """A bot's part of a default name as names were made before ``_slug``: cut at 24
+    characters wherever that fell (``jointpick_iterations_300`` for ``iterations=3000,...``)."""
+    return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:SLUG_CHARS] or "bot"
+
+
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:24] or "bot"
+    """A bot's part of a comparison's default name: its name in letters, digits, ``.`` and
+    ``_``; a longer one is cut after its last whole word that fits (or, with no boundary
+    late enough, before the number a hard cut would split) and ends in ``..``: a cut never
+    shows a number the name does not hold (``jointpick_iterations..``, not
+    ``jointpick_iterations_300`` for 3000)."""
+    slug = re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.") or "bot"
+    if len(slug) <= SLUG_CHARS:
+        return slug
+    head = slug[: SLUG_CHARS - 1]
+    cut = head.rfind("_")
+    if cut >= SLUG_CHARS // 2:
+        head = head[:cut]
+    else:  # no word boundary late enough: a hard cut, never inside a number
+        head = head[: SLUG_CHARS - 2].rstrip("0123456789._") or head[: SLUG_CHARS - 2]
+    return head.rstrip("_.") + ".."
 
 
-def legacy_name(c: Comparison) -> str | None:
-    """The name a comparison of a bot given by path was stored under before names used the
-    path's base name (``compare-path_to_mybel...``): found in a database, it is resumed under
-    it. None when the names are the same."""
-    v1 = Comparison(**{**c.__dict__, "schedule": 1, "derivation": seeding.LEGACY}).definition()
-    old = f"compare-{_slug(c.a)}-vs-{_slug(c.b)}-{c.game}-{c.players}p-{digest_of(v1)[:8]}"
-    return old if old != c.name else None
+def legacy_names(c: Comparison) -> list[str]:
+    """The names the same command stored a comparison under before: before names used a
+    path's base name (``compare-path_to_mybel...``), and before a long name was cut at a word
+    (``_cut_slug``). Found in a database, it is resumed under that name. The digest is of
+    the settings without a name, as ``make_comparison`` takes it."""
+    unnamed = {**c.__dict__, "name": "", "schedule": 1, "derivation": seeding.LEGACY}
+    v1 = Comparison(**unnamed).definition()
+    tail = f"-{c.game}-{c.players}p-{digest_of(v1)[:8]}"
+    olds = [
+        f"compare-{_cut_slug(c.a)}-vs-{_cut_slug(c.b)}{tail}",
+        f"compare-{_cut_slug(short(c.a))}-vs-{_cut_slug(short(c.b))}{tail}",
+    ]
+    return [old for i, old in enumerate(olds) if old != c.name and old not in olds[:i]]
 
 
 def _check_bot(name: str, game: str, role: str, resolver: Resolver) -> str:
