@@ -28,11 +28,15 @@ time where the choice is still open:
   ``budget``, which spends its whole share on every searched decision
   (``benchmarks/bench_thinking.py`` measures both).
 
-Strength by iterations (the measure that is the same under any load; bots/README.md, "Strength"):
-against ``ismcts:iterations=20`` at ``iterations=20``, ``--opponents heuristic``, seed 36: 3 seats
-+0.037 +- 0.085 places a match over 432 matches, 4 seats +0.129 +- 0.168 over 279 (no verdict
-when stopped). The figures below were measured by the clock and did not reproduce on other
-seeds and loads (issue 36).
+Strength by iterations (the measure that is the same under any load; bots/README.md,
+"Strength"): against ``ismcts:iterations=20`` at ``iterations=20``, ``--opponents heuristic``,
+H1 at delta 0.1 at 3 seats (seed 36, +0.108 +- 0.085 places a match over 500 matches) and H1 at
+delta 0.05 at 3 and 4 seats (seeds 6203 and 6204: +0.170 +- 0.095 over 364, +0.213 +- 0.111
+over 656). That needs its bank of worlds (version 1.1): without it, ahead by only +0.04 to
++0.05 at 3 seats. At the same count it spends about what ``ismcts`` spends
+(``benchmarks/bench_iterations.py``: 5.5 against 5.1 ms of CPU a searched decision at 20). The
+figures below were measured by the clock and did not reproduce on other seeds and loads
+(issue 36).
 
 Strength (``mallows compare A B --players N --seed 2026 --workers 1 --decision-seconds 5``, both
 search bots at 0.05 s a decision, against ``ismcts`` with ``--opponents heuristic``; on a 2-core
