@@ -138,15 +138,7 @@ def test_jointpick_search_can_overrule_its_prior():
     from importlib import import_module
 
     jp = import_module(load_bot("jointpick").cls.__module__)
-    table = jp.Table(SQUADS, 3, 0, 0.1)
-    table.feed({"type": "round", "positions": ["Sheldon", "Lola", "Carl", "Patty"], "deck": 60})
-    names = table.index
-    table.masks = [
-        sum(1 << names[c] for c in ("Cam", "Winston", "Malcolm")),
-        sum(1 << names[c] for c in ("Maui", "Chanel", "Floyd")),
-        0,
-    ]
-    assert table.decide([1, 2, 3, 4], random.Random(3), 50, 0.0) == 2
+    assert _lola_table(jp).decide([1, 2, 3, 4], random.Random(3), 50, 0.0) == 2
 
 
 def _lola_table(jp):
