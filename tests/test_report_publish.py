@@ -90,6 +90,29 @@ def test_a_killed_report_leaves_the_old_site(small, tmp_path):
     assert tree(out) == old
 
 
+def test_what_a_killed_report_left_beside_the_site_is_cleared_by_the_next(small, tmp_path):
+    """A report killed between making and removing the folder that probes ``-o``'s parent (a
+    moment the random kills above hit now and then), or while writing, or between its two
+    renames, leaves a folder named by its pid beside the site; the next report to the same
+    folder removes each one whose process is gone, and leaves a living report's alone."""
+    import os
+
+    from mallows.report.publish import probe_folder
+
+    out = tmp_path / "site"
+    assert report(small, out).exit_code == 0
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no process has now
+    assert probe_folder(out).name == f".site.probe-{os.getpid()}"
+    for kind in ("probe", "partial", "old"):
+        (tmp_path / f".site.{kind}-{gone.pid}").mkdir()
+    alive = tmp_path / f".site.partial-{os.getppid()}"  # its process lives: not ours to clear
+    alive.mkdir()
+    assert report(small, out).exit_code == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted(["site", alive.name]), names
+
+
 def test_pages_that_no_longer_exist_are_removed(db, tmp_path):
     mine = tmp_path / "r.db"
     shutil.copy(db, mine)

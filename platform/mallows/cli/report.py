@@ -6,7 +6,6 @@ Only arguments and printing here: the pages are ``mallows.report.site``, the ser
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Optional
@@ -27,9 +26,8 @@ def check_out_folder(out: Path) -> None:
     under a file, a place where no folder can be made or written (a read-only or system file
     system, no permission). Makes the missing parent folders; ``out`` itself is left to the
     writer."""
-    import tempfile
-
     from mallows.files import check_folder
+    from mallows.report.publish import probe_folder
 
     out = Path(out)
     check_folder(out, "-o", "give a folder for the site (e.g. -o report)")
@@ -41,7 +39,13 @@ def check_out_folder(out: Path) -> None:
         )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        os.rmdir(tempfile.mkdtemp(prefix=".mallows-probe-", dir=out.parent))
+        # named as the report's other folders beside OUT (``report.publish``): a report killed
+        # between these two calls leaves one the next report to OUT removes
+        probe = probe_folder(out)
+        if probe.is_dir():  # a killed report's of the same pid
+            probe.rmdir()
+        probe.mkdir()
+        probe.rmdir()
     except OSError as exc:
         raise MallowsError(
             f"-o {out}: cannot write a folder in {out.parent} "

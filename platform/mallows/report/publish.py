@@ -6,7 +6,8 @@ site is renamed aside (``.OUT.old-<pid>``), the new one renamed to ``OUT``, the 
 So a report killed at any moment leaves the old site as it was (or, killed between the two
 renames, no site at ``OUT`` and the old one aside), never a site with broken links; and pages
 of tournaments that are no longer in the database are gone, since the new site holds only
-what was written. Leftovers of killed reports (their pid is gone) are removed by the next
+what was written. Leftovers of killed reports (their pid is gone: a partial site, an old one,
+the empty folder that probed whether ``OUT``'s parent can be written) are removed by the next
 report to the same folder.
 
 A folder ``OUT`` that is neither empty nor a mallows report (it has no ``MARKER``, nor the
@@ -43,9 +44,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def probe_folder(out: Path) -> Path:
+    """The empty folder a report makes and removes beside ``out`` to learn that it can write
+    there (``mallows.cli.report.check_out_folder``), named by its pid like the others."""
+    return Path(out).absolute().with_name(f".{Path(out).name}.probe-{os.getpid()}")
+
+
 def _sweep(out: Path) -> None:
     """Remove what killed reports to ``out`` left beside it."""
-    for kind in ("partial", "old"):
+    for kind in ("partial", "old", "probe"):
         for left in out.parent.glob(f".{out.name}.{kind}-*"):
             pid = left.name.rsplit("-", 1)[-1]
             if pid.isdigit() and not _alive(int(pid)) and left.is_dir():
