@@ -36,7 +36,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 from mallows import seeding
 from mallows.botname import short
@@ -268,10 +268,15 @@ def digest_of(definition: dict) -> str:
 SLUG_CHARS = 24  # a bot's part of a comparison's default name, at most
 
 
+def _plain(name: str) -> str:
+    """``name`` in letters, digits, ``.`` and ``_`` (every other run of characters one ``_``)."""
+    return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")
+
+
 def _cut_slug(name: str) -> str:
     """A bot's part of a default name as names were made before ``_slug``: cut at 24
     characters wherever that fell (``jointpick_iterations_300`` for ``iterations=3000,...``)."""
-    return re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.")[:SLUG_CHARS] or "bot"
+    return _plain(name)[:SLUG_CHARS] or "bot"
 
 
 def _slug(name: str) -> str:
@@ -280,7 +285,7 @@ def _slug(name: str) -> str:
     late enough, before the number a hard cut would split) and ends in ``..``: a cut never
     shows a number the name does not hold (``jointpick_iterations..``, not
     ``jointpick_iterations_300`` for 3000)."""
-    slug = re.sub(r"[^A-Za-z0-9.]+", "_", name).strip("_.") or "bot"
+    slug = _plain(name) or "bot"
     if len(slug) <= SLUG_CHARS:
         return slug
     head = slug[: SLUG_CHARS - 1]
@@ -292,18 +297,25 @@ def _slug(name: str) -> str:
     return head.rstrip("_.") + ".."
 
 
+def default_name(
+    c: Comparison,
+    slug: Callable[[str], str] = _slug,
+    shown: Callable[[str], str] = short,
+) -> str:
+    """A comparison's name when ``--name`` is not given: its bots as ``shown`` (a path by its
+    base name) and cut by ``slug``, its game and seats, and a digest of its settings without
+    a name, a schedule version or a seed derivation, so that the same command finds a
+    comparison stored before either existed (and resumes it with its own)."""
+    unnamed = {**c.__dict__, "name": "", "schedule": 1, "derivation": seeding.LEGACY}
+    digest = digest_of(Comparison(**unnamed).definition())[:8]
+    return f"compare-{slug(shown(c.a))}-vs-{slug(shown(c.b))}-{c.game}-{c.players}p-{digest}"
+
+
 def legacy_names(c: Comparison) -> list[str]:
     """The names the same command stored a comparison under before: before names used a
     path's base name (``compare-path_to_mybel...``), and before a long name was cut at a word
-    (``_cut_slug``). Found in a database, it is resumed under that name. The digest is of
-    the settings without a name, as ``make_comparison`` takes it."""
-    unnamed = {**c.__dict__, "name": "", "schedule": 1, "derivation": seeding.LEGACY}
-    v1 = Comparison(**unnamed).definition()
-    tail = f"-{c.game}-{c.players}p-{digest_of(v1)[:8]}"
-    olds = [
-        f"compare-{_cut_slug(c.a)}-vs-{_cut_slug(c.b)}{tail}",
-        f"compare-{_cut_slug(short(c.a))}-vs-{_cut_slug(short(c.b))}{tail}",
-    ]
+    (``_cut_slug``). Found in a database, it is resumed under that name."""
+    olds = [default_name(c, _cut_slug, str), default_name(c, _cut_slug)]
     return [old for i, old in enumerate(olds) if old != c.name and old not in olds[:i]]
 
 
@@ -448,14 +460,8 @@ def make_comparison(
         max_matches=int(max_matches),
         seed=int(seed),
     )
-    if name is None:  # from the settings without the schedule version and the seed
-        # derivation: the same command finds a comparison stored before either existed (and
-        # resumes it with its own)
-        v1 = Comparison(**{**c.__dict__, "schedule": 1, "derivation": seeding.LEGACY}).definition()
-        # a bot given by path is named by its base name (as everywhere it is shown)
-        name = (
-            f"compare-{_slug(short(a))}-vs-{_slug(short(b))}-{game}-{players}p-{digest_of(v1)[:8]}"
-        )
+    if name is None:
+        name = default_name(c)
     elif not NAME_RE.fullmatch(refuse_control(name, "--name", "--name my-comparison")):
         raise CompareError(
             f"--name must be letters, digits, '.', '_' or '-' (no spaces or "
