@@ -97,13 +97,13 @@ def test_what_a_killed_report_left_beside_the_site_is_cleared_by_the_next(small,
     folder removes each one whose process is gone, and leaves a living report's alone."""
     import os
 
-    from mallows.report.publish import probe_folder
+    from mallows.report.publish import beside
 
     out = tmp_path / "site"
     assert report(small, out).exit_code == 0
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid no process has now
-    assert probe_folder(out).name == f".site.probe-{os.getpid()}"
+    assert beside(out, "probe").name == f".site.probe-{os.getpid()}"
     for kind in ("probe", "partial", "old"):
         (tmp_path / f".site.{kind}-{gone.pid}").mkdir()
     alive = tmp_path / f".site.partial-{os.getppid()}"  # its process lives: not ours to clear

@@ -27,7 +27,7 @@ def check_out_folder(out: Path) -> None:
     system, no permission). Makes the missing parent folders; ``out`` itself is left to the
     writer."""
     from mallows.files import check_folder
-    from mallows.report.publish import probe_folder
+    from mallows.report.publish import beside
 
     out = Path(out)
     check_folder(out, "-o", "give a folder for the site (e.g. -o report)")
@@ -41,7 +41,7 @@ def check_out_folder(out: Path) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         # named as the report's other folders beside OUT (``report.publish``): a report killed
         # between these two calls leaves one the next report to OUT removes
-        probe = probe_folder(out)
+        probe = beside(out, "probe")
         if probe.is_dir():  # a killed report's of the same pid
             probe.rmdir()
         probe.mkdir()

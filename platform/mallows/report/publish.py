@@ -44,15 +44,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def probe_folder(out: Path) -> Path:
-    """The empty folder a report makes and removes beside ``out`` to learn that it can write
-    there (``mallows.cli.report.check_out_folder``), named by its pid like the others."""
-    return Path(out).absolute().with_name(f".{Path(out).name}.probe-{os.getpid()}")
+#: what a report makes beside ``OUT``: the new site, the old one, and the empty folder that
+#: probes whether ``OUT``'s parent can be written (``mallows.cli.report.check_out_folder``)
+BESIDE = ("partial", "old", "probe")
+
+
+def beside(out: Path, kind: str) -> Path:
+    """This report's folder of ``kind`` (``BESIDE``) beside ``out``: ``.OUT.KIND-<pid>``."""
+    out = Path(out).absolute()
+    return out.with_name(f".{out.name}.{kind}-{os.getpid()}")
 
 
 def _sweep(out: Path) -> None:
     """Remove what killed reports to ``out`` left beside it."""
-    for kind in ("partial", "old", "probe"):
+    for kind in BESIDE:
         for left in out.parent.glob(f".{out.name}.{kind}-*"):
             pid = left.name.rsplit("-", 1)[-1]
             if pid.isdigit() and not _alive(int(pid)) and left.is_dir():
@@ -77,8 +82,7 @@ def publish(out: Path, write: Callable[[Path], int]) -> int:
     check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _sweep(out)
-    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    partial, old = beside(out, "partial"), beside(out, "old")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
     try:
