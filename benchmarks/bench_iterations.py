@@ -11,7 +11,7 @@ count N, ``--matches`` matches through the real runner, in-process:
   milliseconds, the largest wall time, the mean worlds drawn (``belief`` races its candidates
   and may settle before N);
 - Take4, 3 seats: ``jointpick:iterations=M`` (M = 50 N, its worlds are cheaper: its default,
-  1000, at N = 20), ``denial``, ``greedy``; its decisions with more than one legal pick.
+  3000, at N = 60), ``denial``, ``greedy``; its decisions with more than one legal pick.
 
 Then the count at which ``belief`` spends the time ``ismcts`` spends at each count
 (interpolated in CPU time between the measured counts). The load average is printed: wall
@@ -36,7 +36,7 @@ from mallows.runner.match import play_match
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 LIMITS = Limits(decision_seconds=60.0, match_seconds=3600.0)
-JOINT_WORLDS = 50  # jointpick's worlds per count N: 1000, its default, at N = 20
+JOINT_WORLDS = 50  # jointpick's worlds per count N: 3000, its default, at N = 60
 
 
 def _timed(bot, log: list, searched) -> None:

@@ -37,9 +37,9 @@ Strength (``mallows compare jointpick B --game take4 --players 3 --seed 36``, bo
 ``denial`` with ``denial`` and ``greedy`` opponents (+0.119 +- 0.095 over 318) and over
 ``rules4`` (+0.093 +- 0.072 over 626). On fresh seeds H1 over ``rules4`` again (+0.104 +-
 0.083 over 404) but undecided over ``denial`` after about 1,300 matches (+0.047 +- 0.046 and
-+0.054 +- 0.054): ahead of ``denial`` by about 0.06 places a match, not the 0.1 the test asks. Speed (``benchmarks/bench_iterations.py``): about 155 ms of CPU
-a decision with more than one legal pick at its default, the longest about 0.5 s; 61 ms at
-1000 worlds.
++0.054 +- 0.054): ahead of ``denial`` by about 0.06 places a match, not the 0.1 the test
+asks. Speed (``benchmarks/bench_iterations.py``): about 155 ms of CPU a decision with more
+than one legal pick at its default, the longest about 0.5 s; 61 ms at 1000 worlds.
 
 Parameters (``jointpick:iterations=3000``): ``iterations`` worlds a decision (1..100000,
 default 3000); ``race`` (0..10, default 2; 0: every candidate on every world, version 1.0's
@@ -321,7 +321,6 @@ def playout(
     head = 0
     table = positions
     seats = range(len(masks))
-    modes = [_MODES[kind] for kind in kinds]
     for _ in range(HORIZON):
         winners = _resolve(table, picks, masks, deck, rand)
         if winners:
@@ -333,12 +332,12 @@ def playout(
         width = len(table)
         needs = [_needs(m) for m in masks]
         for s in seats:
-            mode = modes[s]
-            if mode == 0:  # random
+            kind = kinds[s]
+            if kind == "random":
                 picks[s] = int(rand() * width) + 1
                 continue
             win = deny = 0
-            if mode == 2:  # rules: complete, else deny a completion, else advance
+            if kind == "rules":  # complete, else deny a completion, else advance
                 win = needs[s]
                 for o in seats:
                     if o != s:
@@ -348,8 +347,6 @@ def playout(
     return 0.0
 
 
-#: a kind's rule in the rollouts: 0 random, 1 greedy, 2 rules
-_MODES = {"random": 0, "greedy": 1, "rules": 2}
 #: mask -> the characters that would complete one of its squads (``_needs``), as computed
 _NEEDS: dict[int, int] = {}
 
@@ -401,9 +398,7 @@ def _resolve(
     """Apply one round: each picked card to its picker or a random contender, the rest under
     the deck; the seats that completed a squad."""
     winners = []
-    k = 0
-    for c in table:
-        k += 1
+    for k, c in enumerate(table, 1):
         if c is None:
             continue
         n = picks.count(k)
