@@ -172,6 +172,19 @@ def test_events_that_disagree_with_the_observation_fall_back_to_the_heuristic():
             break
 
 
+def _three_rounds(name: str, instrument) -> object:
+    """Play three rounds of Arschmallows with ``name`` in seat 0 (``heuristic`` and ``greedy``
+    beside it), after ``instrument(bot)`` has wrapped what the test watches; the bot."""
+    names = [name, "heuristic", "greedy"]
+    handles = [load_bot(n).handle(LIMITS) for n in names]
+    bot = handles[0].bot
+    instrument(bot)
+    opts = get_game("arschmallows").make_options(None, {"rounds": 3})
+    record = play_match("arschmallows", opts, 8, handles, names)
+    assert record["result"]["forfeits"] == [None] * 3
+    return bot
+
+
 def _clocked_decisions(name: str, monkeypatch) -> tuple[list[float], float, object]:
     """Play three rounds with ``name`` in seat 0 on a fake clock that moves 1 ms each time the
     bot reads it (so the time a decision takes is the work it does, the same on any machine);
@@ -179,34 +192,31 @@ def _clocked_decisions(name: str, monkeypatch) -> tuple[list[float], float, obje
     import sys
     import types
 
-    names = [name, "heuristic", "greedy"]
-    handles = [load_bot(n).handle(LIMITS) for n in names]
-    bot = handles[0].bot
-    module = sys.modules[type(bot).__module__]
     now = [0.0]
+    spent: list[float] = []
+    searched: list[int] = []
 
     def perf_counter() -> float:
         now[0] += 0.001
         return now[0]
 
-    monkeypatch.setattr(module, "time", types.SimpleNamespace(perf_counter=perf_counter))
-    spent: list[float] = []
-    searched: list[int] = []
-    act, search = bot.act, bot.search
+    def instrument(bot) -> None:
+        module = sys.modules[type(bot).__module__]
+        monkeypatch.setattr(module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+        act, search = bot.act, bot.search
 
-    def timed_act(*args, **kwargs):
-        start, before = now[0], len(searched)
-        out = act(*args, **kwargs)
-        if len(searched) > before:  # as the bot counts it: from its own first read of the clock
-            spent.append(now[0] - start - 0.001)
-        return out
+        def timed_act(*args, **kwargs):
+            start, before = now[0], len(searched)
+            out = act(*args, **kwargs)
+            if len(searched) > before:  # as the bot counts it: from its own first clock read
+                spent.append(now[0] - start - 0.001)
+            return out
 
-    bot.act = timed_act
-    bot.search = lambda *a, **k: searched.append(1) or search(*a, **k)
-    opts = get_game("arschmallows").make_options(None, {"rounds": 3})
-    record = play_match("arschmallows", opts, 8, handles, names)
-    assert record["result"]["forfeits"] == [None] * 3
-    return spent, 0.9 * bot.budget, module
+        bot.act = timed_act
+        bot.search = lambda *a, **k: searched.append(1) or search(*a, **k)
+
+    bot = _three_rounds(name, instrument)
+    return spent, 0.9 * bot.budget, sys.modules[type(bot).__module__]
 
 
 @pytest.mark.parametrize(
@@ -238,21 +248,19 @@ def test_without_a_bank_no_decision_passes_its_share(monkeypatch):
 def _counted_decisions(name: str) -> list[int]:
     """Play three rounds with ``name`` in seat 0 (iterations alone, no clock): the worlds each
     searched decision used."""
-    names = [name, "heuristic", "greedy"]
-    handles = [load_bot(n).handle(LIMITS) for n in names]
-    bot = handles[0].bot
     used: list[int] = []
-    search = bot.search
 
-    def counted(*args, **kwargs):
-        out = search(*args, **kwargs)
-        used.append(bot.last_iterations)
-        return out
+    def instrument(bot) -> None:
+        search = bot.search
 
-    bot.search = counted
-    opts = get_game("arschmallows").make_options(None, {"rounds": 3})
-    record = play_match("arschmallows", opts, 8, handles, names)
-    assert record["result"]["forfeits"] == [None] * 3
+        def counted(*args, **kwargs):
+            out = search(*args, **kwargs)
+            used.append(bot.last_iterations)
+            return out
+
+        bot.search = counted
+
+    _three_rounds(name, instrument)
     return used
 
 
