@@ -26,8 +26,9 @@ from typing import Callable, Iterable, Iterator
 from mallows.report.data import slug
 from mallows.report.fold import MAX_POINTS, BoardFold
 
-#: a state written by another version of the fold is not used (folded from the first row)
-VERSION = 1
+#: a state written by another version of the fold is not used (folded from the first row);
+#: 2: a rating is kept as the mu and sigma it was made from (version 1's resumed a bit off)
+VERSION = 2
 FOLDER = "cache"
 
 Row = tuple[str, int, str, str]  # ResultStore.rated_rows: tournament, index, players, ranks

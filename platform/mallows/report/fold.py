@@ -7,7 +7,8 @@ a time in rating order, as ``ResultStore.rated_rows`` gives them, and keeps ever
 rating progression thinned to what a plot draws. ``state()`` is all of it as JSON-able values
 and ``from_state`` goes on from it, so a report's next run folds only the matches stored since
 (``board_cache``); the numbers are bit for bit those of one fold from the first match (a rating
-is its mu and sigma, which JSON keeps exactly; every other figure is a sum).
+is made again from the mu and sigma it was made from, which JSON keeps exactly:
+``Rater.state``; every other figure is a sum).
 
 Thinning: a bot with n matches shows the points after its matches k (from 0) that are
 multiples of ``step(n)``, the least power of two at which n matches make at most

@@ -98,7 +98,8 @@ def make_env(params: dict | None = None) -> trueskill.TrueSkill:
 
 def _update(
     env: trueskill.TrueSkill, current: dict, players: Sequence[str], ranks: Sequence[int]
-) -> None:
+) -> list[tuple[float, float]]:
+    """The library's new (mu, sigma) of each of ``players`` (``current``: name -> rating)."""
     groups = [(current[name],) for name in players]
     try:
         rated = env.rate(groups, ranks=list(ranks))
@@ -113,8 +114,7 @@ def _update(
             backend="mpmath",
         )
         rated = env2.rate(groups, ranks=list(ranks))
-    for name, (rating,) in zip(players, rated):
-        current[name] = env.create_rating(float(rating.mu), float(rating.sigma))
+    return [(float(rating.mu), float(rating.sigma)) for (rating,) in rated]
 
 
 class Rater:
@@ -133,6 +133,10 @@ class Rater:
         self.env = make_env(params)
         self._fast = ffa.Env(self.env)
         self.current: dict[str, trueskill.Rating] = {}
+        # the (mu, sigma) each current rating was made from: a rating keeps pi and tau, and
+        # its mu and sigma, derived from them, need not make the same pi and tau again, so
+        # ``state`` keeps these (``restore`` then makes every rating bit for bit again)
+        self.made: dict[str, tuple[float, float]] = {}
         self.matches: dict[str, int] = defaultdict(int)
         self.wins: dict[str, int] = defaultdict(int)
         self.places: dict[str, int] = defaultdict(int)
@@ -148,13 +152,19 @@ class Rater:
         self.waiting: dict[int, Result | None] = {}  # None: skipped (its match failed)
         self.rated = 0
         for name in bots:
-            self.current.setdefault(name, self.env.create_rating())
+            if name not in self.current:
+                self._set(name, self.env.mu, self.env.sigma)
+
+    def _set(self, name: str, mu: float, sigma: float) -> None:
+        self.current[name] = self.env.create_rating(mu, sigma)
+        self.made[name] = (mu, sigma)
 
     def _rate(self, players: Sequence[str], ranks: Sequence[int]) -> None:
         if len(players) != len(ranks):
             raise ValueError(f"{len(players)} players but {len(ranks)} ranks")
         for name in players:
-            self.current.setdefault(name, self.env.create_rating())
+            if name not in self.current:
+                self._set(name, self.env.mu, self.env.sigma)
         if len(players) > 1:
             new = None
             if self._fast is not None:
@@ -167,10 +177,9 @@ class Rater:
                 except Exception:
                     new = None
             if new is None:
-                _update(self.env, self.current, players, ranks)
-            else:
-                for name, (mu, sigma) in zip(players, new):
-                    self.current[name] = self.env.create_rating(mu, sigma)
+                new = _update(self.env, self.current, players, ranks)
+            for name, (mu, sigma) in zip(players, new):
+                self._set(name, mu, sigma)
         for name, rank in zip(players, ranks):
             self.matches[name] += 1
             self.places[name] += rank + 1
@@ -217,24 +226,25 @@ class Rater:
 
     def state(self) -> dict:
         """What this rater has rated, as JSON-able values (``restore`` goes on from it): each
-        bot's (mu, sigma), matches, wins and summed places, and the count rated. A rater fed a
-        plain sequence only (no ``expected`` order): nothing waits."""
+        bot's (mu, sigma) its rating was made from (``made``), matches, wins and summed places,
+        and the count rated. A rater fed a plain sequence only (no ``expected`` order): nothing
+        waits."""
         if self.order is not None:
             raise ValueError("only a rater of a plain sequence keeps its state")
         return {
             "bots": [
-                [name, r.mu, r.sigma, self.matches[name], self.wins[name], self.places[name]]
-                for name, r in self.current.items()
+                [name, *self.made[name], self.matches[name], self.wins[name], self.places[name]]
+                for name in self.current
             ],
             "rated": self.rated,
         }
 
     def restore(self, state: dict) -> None:
         """Go on from ``state`` (``state()`` of a rater with these parameters): the ratings
-        after it are bit for bit those of rating everything again (a rating is its mu and
-        sigma, which JSON keeps exactly)."""
+        after it are bit for bit those of rating everything again (a rating is made again from
+        the mu and sigma it was made from, which JSON keeps exactly)."""
         for name, mu, sigma, matches, wins, places in state["bots"]:
-            self.current[str(name)] = self.env.create_rating(float(mu), float(sigma))
+            self._set(str(name), float(mu), float(sigma))
             self.matches[name], self.wins[name], self.places[name] = matches, wins, places
         self.rated = int(state["rated"])
 
