@@ -94,13 +94,7 @@ def _kind_pick(kind: str, seat: int, table: list[int], deal: Deal, rng: random.R
         return rng.randrange(len(table)) + 1
     if kind == "denial":
         return DENIAL.decide(deal.observation(seat, table), rng)["position"]
-    win = deny = 0
-    if kind == "rules":
-        win = JP._needs(deal.masks[seat])
-        for o, m in enumerate(deal.masks):
-            if o != seat:
-                deny |= JP._needs(m)
-    best = JP._best(table, deal.masks[seat], win, deny)
+    best = JP._choices(JP.POLICIES[kind], seat, table, deal.masks)  # jointpick's own kinds
     return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
 
 
@@ -116,7 +110,7 @@ def _search(
     unseen = max(0, 64 - deal.head)  # the cards never shown are the deck's first 64, in order
     model = ["rules" if k == "denial" else k for k in kinds]
     model[0] = "rules"
-    # the opponents' picks this round: the same distribution in every world
+    # a denial opponent's pick this round, drawn once (denial is deterministic but for ties)
     fixed = {s: _kind_pick(k, s, table, deal, rng) for s, k in enumerate(kinds) if k == "denial"}
     totals = [0.0] * width
     for _ in range(worlds):
