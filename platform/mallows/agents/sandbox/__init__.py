@@ -14,7 +14,8 @@ process gets:
 - a seccomp filter refusing new namespaces, mounts, ptrace, bpf, perf events, userfaultfd,
   keyrings, kernel modules, reboot, file locks and file notifications, AIO, page-cache
   probes and ``sched_setaffinity`` (``seccomp``);
-- a file system made of read-only binds of only what its runtime needs (``command``); a
+- a file system made of read-only binds of only what its runtime needs (``command``), with
+  the few files of ``/etc`` a runtime reads as one copied folder (``etcview``); a
   read-only ``/proc`` showing only its own processes, in which nothing another process does
   moves (``procview``), a ``/dev`` without pseudo-terminals, no ``/sys``; a private tmpfs of
   ``TMP_MB`` MiB as ``/tmp`` (also ``HOME`` and ``TMPDIR``) and as ``/dev/shm``;
@@ -24,7 +25,8 @@ process gets:
   one, ``SIGSTOP``: ``signals``).
 
 Modules: ``binary`` (finding bwrap), ``probe`` (can a sandbox be made here; what it is, and
-the one line of ``isolation``), ``procview`` (its ``/proc`` and ``/dev``),
+the one line of ``isolation``), ``procview`` (its ``/proc`` and ``/dev``), ``etcview`` (its
+``/etc``), ``snapshot`` (the read-only copies both bind, made once and shared),
 ``hostuser`` (the host uid, and staging what it cannot reach), ``seccomp`` (the filter),
 ``cgroups`` and ``signals`` (limits, placing, freezing, CPU accounting), ``command`` (the
 argv, and which commands a bot may name). Probes are cached (``functools.cache``) and change
@@ -50,7 +52,6 @@ from mallows.agents.sandbox.command import (
     BIND_ENV,
     BOT_GID,
     BOT_UID,
-    ETC_FILES,
     SYSTEM_DIRS,
     TMP_MB,
     Wrapped,
@@ -59,6 +60,7 @@ from mallows.agents.sandbox.command import (
     check_command,
     wrap,
 )
+from mallows.agents.sandbox.etcview import ETC_FILES
 from mallows.agents.sandbox.hostuser import USER_ENV, host_user
 from mallows.agents.sandbox.probe import (
     MODES,

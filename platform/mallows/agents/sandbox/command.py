@@ -2,9 +2,9 @@
 (``check_command``).
 
 A bot's sandbox sees, read-only: the system's folders (``SYSTEM_DIRS``), the few files of
-``/etc`` a dynamic linker or runtime reads (``ETC_FILES``), for a Python bot the platform's
-interpreter, virtual environment and the ``mallows`` package, its own files, and the paths of
-``MALLOWS_SANDBOX_BIND``. Nothing else: a manifest's ``command`` may therefore only name the
+``/etc`` a dynamic linker or runtime reads (``etcview.ETC_FILES``, copied into one folder),
+for a Python bot the platform's interpreter, virtual environment and the ``mallows`` package,
+its own files, and the paths of ``MALLOWS_SANDBOX_BIND``. Nothing else: a manifest's ``command`` may therefore only name the
 platform's interpreter (``python``), a program in the system's folders, a file of the bot's
 own, or a program under a ``MALLOWS_SANDBOX_BIND`` path (``check_command``, at load and at
 submit time). The bot's ``PATH`` keeps only the folders it can see.
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mallows.agents.sandbox import procview, seccomp
+from mallows.agents.sandbox import etcview, procview, seccomp
 from mallows.agents.sandbox.binary import bwrap_binary
 from mallows.agents.sandbox.cgroups import MAX_PROCESSES, BotCgroup
 from mallows.agents.sandbox.hostuser import (
@@ -40,17 +40,6 @@ from mallows.errors import BotError
 BOT_UID = BOT_GID = 1000  # the bot's user inside its user namespace
 TMP_MB = 64  # the private /tmp (and /dev/shm) of one bot process
 BIND_ENV = "MALLOWS_SANDBOX_BIND"  # more read-only paths for every bot, separated by ":"
-# What the dynamic linker and common runtimes read in /etc (no user database, no secrets).
-ETC_FILES = (
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "localtime",
-    "alternatives",
-    "nsswitch.conf",
-    "ssl/certs",
-    "mime.types",
-)
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 PYTHON_NAMES = ("python", "python3")
 
@@ -238,8 +227,8 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
     """The start of every bot's argv, the same for every bot: the namespaces and the user,
     the system folders, the files of ``/etc``, ``/proc`` and ``/dev`` as ``procview`` makes
     them (read-only, nothing another process moves, no pseudo-terminals), and the private
-    ``/tmp`` and ``/dev/shm``; no ``/sys``. Made once per process; ``--ro-bind-try`` leaves out
-    an ``/etc`` file that is missing at a spawn."""
+    ``/tmp`` and ``/dev/shm``; no ``/sys``. Made once per process (``/etc``: one copied folder,
+    ``etcview``)."""
     found = _FIXED.get(binary)
     if found is None:
         argv = [
@@ -263,8 +252,7 @@ def _fixed_argv(binary: str) -> tuple[str, ...]:
                 argv += ["--symlink", os.readlink(d), d]
             elif os.path.isdir(d):
                 argv += ["--ro-bind", d, d]
-        for name in ETC_FILES:
-            argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        argv += etcview.etc_argv()
         argv += procview.proc_argv()
         argv += procview.dev_argv()
         found = _FIXED[binary] = tuple(argv)

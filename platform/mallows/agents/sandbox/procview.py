@@ -28,6 +28,8 @@ import shutil
 import stat
 import tempfile
 
+from mallows.agents.sandbox.snapshot import SCRATCH_ENV, copy_file, publish, readable
+
 LIVE = frozenset(
     {
         "self",
@@ -54,30 +56,11 @@ LIVE = frozenset(
     }
 )
 EMPTY = frozenset({"locks", "keys", "key-users"})
-MAX_BYTES = 1 << 20  # a larger file is left out of its copy (no counter is that large)
 #: In ``/proc/sys/net/*/conf`` and ``*/neigh``, the folders kept: a bot's network namespace has
 #: only its loopback (the host's interfaces are neither its business nor cheap to copy).
 NET_KEPT = frozenset({"all", "default", "lo"})
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 _FROZEN: list[list[tuple[str, str]]] = []
-
-
-def _readable(mode: int) -> bool:
-    return bool(mode & stat.S_IROTH)
-
-
-def _copy_file(src: str, dst: str) -> bool:
-    try:
-        with open(src, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError:
-        return False
-    if len(data) > MAX_BYTES:
-        return False
-    with open(dst, "wb") as f:
-        f.write(data)
-    os.chmod(dst, 0o444)
-    return True
 
 
 def _copy_tree(src: str, dst: str) -> None:
@@ -99,15 +82,11 @@ def _copy_tree(src: str, dst: str) -> None:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if stat.S_ISDIR(st.st_mode) and _readable(st.st_mode):
+        if stat.S_ISDIR(st.st_mode) and readable(st.st_mode):
             _copy_tree(entry.path, target)
-        elif stat.S_ISREG(st.st_mode) and _readable(st.st_mode):
-            _copy_file(entry.path, target)
+        elif stat.S_ISREG(st.st_mode) and readable(st.st_mode):
+            copy_file(entry.path, target)
     os.chmod(dst, 0o555)
-
-
-#: The environment variable naming a run's scratch folder (see ``frozen``).
-SCRATCH_ENV = "MALLOWS_SCRATCH"
 
 
 def _snapshot(folder: str) -> list[tuple[str, str]]:
@@ -129,11 +108,11 @@ def _snapshot(folder: str) -> list[tuple[str, str]]:
                 os.chmod(copy, 0o444)
                 out.append((copy, f"/proc/{name}"))
             continue
-        if not _readable(st.st_mode):
+        if not readable(st.st_mode):
             continue  # the bot's host user cannot read it live either
         if stat.S_ISDIR(st.st_mode):
             _copy_tree(entry.path, copy)
-        elif not (stat.S_ISREG(st.st_mode) and _copy_file(entry.path, copy)):
+        elif not (stat.S_ISREG(st.st_mode) and copy_file(entry.path, copy)):
             continue
         out.append((copy, f"/proc/{name}"))
     return out
@@ -141,15 +120,6 @@ def _snapshot(folder: str) -> list[tuple[str, str]]:
 
 #: the list of a shared snapshot's entries, written last: a folder without it is incomplete
 INDEX = ".entries"
-
-
-def _ours(path: str) -> bool:
-    """Whether ``path`` is a real folder (no link) of this user that no other user may write."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
 
 def _shared(memory: str) -> list[tuple[str, str]] | None:
@@ -164,23 +134,16 @@ def _shared(memory: str) -> list[tuple[str, str]] | None:
         return None
     if not boot.isalnum():
         return None
-    final = os.path.join(memory, f"mallows-proc-shared-{os.geteuid()}-{boot}")
-    if not _ours(final):
-        try:
-            folder = tempfile.mkdtemp(prefix="mallows-proc-", dir=memory)
-        except OSError:
-            return None
-        try:
-            names = [name for _, name in _snapshot(folder)]
-            with open(os.path.join(folder, INDEX), "w") as f:
-                f.write("\n".join(names))
-            os.chmod(os.path.join(folder, INDEX), 0o444)
-            os.chmod(folder, 0o755)
-            os.rename(folder, final)  # refused when another process named its copy first
-        except OSError:
-            shutil.rmtree(folder, ignore_errors=True)
-        if not _ours(final):
-            return None
+
+    def fill(folder: str) -> None:
+        names = [name for _, name in _snapshot(folder)]
+        with open(os.path.join(folder, INDEX), "w") as f:
+            f.write("\n".join(names))
+        os.chmod(os.path.join(folder, INDEX), 0o444)
+
+    final = publish(memory, f"mallows-proc-shared-{os.geteuid()}-{boot}", fill)
+    if final is None:
+        return None
     try:
         with open(os.path.join(final, INDEX)) as f:
             names = f.read().split()
