@@ -690,3 +690,37 @@ def test_a_launcher_that_cannot_join_its_cgroup_never_runs_the_bot(monkeypatch, 
     assert ("did not start" in why) != ROOT, why
     assert not target.exists()
     others_fine(record, 0)
+
+
+def test_a_sandbox_starts_while_the_platform_holds_more_descriptors_than_a_bot_may(tmp_path):
+    """A root platform stages a bot file its sandbox's host user cannot reach (here under
+    pytest's private tmp_path) in the child that becomes bwrap, which still holds every
+    descriptor the platform has open. With the bot's RLIMIT_NOFILE set before that staging,
+    every bot started once the platform held that many (a pool of a few dozen bot processes
+    does) could not be started: a tournament's later bots forfeited their matches."""
+    from mallows.agents.isolation import NOFILE
+    from mallows.agents.process import SubprocessBot
+
+    if not ROOT:
+        not_here("only a root platform stages a bot's files in the child")
+    bot = tmp_path / "copy_of_random.py"
+    shutil.copy(REPO / "bots" / "random.py", bot)
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(NOFILE + 16)]
+    try:
+        assert min(held) < NOFILE < max(held)
+        h = SubprocessBot(
+            "copy",
+            [sys.executable, "-P", "-m", "mallows.agents.host", str(bot)],
+            limits=ON,
+            bot_paths=[str(bot)],
+            python=True,
+        )
+        try:
+            hello = h.handshake(time.monotonic() + 30)
+            assert h.wrapped.staged, "the bot's file was reachable: nothing was staged"
+        finally:
+            h.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert hello["name"] == "random"

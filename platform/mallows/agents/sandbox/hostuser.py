@@ -251,10 +251,10 @@ def child_setup(
     rlimits: list | None = None,
 ) -> Callable[[], None]:
     """The ``preexec_fn`` of bwrap when the platform is root: join the cgroups (``joins``),
-    set ``rlimits`` (``(resource, (soft, hard))``: set here, since a root without
-    ``CAP_SYS_RESOURCE`` cannot ``prlimit`` another user's process), stage ``staged``
-    (``(source, slot, is_dir)``; a slot's missing folders are made, open) in a private mount
-    namespace, then drop to ``user`` for good.
+    stage ``staged`` (``(source, slot, is_dir)``; a slot's missing folders are made, open) in
+    a private mount namespace, set ``rlimits`` (``(resource, (soft, hard))``: set here, since
+    a root without ``CAP_SYS_RESOURCE`` cannot ``prlimit`` another user's process; after the
+    staging, which opens files), then drop to ``user`` for good.
     Everything is prepared here; the child calls only system calls."""
     import resource
 
@@ -273,8 +273,6 @@ def child_setup(
                 os.write(fd, b"0")
             finally:
                 os.close(fd)
-        for which, value in limits:
-            setrlimit(which, value)
         if pairs:
             if unshare(CLONE_NEWNS) != 0:
                 raise OSError(get_errno(), "unshare(CLONE_NEWNS)")
@@ -295,6 +293,12 @@ def child_setup(
                     os.close(os.open(slot, os.O_WRONLY | os.O_CREAT, 0o644))
                 if mount(src, slot, None, MS_BIND | MS_REC, None) != 0:
                     raise OSError(get_errno(), f"bind {src!r}")
+        # the limits last: this child still holds every descriptor the platform has open
+        # (``close_fds`` happens after this function), so under the bot's RLIMIT_NOFILE the
+        # staging's own open() would fail once the platform holds that many (a pool of bot
+        # processes does: each has its pipes, stderr file and cgroup files)
+        for which, value in limits:
+            setrlimit(which, value)
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
