@@ -30,6 +30,14 @@
    placement (patched out in this process only): the issue's target is that they cost at most
    20% of the sandboxed throughput.
 
+5. What is left, per game: the sandboxed tournament once more, untimed, counting its decisions
+   and the bot processes it starts (the file's check included) and keeping the observations
+   its bots were sent; a decision's cost through a hosted copy of ``random`` over those
+   observations, one process per seat answering in turn on one CPU (as in a match), without
+   the sandbox and in it; and the floor this sets: the in-process command plus every decision
+   at process isolation's cost, with no sandbox and no process start at all, is the fastest a
+   process-isolated run can be here, so the best ratio any sandbox could reach.
+
 A worker keeps a match and its bots' processes on one CPU and starts the processes it needs
 next on the others (``mallows.agents.affinity``), so the sandboxed run uses a second CPU where
 there is one: the machine's capacity (two CPU-bound processes against one) and load average are
@@ -41,6 +49,7 @@ Run: ``python benchmarks/bench_sandbox.py [--starts N] [--repeat N] [--per-match
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -86,6 +95,14 @@ class PerMatch(executor.InProcessExecutor):
             yield [worker.play_job(job)]
 
 
+def _no_forfeits(store: Store, name: str) -> None:
+    """Refuse a run in which a seat forfeited: its figure would time the in-process random
+    policy that plays for the seat, not the bot (a sandbox that could not start, say)."""
+    for match_id, record in store.records(name, only_forfeits=True):
+        reasons = [r for r in json.loads(record)["result"]["forfeits"] if r]
+        raise SystemExit(f"{name}: match {match_id} had a forfeit, so no figure: {reasons[0]}")
+
+
 def tournament(
     folder: Path, game: str, tag: str, isolate: str, ex, sandbox_off: bool = False
 ) -> tuple[int, float]:
@@ -104,7 +121,9 @@ def tournament(
     try:
         t0 = time.perf_counter()
         summary = run_tournament(t, store, ex, key=KEY)
-        return summary.played, time.perf_counter() - t0
+        seconds = time.perf_counter() - t0
+        _no_forfeits(store, t.name)
+        return summary.played, seconds
     finally:
         getattr(store, "close", lambda: None)()
         os.environ.pop("MALLOWS_ISOLATE", None)
@@ -176,10 +195,11 @@ def command(
     if run.returncode != 0:
         raise SystemExit(f"mallows tournament run failed:\n{run.stdout}{run.stderr}")
     with Store(db, readonly=True) as store:
+        _no_forfeits(store, game)
         return store.count_matches(game), seconds
 
 
-def starts(n: int) -> None:
+def starts(n: int) -> float:
     true = shutil.which("true")
 
     def spawn_ms(mode: str) -> float:
@@ -210,6 +230,7 @@ def starts(n: int) -> None:
     )
 
     bot = str(ROOT / "bots" / "random.py")
+    hosted = 0.0
     for mode in ("off", "on"):
         times = []
         for _ in range(max(5, n // 3)):
@@ -225,10 +246,9 @@ def starts(n: int) -> None:
             h.close()
             times.append(time.perf_counter() - t0)
         label = "sandboxed" if mode == "on" else "process only"
-        print(
-            f"  a hosted Python bot, spawn + hello + quit ({label}): "
-            f"{statistics.median(times) * 1000:.1f} ms"
-        )
+        hosted = statistics.median(times)
+        print(f"  a hosted Python bot, spawn + hello + quit ({label}): {hosted * 1000:.1f} ms")
+    return hosted  # the sandboxed one's
 
 
 ECHO_BOT = r"""
@@ -368,6 +388,92 @@ class _NoFreezing:
         )
 
 
+def _observed(folder: Path, game: str) -> tuple[int, int, list[dict]]:
+    """The sandboxed tournament of ``GAMES[game]`` once more, untimed: (its decisions, the bot
+    processes it started, the first observations its bots were sent)."""
+    from mallows.agents.client import BotClient
+    from mallows.agents.spawn import BotProcess
+
+    seen: list[dict] = []
+    counts = {"decisions": 0, "spawns": 0}
+    act, popen = BotClient.act, BotProcess._popen
+
+    def counted_act(self, observation, events=None):
+        counts["decisions"] += 1
+        if len(seen) < 4000:
+            seen.append(observation)
+        return act(self, observation, events)
+
+    def counted_popen(self, *args, **kwargs):  # a process started (``spawn`` may be a no-op)
+        counts["spawns"] += 1
+        return popen(self, *args, **kwargs)
+
+    BotClient.act, BotProcess._popen = counted_act, counted_popen  # type: ignore[method-assign]
+    try:
+        tournament(folder, game, "observed", "", executor.InProcessExecutor())
+    finally:
+        BotClient.act, BotProcess._popen = act, popen  # type: ignore[method-assign]
+    return counts["decisions"], counts["spawns"], seen
+
+
+def decision_cost(observations: list[dict], seats: int, mode: str) -> float:
+    """Mean seconds of one decision through a hosted copy of ``random``, ``seats`` processes
+    answering in turn (as a match asks its seats) on the match's one CPU, over ``observations``
+    (real ones of the game): ``mode`` "off" is process isolation alone, "on" the sandbox."""
+    from mallows.agents import affinity
+    from mallows.agents.pool import BotPool
+
+    bot = str(ROOT / "bots" / "random.py")
+    with affinity.pinned() as cpus:
+        bots = []
+        try:
+            for seat in range(seats):
+                h = SubprocessBot(
+                    f"random-copy-{seat}",
+                    [sys.executable, "-P", "-m", "mallows.agents.host", bot],
+                    limits=Limits(decision_seconds=5.0, match_seconds=1e9, sandbox=mode),
+                    bot_paths=[bot],
+                    python=True,
+                )
+                h.handshake(time.monotonic() + 30)
+                h.start({"seed": seat, "seat": seat, "players": seats, "game": "x"})
+                BotPool._place(h, cpus)
+                bots.append(h)
+            for i, obs in enumerate(observations[:200]):  # warm
+                bots[i % seats].act(obs)
+            t0 = time.perf_counter()
+            for i, obs in enumerate(observations):
+                bots[i % seats].act(obs)
+            return (time.perf_counter() - t0) / len(observations)
+        finally:
+            for h in bots:
+                h.close()
+
+
+def floor(folder: Path, inproc_command: dict[str, float], boot: float) -> None:
+    """Section 5: what is left, per game, and the best ratio process isolation alone allows
+    here (no sandbox, and no process start at all)."""
+    print("5. what is left, and the floor of process isolation on this machine:")
+    for game in GAMES:
+        bots, seats, _ = GAMES[game]
+        decisions, spawned, seen = _observed(folder, game)
+        off, on = decision_cost(seen, seats, "off"), decision_cost(seen, seats, "on")
+        a = inproc_command[game]
+        best = a / (a + decisions * off)
+        print(
+            f"   {game}: {decisions} decisions and {spawned} bot processes started (the "
+            f"file's check included); a decision through a bot process ({seats} answering in "
+            f"turn on one CPU, over the game's own observations) {off * 1e6:.0f} us without "
+            f"the sandbox, {on * 1e6:.0f} us in it: {decisions * off:.2f} s and "
+            f"{decisions * on:.2f} s of decisions, {spawned * boot:.2f} s of sandboxed starts "
+            f"({boot * 1000:.0f} ms each). With no sandbox and no start at all the command "
+            f"would take at least {a:.2f} + {decisions * off:.2f} s: at most {best:.2f}x "
+            f"in-process (target {TARGET_RATIO}x: "
+            f"{'within reach' if best >= TARGET_RATIO else 'out of reach of any sandbox here'})",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--starts", type=int, default=30)
@@ -403,6 +509,7 @@ def main() -> None:
             shutil.copy(ROOT / "bots" / "random.py", bots / f"u{i}.py")
         os.environ["MALLOWS_BOTS_DIR"] = str(bots)
         ok = True
+        inproc_command: dict[str, float] = {}
         print(
             "1. the tournament command (mallows tournament run FILE --workers 1), "
             f"median of {args.repeat}:"
@@ -416,6 +523,7 @@ def main() -> None:
                 boxed.append(seconds)
                 assert played == played_boxed == _matches(game), (played, played_boxed)
             a, b = statistics.median(inproc), statistics.median(boxed)
+            inproc_command[game] = a
             ok = ok and a / b >= TARGET_RATIO
             print(
                 f"   {game}: in-process {a:.2f} s ({played / a:.1f} matches/s), sandboxed "
@@ -469,8 +577,9 @@ def main() -> None:
                 )
             print(line, flush=True)
         print("3. ", end="")
-        starts(args.starts)
+        boot = starts(args.starts)
         round_trips(args.round_trips)
+        floor(folder, inproc_command, boot)
         print("tournament target " + ("met" if ok else "NOT met"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
