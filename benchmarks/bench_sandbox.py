@@ -450,26 +450,39 @@ def decision_cost(observations: list[dict], seats: int, mode: str) -> float:
                 h.close()
 
 
-def floor(folder: Path, inproc_command: dict[str, float], boot: float) -> None:
+def floor(
+    folder: Path, inproc_command: dict[str, float], inproc_match: dict[str, float], boot: float
+) -> None:
     """Section 5: what is left, per game, and the best ratio process isolation alone allows
-    here (no sandbox, and no process start at all)."""
+    here (no sandbox, and no process start at all): for this file's command, and for a long
+    run, where the command's fixed cost and the starts (one process per seat of each bot,
+    whatever the number of deals) no longer count and a match costs its in-process time
+    (``inproc_match``, section 2) plus its decisions."""
     print("5. what is left, and the floor of process isolation on this machine:")
     for game in GAMES:
         bots, seats, _ = GAMES[game]
         decisions, spawned, seen = _observed(folder, game)
         off, on = decision_cost(seen, seats, "off"), decision_cost(seen, seats, "on")
-        a = inproc_command[game]
+        a, m = inproc_command[game], inproc_match[game]
         best = a / (a + decisions * off)
+        each = decisions / _matches(game)  # decisions a match
+        long_best, long_boxed = m / (m + each * off), m / (m + each * on)
+
+        def verdict(x: float) -> str:
+            return "within reach" if x >= TARGET_RATIO else "out of reach of any sandbox here"
+
         print(
             f"   {game}: {decisions} decisions and {spawned} bot processes started (the "
             f"file's check included); a decision through a bot process ({seats} answering in "
             f"turn on one CPU, over the game's own observations) {off * 1e6:.0f} us without "
             f"the sandbox, {on * 1e6:.0f} us in it: {decisions * off:.2f} s and "
             f"{decisions * on:.2f} s of decisions, {spawned * boot:.2f} s of sandboxed starts "
-            f"({boot * 1000:.0f} ms each). With no sandbox and no start at all the command "
+            f"({boot * 1000:.0f} ms each). With no sandbox and no start at all this command "
             f"would take at least {a:.2f} + {decisions * off:.2f} s: at most {best:.2f}x "
-            f"in-process (target {TARGET_RATIO}x: "
-            f"{'within reach' if best >= TARGET_RATIO else 'out of reach of any sandbox here'})",
+            f"in-process (target {TARGET_RATIO}x: {verdict(best)}). A long run (a match "
+            f"{m * 1000:.2f} ms in-process, {each:.0f} decisions): at most {long_best:.2f}x "
+            f"without the sandbox ({verdict(long_best)}), {long_boxed:.2f}x with its decision "
+            f"cost",
             flush=True,
         )
 
@@ -510,6 +523,7 @@ def main() -> None:
         os.environ["MALLOWS_BOTS_DIR"] = str(bots)
         ok = True
         inproc_command: dict[str, float] = {}
+        inproc_match: dict[str, float] = {}
         print(
             "1. the tournament command (mallows tournament run FILE --workers 1), "
             f"median of {args.repeat}:"
@@ -552,6 +566,7 @@ def main() -> None:
             played, inproc = tournament(
                 folder, game, "inprocess", "0", executor.InProcessExecutor()
             )
+            inproc_match[game] = inproc / played
             _, boxed = tournament(folder, game, "sandboxed", "", executor.InProcessExecutor())
             with _NoFreezing():
                 _, unfrozen = tournament(folder, game, "unfrozen", "", executor.InProcessExecutor())
@@ -579,7 +594,7 @@ def main() -> None:
         print("3. ", end="")
         boot = starts(args.starts)
         round_trips(args.round_trips)
-        floor(folder, inproc_command, boot)
+        floor(folder, inproc_command, inproc_match, boot)
         print("tournament target " + ("met" if ok else "NOT met"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
