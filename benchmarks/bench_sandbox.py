@@ -350,7 +350,11 @@ def round_trips(n: int) -> None:
 
 
 class _NoFreezing:
-    """Freezing and CPU placement patched out of this process (for section 2's baseline)."""
+    """Freezing and CPU placement patched out of this process (for section 2's baseline);
+    ``placement=True``: freezing alone (section 5)."""
+
+    def __init__(self, placement: bool = False):
+        self.placement = placement
 
     def __enter__(self):
         from mallows.agents import spawn
@@ -375,7 +379,8 @@ class _NoFreezing:
             spawn.SignalFreezer,
         )
         cgroups.BotCgroup.can_freeze = property(lambda self: False)
-        cgroups.BotCgroup.set_cpus = lambda self, cpus: False
+        if not self.placement:
+            cgroups.BotCgroup.set_cpus = lambda self, cpus: False
         spawn.SignalFreezer = Never
         return self
 
@@ -463,6 +468,8 @@ def floor(
         bots, seats, _ = GAMES[game]
         decisions, spawned, seen = _observed(folder, game)
         off, on = decision_cost(seen, seats, "off"), decision_cost(seen, seats, "on")
+        with _NoFreezing(placement=True):
+            thawed = decision_cost(seen, seats, "on")
         a, m = inproc_command[game], inproc_match[game]
         best = a / (a + decisions * off)
         each = decisions / _matches(game)  # decisions a match
@@ -475,7 +482,8 @@ def floor(
             f"   {game}: {decisions} decisions and {spawned} bot processes started (the "
             f"file's check included); a decision through a bot process ({seats} answering in "
             f"turn on one CPU, over the game's own observations) {off * 1e6:.0f} us without "
-            f"the sandbox, {on * 1e6:.0f} us in it: {decisions * off:.2f} s and "
+            f"the sandbox, {on * 1e6:.0f} us in it ({thawed * 1e6:.0f} us in it never "
+            f"frozen: freezing is {(on - thawed) * 1e6:.0f} us of it): {decisions * off:.2f} s and "
             f"{decisions * on:.2f} s of decisions, {spawned * boot:.2f} s of sandboxed starts "
             f"({boot * 1000:.0f} ms each). With no sandbox and no start at all this command "
             f"would take at least {a:.2f} + {decisions * off:.2f} s: at most {best:.2f}x "
