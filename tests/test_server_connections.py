@@ -143,7 +143,7 @@ def test_the_server_raises_its_soft_descriptor_limit_to_the_hard_one():
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 2048))
 
     code = (
-        "import resource; from mallows.server.connections import raise_descriptor_limit as r; "
+        "import resource; from mallows.agents.isolation import raise_descriptor_limit as r; "
         "print(r(), resource.getrlimit(resource.RLIMIT_NOFILE)[0])"
     )
     out = subprocess.run(

@@ -45,6 +45,9 @@ SIGPENDING = 256  # a bot's RLIMIT_SIGPENDING: queued signals, more than any run
 #: A bot's RLIMIT_NOFILE (each process; it cannot raise it): what counts per host user through
 #: open files stays small (epoll watches: at most (NOFILE / 2) ** 2 a process)
 NOFILE = 256
+#: The soft limit on open files a platform process that runs bots (or serves pages) raises
+#: itself to, where its hard limit allows (``raise_descriptor_limit``).
+MAX_DESCRIPTORS = 65536
 BOT_USER_ENV = "MALLOWS_BOT_USER"  # auto (default) | none | a user name
 BOT_ENV_ENV = "MALLOWS_BOT_ENV"  # more variable names to pass to bots, comma-separated
 DEFAULT_BOT_USER = "nobody"
@@ -198,6 +201,23 @@ def _limit_settings(limits: Limits, nproc: int | None = None, memory_mb: int | N
             value = min(value, hard)  # never above what the platform itself may use
         settings.append((which, (value, value)))
     return settings
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft limit on open files to its hard limit (at most
+    ``MAX_DESCRIPTORS``); returns the soft limit now. A default of 1,024 is little for a
+    process that holds a pool of sandboxed bots (about 8 descriptors each: pipes, stderr file,
+    cgroup files, pidfd) or a server's connections: past it, a bot could not be started and
+    its seat would forfeit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = MAX_DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard, MAX_DESCRIPTORS)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass
+    return soft
 
 
 def _child_setup(limits: Limits, drop_caps: bool) -> Callable[[], None]:

@@ -25,6 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any, Hashable
 
 from mallows.agents import affinity
+from mallows.agents.isolation import raise_descriptor_limit
 from mallows.agents.protocol import BotHandle, Limits
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class BotPool:
     """The reusable bot processes of one batch; use as a context manager."""
 
     def __init__(self, max_idle: int = MAX_IDLE):
+        raise_descriptor_limit()  # a pool of sandboxed processes holds descriptors for each
         self.max_idle = max_idle
         self.allowed = affinity.current()  # the CPUs spares may start on (``affinity``)
         self._spawning: _SpawnThread | None = None  # starts the spares, once there are any

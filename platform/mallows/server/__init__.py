@@ -12,7 +12,7 @@ with uvicorn (its request log, ``--access-log``, without queries: ``NoQuery``).
 
 May import: ``mallows.report`` (the pages), ``mallows.results`` (the store),
 ``mallows.runner`` (the play page's matches), ``mallows.tournaments`` (ladder views, stored
-comparisons), ``mallows.errors``; starlette, uvicorn and limits. Nothing of ``cli``, ``testing`` or
+comparisons), ``mallows.agents`` (the limit on open files), ``mallows.errors``; starlette, uvicorn and limits. Nothing of ``cli``, ``testing`` or
 ``interop``. Imported by ``mallows.cli`` only.
 """
 
@@ -83,7 +83,8 @@ def run(
     import uvicorn
 
     from mallows.server.app import Config, make_app
-    from mallows.server.connections import PER_ADDRESS, guarded_protocol, raise_descriptor_limit
+    from mallows.agents.isolation import raise_descriptor_limit
+    from mallows.server.connections import PER_ADDRESS, guarded_protocol
     from mallows.server.listen import (
         check_host,
         check_port,

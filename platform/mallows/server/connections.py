@@ -22,15 +22,15 @@ uvicorn's httptools protocol with three limits:
   more for a page's event stream), so one address cannot hold the server's descriptors; a
   connection over it is closed at once.
 
-It also owns ``raise_descriptor_limit``: at start, the soft limit on open files goes up to the
-hard one (capped at ``MAX_DESCRIPTORS``), since a default of 1,024 is little for a server.
+At start the server raises its soft limit on open files to the hard one
+(``mallows.agents.isolation.raise_descriptor_limit``, capped at ``MAX_DESCRIPTORS``), since a
+default of 1,024 is little for a server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
-import resource
 import weakref
 from collections import Counter
 from typing import Any, ClassVar
@@ -45,8 +45,6 @@ HEADER_BYTES = 65536
 PER_ADDRESS = 64
 #: The most ``--connections-per-address`` may give.
 MAX_PER_ADDRESS = 65536
-#: The soft limit on open files the server raises itself to, where the hard limit allows.
-MAX_DESCRIPTORS = 65536
 
 _OPEN: weakref.WeakKeyDictionary[Any, Counter[str]] = weakref.WeakKeyDictionary()
 
@@ -148,17 +146,3 @@ class GuardedProtocol(HttpToolsProtocol):
 def guarded_protocol(per_address: int = PER_ADDRESS) -> type[GuardedProtocol]:
     """``GuardedProtocol`` with a cap of ``per_address`` connections from one address."""
     return type("GuardedProtocol", (GuardedProtocol,), {"per_address": per_address})
-
-
-def raise_descriptor_limit() -> int:
-    """Raise this process's soft limit on open files to its hard limit (at most
-    ``MAX_DESCRIPTORS``); returns the soft limit now."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = MAX_DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard, MAX_DESCRIPTORS)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-            soft = want
-        except (ValueError, OSError):
-            pass
-    return soft

@@ -305,6 +305,10 @@ class BotCgroup:
                 os.write(fd, str(pid).encode())
                 self.procs.pop(path)  # v2: one folder, every controller; moved once is enough
                 os.close(fd)
+        # the rest (folders bwrap joined itself) are of no more use: a pool holds many bots
+        for fd in self.procs.values():
+            os.close(fd)
+        self.procs = {}
 
     def has(self, controller: str) -> bool:
         return controller in self.dirs
