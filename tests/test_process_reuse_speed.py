@@ -198,6 +198,44 @@ def test_a_pool_closed_while_its_spares_start_leaves_no_process(tmp_path):
     assert processes_with(path.name) == []
 
 
+def test_a_bot_expected_ahead_has_its_processes_before_it_sits_down(user_random):
+    """``BotPool.expect`` (the worker's look-ahead): a bot the pool has no process of gets one
+    for each rotation of a deal, started in the background; its matches then play on those,
+    every rotation on one of its own, and nothing more is started for them."""
+    spec, other = load_bot(user_random), load_bot("random")
+    with BotPool() as pool:
+        pool.expect(spec, LIMITS, spares=2)
+        assert pool.started == 3
+        pool.expect(spec, LIMITS, spares=2)  # known now: nothing more
+        pool.expect(other, LIMITS, spares=2)  # in-process: no process
+        assert pool.started == 3
+        pids = set()
+        for _ in range(3):  # one deal's three rotations: three processes
+            lease = pool.handle(spec, LIMITS, ("take4", 7), spares=2)
+            process = lease.bot  # the lease lets go of it when the match closes it
+            play_one([lease, other.handle(LIMITS)], 7)
+            pids.add(process.proc.pid)
+        assert pool.started == 3 and len(pids) == 3, (pool.started, pids)
+
+
+def test_the_look_ahead_reads_the_jobs_only_so_far_and_yields_each_once_in_order():
+    from mallows.runner.worker import LOOKAHEAD, Job, ahead
+
+    read = []
+
+    def jobs():  # lazy, as a run's schedule is: note how far it has been read
+        for i in range(50):
+            read.append(i)
+            yield Job(i, "take4", {}, i, ("random", "greedy"), LIMITS)
+
+    with BotPool() as pool:
+        seen = []
+        for job in ahead(jobs(), pool):
+            assert len(read) <= job.index + LOOKAHEAD + 1, (job.index, len(read))
+            seen.append(job.index)
+    assert seen == list(range(50))
+
+
 # -- the games a bot process sees ----------------------------------------------------------------
 
 GAMES_BOT = textwrap.dedent("""

@@ -136,6 +136,23 @@ class BotPool:
         self.started = 0  # processes started through this pool
         self.reused = 0  # matches played by a process that had played before
 
+    def expect(self, spec: BotSpec, limits: Limits, spares: int = 0) -> None:
+        """A seat of a match to come (``runner.worker``'s look-ahead): a bot this pool has no
+        process of yet gets ``spares + 1`` of them started now, in the background, so that
+        its first matches do not wait for their interpreters. Nothing for a bot in-process,
+        or one whose processes exist (``handle`` starts more when a deal needs them)."""
+        if not spec.isolated:
+            return
+        key = (spec.name, limits)
+        if key in self._idle:
+            return
+        idle = self._idle[key] = []
+        for _ in range(min(spares + 1, self.max_idle)):
+            spare = self._new(spec, limits)
+            spare.cpus = self.allowed
+            self._spawner().start(spare, self.allowed, spare=True)
+            idle.append(spare)
+
     def handle(self, spec: BotSpec, limits: Limits, deal: Hashable, spares: int = 0) -> BotHandle:
         """A handle for one seat of one match of ``deal`` (e.g. the game and the match seed:
         the same for every rotation of a duplicate deal). ``spares``: when a new process must

@@ -19,7 +19,7 @@ import os
 from typing import Iterable, Iterator, Sequence
 
 from mallows.errors import ExecutorError, MallowsError
-from mallows.runner.worker import Job, Outcome, play_job, worker_pool
+from mallows.runner.worker import Job, Outcome, ahead, play_job, worker_pool
 
 __all__ = ["Executor", "ExecutorError", "InProcessExecutor", "Job", "Outcome", "make_executor"]
 
@@ -65,7 +65,7 @@ class InProcessExecutor(Executor):
         self, jobs: Iterable[Job], expected: int | None = None
     ) -> Iterator[list[Outcome]]:
         with worker_pool() as pool:  # the whole run is this executor's one batch
-            for job in jobs:
+            for job in ahead(jobs, pool):
                 yield [play_job(job, pool)]  # each match arrives alone: stored before the next
 
 

@@ -12,12 +12,13 @@ code: ``_spec``) and play with ``mallows.runner.match.play_match``; a match that
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from mallows import seeding
 from mallows.agents.protocol import Limits
@@ -133,12 +134,42 @@ def worker_pool(cpus: frozenset | None = None) -> Iterator[Any]:
         yield pool
 
 
+#: Jobs a worker looks ahead: a bot whose first match is this near gets its processes started
+#: (``BotPool.expect``), so they start while earlier matches play rather than when it sits down.
+LOOKAHEAD = 8
+
+
+def ahead(jobs: Iterable[Job], pool: Any, window: int = LOOKAHEAD) -> Iterator[Job]:
+    """``jobs`` in their order, the ``window`` after each one told to ``pool`` first (read
+    from ``jobs`` that far ahead: a job read and not played, when the caller stops, was only
+    planned)."""
+    upcoming: collections.deque = collections.deque()
+    source = iter(jobs)
+
+    def read() -> None:
+        while len(upcoming) <= window:
+            job = next(source, None)
+            if job is None:
+                return
+            upcoming.append(job)
+            try:
+                for name in job.seats:
+                    pool.expect(_spec(name, job.roster), job.limits, len(job.seats) - 1)
+            except Exception:
+                pass  # a bot that cannot be loaded: its match reports it
+
+    read()
+    while upcoming:
+        yield upcoming.popleft()
+        read()
+
+
 def play_batch(jobs: Sequence[Job], cpus: frozenset | None = None) -> list[Outcome]:
     """Play a batch on ``cpus`` (``worker_pool``) and hand back all its outcomes at once (Ray
     Client, which has no streaming generators); the bot processes that opted in to reuse end
     with it."""
     with worker_pool(cpus) as pool:
-        return [play_job(job, pool) for job in jobs]
+        return [play_job(job, pool) for job in ahead(jobs, pool)]
 
 
 def play_stream(
@@ -150,7 +181,7 @@ def play_stream(
     done: list[Outcome] = []
     last = time.monotonic()
     with worker_pool(cpus) as pool:  # the processes end with the task
-        for job in jobs:
+        for job in ahead(jobs, pool):
             done.append(play_job(job, pool))
             if time.monotonic() - last >= flush_seconds:
                 yield done
