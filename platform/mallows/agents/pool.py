@@ -147,11 +147,12 @@ class BotPool:
         if key in self._idle:
             return
         idle = self._idle[key] = []
-        for _ in range(min(spares + 1, self.max_idle)):
-            spare = self._new(spec, limits)
-            spare.cpus = self.allowed
-            self._spawner().start(spare, self.allowed, spare=True)
-            idle.append(spare)
+        for i in range(min(spares + 1, self.max_idle)):
+            bot = self._new(spec, limits)
+            bot.cpus = self.allowed
+            # its first process before anyone's spares: the bots of the next match start first
+            self._spawner().start(bot, self.allowed, spare=i > 0)
+            idle.append(bot)
 
     def handle(self, spec: BotSpec, limits: Limits, deal: Hashable, spares: int = 0) -> BotHandle:
         """A handle for one seat of one match of ``deal`` (e.g. the game and the match seed:
