@@ -52,6 +52,7 @@ def etc(tmp_path, monkeypatch):
     (root / "localtime").symlink_to(zone)  # a link at the top: shown as what it points to
     (root / "ssl" / "certs").mkdir(parents=True)
     (root / "ssl" / "certs" / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    (root / "ssl" / "certs" / "bundle.crt").write_bytes(b"x" * (3 << 19))  # 1.5 MiB: whole
     return root
 
 
@@ -65,6 +66,7 @@ def test_the_copy_shows_what_the_binds_showed(etc, memory):
     assert not (folder / "localtime").is_symlink()
     assert (folder / "localtime").read_bytes() == b"TZif2 utc"
     assert (folder / "ssl" / "certs" / "ca.pem").read_text().startswith("-----BEGIN")
+    assert (folder / "ssl" / "certs" / "bundle.crt").stat().st_size == 3 << 19
     assert sorted(p.name for p in folder.iterdir()) == [
         "ld.so.cache",
         "ld.so.conf.d",

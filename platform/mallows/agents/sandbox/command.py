@@ -4,10 +4,10 @@
 A bot's sandbox sees, read-only: the system's folders (``SYSTEM_DIRS``), the few files of
 ``/etc`` a dynamic linker or runtime reads (``etcview.ETC_FILES``, copied into one folder),
 for a Python bot the platform's interpreter, virtual environment and the ``mallows`` package,
-its own files, and the paths of ``MALLOWS_SANDBOX_BIND``. Nothing else: a manifest's ``command`` may therefore only name the
-platform's interpreter (``python``), a program in the system's folders, a file of the bot's
-own, or a program under a ``MALLOWS_SANDBOX_BIND`` path (``check_command``, at load and at
-submit time). The bot's ``PATH`` keeps only the folders it can see.
+its own files, and the paths of ``MALLOWS_SANDBOX_BIND``. Nothing else: a manifest's
+``command`` may therefore only name the platform's interpreter (``python``), a program in the
+system's folders, a file of the bot's own, or a program under a ``MALLOWS_SANDBOX_BIND`` path
+(``check_command``, at load and at submit time). The bot's ``PATH`` keeps only the folders it can see.
 
 What does not depend on the bot is worked out once per process: the start of the argv
 (``_fixed_argv``) and the folders of the platform's Python (``_python_runtime``, again when

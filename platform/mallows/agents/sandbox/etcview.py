@@ -93,7 +93,7 @@ def fill(folder: str, found: list[tuple[str, str, os.stat_result, str]]) -> None
         elif stat.S_ISDIR(st.st_mode):
             os.makedirs(dst, mode=0o755, exist_ok=True)  # (its entries only if it is readable)
         elif stat.S_ISREG(st.st_mode) and readable(st.st_mode):
-            copy_file(src, dst)
+            copy_file(src, dst, limit=None)  # whole, as a bind showed it (a big CA bundle too)
 
 
 def etc_folder(root: str = "/etc", memory: str = "/dev/shm") -> str | None:

@@ -10,7 +10,8 @@ A sandbox shows a few host files as copies rather than live: ``/proc``'s counter
   folder of that name is used only if it is this user's, a real folder (no link) and
   writable by no one else (``ours``); None otherwise, or when it cannot be made (the caller
   then makes a copy of its own).
-- ``copy_file(src, dst)``: one file, read-only (``0444``), if it is at most ``MAX_BYTES``.
+- ``copy_file(src, dst)``: one file, read-only (``0444``), if it is at most ``MAX_BYTES`` (or
+  another limit, or none).
 - ``readable(mode)``: whether every user may read it (a copy never shows more than the bot's
   host user could read live).
 """
@@ -27,22 +28,22 @@ from collections.abc import Callable
 #: workers of a local Ray, and removes the folder when the run ends): a process there keeps its
 #: copies under it rather than shared (a Ray worker never runs ``atexit``).
 SCRATCH_ENV = "MALLOWS_SCRATCH"
-MAX_BYTES = 1 << 20  # a larger file is left out of its copy (no counter or /etc file is that large)
+MAX_BYTES = 1 << 20  # a larger /proc file is left out of its copy (no counter is that large)
 
 
 def readable(mode: int) -> bool:
     return bool(mode & stat.S_IROTH)
 
 
-def copy_file(src: str, dst: str) -> bool:
+def copy_file(src: str, dst: str, limit: int | None = MAX_BYTES) -> bool:
     """Copy ``src`` to ``dst``, read-only; False (nothing written) if it cannot be read or is
-    larger than ``MAX_BYTES``."""
+    larger than ``limit`` bytes (None: any size)."""
     try:
         with open(src, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            data = f.read() if limit is None else f.read(limit + 1)
     except OSError:
         return False
-    if len(data) > MAX_BYTES:
+    if limit is not None and len(data) > limit:
         return False
     with open(dst, "wb") as f:
         f.write(data)
