@@ -23,8 +23,8 @@ exception in the bot is answered with an ``error`` message naming the exception 
 that raised it; the platform makes that the forfeit reason. This module imports nothing from
 the engine: the process holds the bot and the observations it was sent, nothing else, and it
 makes itself non-dumpable (Linux) before it loads the bot, so that another bot running as the
-same user cannot read those observations. It ends without the interpreter's teardown (``end``:
-the bot's ``atexit`` handlers run and its output is flushed first).
+same user cannot read those observations. In a sandbox it ends without the interpreter's
+teardown (``end``: the bot's ``atexit`` handlers run and its output is flushed first).
 """
 
 from __future__ import annotations
@@ -298,13 +298,23 @@ def main(argv: list[str] | None = None) -> int:
     return serve(target, params, _Channel(rfd, wfd))
 
 
+#: Set to "1" in every sandboxed bot's environment (``mallows.agents.sandbox.command``): all it
+#: can write is its private /tmp and /dev/shm, gone with its process.
+SANDBOXED_ENV = "MALLOWS_IN_SANDBOX"
+
+
 def end(code: int) -> None:
-    """Exit with ``code`` as the interpreter would, without its teardown: the bot's ``atexit``
-    handlers run and what it printed is flushed, then the process ends (``os._exit``). Tearing
-    down the interpreter (every module, every object) takes a hosted bot several milliseconds
-    of CPU, more for a big search tree: at the end of a tournament every bot process ends at
-    once, and their teardowns held the platform's close for tens of milliseconds. A bot with a
-    thread of its own still running (not a daemon) gets the ordinary exit, which waits for it."""
+    """Exit with ``code``. In a sandbox, without the interpreter's teardown: the bot's
+    ``atexit`` handlers run and what it printed is flushed, then the process ends
+    (``os._exit``). Tearing down the interpreter (every module, every object) takes a hosted
+    bot several milliseconds of CPU, more for a big search tree: at the end of a tournament
+    every bot process ends at once, and their teardowns held the platform's close for tens of
+    milliseconds. What the teardown would still do (close a file the bot left open, flushing
+    it; run an object's ``__del__``) matters only to files that outlive the process, and a
+    sandboxed bot can write none. A bot outside a sandbox (``sandbox = "off"``), or with a
+    thread of its own still running (not a daemon), gets the ordinary exit."""
+    if os.environ.get(SANDBOXED_ENV) != "1":
+        sys.exit(code)
     threading = sys.modules.get("threading")
     if threading is not None and any(
         t.is_alive() and not t.daemon and t is not threading.main_thread()

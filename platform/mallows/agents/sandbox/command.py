@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mallows.agents.host import SANDBOXED_ENV
 from mallows.agents.sandbox import etcview, procview, seccomp
 from mallows.agents.sandbox.binary import bwrap_binary
 from mallows.agents.sandbox.cgroups import MAX_PROCESSES, BotCgroup
@@ -376,6 +377,7 @@ def _wrap(
     bot_env.update(
         HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot", PYTHONDONTWRITEBYTECODE="1"
     )
+    bot_env[SANDBOXED_ENV] = "1"  # nothing it writes outlives it (``mallows.agents.host.end``)
     bot_env["PATH"] = visible_path(bot_env.get("PATH", os.environ.get("PATH", "")), binds)
     nproc = None
     if cgroup is None or not cgroup.has("pids"):
