@@ -366,6 +366,29 @@ def test_a_signal_a_finaliser_swallowed_is_raised_again_in_silence(capfd, sig):
     assert "Exception ignored" not in err and "Traceback" not in err, err
 
 
+class _RaysExitInFinaliser:
+    """What Ray's own SIGTERM handler does while Ray starts (``sys.exit(signum)``), landing in
+    a finaliser or a fork callback, where Python swallows it: CI saw a SIGTERM during Ray's
+    start vanish this way (the run finished with status 0)."""
+
+    def __del__(self) -> None:
+        raise SystemExit(signal.SIGTERM)
+
+
+def test_rays_exit_a_finaliser_swallowed_is_raised_again_as_sigterm(capfd):
+    from mallows.cli.signals import raise_swallowed, termination_as_interrupt
+    from mallows.errors import Terminated
+
+    with termination_as_interrupt():
+        _RaysExitInFinaliser()  # freed at once: its SystemExit is swallowed
+        with pytest.raises(Terminated) as raised:
+            raise_swallowed()
+        assert raised.value.signum == signal.SIGTERM
+        raise_swallowed()  # once
+    err = capfd.readouterr().err
+    assert "Exception ignored" not in err and "Traceback" not in err, err
+
+
 WRAPPED = """
 import os, signal, sys
 import mallows.cli.progress as progress

@@ -12,7 +12,8 @@ the context yields a function that puts ours back; call it once the executor is 
 A signal can land while the main thread runs a finaliser (a ``__del__``, a weakref callback,
 say the compiled core's generator being freed): Python then prints "Exception ignored in ..."
 with a traceback and carries on, so the run would go on as if nothing had come. Ctrl-C's
-``KeyboardInterrupt`` is swallowed the same way. Inside the context either is kept, in silence,
+``KeyboardInterrupt`` is swallowed the same way, and so is the ``SystemExit(15)`` of Ray's own
+SIGTERM handler while Ray starts (landing in a fork callback). Inside the context either is kept, in silence,
 and ``raise_swallowed()`` raises it again; the commands' run loops call it after every stored
 match (or pair, or epoch).
 """
@@ -89,6 +90,12 @@ def _unraisable(previous: Callable[[Any], object]) -> Callable[[Any], None]:
             return
         if isinstance(exc, KeyboardInterrupt):  # Ctrl-C (SIGINT's default handler)
             _SWALLOWED.append(signal.SIGINT)
+            return
+        code = exc.code if isinstance(exc, SystemExit) else None
+        if isinstance(code, int) and code in SIGNALS:
+            # Ray's own SIGTERM handler (``sys.exit(signum)``), in force while Ray starts:
+            # landing in a fork callback (logging's lock release) it was swallowed too
+            _SWALLOWED.append(code)
             return
         previous(unraisable)
 
