@@ -148,11 +148,8 @@ class BotPool:
             return
         idle = self._idle[key] = []
         for i in range(min(spares + 1, self.max_idle)):
-            bot = self._new(spec, limits)
-            bot.cpus = self.allowed
             # its first process before anyone's spares: the bots of the next match start first
-            self._spawner().start(bot, self.allowed, spare=i > 0)
-            idle.append(bot)
+            idle.append(self._background(spec, limits, self.allowed, spare=i > 0))
 
     def handle(self, spec: BotSpec, limits: Limits, deal: Hashable, spares: int = 0) -> BotHandle:
         """A handle for one seat of one match of ``deal`` (e.g. the game and the match seed:
@@ -176,13 +173,19 @@ class BotPool:
         self._spawner().start(bot, self.allowed)
         elsewhere = (self.allowed - here) or here  # spares load beside the match, not on its CPU
         for _ in range(min(spares, self.max_idle - len(idle))):
-            spare = self._new(spec, limits)
-            spare.cpus = elsewhere
-            # started in the background, while the match plays (a failure is reported by its
-            # first start); its handshake comes with its first match
-            self._spawner().start(spare, elsewhere, spare=True)
-            idle.append(spare)
+            idle.append(self._background(spec, limits, elsewhere))
         return _Lease(self, key, bot, deal)
+
+    def _background(
+        self, spec: BotSpec, limits: Limits, cpus: frozenset, spare: bool = True
+    ) -> Any:
+        """A new process of ``spec`` started on ``cpus`` by the pool's thread, while matches
+        play (a failure is reported by its first start); its handshake comes with its first
+        match."""
+        bot = self._new(spec, limits)
+        bot.cpus = cpus
+        self._spawner().start(bot, cpus, spare=spare)
+        return bot
 
     @staticmethod
     def _place(bot: Any, here: frozenset) -> None:

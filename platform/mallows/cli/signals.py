@@ -13,9 +13,9 @@ A signal can land while the main thread runs a finaliser (a ``__del__``, a weakr
 say the compiled core's generator being freed): Python then prints "Exception ignored in ..."
 with a traceback and carries on, so the run would go on as if nothing had come. Ctrl-C's
 ``KeyboardInterrupt`` is swallowed the same way, and so is the ``SystemExit(15)`` of Ray's own
-SIGTERM handler while Ray starts (landing in a fork callback). Inside the context either is kept, in silence,
-and ``raise_swallowed()`` raises it again; the commands' run loops call it after every stored
-match (or pair, or epoch).
+SIGTERM handler while Ray starts (landing in a fork callback). Inside the context each is kept,
+in silence, and ``raise_swallowed()`` raises it again; the commands' run loops call it after
+every stored match (or pair, or epoch).
 """
 
 from __future__ import annotations
