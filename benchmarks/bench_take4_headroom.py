@@ -13,7 +13,13 @@ that ceiling comes from. Every deal is played three times, the seat under test h
   with the best total;
 - ``oracle``: the same search, given the deck's true order (which no seat can know: RULES.md
   T11). Its lead over ``search`` is what knowing the deck is worth; ``search``'s lead over
-  ``denial`` is what a one-step search gets without it.
+  ``denial`` is what a one-step search gets without it;
+- ``nested`` (with ``--nested N``): a two-step search, as fair as ``search``. In each of its
+  worlds a candidate's round is resolved, the next round's table comes from the world's deck,
+  and the seat's pick there is chosen by ``search`` itself with ``N`` worlds of its own, drawn
+  from what the seat would know then (the unseen part shuffled again, the opponents' picks from
+  their kinds); the rollout goes on from that pick. Its lead over ``search`` is what planning
+  one more of its own picks is worth, a step towards the best a fair seat can do.
 
 The simulation is the rules on bit masks (contested cards go to a contender at random, the
 rest under the deck: RULES.md T7-T8), not the engine: the deal comes from
@@ -25,7 +31,7 @@ arm's advantage over ``denial`` and ``oracle``'s over ``search``, in places a ma
 intervals, and the CPU milliseconds a searched decision.
 
     python benchmarks/bench_take4_headroom.py [--deals 1000] [--worlds 200] [--seed 1]
-        [--opponents greedy,random]
+        [--opponents greedy,random] [--nested 30 [--nested-worlds 100]]
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import random
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
@@ -49,6 +56,9 @@ SQUADS = {
 }
 NAMES = [name for members in SQUADS.values() for name in members]  # character 4q + j
 ARMS = ("denial", "search", "oracle")
+#: The optional arm (``--nested``), played after the others and compared with ``denial``
+#: and ``search``.
+NESTED = "nested"
 
 
 def _bot_module(name: str) -> ModuleType:
@@ -90,53 +100,134 @@ class Deal:
 
 
 def _kind_pick(kind: str, seat: int, table: list[int], deal: Deal, rng: random.Random) -> int:
-    if kind == "random":
-        return rng.randrange(len(table)) + 1
     if kind == "denial":
         return DENIAL.decide(deal.observation(seat, table), rng)["position"]
-    best = JP._choices(JP.POLICIES[kind], seat, table, deal.masks)  # jointpick's own kinds
+    return _model_pick(kind, seat, table, deal.masks, rng)
+
+
+def _model_pick(
+    kind: str, seat: int, table: list[int], masks: list[int], rng: random.Random
+) -> int:
+    """A pick of one of jointpick's kinds (``greedy``, ``rules``, ``random``) on bit masks."""
+    if kind == "random":
+        return rng.randrange(len(table)) + 1
+    best = JP._choices(JP.POLICIES[kind], seat, table, masks)  # jointpick's own kinds
     return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
 
 
 def _search(
-    deal: Deal, table: list[int], kinds: list[str], rng: random.Random, worlds: int, oracle: bool
+    deal: Deal,
+    table: list[int],
+    kinds: list[str],
+    rng: random.Random,
+    worlds: int,
+    oracle: bool,
+    inner: int = 0,
 ) -> int:
     """jointpick's one-step search for seat 0 with the opponents' kinds known; the worlds'
-    decks are the true one (``oracle``) or its unseen part shuffled above the known bottom."""
-    width = len(table)
-    if width == 1:
+    decks are the true one (``oracle``) or its unseen part shuffled above the known bottom;
+    with ``inner``, every candidate is rolled out by ``_nested``."""
+    if len(table) == 1:
         return 1
-    rest = deal.deck[deal.head :]
-    unseen = max(0, 64 - deal.head)  # the cards never shown are the deck's first 64, in order
     model = ["rules" if k == "denial" else k for k in kinds]
     model[0] = "rules"
     # a denial opponent's pick this round, drawn once (denial is deterministic but for ties)
     fixed = {s: _kind_pick(k, s, table, deal, rng) for s, k in enumerate(kinds) if k == "denial"}
-    totals = [0.0] * width
-    for _ in range(worlds):
-        if oracle:
-            world = rest
-        else:
-            top = rest[:unseen]
-            rng.shuffle(top)
-            world = top + rest[unseen:]
-        picks = [
-            fixed.get(s) or (_kind_pick(k, s, table, deal, rng) if s else 0)
+
+    def opponents(r: random.Random) -> list[int]:
+        return [
+            fixed.get(s) or (_kind_pick(k, s, table, deal, r) if s else 0)
             for s, k in enumerate(kinds)
         ]
+
+    unseen = 0 if oracle else max(0, 64 - deal.head)  # the deck's first 64 cards are unseen
+    return _one_step(
+        table, deal.deck[deal.head :], unseen, deal.masks, model, opponents, rng, worlds, inner
+    )
+
+
+def _one_step(
+    table: list[int],
+    rest: list[int],
+    unseen: int,
+    masks: list[int],
+    model: list[str],
+    opponents: Callable[[random.Random], list[int]],
+    rng: random.Random,
+    worlds: int,
+    inner: int = 0,
+) -> int:
+    """The pick (1-based) of seat 0 with the best total over ``worlds`` worlds: ``rest`` is the
+    deck below ``table``, its first ``unseen`` cards shuffled anew in each world; the
+    opponents' picks are drawn by ``opponents``; every candidate meets the same picks and race
+    stream, and is played out by ``JP.playout`` (``inner`` 0) or ``_nested``."""
+    width = len(table)
+    totals = [0.0] * width
+    bottom = rest[unseen:]
+    for _ in range(worlds):
+        world = rest[:unseen]
+        rng.shuffle(world)
+        world += bottom
+        picks = opponents(rng)
         stream = rng.getrandbits(48)
         for k in range(1, width + 1):
             picks[0] = k
-            totals[k - 1] += JP.playout(
-                table, world, deal.masks, picks, model, 0, random.Random(stream)
-            )
+            if inner:
+                totals[k - 1] += _nested(table, world, unseen, masks, picks, model, stream, inner)
+            else:
+                totals[k - 1] += JP.playout(
+                    table, world, masks, picks, model, 0, random.Random(stream)
+                )
     top_total = max(totals)
     best = [k for k in range(1, width + 1) if totals[k - 1] == top_total]
     return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
 
 
-def play(seed: int, arm: str, opponents: list[str], worlds: int, clock: list[float]) -> int:
-    """The place of seat 0 (1: a win or no winner; else 1 + the winners) in deal ``seed``."""
+def _nested(
+    table: list[int],
+    world: list[int],
+    unseen: int,
+    masks: list[int],
+    picks: list[int],
+    model: list[str],
+    stream: int,
+    inner: int,
+) -> float:
+    """One world of the two-step search: this round resolved, the next table drawn from the
+    world's deck, seat 0's pick there chosen by ``_one_step`` with ``inner`` worlds of what the
+    seat would know then, the match played out from it; scored as ``JP.playout`` scores."""
+    rng = random.Random(stream)
+    masks, deck = list(masks), list(world)
+    winners = JP._resolve(table, picks, masks, deck, rng.random)
+    if winners:
+        return 0.0 if 0 in winners else -float(len(winners))
+    if not deck:
+        return 0.0
+    nxt, rest = deck[:4], deck[4:]
+    left = max(0, unseen - len(nxt))
+    seats = range(1, len(masks))
+
+    def opponents(r: random.Random) -> list[int]:
+        return [0] + [_model_pick(model[s], s, nxt, masks, r) for s in seats]
+
+    picks = opponents(rng)
+    mine = random.Random(rng.getrandbits(48))
+    if len(nxt) > 1:
+        # what the seat knows there: which cards are unseen, handed over sorted so that the
+        # pick never depends on the order this world gave them; the opponents' picks are
+        # drawn anew from their kinds
+        known = sorted(rest[:left]) + rest[left:]
+        picks[0] = _one_step(nxt, known, left, masks, model, opponents, mine, inner)
+    else:
+        picks[0] = 1
+    return JP.playout(nxt, rest, masks, picks, model, 0, rng)
+
+
+def play(
+    seed: int, arm: str, opponents: list[str], worlds: int, clock: list[float], inner: int = 0
+) -> int:
+    """The place of seat 0 (1: a win or no winner; else 1 + the winners) in deal ``seed``;
+    ``inner``: the worlds of the next round's search (the ``nested`` arm)."""
     kinds = ["denial" if arm == "denial" else "search", *opponents]
     deal = Deal(seed, len(kinds))
     streams = [random.Random(seed * 16 + s) for s in range(len(kinds))]
@@ -150,7 +241,8 @@ def play(seed: int, arm: str, opponents: list[str], worlds: int, clock: list[flo
         for s, kind in enumerate(kinds):
             if kind == "search":
                 c0 = time.process_time()
-                picks.append(_search(deal, table, kinds, streams[s], worlds, arm == "oracle"))
+                oracle = arm == "oracle"
+                picks.append(_search(deal, table, kinds, streams[s], worlds, oracle, inner))
                 if len(table) > 1:
                     clock.append(time.process_time() - c0)
             else:
@@ -195,27 +287,57 @@ def main() -> None:
     ap.add_argument("--worlds", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1, help="the first deal's seed")
     ap.add_argument("--opponents", default="greedy,random")
+    ap.add_argument(
+        "--nested",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also play the two-step search, N worlds for the next round's pick (0: not)",
+    )
+    ap.add_argument(
+        "--nested-worlds",
+        type=int,
+        default=100,
+        metavar="W",
+        help="the two-step search's worlds at the decision itself (default 100)",
+    )
     add_smoke(ap)
     args = ap.parse_args()
     if args.smoke:
-        args.deals, args.worlds = 6, 10
+        args.deals, args.worlds, args.nested, args.nested_worlds = 4, 10, 3, 4
     opponents = args.opponents.split(",")
     unknown = set(opponents) - {"greedy", "rules", "random", "denial"}
     if unknown:
         raise SystemExit(f"unknown opponents {sorted(unknown)}: greedy, rules, random, denial")
-    places: dict[str, list[int]] = {arm: [] for arm in ARMS}
-    clock: list[float] = []
+    arms = ARMS + ((NESTED,) if args.nested > 0 else ())
+    places: dict[str, list[int]] = {arm: [] for arm in arms}
+    clocks: dict[str, list[float]] = {arm: [] for arm in arms}
     for seed in range(args.seed, args.seed + args.deals):
         for arm in ARMS:
-            places[arm].append(play(seed, arm, opponents, args.worlds, clock))
+            places[arm].append(play(seed, arm, opponents, args.worlds, clocks[arm]))
+        if args.nested > 0:
+            places[NESTED].append(
+                play(seed, NESTED, opponents, args.nested_worlds, clocks[NESTED], args.nested)
+            )
+    clock = clocks["search"] + clocks["oracle"]
     print(
         f"Take4, {1 + len(opponents)} seats, opponents {', '.join(opponents)}; {args.deals} "
         f"deals from seed {args.seed}; search: {args.worlds} worlds a decision, "
         f"{1000 * sum(clock) / max(1, len(clock)):.1f} ms of CPU a searched decision"
     )
+    if args.nested > 0:
+        spent = clocks[NESTED]
+        print(
+            f"nested: {args.nested_worlds} worlds a decision, {args.nested} for the next "
+            f"round's pick in each, {1000 * sum(spent) / max(1, len(spent)):.0f} ms of CPU a "
+            f"searched decision"
+        )
     print("| A | B | A's advantage (places a match, 95%) |")
     print("|---|---|---|")
-    for a, b in (("search", "denial"), ("oracle", "denial"), ("oracle", "search")):
+    pairs = [("search", "denial"), ("oracle", "denial"), ("oracle", "search")]
+    if args.nested > 0:
+        pairs += [(NESTED, "denial"), (NESTED, "search")]
+    for a, b in pairs:
         mean, half = _interval([pb - pa for pa, pb in zip(places[a], places[b])])
         print(f"| {a} | {b} | {mean:+.3f} +- {half:.3f} |")
 
