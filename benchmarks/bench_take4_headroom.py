@@ -28,7 +28,9 @@ Each deal's three plays share the deck, the opponents' random streams and the ra
 Opponents: ``greedy`` and ``rules`` as jointpick's kinds, ``random``, ``denial`` (the shipped
 bot; the search's rollouts play it as ``rules``, as jointpick's model does). The figures: each
 arm's advantage over ``denial`` and ``oracle``'s over ``search``, in places a match with 95%
-intervals, and the CPU milliseconds a searched decision.
+intervals; beside each, how often ``mallows compare`` at ``--delta`` would say H1 and H0 if
+its pairs were distributed as that arm's (2000 sequential tests drawn from the histogram of
+its place differences); and the CPU milliseconds a searched decision.
 
     python benchmarks/bench_take4_headroom.py [--deals 1000] [--worlds 200] [--seed 1]
         [--opponents greedy,random] [--nested 30 [--nested-worlds 100]]
@@ -45,6 +47,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
+import numpy as np
+from mallows.tournaments.compare.sprt import simulate
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -274,6 +278,17 @@ def _resolve(deal: Deal, table: list[int], picks: list[int], races: random.Rando
     return winners
 
 
+def _verdicts(diffs: list[int], players: int, delta: float, runs: int = 2000) -> str:
+    """How often ``mallows compare`` at ``delta`` (alpha = beta = 0.05, its default 10,000
+    matches at most) would say H1 and H0 if its pairs came from the place differences of
+    ``diffs``: ``runs`` sequential tests drawn from their histogram (``sprt.simulate``, as
+    tests/test_compare_stats.py uses it)."""
+    grid = list(range(1 - players, players))
+    counts = [diffs.count(g) for g in grid]
+    verdict, _ = simulate(grid, counts, delta, 0.05, 0.05, runs, 5000, np.random.default_rng(0))
+    return f"{(verdict == 1).mean():.0%} / {(verdict == -1).mean():.0%}"
+
+
 def _interval(diffs: list[int]) -> tuple[float, float]:
     n = len(diffs)
     mean = sum(diffs) / n
@@ -287,6 +302,12 @@ def main() -> None:
     ap.add_argument("--worlds", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1, help="the first deal's seed")
     ap.add_argument("--opponents", default="greedy,random")
+    ap.add_argument(
+        "--delta",
+        type=float,
+        default=0.1,
+        help="the compare whose verdicts the last column gives (default 0.1, issue 36's)",
+    )
     ap.add_argument(
         "--nested",
         type=int,
@@ -332,14 +353,18 @@ def main() -> None:
             f"round's pick in each, {1000 * sum(spent) / max(1, len(spent)):.0f} ms of CPU a "
             f"searched decision"
         )
-    print("| A | B | A's advantage (places a match, 95%) |")
-    print("|---|---|---|")
+    print(
+        f"| A | B | A's advantage (places a match, 95%) | compare at delta {args.delta}: H1 / H0 |"
+    )
+    print("|---|---|---|---|")
     pairs = [("search", "denial"), ("oracle", "denial"), ("oracle", "search")]
     if args.nested > 0:
         pairs += [(NESTED, "denial"), (NESTED, "search")]
     for a, b in pairs:
-        mean, half = _interval([pb - pa for pa, pb in zip(places[a], places[b])])
-        print(f"| {a} | {b} | {mean:+.3f} +- {half:.3f} |")
+        diffs = [pb - pa for pa, pb in zip(places[a], places[b])]
+        mean, half = _interval(diffs)
+        verdicts = _verdicts(diffs, 1 + len(opponents), args.delta)
+        print(f"| {a} | {b} | {mean:+.3f} +- {half:.3f} | {verdicts} |")
 
 
 if __name__ == "__main__":
