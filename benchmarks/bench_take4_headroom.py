@@ -48,6 +48,7 @@ from types import ModuleType
 from typing import Callable
 
 import numpy as np
+from mallows.tournaments.compare.spec import DEFAULT_MAX_MATCHES
 from mallows.tournaments.compare.sprt import simulate
 from smoke import add_smoke  # noqa: E402  (benchmarks/, beside this file)
 
@@ -285,7 +286,8 @@ def _verdicts(diffs: list[int], players: int, delta: float, runs: int = 2000) ->
     tests/test_compare_stats.py uses it)."""
     grid = list(range(1 - players, players))
     counts = [diffs.count(g) for g in grid]
-    verdict, _ = simulate(grid, counts, delta, 0.05, 0.05, runs, 5000, np.random.default_rng(0))
+    pairs = DEFAULT_MAX_MATCHES // 2
+    verdict, _ = simulate(grid, counts, delta, 0.05, 0.05, runs, pairs, np.random.default_rng(0))
     return f"{(verdict == 1).mean():.0%} / {(verdict == -1).mean():.0%}"
 
 
